@@ -1,0 +1,187 @@
+#include <candor/json/write.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace candor::json {
+
+namespace {
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not valid.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    const std::size_t left = s.size() - i;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return (left >= 2 && (b(i + 1) & 0xC0) == 0x80) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (left < 3 || (b(i + 1) & 0xC0) != 0x80 || (b(i + 2) & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
+        if (c == 0xED && b(i + 1) > 0x9F) return 0;   // surrogates
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (left < 4 || (b(i + 1) & 0xC0) != 0x80 || (b(i + 2) & 0xC0) != 0x80 ||
+            (b(i + 3) & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && b(i + 1) < 0x90) return 0;   // overlong
+        if (c == 0xF4 && b(i + 1) > 0x8F) return 0;   // above U+10FFFF
+        return 4;
+    }
+    return 0;
+}
+
+bool write_string(std::string_view s, std::string& out) {
+    out.push_back('"');
+    std::size_t run = 0;  // start of the pending run of characters copied as they are
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            ++i;
+            continue;
+        }
+        if (c >= 0x80) {
+            const std::size_t n = utf8_sequence(s, i);
+            if (n == 0) return false;
+            i += n;
+            continue;
+        }
+        out.append(s.data() + run, i - run);
+        switch (c) {
+            case '"': out.append("\\\""); break;
+            case '\\': out.append("\\\\"); break;
+            case '\n': out.append("\\n"); break;
+            case '\r': out.append("\\r"); break;
+            case '\t': out.append("\\t"); break;
+            case '\b': out.append("\\b"); break;
+            case '\f': out.append("\\f"); break;
+            default: {
+                const char esc[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 0xF]};
+                out.append(esc, 6);
+            }
+        }
+        run = ++i;
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+    return true;
+}
+
+bool write_scalar(const boost::json::value& v, std::string& out) {
+    char buf[32];
+    switch (v.kind()) {
+        case boost::json::kind::null: out.append("null"); return true;
+        case boost::json::kind::bool_: out.append(v.get_bool() ? "true" : "false"); return true;
+        case boost::json::kind::int64: {
+            auto r = std::to_chars(buf, buf + sizeof buf, v.get_int64());
+            out.append(buf, r.ptr);
+            return true;
+        }
+        case boost::json::kind::uint64: {
+            auto r = std::to_chars(buf, buf + sizeof buf, v.get_uint64());
+            out.append(buf, r.ptr);
+            return true;
+        }
+        case boost::json::kind::double_: {
+            const double d = v.get_double();
+            if (!std::isfinite(d)) return false;
+            auto r = std::to_chars(buf, buf + sizeof buf, d);
+            const std::string_view text(buf, static_cast<std::size_t>(r.ptr - buf));
+            out.append(text);
+            // Keep a double a double when it is read back ("3" would become an integer).
+            if (text.find_first_of(".eE") == std::string_view::npos) out.append(".0");
+            return true;
+        }
+        case boost::json::kind::string: return write_string(v.get_string(), out);
+        default: return true;  // containers are handled by the caller
+    }
+}
+
+}  // namespace
+
+boost::system::result<void, write_error> write(const boost::json::value& root, std::string& out,
+                                               std::size_t max_depth) {
+    struct frame {
+        const boost::json::value* container;
+        std::size_t next;
+    };
+    const std::size_t restore = out.size();
+    auto fail = [&](write_error e) -> boost::system::result<void, write_error> {
+        out.resize(restore);
+        return e;
+    };
+
+    std::vector<frame> stack;
+    auto open = [&](const boost::json::value& v) -> bool {
+        if (v.is_object() || v.is_array()) {
+            if (stack.size() + 1 > max_depth) return false;
+            out.push_back(v.is_object() ? '{' : '[');
+            stack.push_back(frame{&v, 0});
+        }
+        return true;
+    };
+
+    if (!root.is_structured()) {
+        if (!write_scalar(root, out)) {
+            return fail(root.is_double() ? write_error::non_finite_number : write_error::invalid_utf8);
+        }
+        return {};
+    }
+    if (!open(root)) return fail(write_error::too_deep);
+    while (!stack.empty()) {
+        frame& f = stack.back();
+        const bool is_object = f.container->is_object();
+        const std::size_t size = is_object ? f.container->get_object().size()
+                                           : f.container->get_array().size();
+        if (f.next == size) {
+            out.push_back(is_object ? '}' : ']');
+            stack.pop_back();
+            continue;
+        }
+        if (f.next > 0) out.push_back(',');
+        const boost::json::value* child;
+        if (is_object) {
+            const auto& kv = *(f.container->get_object().begin() + f.next);
+            if (!write_string(kv.key(), out)) return fail(write_error::invalid_utf8);
+            out.push_back(':');
+            child = &kv.value();
+        } else {
+            child = &f.container->get_array()[f.next];
+        }
+        ++f.next;
+        if (child->is_structured()) {
+            if (!open(*child)) return fail(write_error::too_deep);
+        } else if (!write_scalar(*child, out)) {
+            return fail(child->is_double() ? write_error::non_finite_number : write_error::invalid_utf8);
+        }
+    }
+    return {};
+}
+
+boost::system::result<std::string, write_error> to_string(const boost::json::value& v,
+                                                          std::size_t max_depth) {
+    std::string out;
+    auto r = write(v, out, max_depth);
+    if (!r) return r.error();
+    return out;
+}
+
+std::string_view to_string(write_error e) noexcept {
+    switch (e) {
+        case write_error::non_finite_number: return "NON_FINITE_NUMBER";
+        case write_error::invalid_utf8: return "INVALID_UTF8";
+        case write_error::too_deep: return "DEPTH_LIMIT";
+    }
+    return "INVALID_UTF8";
+}
+
+void throw_exception_from_error(write_error e, const boost::source_location&) {
+    throw std::runtime_error("candor::json::write: " + std::string(to_string(e)));
+}
+
+}  // namespace candor::json
