@@ -1,0 +1,56 @@
+#include <candor/json/write.hpp>
+
+#include <candor/json/intake.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+TEST(Write, RoundTripsThroughTheIntake) {
+    const std::string text =
+        R"({"a":[1,-2,18446744073709551615,0.5,1e+300,true,false,null],"s":"q\"\\\n\u0001\u00e9","e":{},"x":[]})";
+    auto doc = candor::json::parse(text);
+    ASSERT_TRUE(doc);
+    auto out = candor::json::to_string(doc->root());
+    ASSERT_TRUE(out);
+    auto again = candor::json::parse(*out);
+    ASSERT_TRUE(again) << *out;
+    EXPECT_EQ(again->root(), doc->root());
+}
+
+TEST(Write, RefusesNonFiniteNumbers) {
+    boost::json::value v = {{"x", std::numeric_limits<double>::infinity()}};
+    std::string out = "keep";
+    auto r = candor::json::write(v, out);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error(), candor::json::write_error::non_finite_number);
+    EXPECT_EQ(out, "keep");
+    EXPECT_FALSE(candor::json::to_string(boost::json::value(std::nan(""))));
+}
+
+TEST(Write, RefusesInvalidUtf8) {
+    boost::json::value v = {{"x", "\xc3"}};
+    auto r = candor::json::to_string(v);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error(), candor::json::write_error::invalid_utf8);
+}
+
+TEST(Write, KeepsIntegralDoublesDouble) {
+    auto out = candor::json::to_string(boost::json::value(3.0));
+    ASSERT_TRUE(out);
+    EXPECT_EQ(*out, "3.0");
+}
+
+TEST(Write, DeepValueIsRefusedNotOverflowed) {
+    boost::json::value v = boost::json::array{};
+    boost::json::value* cur = &v;
+    for (int i = 0; i < 2000; ++i) {
+        cur->as_array().emplace_back(boost::json::array{});
+        cur = &cur->as_array().back();
+    }
+    auto r = candor::json::to_string(v, 512);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error(), candor::json::write_error::too_deep);
+    EXPECT_TRUE(candor::json::to_string(v, 5000));
+}

@@ -1,0 +1,40 @@
+// candor: the command-line tool for tool authors and operators.
+// Each subcommand lives in commands/<name>.cpp and exposes int run_<name>(argc, argv).
+
+#include "commands/intake.hpp"
+
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+namespace {
+
+struct command {
+    std::string_view name;
+    int (*run)(int, char**);
+    std::string_view summary;
+};
+
+constexpr command commands[] = {
+    {"intake", candor::cli::run_intake, "check one JSON text with the strict intake"},
+};
+
+int usage(std::ostream& os, int code) {
+    os << "usage: candor <command> [options]\n\ncommands:\n";
+    for (const auto& c : commands) os << "  " << c.name << "\t" << c.summary << "\n";
+    os << "\n'candor <command> --help' describes a command.\n";
+    return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return usage(std::cerr, 2);
+    const std::string_view name = argv[1];
+    if (name == "--help" || name == "-h" || name == "help") return usage(std::cout, 0);
+    for (const auto& c : commands) {
+        if (c.name == name) return c.run(argc - 1, argv + 1);
+    }
+    std::cerr << "candor: unknown command '" << name << "'\n";
+    return usage(std::cerr, 2);
+}
