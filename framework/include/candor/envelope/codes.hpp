@@ -1,0 +1,56 @@
+#pragma once
+/// @file
+/// The stable codes an envelope can carry, as constants. Each one is documented once, with its
+/// meaning and what a caller should do next, in docs/envelope.md; agents route on these
+/// strings, never on message text, so they never change once released.
+
+#include <string_view>
+
+namespace candor::envelope {
+
+/// Why a result is incomplete (`incomplete_reasons[].code`).
+namespace reason_codes {
+inline constexpr std::string_view more_pages_available = "MORE_PAGES_AVAILABLE";
+inline constexpr std::string_view result_limit_reached = "RESULT_LIMIT_REACHED";
+inline constexpr std::string_view time_budget_exceeded = "TIME_BUDGET_EXCEEDED";
+inline constexpr std::string_view source_unavailable = "SOURCE_UNAVAILABLE";
+inline constexpr std::string_view visibility_restricted = "VISIBILITY_RESTRICTED";
+inline constexpr std::string_view rate_limited = "RATE_LIMITED";
+inline constexpr std::string_view client_page_limit = "CLIENT_PAGE_LIMIT";
+inline constexpr std::string_view cancelled = "CANCELLED";
+}  // namespace reason_codes
+
+/// What qualifies confidence in a result without touching completeness (`warnings[].code`).
+namespace warning_codes {
+inline constexpr std::string_view stale_index = "STALE_INDEX";
+inline constexpr std::string_view partial_field_set = "PARTIAL_FIELD_SET";
+inline constexpr std::string_view default_scope_applied = "DEFAULT_SCOPE_APPLIED";
+inline constexpr std::string_view default_sort_applied = "DEFAULT_SORT_APPLIED";
+inline constexpr std::string_view value_normalized = "VALUE_NORMALIZED";
+}  // namespace warning_codes
+
+/// Error codes the framework itself puts into error envelopes (`errors[].code`). The intake
+/// codes (`DUPLICATE_KEY`, `DEPTH_LIMIT`, …) and the contract codes come from their modules.
+namespace error_codes {
+/// A bug on the server side (an exception escaped a handler, or the handler built an envelope
+/// that breaks the invariants). Never carries internals; the details are in the server log.
+inline constexpr std::string_view internal_error = "INTERNAL_ERROR";
+/// The call ran past its deadline and was stopped.
+inline constexpr std::string_view deadline_exceeded = "DEADLINE_EXCEEDED";
+/// The connection already has the maximum number of tool calls in flight.
+inline constexpr std::string_view too_many_calls_in_flight = "TOO_MANY_CALLS_IN_FLIGHT";
+}  // namespace error_codes
+
+/// True for a well-formed code: 1–64 characters of [A-Z0-9_], starting with a letter.
+/// @complexity linear in the length of `code`
+constexpr bool is_valid_code(std::string_view code) noexcept {
+    if (code.empty() || code.size() > 64) return false;
+    if (code.front() < 'A' || code.front() > 'Z') return false;
+    for (char c : code) {
+        const bool ok = (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+}  // namespace candor::envelope
