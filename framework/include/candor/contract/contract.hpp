@@ -1,0 +1,194 @@
+#pragma once
+/// @file
+/// Argument contracts: what a tool's arguments may look like, how complex they may be, and how
+/// they become a typed C++ value. See docs/contracts.md.
+///
+/// @code
+/// struct search_args { std::string query; int limit = 5; };
+/// BOOST_DESCRIBE_STRUCT(search_args, (), (query, limit))
+/// inline void describe_contract(candor::contract::spec<search_args>& s) {
+///     s.field(&search_args::limit).description("How many results").range(1, 10).optional();
+/// }
+///
+/// const candor::contract::contract<search_args> search{"search/1"};
+/// auto args = search.check(doc.root(), &doc);   // result<search_args, issue_list>
+/// @endcode
+///
+/// `check` runs three layers and stops at the first that fails, reporting every issue of that
+/// layer (up to `contract_options::max_issues`):
+/// 1. budget — `candor::json::measure` with the contract's `max_depth`/`max_nodes`
+///    (DEPTH_LIMIT / NODE_LIMIT, `layer::intake`);
+/// 2. schema — the compiled `candor::schema::validator` of the generated schema (the schema
+///    `tools/list` advertises);
+/// 3. typed conversion — the converter re-checks and adds the typed layer's stricter rules
+///    (see detail/convert.hpp): whole-number floats for integer fields, C++ integer ranges,
+///    exact decimals.
+
+#include <candor/contract/decimal.hpp>
+#include <candor/contract/detail/convert.hpp>
+#include <candor/contract/detail/generate.hpp>
+#include <candor/contract/spec.hpp>
+#include <candor/error/issue.hpp>
+#include <candor/json/document.hpp>
+#include <candor/json/intake.hpp>
+#include <candor/schema/validator.hpp>
+
+#include <boost/json/value.hpp>
+#include <boost/system/result.hpp>
+
+#include <any>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace candor::contract {
+
+struct contract_options {
+    /// The structural budget checked on the arguments before the schema. Only `max_depth`
+    /// and `max_nodes` apply (the byte budget belongs to the message, checked at intake).
+    candor::json::limits budget{};
+    /// Assert `format` (email, date, uuid, …) instead of treating it as an annotation.
+    bool format_assertion = false;
+    /// At most this many issues are reported per layer.
+    std::size_t max_issues = 64;
+};
+
+namespace detail {
+
+/// The type-independent part of a contract: schema, version, budget, compiled validator.
+class core {
+public:
+    /// @throws std::logic_error if the schema does not compile (for a generated schema this
+    ///         is a bug in Candor; raw schemas go through `any_contract::from_schema`).
+    core(boost::json::value schema, std::string version, const contract_options& opts);
+    ~core();
+    core(const core&) = delete;
+    core& operator=(const core&) = delete;
+
+    const boost::json::value& schema() const noexcept { return schema_; }
+    const std::string& version() const noexcept { return version_; }
+    const candor::json::limits& budget() const noexcept { return opts_.budget; }
+    const contract_options& options() const noexcept { return opts_; }
+
+    /// Budget then schema. @return true when both pass; otherwise the failing layer's issues
+    /// are appended to `out`.
+    bool check_structure(const boost::json::value& arguments, candor::issue_list& out) const;
+
+    struct compiled;  // holds the validator (kept out of this header)
+    static std::shared_ptr<const core> make(boost::json::value schema, std::string version,
+                                            const contract_options& opts,
+                                            candor::schema::schema_error* error);
+
+private:
+    core() = default;
+    boost::json::value schema_;
+    std::string version_;
+    contract_options opts_;
+    std::unique_ptr<compiled> compiled_;
+};
+
+}  // namespace detail
+
+/// The contract of a tool whose arguments are the described struct `Args`. Immutable and
+/// thread-safe after construction; cheap to copy (shared state).
+template <class Args>
+class contract {
+    static_assert(detail::described_struct<Args>, "describe Args with BOOST_DESCRIBE_STRUCT");
+
+public:
+    /// Generate the schema from `Args` and its `describe_contract`, and compile it.
+    /// @param version goes into logs and error envelopes, e.g. "search/2".
+    /// @throws std::logic_error / std::invalid_argument for a contract that is itself wrong
+    ///         (recursive or too deeply nested types, an invalid pattern or decimal constant):
+    ///         found at registration, never at call time.
+    explicit contract(std::string version, contract_options opts = {})
+        : core_(make_core(std::move(version), opts)) {}
+
+    /// The generated JSON Schema (Draft 2020-12), exactly what `tools/list` advertises.
+    const boost::json::value& schema() const noexcept { return core_->schema(); }
+    const std::string& version() const noexcept { return core_->version(); }
+    const candor::json::limits& budget() const noexcept { return core_->budget(); }
+
+    /// Check `arguments` (budget → schema → typed conversion) and convert them.
+    /// @param doc the document `arguments` lives in, for the exact text of decimals; may be
+    ///        null (decimals then come from the shortest text that round-trips the double).
+    /// @return the typed arguments, or every issue of the first layer that failed.
+    /// @complexity linear in the size of `arguments`.
+    boost::system::result<Args, candor::issue_list> check(
+        const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
+        candor::issue_list issues;
+        if (!core_->check_structure(arguments, issues))
+            return {boost::system::in_place_error, std::move(issues)};
+        return convert(arguments, doc);
+    }
+
+    /// The typed conversion alone (no budget, no schema): for tests that hold the converter
+    /// against the validator. Production code calls `check`.
+    boost::system::result<Args, candor::issue_list> convert(
+        const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
+        detail::convert_context cx;
+        cx.doc = doc;
+        cx.max_issues = core_->options().max_issues;
+        Args out{};
+        detail::cursor c;
+        detail::convert_object(arguments, out, c, cx);
+        if (!cx.issues.empty()) return {boost::system::in_place_error, std::move(cx.issues)};
+        return out;
+    }
+
+    const std::shared_ptr<const detail::core>& shared_core() const noexcept { return core_; }
+
+private:
+    static std::shared_ptr<const detail::core> make_core(std::string version,
+                                                         const contract_options& opts) {
+        boost::json::object s;
+        s["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+        for (auto& kv : detail::object_schema<Args>(0)) s[kv.key()] = std::move(kv.value());
+        return detail::core::make(std::move(s), std::move(version), opts, nullptr);
+    }
+
+    std::shared_ptr<const detail::core> core_;
+};
+
+/// A contract with its argument type erased, for a server that stores heterogeneous tools.
+/// `check` yields a `std::any` holding the typed `Args` (typed contracts) or a copy of the
+/// arguments as a `boost::json::value` (raw-schema contracts).
+class any_contract {
+public:
+    using checker = std::function<boost::system::result<std::any, candor::issue_list>(
+        const boost::json::value&, const candor::json::document*)>;
+
+    template <class Args>
+    any_contract(const contract<Args>& c)  // NOLINT(google-explicit-constructor): erasure
+        : core_(c.shared_core()),
+          check_([c](const boost::json::value& v, const candor::json::document* doc)
+                     -> boost::system::result<std::any, candor::issue_list> {
+              auto r = c.check(v, doc);
+              if (!r) return {boost::system::in_place_error, std::move(r.error())};
+              return std::any(std::move(*r));
+          }) {}
+
+    /// The low-level path: a hand-written JSON Schema, no struct. Budget then schema; the
+    /// arguments are handed on as JSON.
+    /// @return the contract, or why the schema does not compile.
+    static boost::system::result<any_contract, candor::schema::schema_error> from_schema(
+        boost::json::value schema, std::string version, const contract_options& opts = {});
+
+    const boost::json::value& schema() const noexcept { return core_->schema(); }
+    const std::string& version() const noexcept { return core_->version(); }
+    const candor::json::limits& budget() const noexcept { return core_->budget(); }
+
+    /// As `contract<Args>::check`, with the result type-erased.
+    boost::system::result<std::any, candor::issue_list> check(
+        const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
+        return check_(arguments, doc);
+    }
+
+private:
+    any_contract(std::shared_ptr<const detail::core> core, checker check)
+        : core_(std::move(core)), check_(std::move(check)) {}
+    std::shared_ptr<const detail::core> core_;
+    checker check_;
+};
+
+}  // namespace candor::contract

@@ -1,0 +1,75 @@
+#include <candor/contract/contract.hpp>
+
+#include <candor/schema/validator.hpp>
+
+#include <stdexcept>
+
+namespace candor::contract {
+
+namespace detail {
+
+struct core::compiled {
+    candor::schema::validator validator;
+};
+
+core::~core() = default;
+
+std::shared_ptr<const core> core::make(boost::json::value schema, std::string version,
+                                       const contract_options& opts,
+                                       candor::schema::schema_error* error) {
+    candor::schema::options vopts;
+    vopts.format_assertion = opts.format_assertion;
+    vopts.max_issues = opts.max_issues;
+    auto v = candor::schema::validator::compile(schema, vopts);
+    if (!v) {
+        if (error) {
+            *error = v.error();
+            return nullptr;
+        }
+        throw std::logic_error("candor::contract: the generated schema does not compile at '" +
+                               v.error().keyword_location + "': " + v.error().message);
+    }
+    std::shared_ptr<core> c(new core());
+    c->schema_ = std::move(schema);
+    c->version_ = std::move(version);
+    c->opts_ = opts;
+    c->compiled_ = std::make_unique<compiled>(compiled{std::move(*v)});
+    return c;
+}
+
+bool core::check_structure(const boost::json::value& arguments, candor::issue_list& out) const {
+    // Budget first: the validator and the converter may then rely on the bounds.
+    auto shape = candor::json::measure(arguments, opts_.budget);
+    if (!shape) {
+        const auto& viol = shape.error();
+        candor::issue i;
+        i.code = std::string(candor::json::to_string(viol.code));
+        i.path = viol.path;
+        i.message = viol.message;
+        i.repairable = true;
+        i.where = candor::layer::intake;
+        if (viol.limit) i.details["limit"] = *viol.limit;
+        out.push_back(std::move(i));
+        return false;
+    }
+    return compiled_->validator.validate(arguments, out);
+}
+
+}  // namespace detail
+
+boost::system::result<any_contract, candor::schema::schema_error> any_contract::from_schema(
+    boost::json::value schema, std::string version, const contract_options& opts) {
+    candor::schema::schema_error error;
+    auto c = detail::core::make(std::move(schema), std::move(version), opts, &error);
+    if (!c) return error;
+    auto check = [c](const boost::json::value& v, const candor::json::document*)
+        -> boost::system::result<std::any, candor::issue_list> {
+        candor::issue_list issues;
+        if (!c->check_structure(v, issues))
+            return {boost::system::in_place_error, std::move(issues)};
+        return std::any(boost::json::value(v));
+    };
+    return any_contract(c, std::move(check));
+}
+
+}  // namespace candor::contract

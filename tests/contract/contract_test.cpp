@@ -1,0 +1,253 @@
+#include <candor/contract/contract.hpp>
+
+#include <candor/json/intake.hpp>
+
+#include "test_support.hpp"
+
+#include <boost/describe/class.hpp>
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+namespace seeds {
+
+struct search_args {
+    int limit = 0;
+};
+BOOST_DESCRIBE_STRUCT(search_args, (), (limit))
+
+inline void describe_contract(candor::contract::spec<search_args>& s) {
+    s.field(&search_args::limit).description("How many results").range(1, 10);
+}
+
+struct profile_args {
+    std::string name;
+    std::string email;
+    std::optional<std::string> nickname;
+    int age = 30;
+};
+BOOST_DESCRIBE_STRUCT(profile_args, (), (name, email, nickname, age))
+
+inline void describe_contract(candor::contract::spec<profile_args>& s) {
+    s.field(&profile_args::email).description("Where to write").format("email").max_length(254);
+    s.field(&profile_args::age).optional().range(0, 150);
+}
+
+}  // namespace seeds
+
+namespace {
+
+using candor::contract::contract;
+
+// The full path a tool call takes: raw text → strict intake → contract.
+template <class Args>
+boost::system::result<Args, candor::issue_list> check_text(const contract<Args>& c, std::string_view text) {
+    auto doc = candor::json::parse(text);
+    if (!doc) {
+        candor::issue i;
+        i.code = std::string(candor::json::to_string(doc.error().code));
+        i.path = doc.error().path;
+        i.message = doc.error().message;
+        i.where = candor::layer::intake;
+        return {boost::system::in_place_error, candor::issue_list{i}};
+    }
+    return c.check(doc.value().root(), &doc.value());
+}
+
+using contract_test::codes;
+using contract_test::has_code;
+
+const contract<seeds::search_args>& search() {
+    static const contract<seeds::search_args> c{"search/1"};
+    return c;
+}
+
+TEST(SearchContract, AcceptsAnIntegerInRange) {
+    auto r = check_text(search(), R"({"limit":3})");
+    ASSERT_TRUE(r) << codes(r.error());
+    EXPECT_EQ(r.value().limit, 3);
+}
+
+TEST(SearchContract, DuplicateKeyIsRefusedAtIntake) {
+    auto r = check_text(search(), R"({"limit":1,"limit":9})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "DUPLICATE_KEY", "/limit")) << codes(r.error());
+    EXPECT_EQ(r.error().front().where, candor::layer::intake);
+}
+
+TEST(SearchContract, NaNIsInvalidJson) {
+    auto r = check_text(search(), R"({"limit":NaN})");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().front().code, "INVALID_JSON");
+}
+
+TEST(SearchContract, HugeNumberIsNonFinite) {
+    auto r = check_text(search(), R"({"limit":1e400})");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().front().code, "NON_FINITE_NUMBER");
+}
+
+TEST(SearchContract, TrueIsNeverAnInteger) {
+    auto r = check_text(search(), R"({"limit":true})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "TYPE_MISMATCH", "/limit")) << codes(r.error());
+}
+
+TEST(SearchContract, WholeFloatIsNotAnIntegerWithoutOptIn) {
+    auto r = check_text(search(), R"({"limit":3.0})");
+    ASSERT_FALSE(r);
+    ASSERT_EQ(r.error().size(), 1u) << codes(r.error());
+    EXPECT_EQ(r.error().front().code, "TYPE_MISMATCH");
+    EXPECT_EQ(r.error().front().path, "/limit");
+    EXPECT_NE(r.error().front().message.find("without a decimal point"), std::string::npos)
+        << r.error().front().message;
+    EXPECT_NE(r.error().front().message.find("3.0"), std::string::npos) << r.error().front().message;
+}
+
+TEST(SearchContract, ExponentIntegerIsNotAnIntegerWithoutOptIn) {
+    auto r = check_text(search(), R"({"limit":5e0})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "TYPE_MISMATCH", "/limit")) << codes(r.error());
+}
+
+TEST(SearchContract, AboveRangeIsOutOfRange) {
+    auto r = check_text(search(), R"({"limit":11})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "OUT_OF_RANGE", "/limit")) << codes(r.error());
+}
+
+TEST(SearchContract, UnknownFieldIsRejected) {
+    auto r = check_text(search(), R"({"limit":3,"extra":0})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "UNKNOWN_FIELD", "/extra")) << codes(r.error());
+}
+
+TEST(SearchContract, StringIsNeverCoercedToInteger) {
+    auto r = check_text(search(), R"({"limit":"10"})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "TYPE_MISMATCH", "/limit")) << codes(r.error());
+}
+
+TEST(SearchContract, MissingLimitIsRequired) {
+    auto r = check_text(search(), R"({})");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().front().code, "REQUIRED_MISSING") << codes(r.error());
+}
+
+TEST(SearchContract, MessageNamesTheRangeAndWhatCame) {
+    auto r = search().convert(boost::json::parse(R"({"limit":true})"));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().front().message, "'limit' must be an integer from 1 to 10; got true");
+    EXPECT_EQ(r.error().front().keyword, "/properties/limit/type");
+}
+
+TEST(SearchContract, CarriesVersionAndBudget) {
+    candor::contract::contract_options opts;
+    opts.budget.max_depth = 3;
+    contract<seeds::search_args> c{"search/7", opts};
+    EXPECT_EQ(c.version(), "search/7");
+    EXPECT_EQ(c.budget().max_depth, 3u);
+}
+
+TEST(SearchContract, BudgetIsCheckedBeforeTheSchema) {
+    candor::contract::contract_options opts;
+    opts.budget.max_depth = 2;
+    contract<seeds::search_args> c{"search/1", opts};
+    // Over budget and wrong in every other way: only the budget is reported.
+    auto r = check_text(c, R"({"limit":[[1]],"extra":true})");
+    ASSERT_FALSE(r);
+    ASSERT_EQ(r.error().size(), 1u) << codes(r.error());
+    EXPECT_EQ(r.error().front().code, "DEPTH_LIMIT");
+    EXPECT_EQ(r.error().front().where, candor::layer::intake);
+    EXPECT_EQ(r.error().front().details.at("limit").as_uint64(), 2u);
+
+    candor::contract::contract_options nodes;
+    nodes.budget.max_nodes = 3;
+    contract<seeds::search_args> small{"search/1", nodes};
+    auto n = check_text(small, R"({"limit":1,"a":2,"b":3})");
+    ASSERT_FALSE(n);
+    EXPECT_EQ(n.error().front().code, "NODE_LIMIT");
+}
+
+// --- profile: required string email ---------------------------------------------------------
+
+const contract<seeds::profile_args>& profile() {
+    static const contract<seeds::profile_args> c{"profile/1"};
+    return c;
+}
+
+TEST(ProfileContract, NullIsNotAMissingKey) {
+    auto r = check_text(profile(), R"({"name":"Ada","email":null})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "TYPE_MISMATCH", "/email")) << codes(r.error());
+    for (const auto& i : r.error()) EXPECT_NE(i.code, "REQUIRED_MISSING");
+}
+
+TEST(ProfileContract, AbsentRequiredStringIsMissing) {
+    auto r = check_text(profile(), R"({"name":"Ada"})");
+    ASSERT_FALSE(r);
+    ASSERT_EQ(r.error().size(), 1u) << codes(r.error());
+    EXPECT_EQ(r.error().front().code, "REQUIRED_MISSING");
+    EXPECT_NE(r.error().front().message.find("email"), std::string::npos);
+}
+
+TEST(ProfileContract, AcceptsAdaAndKeepsDefaults) {
+    auto r = check_text(profile(), R"({"name":"Ada","email":"ada@example.com"})");
+    ASSERT_TRUE(r) << codes(r.error());
+    EXPECT_EQ(r.value().name, "Ada");
+    EXPECT_EQ(r.value().email, "ada@example.com");
+    EXPECT_FALSE(r.value().nickname.has_value());
+    EXPECT_EQ(r.value().age, 30);  // optional field absent: default member initializer kept
+}
+
+TEST(ProfileContract, OptionalFieldIsNotNullable) {
+    auto r = check_text(profile(), R"({"name":"Ada","email":"a@b.c","nickname":null})");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "TYPE_MISMATCH", "/nickname")) << codes(r.error());
+}
+
+TEST(ProfileContract, ReportsEveryIssueOfTheLayer) {
+    auto r = profile().convert(boost::json::parse(R"({"email":7,"age":-1,"x":1})"));
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "UNKNOWN_FIELD", "/x")) << codes(r.error());
+    EXPECT_TRUE(has_code(r.error(), "REQUIRED_MISSING", "/name")) << codes(r.error());
+    EXPECT_TRUE(has_code(r.error(), "TYPE_MISMATCH", "/email")) << codes(r.error());
+    EXPECT_TRUE(has_code(r.error(), "OUT_OF_RANGE", "/age")) << codes(r.error());
+}
+
+// --- type erasure and the raw path ----------------------------------------------------------
+
+TEST(AnyContract, ErasesTheArgumentType) {
+    candor::contract::any_contract any = search();
+    EXPECT_EQ(any.version(), "search/1");
+    EXPECT_EQ(any.schema(), search().schema());
+    auto doc = candor::json::parse(R"({"limit":4})");
+    ASSERT_TRUE(doc);
+    auto r = any.check(doc.value().root(), &doc.value());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(std::any_cast<seeds::search_args>(r.value()).limit, 4);
+    auto bad = any.check(boost::json::parse(R"({"limit":0})"));
+    ASSERT_FALSE(bad);
+    EXPECT_TRUE(has_code(bad.error(), "OUT_OF_RANGE", "/limit")) << codes(bad.error());
+}
+
+TEST(AnyContract, RawSchemaContractChecksBudgetAndHandsOnJson) {
+    candor::contract::contract_options opts;
+    opts.budget.max_depth = 2;
+    auto c = candor::contract::any_contract::from_schema(
+        boost::json::parse(R"({"type":"object"})"), "raw/1", opts);
+    ASSERT_TRUE(c) << c.error().message;
+    const candor::contract::any_contract* raw = c.operator->();
+    ASSERT_NE(raw, nullptr);
+    EXPECT_EQ(raw->version(), "raw/1");
+    auto ok = raw->check(boost::json::parse(R"({"a":1})"));
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(std::any_cast<boost::json::value>(ok.value()), boost::json::parse(R"({"a":1})"));
+    auto deep = raw->check(boost::json::parse(R"({"a":{"b":{}}})"));
+    ASSERT_FALSE(deep);
+    EXPECT_EQ(deep.error().front().code, "DEPTH_LIMIT");
+}
+
+}  // namespace
