@@ -187,3 +187,13 @@ std::string decimal_note(const field_spec& fs) {
 }
 
 }  // namespace candor::contract::detail
+
+namespace candor::contract::detail {
+
+bool is_integer_literal(const boost::json::value& v, const candor::json::document* doc) {
+    if (!doc) return false;
+    const auto t = doc->number_text(v);
+    return t && t->find_first_of(".eE") == std::string_view::npos;
+}
+
+}  // namespace candor::contract::detail

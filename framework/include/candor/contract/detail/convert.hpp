@@ -80,15 +80,17 @@ void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, 
     } else if (v.is_double()) {
         const double d = v.get_double();
         if (std::trunc(d) != d) return type_mismatch(v, c, cx, expected);
-        if (!(fs && fs->allow_integral_float)) {
+        // An integer literal too long for 64 bits reaches us as a double; its raw text tells.
+        if (is_integer_literal(v, cx.doc)) {
+            x = d < 0 ? lo - 1 : hi + 1;
+        } else if (!(fs && fs->allow_integral_float)) {
             return cx.add("TYPE_MISMATCH", c.path, kw(c, "type"),
                           "'" + display_name(c.path) + "' must be " + expected +
                               " written without a decimal point or exponent; got " +
                               got_text(v, cx.doc) +
                               " (a whole number written as a float is not accepted here)");
-        }
-        // |d| < 2^127 converts exactly; anything larger is out of every integer range anyway.
-        if (std::fabs(d) >= 1e38) {
+        } else if (std::fabs(d) >= 1e38) {
+            // |d| < 2^127 converts exactly; anything larger is out of every range anyway.
             x = d < 0 ? lo - 1 : hi + 1;
         } else {
             x = static_cast<wide>(d);

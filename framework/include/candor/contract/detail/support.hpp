@@ -36,6 +36,9 @@ std::string display_name(std::string_view path);
 /// document knows it, a JSON string (truncated), or "an object" / "an array".
 std::string got_text(const boost::json::value& v, const candor::json::document* doc);
 
+/// True when the document's raw text of number `v` has no fraction and no exponent.
+bool is_integer_literal(const boost::json::value& v, const candor::json::document* doc);
+
 /// Unicode code points in valid UTF-8 (the intake guarantees validity).
 std::size_t code_points(std::string_view s) noexcept;
 
