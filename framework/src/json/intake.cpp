@@ -22,14 +22,6 @@ namespace {
 // scanned linearly (cheaper for the small objects that tool arguments are made of).
 constexpr std::size_t linear_key_scan = 16;
 
-std::uint64_t hash_bytes(std::uint64_t h, std::string_view s) noexcept {
-    for (unsigned char c : s) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-constexpr std::uint64_t hash_seed = 1469598103934665603ull;
 
 // A message that says what is wrong in the terms of RFC 8259; `at` is the byte the parser
 // stopped on, when it is known.
@@ -64,16 +56,17 @@ public:
     static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
     static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
 
-    intake_handler(const limits& lim, on_semantic_violation mode)
-        : lim_(lim), mode_(mode), key_index_(0, key_hash{this}, key_eq{this}) {
-        lim_.max_depth = std::min(lim_.max_depth, depth_ceiling);
-        start_document();
-    }
+    intake_handler() : key_index_(0, key_hash{this}, key_eq{this}) {}
 
-    void start_document() {
-        doc_ = document{};
-        doc_.arena_ = std::make_unique<boost::json::monotonic_resource>();
-        values_.reset(boost::json::storage_ptr(doc_.arena_.get()));
+    /// Prepare for a new text. `size_hint` sizes the arena's first block (0: default).
+    void start_document(const limits& lim, on_semantic_violation mode, std::size_t size_hint = 0) {
+        lim_ = lim;
+        lim_.max_depth = std::min(lim_.max_depth, depth_ceiling);
+        mode_ = mode;
+        arena_ = detail::make_arena(size_hint ? size_hint : 1024);
+        values_.reset(boost::json::storage_ptr(arena_.get()));
+        number_chars_.clear();
+        numbers_.clear();
         frames_.clear();
         keys_.clear();
         key_recs_.clear();
@@ -133,7 +126,6 @@ public:
         in_key_ = false;
         auto& rec = key_recs_.back();
         rec.size = keys_.size() - rec.offset;
-        rec.hash = hash_bytes(hash_seed, key_view(key_recs_.size() - 1));
         values_.push_key(key_view(key_recs_.size() - 1));
         if (is_duplicate_key()) {
             if (!semantic(intake_code::duplicate_key,
@@ -148,9 +140,9 @@ public:
     bool on_number_part(boost::json::string_view s, boost::system::error_code&) {
         if (!in_number_) {
             in_number_ = true;
-            number_begin_ = doc_.number_chars_.size();
+            number_begin_ = number_chars_.size();
         }
-        doc_.number_chars_.append(s.data(), s.size());
+        number_chars_.append(s.data(), s.size());
         return true;
     }
 
@@ -174,12 +166,12 @@ public:
         if (!begin_value(ec)) return false;
         record_number(s);
         if (!std::isfinite(d)) {
-            const auto& spans = doc_.numbers_;
-            std::string text = doc_.number_chars_.substr(spans.back().offset, spans.back().size);
+            const auto& spans = numbers_;
+            std::string text = number_chars_.substr(spans.back().offset, spans.back().size);
             if (text.size() > 40) text = text.substr(0, 37) + "...";
             // The DOM gets null in its place, so the number's text is not kept either.
-            doc_.number_chars_.resize(spans.back().offset);
-            doc_.numbers_.pop_back();
+            number_chars_.resize(spans.back().offset);
+            numbers_.pop_back();
             if (!semantic(intake_code::non_finite_number,
                           "number " + text + " is out of range: it overflows to " +
                               (d < 0 ? "-infinity" : "infinity"),
@@ -230,10 +222,8 @@ public:
     }
 
     document take_document() {
-        doc_.root_ = values_.release();
-        doc_.depth_ = max_depth_seen_;
-        doc_.nodes_ = nodes_;
-        return std::move(doc_);
+        return document(std::move(arena_), values_.release(), max_depth_seen_, nodes_,
+                        number_chars_, numbers_);
     }
 
     const limits& lim() const noexcept { return lim_; }
@@ -251,11 +241,12 @@ private:
     struct key_rec {
         std::size_t offset;
         std::size_t size;
-        std::uint64_t hash;
     };
     struct key_hash {
         const intake_handler* h;
-        std::size_t operator()(std::size_t rec) const noexcept { return h->key_recs_[rec].hash; }
+        std::size_t operator()(std::size_t rec) const noexcept {
+            return std::hash<std::string_view>{}(h->key_view(rec));
+        }
     };
     struct key_eq {
         const intake_handler* h;
@@ -318,7 +309,7 @@ private:
         in_key_ = true;
         auto& f = frames_.back();
         ++f.keys;
-        key_recs_.push_back(key_rec{keys_.size(), 0, 0});
+        key_recs_.push_back(key_rec{keys_.size(), 0});
     }
 
     // The newest key record belongs to the innermost object; is its key already there?
@@ -328,9 +319,8 @@ private:
         const std::size_t depth = frames_.size() - 1;
         if (f.keys <= linear_key_scan) {
             const auto k = key_view(last);
-            const auto h = key_recs_[last].hash;
             for (std::size_t r = f.rec_begin; r < last; ++r)
-                if (key_recs_[r].hash == h && key_view(r) == k) return true;
+                if (key_recs_[r].size == k.size() && key_view(r) == k) return true;
             return false;
         }
         // Only the innermost big object is indexed; an outer one that was indexed before a
@@ -344,11 +334,11 @@ private:
     }
 
     void record_number(boost::json::string_view last_part) {
-        if (!in_number_) number_begin_ = doc_.number_chars_.size();
+        if (!in_number_) number_begin_ = number_chars_.size();
         in_number_ = false;
-        doc_.number_chars_.append(last_part.data(), last_part.size());
-        doc_.numbers_.push_back(
-            {number_begin_, doc_.number_chars_.size() - number_begin_});
+        number_chars_.append(last_part.data(), last_part.size());
+        numbers_.push_back(
+            {number_begin_, number_chars_.size() - number_begin_});
     }
 
     // A semantic violation stops the parse in `stop` mode and is recorded in `collect` mode.
@@ -363,8 +353,10 @@ private:
     }
 
     limits lim_;
-    on_semantic_violation mode_;
-    document doc_;
+    on_semantic_violation mode_ = on_semantic_violation::stop;
+    detail::arena_ptr arena_;
+    std::string number_chars_;
+    std::vector<document::number_span> numbers_;
     boost::json::value_stack values_;
     std::vector<frame> frames_;
     std::string keys_;
@@ -384,10 +376,10 @@ private:
 
 namespace {
 
-boost::json::parse_options options_for(const limits& lim) {
+boost::json::parse_options strict_options() {
     boost::json::parse_options opt;
     // Our handler stops at max_depth first; the parser's own ceiling is the last line of defence.
-    opt.max_depth = std::min(lim.max_depth, depth_ceiling) + 1;
+    opt.max_depth = depth_ceiling + 1;
     opt.allow_comments = false;
     opt.allow_trailing_commas = false;
     opt.allow_invalid_utf8 = false;
@@ -397,7 +389,15 @@ boost::json::parse_options options_for(const limits& lim) {
 // One run of the handler over a text fed in chunks; shared by `parser` and `parse`/`scan`.
 class engine {
 public:
-    engine(const limits& lim, on_semantic_violation mode) : p(options_for(lim), lim, mode) {}
+    engine() : p(strict_options()) {}
+
+    void start(const limits& lim, on_semantic_violation mode, std::size_t size_hint = 0) {
+        p.reset();
+        h().start_document(lim, mode, size_hint);
+        total = 0;
+        failed = false;
+        done = false;
+    }
 
     boost::json::basic_parser<intake_handler> p;
     std::size_t total = 0;  // bytes fed so far
@@ -457,19 +457,14 @@ public:
         return out;
     }
 
-    void reset() {
-        p.reset();
-        h().start_document();
-        total = 0;
-        failed = false;
-        done = false;
-    }
 };
 
 }  // namespace
 
 struct parser::impl {
-    impl(const limits& lim, on_semantic_violation mode) : e(lim, mode) {}
+    impl(const limits& l, on_semantic_violation m) : lim(l), mode(m) { e.start(lim, mode); }
+    limits lim;
+    on_semantic_violation mode;
     engine e;
 };
 
@@ -481,7 +476,7 @@ bool parser::write(std::string_view chunk) { return impl_->e.write(chunk, true);
 
 boost::system::result<scanned, violation> parser::finish() { return impl_->e.finish(); }
 
-void parser::reset() { impl_->e.reset(); }
+void parser::reset() { impl_->e.start(impl_->lim, impl_->mode); }
 
 namespace {
 boost::system::result<scanned, violation> run_once(std::string_view text, const limits& lim,
@@ -492,7 +487,11 @@ boost::system::result<scanned, violation> run_once(std::string_view text, const 
                              std::to_string(lim.max_bytes) + " are allowed",
                          lim.max_bytes, {}};
     }
-    engine e(lim, mode);
+    // One engine per thread, reused: its parser stack, value stack and scratch buffers keep
+    // their capacity, so a parse allocates little more than the document's own arena.
+    thread_local engine e;
+    // A DOM takes two to three times the size of its text; one block avoids chained growth.
+    e.start(lim, mode, std::max<std::size_t>(1024, 3 * text.size()));
     e.write(text, false);
     return e.finish();
 }

@@ -10,10 +10,20 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace candor::json {
+
+namespace detail {
+/// Frees an arena made by `make_arena` (the resource and its first block are one allocation).
+struct arena_deleter {
+    void operator()(boost::json::monotonic_resource* r) const noexcept;
+};
+using arena_ptr = std::unique_ptr<boost::json::monotonic_resource, arena_deleter>;
+/// One allocation holding a monotonic resource and its first block of `initial` bytes.
+arena_ptr make_arena(std::size_t initial);
+}  // namespace detail
 
 /// Owns the DOM of one accepted text and the arena it lives in. Destruction is O(1): the
 /// arena is released whole, so the (bounded-depth) tree is never walked to free it.
@@ -41,22 +51,32 @@ public:
     /// so the document must outlive them.
     boost::json::value& mutable_root() noexcept { return root_; }
 
-private:
-    friend class intake_handler;
+    /// Where a number's text sits in the document's number arena (an implementation detail
+    /// shared with the intake).
     struct number_span {
         std::size_t offset;
         std::size_t size;
     };
+
+private:
+    friend class intake_handler;
+    // The number texts and spans are copied into the arena, next to the values they belong to.
+    document(detail::arena_ptr arena, boost::json::value&& root,
+             std::size_t depth, std::size_t nodes, std::string_view number_chars,
+             const std::vector<number_span>& numbers);
     void index_numbers() const;
 
-    std::unique_ptr<boost::json::monotonic_resource> arena_;
+    detail::arena_ptr arena_;
     boost::json::value root_;
     std::size_t depth_ = 0;
     std::size_t nodes_ = 0;
-    // Raw number texts in document order, and (built on first use) the map from value to text.
-    std::string number_chars_;
-    std::vector<number_span> numbers_;
-    mutable std::unordered_map<const boost::json::value*, std::size_t> number_index_;
+    // Raw number texts in document order (in the arena), and (built on first use) the map from
+    // value to text.
+    std::string_view number_chars_;
+    const number_span* numbers_ = nullptr;
+    std::size_t number_count_ = 0;
+    // (value address, span index), sorted by address; a vector keeps the document cheap to move.
+    mutable std::vector<std::pair<const boost::json::value*, std::size_t>> number_index_;
     mutable bool indexed_ = false;
 };
 
