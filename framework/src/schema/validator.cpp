@@ -1,18 +1,32 @@
-// Temporary stub so that the published header links while the compiler is written.
 #include <candor/schema/validator.hpp>
 
-namespace candor::schema {
-namespace detail {
-struct program {
-    boost::json::value schema;
-};
-}  // namespace detail
+#include "compile.hpp"
+#include "evaluate.hpp"
+#include "program.hpp"
 
-boost::system::result<validator, schema_error> validator::compile(const boost::json::value&,
-                                                                  const options&) {
-    return schema_error{"", "schema compiler not implemented yet"};
+namespace candor::schema {
+
+boost::system::result<validator, schema_error> validator::compile(const boost::json::value& schema,
+                                                                  const options& opts) {
+    auto p = std::make_shared<detail::program>();
+    p->schema = schema;
+    p->opts = opts;
+    auto r = detail::compile_program(*p);
+    if (!r) return r.error();
+    p->opts.resolve = nullptr;  // documents are loaded; do not keep the caller's resolver alive
+    return validator(std::move(p));
 }
-bool validator::is_valid(const boost::json::value&) const { return false; }
-bool validator::validate(const boost::json::value&, candor::issue_list&) const { return false; }
+
+bool validator::is_valid(const boost::json::value& instance) const {
+    detail::evaluator e(*program_, nullptr);
+    return e.eval(program_->root, instance, nullptr);
+}
+
+bool validator::validate(const boost::json::value& instance, candor::issue_list& out) const {
+    detail::evaluator e(*program_, &out);
+    return e.eval(program_->root, instance, nullptr);
+}
+
 const boost::json::value& validator::schema() const noexcept { return program_->schema; }
+
 }  // namespace candor::schema
