@@ -66,6 +66,17 @@ struct restore {
 
 }  // namespace
 
+issue evaluator::abort_issue() const {
+    issue is;
+    is.code = "SCHEMA_MISMATCH";
+    is.path = abort_path_;
+    is.keyword = abort_keyword_;
+    is.message = "the arguments could not be checked: " + abort_reason_ + "; send a simpler value";
+    is.repairable = true;
+    is.where = layer::contract;
+    return is;
+}
+
 void evaluator::report(const node& n, std::string_view keyword, std::string_view code, std::string message,
                        const segment* extra, bj::object details) {
     if (!out_ || out_->size() >= p_.opts.max_issues) return;
@@ -120,11 +131,18 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
         if (out_) report(n, "", "SCHEMA_MISMATCH", name_of(path_) + " is not allowed here");
         return false;
     }
-    if (depth_ >= p_.opts.max_evaluation_depth) {
-        if (out_)
-            report(n, "", "SCHEMA_MISMATCH",
-                   "schema evaluation went deeper than " + std::to_string(p_.opts.max_evaluation_depth) +
-                       " levels at " + name_of(path_) + " (a reference cycle?)");
+    if (aborted_) return false;
+    if (depth_ >= p_.opts.max_evaluation_depth || ++steps_ > p_.opts.max_evaluation_steps) {
+        // Sticky: every caller up the stack now fails, so that no combinator (`not`!) can turn
+        // the cut into a success, and exponential re-exploration stops at once.
+        aborted_ = true;
+        abort_path_ = pointer_of(path_);
+        abort_keyword_ = n.location;
+        abort_reason_ = depth_ >= p_.opts.max_evaluation_depth
+                            ? "schema evaluation went deeper than " + std::to_string(p_.opts.max_evaluation_depth) +
+                                  " levels (a reference cycle?)"
+                            : "schema evaluation took more than " + std::to_string(p_.opts.max_evaluation_steps) +
+                                  " steps";
         return false;
     }
     ++depth_;

@@ -36,12 +36,20 @@ public:
 
     bool eval(index n, const boost::json::value& instance, annotations* ann);
 
+    /// True when evaluation was cut by a depth or step bound; the verdict is then "invalid".
+    bool aborted() const noexcept { return aborted_; }
+    /// The issue explaining the cut (valid only when `aborted()`).
+    issue abort_issue() const;
+
 private:
     const program& p_;
     issue_list* out_;
     std::size_t depth_ = 0;
     std::vector<segment> path_;
     std::vector<index> scope_;
+    std::size_t steps_ = 0;
+    bool aborted_ = false;
+    std::string abort_path_, abort_keyword_, abort_reason_;
 
     bool quiet(index n, const boost::json::value& instance, annotations* ann);
     void report(const node& n, std::string_view keyword, std::string_view code, std::string message,

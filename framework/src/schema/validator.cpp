@@ -17,14 +17,26 @@ boost::system::result<validator, schema_error> validator::compile(const boost::j
     return validator(std::move(p));
 }
 
+validator::validator(const validator&) noexcept = default;
+validator::validator(validator&&) noexcept = default;
+validator& validator::operator=(const validator&) noexcept = default;
+validator& validator::operator=(validator&&) noexcept = default;
+validator::~validator() = default;
+
 bool validator::is_valid(const boost::json::value& instance) const {
     detail::evaluator e(*program_, nullptr);
-    return e.eval(program_->root, instance, nullptr);
+    bool ok = e.eval(program_->root, instance, nullptr);
+    return ok && !e.aborted();
 }
 
 bool validator::validate(const boost::json::value& instance, candor::issue_list& out) const {
     detail::evaluator e(*program_, &out);
-    return e.eval(program_->root, instance, nullptr);
+    bool ok = e.eval(program_->root, instance, nullptr);
+    if (e.aborted()) {
+        out.push_back(e.abort_issue());
+        return false;
+    }
+    return ok;
 }
 
 const boost::json::value& validator::schema() const noexcept { return program_->schema; }

@@ -11,9 +11,10 @@
 /// Bounds. Evaluation recurses on the instance (bounded by the intake's
 /// `candor::json::depth_ceiling`) and on in-place applicators such as `$ref` that do not
 /// consume instance depth. The latter are bounded by `options::max_evaluation_depth`: a
-/// cycle of references that always re-enters itself without consuming the instance
-/// (`{"$ref": "#"}`) is refused at compile time (`$ref` cycle), and any other runaway
-/// evaluation stops with a `SCHEMA_MISMATCH` issue at the point it was cut. Nothing is ever
+/// cycle through `$ref`/`allOf` alone that always re-enters itself without consuming the
+/// instance (`{"$ref": "#"}`) is refused at compile time, and any other runaway evaluation
+/// (too deep, or more than `options::max_evaluation_steps` evaluations) stops the whole
+/// validation, which then rejects the instance with one `SCHEMA_MISMATCH` issue saying so. Nothing is ever
 /// fetched from the network: remote references go through `options::resolve` only.
 ///
 /// Patterns (`pattern`, `patternProperties`, `format: regex`) run on RE2, which is
@@ -60,6 +61,10 @@ struct options {
     /// Maximum nesting of schema evaluations for one instance (in-place applicators such as
     /// `$ref`, `allOf` and instance-consuming ones such as `properties` both count).
     std::size_t max_evaluation_depth = 2048;
+    /// Maximum number of schema evaluations for one instance. Combinators over recursive
+    /// schemas can otherwise take time exponential in the instance depth; past this budget
+    /// the instance is rejected with a `SCHEMA_MISMATCH` issue.
+    std::size_t max_evaluation_steps = 10'000'000;
 };
 
 namespace detail {
@@ -78,6 +83,13 @@ public:
     /// @complexity linear in the size of the schema and of every document it references.
     static boost::system::result<validator, schema_error> compile(const boost::json::value& schema,
                                                                   const options& opts = {});
+
+    // Out of line: inlined shared_ptr moves trip GCC's -Wnull-dereference in callers.
+    validator(const validator&) noexcept;
+    validator(validator&&) noexcept;
+    validator& operator=(const validator&) noexcept;
+    validator& operator=(validator&&) noexcept;
+    ~validator();
 
     /// True when `instance` is valid. Builds no issue strings and does not allocate on the
     /// valid path (unevaluated* keywords need small scratch buffers).
