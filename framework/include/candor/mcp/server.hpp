@@ -1,0 +1,174 @@
+#pragma once
+/// @file
+/// The MCP server: identity, tool registry, and connections.
+///
+/// A transport is a thin adapter. For every client it calls `server::connect` with an executor
+/// and a function that delivers outbound message texts, then feeds each inbound message text
+/// to `connection::receive`. Everything else — intake, lifecycle, dispatch, tool calls,
+/// cancellation, deadlines — happens here, on a strand per connection, so the server runs on
+/// any executor (one thread or many) and a transport never sees an exception.
+
+#include <candor/json/intake.hpp>
+#include <candor/jsonrpc/message.hpp>
+#include <candor/mcp/call_context.hpp>
+#include <candor/mcp/logging.hpp>
+#include <candor/mcp/protocol.hpp>
+#include <candor/mcp/tool.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/assert/source_location.hpp>
+#include <boost/json/object.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace candor::mcp {
+
+/// Server-wide settings, each with a documented default.
+struct server_options {
+    /// `serverInfo.name` / `.version` / `.title`.
+    std::string name = "candor-server";
+    std::string version = "0.1.0";
+    std::string title;
+    /// `instructions` in the initialize result (omitted when empty).
+    std::string instructions;
+    /// Limits on every inbound message (bytes, depth, nodes).
+    json::limits message_limits{};
+    /// Deadline of a tool call unless the tool sets its own.
+    std::chrono::milliseconds default_deadline{30'000};
+    /// Tool calls one connection may have running at once; more get `TOO_MANY_CALLS_IN_FLIGHT`.
+    std::size_t max_calls_in_flight = 16;
+    /// Tools per `tools/list` page.
+    std::size_t tools_page_size = 100;
+    /// Client log level until it sends `logging/setLevel`.
+    log_level client_log_level = log_level::info;
+    /// The server's own log (defaults to stderr).
+    log_sink log = stderr_log_sink();
+};
+
+/// Why a tool could not be registered.
+enum class registration_error {
+    invalid_name,    ///< not 1–128 characters of [A-Za-z0-9_.-]
+    duplicate_name,  ///< a tool with this name is already registered
+    null_handler,    ///< no handler given
+};
+std::string_view to_string(registration_error e) noexcept;
+[[noreturn]] void throw_exception_from_error(registration_error e, const boost::source_location& loc);
+
+/// What a transport knows about a client before the first message.
+struct connection_options {
+    mcp::principal caller;
+    /// Transport session id (HTTP); empty otherwise.
+    std::string session_id;
+};
+
+namespace detail {
+struct server_core;
+class call_state;
+}  // namespace detail
+
+/// One client's session with the server. Created by `server::connect`; shared between the
+/// transport and the calls running on it.
+class connection : public std::enable_shared_from_this<connection> {
+public:
+    /// Delivers one outbound message text. Called on the connection's strand, one message at a
+    /// time, in order; it must not block.
+    using send_function = std::function<void(std::string)>;
+
+    ~connection();
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+
+    /// Hand over one inbound message text. Thread-safe; returns at once (the work is posted
+    /// to the connection's strand).
+    void receive(std::string text);
+
+    /// The transport is gone: cancel every call in flight and send nothing more. Thread-safe.
+    void close();
+
+    /// The strand everything of this connection runs on.
+    const boost::asio::strand<boost::asio::any_io_executor>& strand() const noexcept { return strand_; }
+
+private:
+    friend class server;
+    friend class detail::call_state;
+    struct call_entry;
+    enum class phase { awaiting_initialize, initializing, ready };
+
+    connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex,
+               send_function send, connection_options opts);
+
+    void handle(std::string text);
+    void handle_request(jsonrpc::inbound& in, jsonrpc::request& req);
+    void handle_notification(jsonrpc::inbound& in, jsonrpc::notification& n);
+    void on_initialize(const jsonrpc::request& req);
+    void on_tools_list(const jsonrpc::request& req);
+    void on_tools_call(jsonrpc::inbound& in, const jsonrpc::request& req);
+    void on_set_level(const jsonrpc::request& req);
+    void on_cancelled(const jsonrpc::notification& n);
+    void start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
+                    const boost::json::value& arguments, const jsonrpc::request& req);
+    void finish_call(const jsonrpc::request_id& id, std::exception_ptr ep, tool_outcome out);
+    void on_deadline(const jsonrpc::request_id& id);
+    void answer_error_envelope(const jsonrpc::request_id& id, const std::string& tool_name, issue i);
+    void answer_call(const jsonrpc::request_id& id, const std::string& tool_name, tool_outcome out);
+    void send_result(const jsonrpc::request_id& id, const boost::json::value& result);
+    void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
+    void send_notification(std::string_view method, const boost::json::object& params);
+    void send_text(std::string text);
+    void log(log_level l, std::string_view text) const;
+    void notify_tools_changed();
+
+    std::shared_ptr<detail::server_core> core_;
+    boost::asio::strand<boost::asio::any_io_executor> strand_;
+    send_function send_;
+    connection_options opts_;
+    session_info session_;
+    protocol_rules rules_;
+    phase phase_ = phase::awaiting_initialize;
+    log_level client_level_;
+    bool closed_ = false;
+    std::map<jsonrpc::request_id, std::shared_ptr<detail::call_state>> calls_;
+};
+
+/// An MCP server. Tools can be added and removed at any time; connected clients are told
+/// with `notifications/tools/list_changed`.
+class server {
+public:
+    explicit server(server_options opts = {});
+    ~server();
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+
+    /// Register a tool. Thread-safe.
+    /// @return nothing, or why not (invalid or duplicate name)
+    boost::system::result<void, registration_error> add_tool(std::shared_ptr<tool_handler> tool);
+
+    /// Unregister a tool; calls already running finish. Thread-safe.
+    /// @return true if a tool of that name existed
+    bool remove_tool(std::string_view name);
+
+    /// The tool's `tools/list` entry as the latest protocol version shows it, or null.
+    boost::json::value describe_tool(std::string_view name) const;
+
+    /// Open a connection for one client.
+    /// @param ex the executor the connection and its calls run on (through a strand)
+    /// @param send delivers outbound message texts
+    std::shared_ptr<connection> connect(boost::asio::any_io_executor ex,
+                                        connection::send_function send,
+                                        connection_options opts = {});
+
+    const server_options& options() const noexcept;
+
+private:
+    std::shared_ptr<detail::server_core> core_;
+};
+
+}  // namespace candor::mcp

@@ -1,0 +1,165 @@
+#pragma once
+/// @file
+/// Tool handlers: what a tool declares, and the type-erased interface the server calls.
+///
+/// Most tools derive from a ready-made base rather than from `tool_handler`: `json_tool` (a
+/// raw JSON Schema and `boost::json::object` arguments, returning an envelope) or
+/// `content_tool` (returns MCP content blocks directly, for media tools). The framework runs
+/// the intake and the argument budget before any of them; the bases run the schema.
+
+#include <candor/envelope/envelope.hpp>
+#include <candor/json/document.hpp>
+#include <candor/json/intake.hpp>
+#include <candor/mcp/call_context.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace candor::schema {
+class validator;
+}
+
+namespace candor::mcp {
+
+/// What a tool does to the world; mapped to MCP annotations (advisory for clients, binding for
+/// Candor's own fail-closed rules).
+enum class action_class {
+    read_only,           ///< readOnlyHint: true
+    reversible_write,    ///< readOnlyHint: false, destructiveHint: false, idempotentHint: false
+    irreversible_write,  ///< readOnlyHint: false, destructiveHint: true, idempotentHint: false
+};
+
+/// "read_only", "reversible_write" or "irreversible_write".
+std::string_view to_string(action_class a) noexcept;
+
+/// The default argument budget: tool arguments are small documents.
+inline constexpr json::limits default_argument_budget{4u << 20, 16, 10'000};
+
+/// Everything a tool declares about itself. Build it fluently:
+/// `tool_info("search_notes", "Finds notes.").with_title("Search notes").with_input_schema(s)`.
+struct tool_info {
+    tool_info() = default;
+    explicit tool_info(std::string tool_name, std::string tool_description = {})
+        : name(std::move(tool_name)), description(std::move(tool_description)) {}
+
+    /// 1–128 characters of [A-Za-z0-9_.-], unique in a server.
+    std::string name;
+    std::string title;
+    /// Shown to the model; say what the tool is for and when to use it.
+    std::string description;
+    /// JSON Schema of the arguments (an object schema).
+    boost::json::object input_schema{{"type", "object"}};
+    /// JSON Schema of the envelope's `data` (envelope tools); the framework wraps it into the
+    /// envelope schema for `outputSchema`.
+    boost::json::value data_schema = true;
+    action_class action = action_class::read_only;
+    /// Depth and node budget of the arguments (bytes are bounded by the message limit).
+    json::limits budget = default_argument_budget;
+    /// Overrides the server's default deadline for this tool.
+    std::optional<std::chrono::milliseconds> deadline;
+
+    tool_info& with_title(std::string t) { title = std::move(t); return *this; }
+    tool_info& with_input_schema(boost::json::object s) { input_schema = std::move(s); return *this; }
+    tool_info& with_data_schema(boost::json::value s) { data_schema = std::move(s); return *this; }
+    tool_info& with_action(action_class a) { action = a; return *this; }
+    tool_info& with_budget(const json::limits& b) { budget = b; return *this; }
+    tool_info& with_deadline(std::chrono::milliseconds d) { deadline = d; return *this; }
+};
+
+/// Result of a low-level tool: MCP content blocks as they go on the wire.
+struct content_result {
+    boost::json::array content;
+    std::optional<boost::json::object> structured_content;
+    bool is_error = false;
+};
+
+/// What a handler returns: an envelope (data tools) or raw content (low-level tools).
+using tool_outcome = std::variant<envelope::envelope, content_result>;
+
+/// The interface the server calls. Implementations must be safe to call concurrently from
+/// several connections (a tool is shared by the whole server).
+class tool_handler {
+public:
+    virtual ~tool_handler() = default;
+
+    virtual const tool_info& info() const noexcept = 0;
+
+    /// True if results are envelopes (then `outputSchema` is the envelope schema).
+    virtual bool returns_envelope() const noexcept { return true; }
+
+    /// Run the call. Intake violations and the budget were checked by the framework; the
+    /// handler checks the schema/contract and returns an error envelope for argument issues.
+    /// @param arguments the call's arguments: always an object (possibly empty); lives in `doc`
+    /// @param doc the message's document (for exact number texts)
+    virtual boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
+                                                        const json::document& doc,
+                                                        call_context& ctx) = 0;
+};
+
+/// A data tool with a raw JSON Schema: arguments are validated against `input_schema` before
+/// `call` runs; schema issues become an error envelope (layer `contract`).
+class json_tool : public tool_handler {
+public:
+    /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
+    explicit json_tool(tool_info info);
+    ~json_tool() override;
+
+    const tool_info& info() const noexcept final { return info_; }
+    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
+                                                const json::document& doc,
+                                                call_context& ctx) final;
+
+    /// The tool's work, on arguments that passed the schema.
+    virtual boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
+                                                            call_context& ctx) = 0;
+
+private:
+    tool_info info_;
+    std::unique_ptr<schema::validator> validator_;
+};
+
+/// A low-level tool returning MCP content blocks (images, audio, embedded resources). Its
+/// arguments are still schema-checked; argument issues become `isError` content.
+class content_tool : public tool_handler {
+public:
+    explicit content_tool(tool_info info);
+    ~content_tool() override;
+
+    const tool_info& info() const noexcept final { return info_; }
+    bool returns_envelope() const noexcept final { return false; }
+    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
+                                                const json::document& doc,
+                                                call_context& ctx) final;
+
+    virtual boost::asio::awaitable<content_result> call(const boost::json::object& arguments,
+                                                        call_context& ctx) = 0;
+
+private:
+    tool_info info_;
+    std::unique_ptr<schema::validator> validator_;
+};
+
+using json_tool_function = std::function<boost::asio::awaitable<envelope::envelope>(
+    const boost::json::object&, call_context&)>;
+using content_tool_function = std::function<boost::asio::awaitable<content_result>(
+    const boost::json::object&, call_context&)>;
+
+/// A `json_tool` from a function: `server.add_tool(make_tool({...}, fn)).value();`.
+std::shared_ptr<tool_handler> make_tool(tool_info info, json_tool_function fn);
+
+/// A `content_tool` from a function.
+std::shared_ptr<tool_handler> make_content_tool(tool_info info, content_tool_function fn);
+
+/// True for a valid tool name: 1–128 characters of [A-Za-z0-9_.-].
+bool is_valid_tool_name(std::string_view name) noexcept;
+
+}  // namespace candor::mcp

@@ -1,0 +1,305 @@
+// tools/call: argument intake and budget, the call's coroutine with its deadline and
+// cancellation, and turning the outcome into a CallToolResult.
+
+// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor when it
+// compares strand executors (shared_ptr::get on a strand_impl that is never null there). The
+// warning is in library code instantiated here, not in this file's logic.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+#include "server_core.hpp"
+
+#include <candor/envelope/envelope.hpp>
+#include <candor/json/write.hpp>
+#include <candor/jsonrpc/encode.hpp>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/dispatch.hpp>
+
+#include <algorithm>
+#include <exception>
+
+namespace candor::mcp {
+
+namespace rpc = jsonrpc;
+
+namespace {
+
+constexpr std::string_view arguments_prefix = "/arguments";
+
+// `{"type":"text","text":…}`
+boost::json::object text_block(std::string text) {
+    return boost::json::object{{"type", "text"}, {"text", std::move(text)}};
+}
+
+const boost::json::value& empty_arguments() {
+    static const boost::json::value empty = boost::json::object{};
+    return empty;
+}
+
+boost::asio::awaitable<tool_outcome> run_tool(std::shared_ptr<tool_handler> tool,
+                                              std::shared_ptr<const json::document> doc,
+                                              const boost::json::value* arguments,
+                                              std::shared_ptr<detail::call_state> state) {
+    call_context ctx(state);
+    co_return co_await tool->invoke(*arguments, *doc, ctx);
+}
+
+}  // namespace
+
+void connection::answer_error_envelope(const rpc::request_id& id, const std::string& tool_name, issue i) {
+    answer_call(id, tool_name, envelope::failure({std::move(i)}));
+}
+
+void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
+    // Violations outside `arguments` (a duplicated `name`, a bad number in `_meta`) make the
+    // call itself ambiguous: protocol error. Those inside are the tool's argument errors.
+    issue_list argument_issues;
+    for (auto& v : in.param_violations) {
+        const bool inside = v.path.size() > arguments_prefix.size() &&
+                            v.path.compare(0, arguments_prefix.size(), arguments_prefix) == 0 &&
+                            v.path[arguments_prefix.size()] == '/';
+        if (!inside) {
+            v.path.insert(0, "/params");
+            send_error(req.id, rpc::error_object::make(rpc::error_code::parse_error, v.message,
+                                                       boost::json::value(rpc::to_json(v))));
+            return;
+        }
+        issue i;
+        i.code = std::string(json::to_string(v.code));
+        i.path = v.path.substr(arguments_prefix.size());
+        i.message = v.message;
+        i.repairable = true;
+        i.where = layer::intake;
+        argument_issues.push_back(std::move(i));
+    }
+
+    const boost::json::value* name = req.params ? req.params->if_contains("name") : nullptr;
+    if (!name || !name->is_string()) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                   "tools/call needs params.name (a string)"));
+        return;
+    }
+    auto tool = core_->find(name->get_string());
+    if (!tool) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                   "unknown tool: " + std::string(name->get_string())));
+        return;
+    }
+    const boost::json::value* arguments = req.params->if_contains("arguments");
+    if (arguments && !arguments->is_object()) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                   "params.arguments must be an object"));
+        return;
+    }
+    if (!arguments) arguments = &empty_arguments();
+    if (calls_.count(req.id)) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_request,
+                                                   "a call with this id is still running"));
+        return;
+    }
+    const auto& tool_name = tool->info().name;
+    if (!argument_issues.empty()) {
+        log(log_level::info, "tool " + tool_name + ": arguments refused at intake (" +
+                                 argument_issues.front().code + " at " + argument_issues.front().path + ")");
+        answer_call(req.id, tool_name, envelope::failure(std::move(argument_issues)));
+        return;
+    }
+    if (auto shape = json::measure(*arguments, tool->info().budget); !shape) {
+        issue i;
+        i.code = std::string(json::to_string(shape.error().code));
+        i.path = shape.error().path;
+        i.message = shape.error().message;
+        i.repairable = true;
+        i.where = layer::intake;
+        if (shape.error().limit) i.details["limit"] = *shape.error().limit;
+        log(log_level::info, "tool " + tool_name + ": arguments over budget (" + i.code + ")");
+        answer_error_envelope(req.id, tool_name, std::move(i));
+        return;
+    }
+    if (calls_.size() >= core_->opts.max_calls_in_flight) {
+        issue i;
+        i.code = std::string(envelope::error_codes::too_many_calls_in_flight);
+        i.message = "this connection already has " + std::to_string(calls_.size()) +
+                    " tool calls running; wait for one to finish and call again";
+        i.repairable = false;
+        i.where = layer::external;
+        i.details["limit"] = core_->opts.max_calls_in_flight;
+        answer_error_envelope(req.id, tool_name, std::move(i));
+        return;
+    }
+    start_call(std::move(tool), in.doc, *arguments, req);
+}
+
+void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
+                            const boost::json::value& arguments, const rpc::request& req) {
+    auto state = std::make_shared<detail::call_state>(weak_from_this(), strand_);
+    const auto& info = tool->info();
+    state->tool_name = info.name;
+    state->deadline = std::chrono::steady_clock::now() + info.deadline.value_or(core_->opts.default_deadline);
+    if (const auto* meta = req.params->if_contains("_meta"); meta && meta->is_object()) {
+        if (const auto* token = meta->get_object().if_contains("progressToken");
+            token && (token->is_string() || token->is_int64() || token->is_uint64()))
+            state->progress_token = boost::json::value(*token, boost::json::storage_ptr());
+    }
+    state->caller = opts_.caller;
+    state->session = session_;
+    state->executor = strand_;
+    state->doc = doc;
+    calls_.emplace(req.id, state);
+
+    std::weak_ptr<connection> weak = weak_from_this();
+    state->timer.expires_at(state->deadline);
+    state->timer.async_wait(boost::asio::bind_executor(strand_, [weak, id = req.id](boost::system::error_code ec) {
+        if (ec) return;
+        if (auto self = weak.lock()) self->on_deadline(id);
+    }));
+    boost::asio::co_spawn(
+        strand_, run_tool(std::move(tool), std::move(doc), &arguments, state),
+        boost::asio::bind_cancellation_slot(
+            state->signal.slot(),
+            boost::asio::bind_executor(strand_, [weak, id = req.id](std::exception_ptr ep, tool_outcome out) {
+                if (auto self = weak.lock()) self->finish_call(id, ep, std::move(out));
+            })));
+}
+
+void connection::on_deadline(const rpc::request_id& id) {
+    auto it = calls_.find(id);
+    if (it == calls_.end() || it->second->answered) return;
+    auto state = it->second;
+    state->answered = true;
+    state->cancelled = true;
+    log(log_level::warning, "tool " + state->tool_name + " ran past its deadline; stopped");
+    state->signal.emit(boost::asio::cancellation_type::terminal);
+    issue i;
+    i.code = std::string(envelope::error_codes::deadline_exceeded);
+    i.message = "the tool did not finish within its deadline and was stopped; narrow the request "
+                "or try again later";
+    i.repairable = false;
+    i.where = layer::external;
+    answer_call(id, state->tool_name, envelope::failure({std::move(i)}));
+}
+
+void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, tool_outcome out) {
+    auto it = calls_.find(id);
+    if (it == calls_.end()) return;
+    // `state` keeps the arguments' document alive until `out` (which may hold values copied
+    // from the arguments, allocated in the document's arena) is gone.
+    auto state = it->second;
+    calls_.erase(it);
+    state->timer.cancel();
+    if (state->answered) {
+        out = tool_outcome{};
+        return;
+    }
+    state->answered = true;
+    if (ep) {
+        // A bug in the tool. The operator gets the details; the client gets none.
+        std::string what = "unknown exception";
+        try {
+            std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+            what = e.what();
+        } catch (...) {
+        }
+        log(log_level::error, "tool " + state->tool_name + " threw: " + what);
+        answer_call(id, state->tool_name, tool_outcome{});  // an envelope without verdict
+    } else {
+        answer_call(id, state->tool_name, std::move(out));
+    }
+    out = tool_outcome{};
+}
+
+void connection::answer_call(const rpc::request_id& id, const std::string& tool_name, tool_outcome out) {
+    boost::json::object result;
+    if (auto* env = std::get_if<envelope::envelope>(&out)) {
+        auto sealed = envelope::seal(*env, tool_name);
+        if (!sealed) {
+            // Default-constructed outcomes (a thrown exception) land here too, already logged.
+            if (env->status)
+                log(log_level::error, "tool " + tool_name + " returned an envelope that breaks " +
+                                          std::string(envelope::to_string(sealed.error())));
+            sealed = envelope::internal_error_envelope(tool_name);
+        }
+        auto text = json::to_string(*sealed);
+        if (!text) {
+            log(log_level::error, "tool " + tool_name + " returned data that cannot be serialized (" +
+                                      std::string(json::to_string(text.error())) + ")");
+            sealed = envelope::internal_error_envelope(tool_name);
+            text = json::to_string(*sealed);
+        }
+        const auto* status = sealed->if_contains("status");
+        const bool is_error = status && *status == "error";
+        result["content"] = boost::json::array{text_block(std::move(*text))};
+        if (rules_.structured_content) result["structuredContent"] = std::move(*sealed);
+        result["isError"] = is_error;
+    } else {
+        auto& content = std::get<content_result>(out);
+        result["content"] = content.content;
+        if (rules_.structured_content && content.structured_content)
+            result["structuredContent"] = *content.structured_content;
+        result["isError"] = content.is_error;
+        if (!json::to_string(result)) {
+            log(log_level::error, "tool " + tool_name + " returned content that cannot be serialized");
+            result = boost::json::object{
+                {"content", boost::json::array{text_block("internal error in the tool")}}, {"isError", true}};
+        }
+    }
+    send_result(id, result);
+}
+
+// ---------------------------------------------------------------------------------------------
+// call_state and call_context
+
+namespace detail {
+
+void call_state::send_progress(double done, std::optional<double> total, std::string message) {
+    if (!progress_token || answered) return;
+    if (last_progress && done <= *last_progress) return;
+    last_progress = done;
+    auto c = conn.lock();
+    if (!c) return;
+    boost::json::object params{{"progressToken", *progress_token}, {"progress", done}};
+    if (total) params["total"] = *total;
+    if (!message.empty()) params["message"] = std::move(message);
+    boost::asio::dispatch(c->strand_, [c, p = std::move(params)] {
+        c->send_notification("notifications/progress", p);
+    });
+}
+
+void call_state::send_log(log_level level, std::string message, boost::json::object data) {
+    auto c = conn.lock();
+    if (!c || answered) return;
+    boost::asio::dispatch(c->strand_, [c, level, tool = tool_name, m = std::move(message), d = std::move(data)]() mutable {
+        if (level < c->client_level_) return;
+        boost::json::object payload(std::move(d));
+        payload.insert_or_assign("message", std::move(m));
+        c->send_notification("notifications/message",
+                             boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}});
+    });
+}
+
+}  // namespace detail
+
+call_context::call_context(std::shared_ptr<detail::call_state> state) noexcept : state_(std::move(state)) {}
+
+const std::string& call_context::tool() const noexcept { return state_->tool_name; }
+std::chrono::steady_clock::time_point call_context::deadline() const noexcept { return state_->deadline; }
+std::chrono::milliseconds call_context::remaining() const noexcept {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(state_->deadline - std::chrono::steady_clock::now());
+    return std::max(left, std::chrono::milliseconds(0));
+}
+bool call_context::cancelled() const noexcept { return state_->cancelled; }
+void call_context::progress(double done, std::optional<double> total, std::string message) {
+    state_->send_progress(done, total, std::move(message));
+}
+void call_context::log(log_level level, std::string message, boost::json::object data) {
+    state_->send_log(level, std::move(message), std::move(data));
+}
+const principal& call_context::caller() const noexcept { return state_->caller; }
+const session_info& call_context::session() const noexcept { return state_->session; }
+boost::asio::any_io_executor call_context::executor() const { return state_->executor; }
+
+}  // namespace candor::mcp

@@ -1,0 +1,322 @@
+// The server object and a connection's message dispatch: intake, lifecycle, tools/list,
+// logging. Tool calls themselves are in call.cpp.
+#include "server_core.hpp"
+
+#include <candor/jsonrpc/encode.hpp>
+#include <candor/jsonrpc/intake.hpp>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
+#include <stdexcept>
+
+namespace candor::mcp {
+
+namespace rpc = jsonrpc;
+
+std::string_view to_string(registration_error e) noexcept {
+    switch (e) {
+        case registration_error::invalid_name: return "INVALID_TOOL_NAME";
+        case registration_error::duplicate_name: return "DUPLICATE_TOOL_NAME";
+        case registration_error::null_handler: return "NULL_HANDLER";
+    }
+    return "INVALID_TOOL_NAME";
+}
+
+void throw_exception_from_error(registration_error e, const boost::source_location&) {
+    throw std::invalid_argument("tool registration failed: " + std::string(to_string(e)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// server
+
+server::server(server_options opts) : core_(std::make_shared<detail::server_core>(std::move(opts))) {}
+server::~server() = default;
+
+const server_options& server::options() const noexcept { return core_->opts; }
+
+boost::system::result<void, registration_error> server::add_tool(std::shared_ptr<tool_handler> tool) {
+    if (!tool) return registration_error::null_handler;
+    const auto& name = tool->info().name;
+    if (!is_valid_tool_name(name)) return registration_error::invalid_name;
+    std::vector<std::shared_ptr<connection>> to_notify;
+    {
+        std::lock_guard lock(core_->mu);
+        if (!core_->tools.emplace(name, std::move(tool)).second) return registration_error::duplicate_name;
+        for (auto& w : core_->connections)
+            if (auto c = w.lock()) to_notify.push_back(std::move(c));
+    }
+    for (auto& c : to_notify) c->notify_tools_changed();
+    return {};
+}
+
+bool server::remove_tool(std::string_view name) {
+    std::vector<std::shared_ptr<connection>> to_notify;
+    {
+        std::lock_guard lock(core_->mu);
+        auto it = core_->tools.find(name);
+        if (it == core_->tools.end()) return false;
+        core_->tools.erase(it);
+        for (auto& w : core_->connections)
+            if (auto c = w.lock()) to_notify.push_back(std::move(c));
+    }
+    for (auto& c : to_notify) c->notify_tools_changed();
+    return true;
+}
+
+boost::json::value server::describe_tool(std::string_view name) const {
+    auto tool = core_->find(name);
+    if (!tool) return nullptr;
+    return detail::describe(*tool, latest_rules());
+}
+
+std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex,
+                                            connection::send_function send,
+                                            connection_options opts) {
+    std::shared_ptr<connection> c(new connection(core_, std::move(ex), std::move(send), std::move(opts)));
+    std::lock_guard lock(core_->mu);
+    std::erase_if(core_->connections, [](const auto& w) { return w.expired(); });
+    core_->connections.push_back(c);
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// connection: transport-facing side
+
+connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex,
+                       send_function send, connection_options opts)
+    : core_(std::move(core)),
+      strand_(boost::asio::make_strand(std::move(ex))),
+      send_(std::move(send)),
+      opts_(std::move(opts)),
+      rules_(latest_rules()),
+      client_level_(core_->opts.client_log_level) {
+    session_.id = opts_.session_id;
+}
+
+connection::~connection() = default;
+
+void connection::receive(std::string text) {
+    boost::asio::post(strand_, [self = shared_from_this(), t = std::move(text)]() mutable {
+        self->handle(std::move(t));
+    });
+}
+
+void connection::close() {
+    boost::asio::post(strand_, [self = shared_from_this()] {
+        self->closed_ = true;
+        for (auto& [id, call] : self->calls_) {
+            call->answered = true;
+            call->cancelled = true;
+            call->timer.cancel();
+            call->signal.emit(boost::asio::cancellation_type::terminal);
+        }
+    });
+}
+
+void connection::log(log_level l, std::string_view text) const { core_->opts.log(l, text); }
+
+void connection::send_text(std::string text) {
+    if (closed_ || !send_) return;
+    send_(std::move(text));
+}
+
+void connection::send_result(const rpc::request_id& id, const boost::json::value& result) {
+    auto text = rpc::encode_result(id, result);
+    if (!text) {
+        log(log_level::error, "response could not be serialized: " + std::string(json::to_string(text.error())));
+        send_error(id, rpc::error_object::make(rpc::error_code::internal_error, "internal error"));
+        return;
+    }
+    send_text(std::move(*text));
+}
+
+void connection::send_error(const std::optional<rpc::request_id>& id, const rpc::error_object& e) {
+    send_text(rpc::encode_error(id, e));
+}
+
+void connection::send_notification(std::string_view method, const boost::json::object& params) {
+    auto text = rpc::encode_notification(method, params);
+    if (!text) {
+        log(log_level::error, "notification " + std::string(method) + " could not be serialized");
+        return;
+    }
+    send_text(std::move(*text));
+}
+
+void connection::notify_tools_changed() {
+    boost::asio::post(strand_, [self = shared_from_this()] {
+        if (self->phase_ != phase::awaiting_initialize)
+            self->send_notification("notifications/tools/list_changed", {});
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// connection: dispatch
+
+void connection::handle(std::string text) {
+    if (closed_) return;
+    auto in = rpc::read_message(text, core_->opts.message_limits);
+    if (!in) {
+        send_error(in.error().id, in.error().error);
+        return;
+    }
+    if (auto* req = std::get_if<rpc::request>(&in->msg)) {
+        handle_request(*in, *req);
+    } else if (auto* n = std::get_if<rpc::notification>(&in->msg)) {
+        handle_notification(*in, *n);
+    } else {
+        // No server-to-client requests are issued yet, so no response is expected.
+        log(log_level::debug, "dropped a response to an unknown request");
+    }
+}
+
+void connection::handle_request(rpc::inbound& in, rpc::request& req) {
+    // Only tools/call gives meaning to violations inside its params (those in `arguments`);
+    // for every other method they make the message ambiguous.
+    if (req.method != "tools/call" && !in.param_violations.empty()) {
+        auto& v = in.param_violations.front();
+        v.path.insert(0, "/params");
+        send_error(req.id, rpc::error_object::make(rpc::error_code::parse_error, v.message,
+                                                   boost::json::value(rpc::to_json(v))));
+        return;
+    }
+    if (req.method == "ping") {
+        send_result(req.id, boost::json::object{});
+        return;
+    }
+    if (req.method == "initialize") {
+        on_initialize(req);
+        return;
+    }
+    if (rules_.requires_initialize && phase_ == phase::awaiting_initialize) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_request,
+                                                   "the session is not initialized: send initialize first"));
+        return;
+    }
+    if (req.method == "tools/list") return on_tools_list(req);
+    if (req.method == "tools/call") return on_tools_call(in, req);
+    if (req.method == "logging/setLevel") return on_set_level(req);
+    send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found,
+                                               "method not found: " + req.method));
+}
+
+void connection::handle_notification(rpc::inbound&, rpc::notification& n) {
+    if (n.method == "notifications/initialized") {
+        if (phase_ == phase::initializing) phase_ = phase::ready;
+    } else if (n.method == "notifications/cancelled") {
+        on_cancelled(n);
+    } else {
+        // Notifications are never answered, not even with an error.
+        log(log_level::debug, "ignored notification " + n.method);
+    }
+}
+
+namespace {
+
+const boost::json::value* member(const boost::json::object* o, std::string_view key) {
+    return o ? o->if_contains(key) : nullptr;
+}
+
+// A copy that owns its memory (values in an inbound document live in its arena).
+boost::json::value detached(const boost::json::value& v) { return boost::json::value(v, boost::json::storage_ptr()); }
+
+}  // namespace
+
+void connection::on_initialize(const rpc::request& req) {
+    if (phase_ != phase::awaiting_initialize) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_request,
+                                                   "initialize may be sent once per session"));
+        return;
+    }
+    const auto* version = member(req.params, "protocolVersion");
+    if (!version || !version->is_string()) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                   "initialize needs params.protocolVersion (a string)"));
+        return;
+    }
+    const auto* caps = member(req.params, "capabilities");
+    const auto* client = member(req.params, "clientInfo");
+    if ((caps && !caps->is_object()) || (client && !client->is_object())) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                   "capabilities and clientInfo must be objects"));
+        return;
+    }
+    rules_ = negotiate(version->get_string());
+    session_.protocol_version = std::string(rules_.version);
+    if (caps) session_.client_capabilities = detached(*caps).as_object();
+    if (client) {
+        const auto& ci = client->get_object();
+        if (const auto* n = ci.if_contains("name"); n && n->is_string()) session_.client_name = n->get_string();
+        if (const auto* v = ci.if_contains("version"); v && v->is_string()) session_.client_version = v->get_string();
+    }
+
+    const auto& o = core_->opts;
+    boost::json::object info{{"name", o.name}, {"version", o.version}};
+    if (rules_.titles && !o.title.empty()) info["title"] = o.title;
+    boost::json::object result;
+    result["protocolVersion"] = rules_.version;
+    result["capabilities"] = boost::json::object{{"tools", boost::json::object{{"listChanged", true}}},
+                                                 {"logging", boost::json::object{}}};
+    result["serverInfo"] = std::move(info);
+    if (!o.instructions.empty()) result["instructions"] = o.instructions;
+    phase_ = phase::initializing;
+    send_result(req.id, result);
+}
+
+void connection::on_tools_list(const rpc::request& req) {
+    std::optional<std::string> cursor;
+    if (const auto* c = member(req.params, "cursor")) {
+        if (!c->is_string()) {
+            send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params, "cursor must be a string"));
+            return;
+        }
+        cursor = std::string(c->get_string());
+    }
+    auto page = core_->list(cursor);
+    if (!page) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                   "invalid cursor: pass a nextCursor from an earlier tools/list"));
+        return;
+    }
+    const auto& listed = page.value();
+    boost::json::array tools;
+    for (const auto& t : listed.tools) tools.emplace_back(detail::describe(*t, rules_));
+    boost::json::object result{{"tools", std::move(tools)}};
+    if (listed.next_cursor) result["nextCursor"] = listed.next_cursor.value();
+    send_result(req.id, result);
+}
+
+void connection::on_set_level(const rpc::request& req) {
+    const auto* level = member(req.params, "level");
+    std::optional<log_level> parsed;
+    if (level && level->is_string()) parsed = parse_log_level(level->get_string());
+    if (!parsed) {
+        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                   "level must be one of debug, info, notice, warning, "
+                                                   "error, critical, alert, emergency"));
+        return;
+    }
+    client_level_ = *parsed;
+    send_result(req.id, boost::json::object{});
+}
+
+void connection::on_cancelled(const rpc::notification& n) {
+    const auto* id_value = member(n.params, "requestId");
+    if (!id_value) return;
+    std::optional<rpc::request_id> id;
+    if (const auto* s = id_value->if_string()) id = rpc::request_id(std::string(*s));
+    else if (const auto* i = id_value->if_int64()) id = rpc::request_id(*i);
+    if (!id) return;
+    auto it = calls_.find(*id);
+    // Unknown or finished: the spec says to ignore it (the response may be on its way).
+    if (it == calls_.end() || it->second->answered) return;
+    auto& call = *it->second;
+    call.answered = true;
+    call.cancelled = true;
+    call.timer.cancel();
+    log(log_level::info, "call of tool " + call.tool_name + " cancelled by the client");
+    call.signal.emit(boost::asio::cancellation_type::terminal);
+}
+
+}  // namespace candor::mcp
