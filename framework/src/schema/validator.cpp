@@ -4,7 +4,15 @@
 #include "evaluate.hpp"
 #include "program.hpp"
 
+#include <boost/throw_exception.hpp>
+
+#include <stdexcept>
+
 namespace candor::schema {
+
+void throw_exception_from_error(const schema_error& e, const boost::source_location& loc) {
+    boost::throw_exception(std::invalid_argument("schema refused at '" + e.keyword_location + "': " + e.message), loc);
+}
 
 boost::system::result<validator, schema_error> validator::compile(const boost::json::value& schema,
                                                                   const options& opts) {

@@ -27,6 +27,7 @@
 
 #include <candor/error/issue.hpp>
 
+#include <boost/assert/source_location.hpp>
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
 
@@ -47,6 +48,11 @@ struct schema_error {
     /// For people: what is wrong with the keyword.
     std::string message;
 };
+
+/// Makes `result<validator, schema_error>::value()` throw `std::invalid_argument` (with the
+/// location and message) when the schema was refused: a bug at a caller that should have
+/// checked, e.g. a tool registered with a schema that was never compiled in a test.
+[[noreturn]] void throw_exception_from_error(const schema_error& e, const boost::source_location& loc);
 
 struct options {
     /// Treat `format` as an assertion (FORMAT_MISMATCH) instead of an annotation. Checked
