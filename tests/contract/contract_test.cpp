@@ -217,6 +217,17 @@ TEST(ProfileContract, ReportsEveryIssueOfTheLayer) {
     EXPECT_TRUE(has_code(r.error(), "OUT_OF_RANGE", "/age")) << codes(r.error());
 }
 
+TEST(ProfileContract, FormatIsAnAnnotationUnlessAsserted) {
+    const auto text = R"({"name":"Ada","email":"not an email"})";
+    EXPECT_TRUE(check_text(profile(), text));
+    candor::contract::contract_options opts;
+    opts.format_assertion = true;
+    const contract<seeds::profile_args> strict{"profile/1", opts};
+    auto r = check_text(strict, text);
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(has_code(r.error(), "FORMAT_MISMATCH", "/email")) << codes(r.error());
+}
+
 // --- type erasure and the raw path ----------------------------------------------------------
 
 TEST(AnyContract, ErasesTheArgumentType) {

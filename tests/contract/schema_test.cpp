@@ -6,6 +6,8 @@
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -58,6 +60,17 @@ BOOST_DESCRIBE_STRUCT(self_nesting, (), (children))
 
 }  // namespace shapes
 
+// The ten-line example of docs/contracts.md, verbatim.
+namespace docs_example {
+struct search_args { std::string query; int limit = 5; std::optional<std::string> lang; };
+BOOST_DESCRIBE_STRUCT(search_args, (), (query, limit, lang))
+
+inline void describe_contract(candor::contract::spec<search_args>& s) {   // found by ADL
+    s.field(&search_args::query).description("Words to look for").length(1, 200);
+    s.field(&search_args::limit).description("How many results").range(1, 10).optional();
+}
+}  // namespace docs_example
+
 namespace {
 
 TEST(GeneratedSchema, MapsEveryFieldTypeToItsKeywords) {
@@ -87,6 +100,20 @@ TEST(GeneratedSchema, MapsEveryFieldTypeToItsKeywords) {
       "additionalProperties": false
     })json");
     EXPECT_EQ(c.schema(), expected) << boost::json::serialize(c.schema());
+}
+
+TEST(GeneratedSchema, DocumentationExampleProducesTheDocumentedSchema) {
+    const candor::contract::contract<docs_example::search_args> search{"search/1"};
+    EXPECT_EQ(search.schema(), boost::json::parse(R"json(
+{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+ "properties":{"query":{"type":"string","minLength":1,"maxLength":200,"description":"Words to look for"},
+               "limit":{"type":"integer","minimum":1,"maximum":10,"description":"How many results"},
+               "lang":{"type":"string"}},
+ "required":["query"],"additionalProperties":false})json"))
+        << boost::json::serialize(search.schema());
+    auto args = search.check(boost::json::parse(R"({"query":"ada"})"));
+    ASSERT_TRUE(args);
+    EXPECT_EQ(args.value().limit, 5);
 }
 
 TEST(GeneratedSchema, UnsignedIntegersAdvertiseTheirFullRange) {
