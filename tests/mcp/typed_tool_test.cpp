@@ -1,0 +1,105 @@
+#include <candor/mcp/typed_tool.hpp>
+
+#include "fixture.hpp"
+
+#include <boost/describe/class.hpp>
+
+#include <optional>
+#include <string>
+
+namespace notes {
+
+struct search_args {
+    std::string query;
+    int limit = 5;
+};
+BOOST_DESCRIBE_STRUCT(search_args, (), (query, limit))
+
+inline void describe_contract(candor::contract::spec<search_args>& s) {
+    s.field(&search_args::query).description("Words to look for").length(1, 200);
+    s.field(&search_args::limit).description("How many notes at most").range(1, 10).optional();
+}
+
+// The README-sized typed tool: ten lines from struct to registration.
+struct search_notes : candor::mcp::tool<search_args> {
+    search_notes() : tool(candor::mcp::tool_info("search_notes", "Find notes containing words")) {}
+    boost::asio::awaitable<candor::envelope::envelope> call(search_args a, candor::mcp::call_context&) override {
+        boost::json::array hits;
+        for (int i = 0; i < 8; ++i) hits.emplace_back(a.query + " #" + std::to_string(i));
+        if (static_cast<int>(hits.size()) <= a.limit) co_return candor::envelope::complete(std::move(hits));
+        hits.resize(static_cast<std::size_t>(a.limit));
+        co_return candor::envelope::partial(std::move(hits), {"RESULT_LIMIT_REACHED", "more notes matched", {{"limit", a.limit}}});
+    }
+};
+
+}  // namespace notes
+
+using namespace candor::test;
+
+namespace {
+
+class TypedTool : public ::testing::Test {
+protected:
+    std::shared_ptr<server_log> log = std::make_shared<server_log>();
+    boost::asio::io_context ioc;
+    mcp::server srv{test_options(log)};
+    std::unique_ptr<mcp::memory_client> client;
+    void SetUp() override {
+        srv.add_tool(std::make_shared<notes::search_notes>()).value();
+        client = std::make_unique<mcp::memory_client>(srv, ioc);
+        client->initialize();
+    }
+    boost::json::value call(boost::json::object args) {
+        return client->request("tools/call", {{"name", "search_notes"}, {"arguments", std::move(args)}});
+    }
+};
+
+}  // namespace
+
+TEST_F(TypedTool, InputSchemaIsGeneratedFromTheStruct) {
+    auto d = srv.describe_tool("search_notes");
+    auto props = at(d, "inputSchema", "properties");
+    EXPECT_EQ(at(props, "query", "type"), "string");
+    EXPECT_EQ(at(props, "query", "maxLength"), 200);
+    EXPECT_EQ(at(props, "limit", "maximum"), 10);
+    EXPECT_EQ(at(d, "inputSchema", "required"), boost::json::array{"query"});
+}
+
+TEST_F(TypedTool, ValidArgumentsReachTheHandlerTyped) {
+    auto env = envelope_of(call({{"query", "tea"}, {"limit", 10}}));
+    EXPECT_EQ(at(env, "complete"), true);
+    EXPECT_EQ(at(env, "data").as_array().size(), 8u);
+    auto partial = envelope_of(call({{"query", "tea"}}));  // limit defaults to 5
+    EXPECT_EQ(at(partial, "complete"), false);
+    EXPECT_EQ(at(partial, "data").as_array().size(), 5u);
+    EXPECT_EQ(at(item(at(partial, "incomplete_reasons"), 0), "limit"), 5);
+}
+
+TEST_F(TypedTool, ContractIssuesAreToolErrorsWithPaths) {
+    auto r = call({{"query", ""}, {"limit", 11}});
+    EXPECT_EQ(at(at(r, "result"), "isError"), true);
+    auto errors = at(envelope_of(r), "errors");
+    ASSERT_TRUE(errors.is_array());
+    EXPECT_EQ(errors.as_array().size(), 2u);  // every issue of the layer in one round trip
+    for (const auto& e : errors.as_array()) {
+        EXPECT_EQ(at(e, "layer"), "contract");
+        EXPECT_TRUE(at(e, "path") == "/query" || at(e, "path") == "/limit") << e;
+    }
+}
+
+TEST_F(TypedTool, MissingRequiredFieldIsAToolError) {
+    auto r = call({{"limit", 3}});
+    EXPECT_EQ(at(at(r, "result"), "isError"), true);
+    EXPECT_EQ(at(first_error(r), "layer"), "contract");
+}
+
+TEST_F(TypedTool, FunctionFormRegistersInOneLine) {
+    srv.add_tool(mcp::make_typed_tool<notes::search_args>(
+                     mcp::tool_info("count_notes", "Counts"),
+                     [](notes::search_args a, mcp::call_context&) -> awaitable<ce::envelope> {
+                         co_return ce::complete(static_cast<std::int64_t>(a.query.size()));
+                     }))
+        .value();
+    auto r = client->request("tools/call", {{"name", "count_notes"}, {"arguments", {{"query", "abc"}}}});
+    EXPECT_EQ(at(envelope_of(r), "data"), 3);
+}
