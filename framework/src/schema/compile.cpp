@@ -715,6 +715,16 @@ private:
         }
         if (error_) return;
         auto& n = nd();
+        if (!n.required.empty() && n.required.size() <= 64 && !n.properties.empty()) {
+            std::size_t found = 0;
+            for (std::size_t r = 0; r < n.required.size(); ++r)
+                for (auto& prop : n.properties)
+                    if (prop.name == n.required[r]) {
+                        prop.required_slot = static_cast<std::int32_t>(r);
+                        ++found;
+                    }
+            n.required_by_mask = found == n.required.size();
+        }
         n.object_keywords = !n.properties.empty() || !n.pattern_properties.empty() || n.additional_properties != none ||
                             n.property_names != none || n.unevaluated_properties != none || !n.required.empty() ||
                             !n.dependent_required.empty() || !n.dependent_schemas.empty() || n.min_properties ||

@@ -10,6 +10,7 @@
 #include <boost/json/object.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace candor::schema::detail {
 
@@ -47,6 +48,14 @@ std::uint8_t type_bits_of(const bj::value& v) {
     case bj::kind::double_: return is_integral(v) ? (t_number | t_integer) : t_number;
     }
     return 0;
+}
+
+// Member names are short: a byte loop beats a libc memcmp call here.
+inline bool same_bytes(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) return false;
+    return true;
 }
 
 std::string plural(std::size_t k, std::string_view one, std::string_view many) {
@@ -159,9 +168,11 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
         guard.pop = true;
     }
 
-    annotations local;
+    // Only nodes with unevaluated* keep their own annotations (most schemas never do).
+    std::optional<annotations> own;
     const bool own_annotations = n.unevaluated_items != none || n.unevaluated_properties != none;
-    annotations* here = own_annotations ? &local : ann;
+    if (own_annotations) own.emplace();
+    annotations* here = own_annotations ? &*own : ann;
     bool ok = true;
 
     if (n.ref != none) {
@@ -200,11 +211,24 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
     }
     if (n.has_enum) {
         bool found = false;
-        for (const auto& e : n.enum_values)
-            if (json_equal(v, e)) {
-                found = true;
-                break;
+        if (v.is_string()) {
+            // Fast path for the common string enum: compare size and first byte before bytes.
+            std::string_view s = v.get_string();
+            for (const auto& e : n.enum_values) {
+                if (!e.is_string()) continue;
+                std::string_view t = e.get_string();
+                if (same_bytes(t, s)) {
+                    found = true;
+                    break;
+                }
             }
+        } else {
+            for (const auto& e : n.enum_values)
+                if (json_equal(v, e)) {
+                    found = true;
+                    break;
+                }
+        }
         if (!found) {
             if (!out_) return false;
             ok = false;
@@ -261,7 +285,7 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
         const auto& a = v.get_array();
         const node& u = p_.nodes[static_cast<std::size_t>(n.unevaluated_items)];
         for (std::size_t i = 0; i < a.size(); ++i) {
-            if (local.item(i)) continue;
+            if (own->item(i)) continue;
             if (u.is_boolean && !u.boolean_value) {
                 ok = false;
                 if (!out_) return false;
@@ -275,14 +299,14 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
                 if (!out_) return false;
             }
         }
-        local.all_items = true;
+        own->all_items = true;
     }
     if (n.unevaluated_properties != none && v.is_object()) {
         const auto& o = v.get_object();
         const node& u = p_.nodes[static_cast<std::size_t>(n.unevaluated_properties)];
         std::size_t i = 0;
         for (const auto& kv : o) {
-            if (!local.prop(i)) {
+            if (!own->prop(i)) {
                 segment s{kv.key(), 0, false};
                 if (u.is_boolean && !u.boolean_value) {
                     ok = false;
@@ -295,9 +319,9 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
             }
             ++i;
         }
-        local.all_props = true;
+        own->all_props = true;
     }
-    if (own_annotations && ann && ok) ann->merge(local);
+    if (own_annotations && ann && ok) ann->merge(*own);
     return ok;
 }
 
@@ -341,7 +365,7 @@ bool evaluator::check_string(const node& n, const bj::value& v) {
                    name_of(path_) + " must be a string " + describe_length(n) + "; got " + plural(len, "character", "characters"));
         }
     }
-    if (n.pattern != none && !search(*p_.regexes[static_cast<std::size_t>(n.pattern)], s)) {
+    if (n.pattern != none && !p_.regexes[static_cast<std::size_t>(n.pattern)].search(s)) {
         ok = false;
         if (!out_) return false;
         report(n, "pattern", "PATTERN_MISMATCH",
@@ -445,13 +469,19 @@ bool evaluator::check_object(const node& n, const bj::value& v, annotations* ann
         if (!out_) return false;
         report(n, "maxProperties", "TOO_LONG", name_of(path_) + " must have at most " + props(*n.max_properties) + "; got " + std::to_string(o.size()));
     }
-    for (const auto& r : n.required) {
-        if (o.contains(r)) continue;
+    auto missing = [&](const std::string& r) {
         ok = false;
-        if (!out_) return false;
         segment s{r, 0, false};
         report(n, "required", "REQUIRED_MISSING", "missing required argument " + name_of(path_, &s), &s);
+    };
+    if (!n.required_by_mask) {
+        for (const auto& r : n.required) {
+            if (o.contains(r)) continue;
+            if (!out_) return false;
+            missing(r);
+        }
     }
+    std::uint64_t seen_required = 0;
     for (const auto& d : n.dependent_required) {
         if (!o.contains(d.name)) continue;
         for (const auto& r : d.required) {
@@ -473,8 +503,9 @@ bool evaluator::check_object(const node& n, const bj::value& v, annotations* ann
             segment s{key, 0, false};
             bool matched = false;
             for (const auto& p : n.properties) {
-                if (p.name.size() != key.size() || p.name != key) continue;
+                if (!same_bytes(p.name, key)) continue;
                 matched = true;
+                if (p.required_slot >= 0) seen_required |= std::uint64_t{1} << p.required_slot;
                 if (!eval_child(p.schema, kv.value(), s)) {
                     ok = false;
                     if (!out_) return false;
@@ -482,7 +513,7 @@ bool evaluator::check_object(const node& n, const bj::value& v, annotations* ann
                 break;
             }
             for (const auto& pp : n.pattern_properties) {
-                if (!search(*p_.regexes[static_cast<std::size_t>(pp.regex)], key)) continue;
+                if (!p_.regexes[static_cast<std::size_t>(pp.regex)].search(key)) continue;
                 matched = true;
                 if (!eval_child(pp.schema, kv.value(), s)) {
                     ok = false;
@@ -527,6 +558,14 @@ bool evaluator::check_object(const node& n, const bj::value& v, annotations* ann
                 }
             }
             ++i;
+        }
+    }
+    if (n.required_by_mask) {
+        const std::uint64_t all = n.required.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n.required.size()) - 1;
+        if (seen_required != all) {
+            if (!out_) return false;
+            for (std::size_t r = 0; r < n.required.size(); ++r)
+                if (!((seen_required >> r) & 1u)) missing(n.required[r]);
         }
     }
     for (const auto& d : n.dependent_schemas) {

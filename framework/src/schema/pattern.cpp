@@ -249,9 +249,145 @@ struct translator {
     }
 };
 
+// Parses `^atom{m,n}...$` over ASCII classes; false for anything else.
+bool parse_simple(std::string_view p, std::vector<simple_atom>& atoms) {
+    if (p.size() < 2 || p.front() != '^' || p.back() != '$') return false;
+    if (p.size() >= 3 && p[p.size() - 2] == '\\') return false;  // "\$" is a literal
+    std::string_view body = p.substr(1, p.size() - 2);
+    auto set = [](simple_atom& a, unsigned char c) {
+        if (c < 64) a.lo |= std::uint64_t{1} << c;
+        else a.hi |= std::uint64_t{1} << (c - 64);
+    };
+    auto set_range = [&](simple_atom& a, unsigned char from, unsigned char to) {
+        for (unsigned c = from; c <= to; ++c) set(a, static_cast<unsigned char>(c));
+    };
+    auto class_escape = [&](simple_atom& a, char e) -> bool {
+        switch (e) {
+        case 'd': set_range(a, '0', '9'); return true;
+        case 'w':
+            set_range(a, '0', '9');
+            set_range(a, 'a', 'z');
+            set_range(a, 'A', 'Z');
+            set(a, '_');
+            return true;
+        default: break;
+        }
+        if (static_cast<unsigned char>(e) < 128 && !((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9'))) {
+            set(a, static_cast<unsigned char>(e));  // escaped punctuation
+            return true;
+        }
+        return false;
+    };
+    std::size_t i = 0;
+    while (i < body.size()) {
+        simple_atom a;
+        char c = body[i];
+        if (c == '[') {
+            ++i;
+            if (i < body.size() && body[i] == '^') return false;
+            bool closed = false;
+            while (i < body.size()) {
+                char d = body[i];
+                if (d == ']') {
+                    closed = true;
+                    ++i;
+                    break;
+                }
+                if (static_cast<unsigned char>(d) >= 128 || d == '[') return false;
+                if (d == '\\') {
+                    if (i + 1 >= body.size() || !class_escape(a, body[i + 1])) return false;
+                    i += 2;
+                    continue;
+                }
+                if (i + 2 < body.size() && body[i + 1] == '-' && body[i + 2] != ']') {
+                    char to = body[i + 2];
+                    if (to == '\\' || static_cast<unsigned char>(to) >= 128 || to < d) return false;
+                    set_range(a, static_cast<unsigned char>(d), static_cast<unsigned char>(to));
+                    i += 3;
+                    continue;
+                }
+                set(a, static_cast<unsigned char>(d));
+                ++i;
+            }
+            if (!closed) return false;
+        } else if (c == '\\') {
+            if (i + 1 >= body.size() || !class_escape(a, body[i + 1])) return false;
+            i += 2;
+        } else if (static_cast<unsigned char>(c) < 128 && std::string_view(".^$|()[]{}*+?").find(c) == std::string_view::npos) {
+            set(a, static_cast<unsigned char>(c));
+            ++i;
+        } else {
+            return false;
+        }
+        if (i < body.size()) {
+            char q = body[i];
+            if (q == '*' || q == '+' || q == '?') {
+                a.min = q == '+' ? 1 : 0;
+                a.max = q == '?' ? 1 : UINT32_MAX;
+                ++i;
+            } else if (q == '{') {
+                std::size_t close = body.find('}', i);
+                if (close == std::string_view::npos) return false;
+                std::string_view spec = body.substr(i + 1, close - i - 1);
+                auto comma = spec.find(',');
+                auto number = [](std::string_view t, std::uint32_t& out) {
+                    if (t.empty() || t.size() > 4) return false;
+                    out = 0;
+                    for (char ch : t) {
+                        if (ch < '0' || ch > '9') return false;
+                        out = out * 10 + static_cast<std::uint32_t>(ch - '0');
+                    }
+                    return true;
+                };
+                if (comma == std::string_view::npos) {
+                    if (!number(spec, a.min)) return false;
+                    a.max = a.min;
+                } else {
+                    if (!number(spec.substr(0, comma), a.min)) return false;
+                    if (comma + 1 == spec.size()) a.max = UINT32_MAX;
+                    else if (!number(spec.substr(comma + 1), a.max) || a.max < a.min) return false;
+                }
+                i = close + 1;
+            }
+            if (i < body.size() && (body[i] == '?' || body[i] == '*' || body[i] == '+' || body[i] == '{'))
+                return false;  // lazy or stacked quantifiers
+        }
+        atoms.push_back(a);
+    }
+    // Greedy matching is exact when no variable-length atom can give a byte to what follows
+    // it: its class must be disjoint from every later atom up to the first mandatory one.
+    for (std::size_t k = 0; k < atoms.size(); ++k) {
+        if (atoms[k].min == atoms[k].max) continue;
+        for (std::size_t j = k + 1; j < atoms.size(); ++j) {
+            if ((atoms[k].lo & atoms[j].lo) || (atoms[k].hi & atoms[j].hi)) return false;
+            if (atoms[j].min > 0) break;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
-boost::system::result<std::unique_ptr<re2::RE2>, std::string> compile_pattern(std::string_view ecma) {
+compiled_pattern::compiled_pattern() = default;
+compiled_pattern::compiled_pattern(compiled_pattern&&) noexcept = default;
+compiled_pattern& compiled_pattern::operator=(compiled_pattern&&) noexcept = default;
+compiled_pattern::~compiled_pattern() = default;
+
+bool compiled_pattern::search(std::string_view text) const {
+    if (!is_simple) return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *re);
+    std::size_t pos = 0;
+    for (const auto& a : simple) {
+        std::uint32_t count = 0;
+        while (count < a.max && pos < text.size() && a.has(static_cast<unsigned char>(text[pos]))) {
+            ++pos;
+            ++count;
+        }
+        if (count < a.min) return false;
+    }
+    return pos == text.size();
+}
+
+boost::system::result<compiled_pattern, std::string> compile_pattern(std::string_view ecma) {
     translator t{ecma, {}, {}};
     t.out.reserve(ecma.size() + 16);
     t.run();
@@ -259,13 +395,11 @@ boost::system::result<std::unique_ptr<re2::RE2>, std::string> compile_pattern(st
     re2::RE2::Options opt;
     opt.set_log_errors(false);
     opt.set_encoding(re2::RE2::Options::EncodingUTF8);
-    auto re = std::make_unique<re2::RE2>(t.out, opt);
-    if (!re->ok()) return "not a supported regular expression: " + re->error();
-    return re;
-}
-
-bool search(const re2::RE2& re, std::string_view text) {
-    return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), re);
+    compiled_pattern out;
+    out.re = std::make_unique<re2::RE2>(t.out, opt);
+    if (!out.re->ok()) return "not a supported regular expression: " + out.re->error();
+    out.is_simple = parse_simple(ecma, out.simple);
+    return out;
 }
 
 }  // namespace candor::schema::detail

@@ -8,6 +8,8 @@
 
 #include <candor/schema/validator.hpp>
 
+#include "pattern.hpp"
+
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -16,10 +18,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace re2 {
-class RE2;
-}
 
 namespace candor::schema::detail {
 
@@ -71,6 +69,9 @@ enum vocab_bits : std::uint8_t {
 struct property {
     std::string name;
     index schema = none;
+    /// Position of this name in `required` (< 64), or -1: lets the member loop tick off
+    /// required names instead of looking each one up.
+    std::int32_t required_slot = -1;
 };
 struct pattern_property {
     index regex = none;
@@ -80,6 +81,8 @@ struct pattern_property {
 struct required_dependency {
     std::string name;
     std::vector<std::string> required;
+    /// Every required name is a `properties` name and there are at most 64 of them.
+    bool required_by_mask = false;
 };
 struct dependent_schema {
     std::string name;
@@ -119,6 +122,8 @@ struct node {
     index pattern = none;
     std::string pattern_source;
     std::vector<std::string> required;
+    /// Every required name is a `properties` name and there are at most 64 of them.
+    bool required_by_mask = false;
     std::vector<required_dependency> dependent_required;
     format_kind format = format_kind::unset;
     bool format_assert = false;
@@ -150,7 +155,7 @@ struct program {
     options opts;
     std::vector<node> nodes;
     std::vector<resource> resources;
-    std::vector<std::unique_ptr<re2::RE2>> regexes;
+    std::vector<compiled_pattern> regexes;
     index root = 0;
     bool uses_dynamic_scope = false;
     program();
