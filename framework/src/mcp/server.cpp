@@ -98,7 +98,15 @@ connection::~connection() = default;
 
 void connection::receive(std::string text) {
     boost::asio::post(strand_, [self = shared_from_this(), t = std::move(text)]() mutable {
-        self->handle(std::move(t));
+        // The one catch at the connection boundary: nothing thrown while handling a message
+        // (a bug, or bad_alloc) may unwind into the transport's io_context.
+        try {
+            self->handle(std::move(t));
+        } catch (const std::exception& e) {
+            self->log(log_level::critical, std::string("message handling failed: ") + e.what());
+        } catch (...) {
+            self->log(log_level::critical, "message handling failed: unknown exception");
+        }
     });
 }
 

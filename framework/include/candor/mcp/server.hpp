@@ -49,7 +49,8 @@ struct server_options {
     std::size_t tools_page_size = 100;
     /// Client log level until it sends `logging/setLevel`.
     log_level client_log_level = log_level::info;
-    /// The server's own log (defaults to stderr).
+    /// The server's own log (defaults to stderr). Called from whatever thread runs a
+    /// connection, so it must be thread-safe; empty means no log.
     log_sink log = stderr_log_sink();
 };
 
