@@ -6,6 +6,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -104,13 +105,14 @@ bool check_duration(std::string_view s) {
             continue;
         }
         if (week) return false;
+        // Units come in order and without gaps (RFC 3339 appendix A: P1Y2D is not a duration).
         if (!in_time) {
             std::size_t p = date_order.find(unit, date_pos);
-            if (p == std::string_view::npos) return false;
+            if (p == std::string_view::npos || (date_pos != 0 && p != date_pos)) return false;
             date_pos = p + 1;
         } else {
             std::size_t p = time_order.find(unit, time_pos);
-            if (p == std::string_view::npos) return false;
+            if (p == std::string_view::npos || (time_pos != 0 && p != time_pos)) return false;
             time_pos = p + 1;
             any_time = true;
         }
@@ -126,6 +128,11 @@ bool check_hostname(std::string_view s) {
         std::size_t dot = s.find('.', start);
         std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
         if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+        // "--" in positions 3-4 is reserved for A-labels ("xn--...").
+        if (label.size() >= 4 && label.substr(2, 2) == "--") {
+            // Only A-labels ("xn--", any case) may; their Punycode is not decoded here.
+            if ((label[0] | 0x20) != 'x' || (label[1] | 0x20) != 'n') return false;
+        }
         for (char c : label)
             if (!is_alpha(c) && !is_digit(c) && c != '-') return false;
         if (dot == std::string_view::npos) break;
@@ -252,6 +259,33 @@ bool ascii_only(std::string_view s) {
     return true;
 }
 
+// RFC 3986 on the authority text itself (Boost.URL 1.81 accepts "http://h:abc/" by ending the
+// authority early): a port is digits only, and an authority holds at most one '@'.
+bool authority_ok(std::string_view s) {
+    std::size_t start = s.find("//");
+    std::size_t colon = s.find(':');
+    std::size_t first_delim = s.find_first_of("/?#");
+    if (start == std::string_view::npos || start != first_delim) return true;  // no authority
+    if (colon != std::string_view::npos && colon < start && s.substr(0, colon).find_first_of("/?#") != std::string_view::npos)
+        return true;
+    std::string_view auth = s.substr(start + 2);
+    auth = auth.substr(0, auth.find_first_of("/?#"));
+    if (std::count(auth.begin(), auth.end(), '@') > 1) return false;
+    std::string_view host_port = auth.substr(auth.find('@') == std::string_view::npos ? 0 : auth.find('@') + 1);
+    std::size_t bracket = host_port.rfind(']');
+    std::size_t port_colon = host_port.rfind(':');
+    if (port_colon != std::string_view::npos && (bracket == std::string_view::npos || port_colon > bracket)) {
+        for (char c : host_port.substr(port_colon + 1))
+            if (!is_digit(c)) return false;
+    }
+    return true;
+}
+
+bool check_uri(std::string_view s, bool reference) {
+    if (!ascii_only(s) || !authority_ok(s)) return false;
+    return reference ? boost::urls::parse_uri_reference(s).has_value() : boost::urls::parse_uri(s).has_value();
+}
+
 bool check_uri_template(std::string_view s) {
     int depth = 0;
     for (char c : s) {
@@ -309,8 +343,8 @@ bool check_format(format_kind kind, std::string_view s) {
     case format_kind::idn_hostname: return !s.empty();
     case format_kind::ipv4: return check_ipv4(s);
     case format_kind::ipv6: return check_ipv6(s);
-    case format_kind::uri: return ascii_only(s) && boost::urls::parse_uri(s).has_value();
-    case format_kind::uri_reference: return ascii_only(s) && boost::urls::parse_uri_reference(s).has_value();
+    case format_kind::uri: return check_uri(s, false);
+    case format_kind::uri_reference: return check_uri(s, true);
     case format_kind::iri: return s.find(':') != std::string_view::npos && s.find(' ') == std::string_view::npos;
     case format_kind::iri_reference: return s.find(' ') == std::string_view::npos;
     case format_kind::uri_template: return check_uri_template(s);
