@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 using candor::json::intake_code;
@@ -238,4 +239,23 @@ TEST(Intake, ScanStillStopsAtResourceLimits) {
 TEST(Intake, MessagesNameTheLimit) {
     auto v = rejected(R"({"a":{"b":{"c":{}}}})", budget(3, 10));
     EXPECT_NE(v.message.find("3"), std::string::npos) << v.message;
+}
+
+TEST(Intake, DoublesAreTheNearestToTheirText) {
+    // Boost.JSON 1.81's own conversion is an ulp off for these; the intake corrects it.
+    for (const char* text : {"1.5e-31", "0.30000000000000004", "9234567.891234567", "2.2250738585072014e-308", "1e23"}) {
+        auto r = candor::json::parse(text);
+        ASSERT_TRUE(r) << text;
+        EXPECT_EQ(r->root().as_double(), std::strtod(text, nullptr)) << text;
+    }
+}
+
+TEST(Intake, ContentAfterAValueIsInvalidWhateverTheChunking) {
+    candor::json::parser p;
+    p.write("13,");
+    p.write("4");
+    auto r = p.finish();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, intake_code::invalid_json);
+    EXPECT_EQ(r.error().offset, 2u);
 }

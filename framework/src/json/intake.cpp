@@ -7,6 +7,7 @@
 #include <boost/json/value_stack.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -179,7 +180,7 @@ public:
                 return false;
             values_.push_null();
         } else {
-            values_.push_double(d);
+            values_.push_double(nearest_double(d));
         }
         end_value();
         return true;
@@ -205,10 +206,14 @@ public:
     // --- state queries -----------------------------------------------------------------------
     std::string current_path() const {
         std::string path;
-        for (const auto& f : frames_) {
+        for (std::size_t i = 0; i < frames_.size(); ++i) {
+            const auto& f = frames_[i];
             if (f.is_object) {
-                if (f.rec_begin < key_recs_.size() && f.keys > 0)
-                    append_token(path, key_view(f.rec_begin + f.keys - 1));
+                // A key still being read (the error is inside it) is not part of the path: its
+                // text so far depends on how the input was chunked.
+                const bool partial = in_key_ && i + 1 == frames_.size();
+                const std::size_t complete_keys = partial ? f.keys - 1 : f.keys;
+                if (complete_keys > 0) append_token(path, key_view(f.rec_begin + complete_keys - 1));
             } else {
                 append_index(path, f.count);
             }
@@ -341,6 +346,21 @@ private:
             {number_begin_, number_chars_.size() - number_begin_});
     }
 
+    // Boost.JSON 1.81 converts decimal text to double exactly only on its fast path (at most
+    // 15 significant digits, small exponents); elsewhere it can be an ulp off, and the DOM
+    // would then disagree with the text (1.5e-31 read back as 1.5000000000000001e-31). Such
+    // numbers are converted again with std::from_chars, which rounds correctly.
+    double nearest_double(double fast) const {
+        const auto& span = numbers_.back();
+        const std::string_view text = std::string_view(number_chars_).substr(span.offset, span.size);
+        if (text.size() <= 15 && text.find_first_of("eE") == std::string_view::npos) return fast;
+        double exact = 0;
+        const auto r = std::from_chars(text.data(), text.data() + text.size(), exact);
+        // out of range here means an underflow (overflow was caught as non-finite): keep
+        // Boost's value, which is zero or a subnormal next to it.
+        return r.ec == std::errc{} ? exact : fast;
+    }
+
     // A semantic violation stops the parse in `stop` mode and is recorded in `collect` mode.
     bool semantic(intake_code code, std::string message, boost::system::error_code& ec) {
         if (mode_ == on_semantic_violation::stop) {
@@ -441,7 +461,8 @@ public:
             record_parse_error(ec, chunk, n);
             return false;
         }
-        if (!more && n < chunk.size()) {
+        // The parser stops after a complete value; whatever it did not consume is extra.
+        if (n < chunk.size()) {
             record_parse_error(make_error_code(boost::json::error::extra_data), chunk, n);
             return false;
         }
