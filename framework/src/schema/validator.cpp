@@ -38,9 +38,12 @@ bool validator::is_valid(const boost::json::value& instance) const {
 }
 
 bool validator::validate(const boost::json::value& instance, candor::issue_list& out) const {
+    const std::size_t before = out.size();
     detail::evaluator e(*program_, &out);
     bool ok = e.eval(program_->root, instance, nullptr);
     if (e.aborted()) {
+        // Issues found after the cut (combinator summaries of cut branches) would mislead.
+        out.resize(before);
         out.push_back(e.abort_issue());
         return false;
     }
