@@ -1,5 +1,6 @@
 #include <candor/contract/decimal.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <stdexcept>
@@ -97,32 +98,39 @@ boost::system::result<decimal, decimal_error> decimal::parse(std::string_view te
     }
     if (i != n) return decimal_error::invalid_text;
 
-    // The significand's digits, integer and fraction together, without leading zeros.
-    std::string digits;
-    digits.reserve(frac_end - int_begin);
-    for (std::size_t k = int_begin; k < int_end; ++k) digits.push_back(text[k]);
-    for (std::size_t k = frac_begin; k < frac_end; ++k) digits.push_back(text[k]);
-    const std::size_t first_nonzero = digits.find_first_not_of('0');
+    // The significand's digits, integer and fraction read as one sequence (no copy: this runs
+    // for every decimal argument).
+    const std::size_t int_len = int_end - int_begin;
+    const std::size_t total = int_len + (frac_end - frac_begin);
+    const auto digit = [&](std::size_t k) {
+        return text[k < int_len ? int_begin + k : frac_begin + (k - int_len)];
+    };
+    std::size_t first = 0;
+    while (first < total && digit(first) == '0') ++first;
     long scale = static_cast<long>(frac_end - frac_begin) - exponent;
 
-    if (first_nonzero == std::string::npos) {  // zero, any sign: keep the written scale if it fits
+    if (first == total) {  // zero, any sign: keep the written scale if it fits
         if (scale < 0) scale = 0;
         if (scale > max_scale) scale = max_scale;
         return decimal(0, static_cast<int>(scale));
     }
-    digits.erase(0, first_nonzero);
+    std::size_t last = total - 1;  // last non-zero digit
+    while (digit(last) == '0') --last;
+    long count = static_cast<long>(total - first);
     // Drop trailing fractional zeros only while the number does not fit.
-    while (scale > 0 && digits.back() == '0' &&
-           (scale > max_scale || digits.size() > 18)) {
-        digits.pop_back();
-        --scale;
+    const long spare_zeros = static_cast<long>(total - 1 - last);
+    long drop = std::max<long>(scale - max_scale, count - 18);
+    drop = std::min<long>({drop, spare_zeros, scale});
+    if (drop > 0) {
+        count -= drop;
+        scale -= drop;
     }
-    const long integer_digits = static_cast<long>(digits.size()) - scale;
+    const long integer_digits = count - scale;
     if (integer_digits > 18) return decimal_error::overflow;
-    if (scale > max_scale || digits.size() > 18) return decimal_error::too_precise;
+    if (scale > max_scale || count > 18) return decimal_error::too_precise;
 
     wide c = 0;
-    for (char d : digits) c = c * 10 + (d - '0');
+    for (std::size_t k = first; k < first + static_cast<std::size_t>(count); ++k) c = c * 10 + (digit(k) - '0');
     if (scale < 0) {
         c *= pow10_wide(static_cast<int>(-scale));  // integer_digits ≤ 18 keeps this in range
         scale = 0;

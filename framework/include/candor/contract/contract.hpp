@@ -130,8 +130,8 @@ public:
         cx.doc = doc;
         cx.max_issues = core_->options().max_issues;
         Args out{};
-        detail::cursor c;
-        detail::convert_object(arguments, out, c, cx);
+        const detail::cursor root;
+        detail::convert_object(arguments, out, root, cx);
         if (!cx.issues.empty()) return {boost::system::in_place_error, std::move(cx.issues)};
         return out;
     }

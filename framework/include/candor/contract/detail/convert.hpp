@@ -34,26 +34,28 @@
 
 namespace candor::contract::detail {
 
-/// Restores a path or keyword string to its length on scope exit.
-class scoped_append {
-public:
-    explicit scoped_append(std::string& s) noexcept : s_(s), size_(s.size()) {}
-    ~scoped_append() { s_.resize(size_); }
-    scoped_append(const scoped_append&) = delete;
-    scoped_append& operator=(const scoped_append&) = delete;
-
-private:
-    std::string& s_;
-    std::size_t size_;
-};
-
+/// Where the converter is: a chain of frames on the stack, turned into a JSON Pointer (and a
+/// schema location) only when an issue is reported, so the valid path builds no strings.
 struct cursor {
-    std::string path;     // JSON Pointer into the arguments
-    std::string keyword;  // JSON Pointer into the generated schema
+    enum class step : unsigned char {
+        none,    ///< the arguments themselves
+        member,  ///< a struct member: path token `name`, schema `/properties/<name>`
+        index,   ///< an array item: path index, schema `/items`
+        key,     ///< a map entry: path token `name`, schema `/additionalProperties`
+    };
+    const cursor* parent = nullptr;
+    step kind = step::none;
+    std::string_view name;
+    std::size_t index = 0;
+
+    /// JSON Pointer into the arguments.
+    std::string path() const;
+    /// JSON Pointer into the generated schema.
+    std::string keyword() const;
 };
 
 inline std::string kw(const cursor& c, std::string_view keyword) {
-    std::string out = c.keyword;
+    std::string out = c.keyword();
     out += '/';
     out += keyword;
     return out;
@@ -61,31 +63,34 @@ inline std::string kw(const cursor& c, std::string_view keyword) {
 
 inline void type_mismatch(const boost::json::value& v, const cursor& c, convert_context& cx,
                           std::string_view expected) {
-    cx.add("TYPE_MISMATCH", c.path, kw(c, "type"),
-           "'" + display_name(c.path) + "' must be " + std::string(expected) + "; got " +
+    cx.add("TYPE_MISMATCH", c.path(), kw(c, "type"),
+           "'" + display_name(c.path()) + "' must be " + std::string(expected) + "; got " +
                got_text(v, cx.doc));
 }
 
 template <class T>
-void convert_object(const boost::json::value& v, T& out, cursor& c, convert_context& cx);
+void convert_object(const boost::json::value& v, T& out, const cursor& c, convert_context& cx);
 
 template <class M>
-void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, cursor& c,
+void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, const cursor& c,
                      convert_context& cx) {
     const auto [lo, hi] = integer_bounds<M>(fs);
-    const std::string expected = "an integer from " + to_text(lo) + " to " + to_text(hi);
+    // Messages are built only on failure: the valid path allocates nothing here.
+    const auto expected = [lo = lo, hi = hi] {
+        return "an integer from " + to_text(lo) + " to " + to_text(hi);
+    };
     wide x = 0;
     if (v.is_int64() || v.is_uint64()) {
         x = to_wide(v);
     } else if (v.is_double()) {
         const double d = v.get_double();
-        if (std::trunc(d) != d) return type_mismatch(v, c, cx, expected);
+        if (std::trunc(d) != d) return type_mismatch(v, c, cx, expected());
         // An integer literal too long for 64 bits reaches us as a double; its raw text tells.
         if (is_integer_literal(v, cx.doc)) {
             x = d < 0 ? lo - 1 : hi + 1;
         } else if (!(fs && fs->allow_integral_float)) {
-            return cx.add("TYPE_MISMATCH", c.path, kw(c, "type"),
-                          "'" + display_name(c.path) + "' must be " + expected +
+            return cx.add("TYPE_MISMATCH", c.path(), kw(c, "type"),
+                          "'" + display_name(c.path()) + "' must be " + expected() +
                               " written without a decimal point or exponent; got " +
                               got_text(v, cx.doc) +
                               " (a whole number written as a float is not accepted here)");
@@ -96,14 +101,14 @@ void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, 
             x = static_cast<wide>(d);
         }
     } else {
-        return type_mismatch(v, c, cx, expected);
+        return type_mismatch(v, c, cx, expected());
     }
     if (x < lo || x > hi) {
         boost::json::object details;
         details["minimum"] = from_wide(lo);
         details["maximum"] = from_wide(hi);
-        return cx.add("OUT_OF_RANGE", c.path, kw(c, x < lo ? "minimum" : "maximum"),
-                      "'" + display_name(c.path) + "' must be " + expected + "; got " +
+        return cx.add("OUT_OF_RANGE", c.path(), kw(c, x < lo ? "minimum" : "maximum"),
+                      "'" + display_name(c.path()) + "' must be " + expected() + "; got " +
                           got_text(v, cx.doc),
                       std::move(details));
     }
@@ -111,46 +116,50 @@ void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, 
 }
 
 template <class M>
-void convert_floating(const boost::json::value& v, M& out, const field_spec* fs, cursor& c,
+void convert_floating(const boost::json::value& v, M& out, const field_spec* fs, const cursor& c,
                       convert_context& cx) {
     const boost::json::value* lo = fs && fs->minimum ? &fs->minimum->value : nullptr;
     const boost::json::value* hi = fs && fs->maximum ? &fs->maximum->value : nullptr;
     const bool lo_ex = lo && fs->minimum->exclusive;
     const bool hi_ex = hi && fs->maximum->exclusive;
-    const std::string bounds = bounds_phrase(lo, lo_ex, hi, hi_ex);
-    const std::string expected = bounds.empty() ? "a number" : "a number " + bounds;
-    if (!v.is_number()) return type_mismatch(v, c, cx, expected);
+    const auto expected = [&] {
+        const std::string bounds = bounds_phrase(lo, lo_ex, hi, hi_ex);
+        return bounds.empty() ? std::string("a number") : "a number " + bounds;
+    };
+    if (!v.is_number()) return type_mismatch(v, c, cx, expected());
     const double d = v.to_number<double>();
     const bool below = lo && (lo_ex ? !(d > lo->to_number<double>()) : d < lo->to_number<double>());
     const bool above = hi && (hi_ex ? !(d < hi->to_number<double>()) : d > hi->to_number<double>());
     if (below || above) {
         const char* keyword = below ? (lo_ex ? "exclusiveMinimum" : "minimum")
                                     : (hi_ex ? "exclusiveMaximum" : "maximum");
-        return cx.add("OUT_OF_RANGE", c.path, kw(c, keyword),
-                      "'" + display_name(c.path) + "' must be " + expected + "; got " +
+        return cx.add("OUT_OF_RANGE", c.path(), kw(c, keyword),
+                      "'" + display_name(c.path()) + "' must be " + expected() + "; got " +
                           got_text(v, cx.doc));
     }
     out = static_cast<M>(d);
 }
 
-void convert_decimal(const boost::json::value& v, decimal& out, const field_spec* fs, cursor& c,
+void convert_decimal(const boost::json::value& v, decimal& out, const field_spec* fs, const cursor& c,
                      convert_context& cx);
 void convert_string(const boost::json::value& v, std::string& out, const field_spec* fs,
-                    cursor& c, convert_context& cx);
+                    const cursor& c, convert_context& cx);
 /// Item-count check of a vector (`is_array`) or map; false when it failed.
-bool check_items(std::size_t n, bool is_array, const field_spec* fs, cursor& c, convert_context& cx);
+bool check_items(std::size_t n, bool is_array, const field_spec* fs, const cursor& c, convert_context& cx);
 
 template <class M>
-void convert_enum(const boost::json::value& v, M& out, cursor& c, convert_context& cx) {
-    std::string names;
-    boost::mp11::mp_for_each<boost::describe::describe_enumerators<M>>([&](auto d) {
-        if (!names.empty()) names += ", ";
-        names += '"';
-        names += decltype(d)::name;
-        names += '"';
-    });
-    const std::string expected = "one of " + names;
-    if (!v.is_string()) return type_mismatch(v, c, cx, expected);
+void convert_enum(const boost::json::value& v, M& out, const cursor& c, convert_context& cx) {
+    const auto expected = [] {
+        std::string names;
+        boost::mp11::mp_for_each<boost::describe::describe_enumerators<M>>([&](auto d) {
+            if (!names.empty()) names += ", ";
+            names += '"';
+            names += decltype(d)::name;
+            names += '"';
+        });
+        return "one of " + names;
+    };
+    if (!v.is_string()) return type_mismatch(v, c, cx, expected());
     const std::string_view s = v.get_string();
     bool found = false;
     boost::mp11::mp_for_each<boost::describe::describe_enumerators<M>>([&](auto d) {
@@ -160,14 +169,14 @@ void convert_enum(const boost::json::value& v, M& out, cursor& c, convert_contex
         }
     });
     if (!found)
-        cx.add("ENUM_MISMATCH", c.path, kw(c, "enum"),
-               "'" + display_name(c.path) + "' must be " + expected + "; got " + got_text(v, cx.doc));
+        cx.add("ENUM_MISMATCH", c.path(), kw(c, "enum"),
+               "'" + display_name(c.path()) + "' must be " + expected() + "; got " + got_text(v, cx.doc));
 }
 
 /// Convert `v` into `out` (type `M`), appending issues to `cx`.
 template <class M>
 void convert_value(const boost::json::value& v, M& out, const field_spec* fs, bool items_used,
-                   cursor& c, convert_context& cx) {
+                   const cursor& c, convert_context& cx) {
     if (cx.full()) return;
     if constexpr (is_optional<M>::value) {
         out.emplace();
@@ -178,24 +187,18 @@ void convert_value(const boost::json::value& v, M& out, const field_spec* fs, bo
         if (!items_used && !check_items(a.size(), true, fs, c, cx)) return;
         out.clear();
         out.resize(a.size());
-        scoped_append kw_guard(c.keyword);
-        c.keyword += "/items";
         for (std::size_t i = 0; i < a.size(); ++i) {
-            scoped_append path_guard(c.path);
-            candor::json::append_index(c.path, i);
-            convert_value(a[i], out[i], fs, true, c, cx);
+            const cursor item{&c, cursor::step::index, {}, i};
+            convert_value(a[i], out[i], fs, true, item, cx);
         }
     } else if constexpr (is_string_map<M>::value) {
         if (!v.is_object()) return type_mismatch(v, c, cx, "an object");
         const auto& o = v.get_object();
         if (!items_used && !check_items(o.size(), false, fs, c, cx)) return;
         out.clear();
-        scoped_append kw_guard(c.keyword);
-        c.keyword += "/additionalProperties";
         for (const auto& kv : o) {
-            scoped_append path_guard(c.path);
-            candor::json::append_token(c.path, kv.key());
-            convert_value(kv.value(), out[std::string(kv.key())], fs, true, c, cx);
+            const cursor entry{&c, cursor::step::key, kv.key(), 0};
+            convert_value(kv.value(), out[std::string(kv.key())], fs, true, entry, cx);
         }
     } else if constexpr (std::is_same_v<M, bool>) {
         if (!v.is_bool()) return type_mismatch(v, c, cx, "true or false");
@@ -218,7 +221,7 @@ void convert_value(const boost::json::value& v, M& out, const field_spec* fs, bo
 }
 
 template <class T>
-void convert_object(const boost::json::value& v, T& out, cursor& c, convert_context& cx) {
+void convert_object(const boost::json::value& v, T& out, const cursor& c, convert_context& cx) {
     if (!v.is_object()) return type_mismatch(v, c, cx, "an object");
     const auto& o = v.get_object();
     const struct_spec& ss = spec_of<T>();
@@ -230,8 +233,7 @@ void convert_object(const boost::json::value& v, T& out, cursor& c, convert_cont
                 known = known || kv.key() == decltype(d)::name;
             });
             if (!known) {
-                std::string path = c.path;
-                candor::json::append_token(path, kv.key());
+                const std::string path = cursor{&c, cursor::step::key, kv.key(), 0}.path();
                 boost::json::object details;
                 details["field"] = kv.key();
                 cx.add("UNKNOWN_FIELD", path, kw(c, "additionalProperties"),
@@ -242,22 +244,19 @@ void convert_object(const boost::json::value& v, T& out, cursor& c, convert_cont
     boost::mp11::mp_for_each<members_of<T>>([&](auto d) {
         using M = std::remove_cvref_t<decltype(out.*decltype(d)::pointer)>;
         const field_spec* fs = ss.find(decltype(d)::name);
-        scoped_append path_guard(c.path);
-        candor::json::append_token(c.path, decltype(d)::name);
+        const cursor member{&c, cursor::step::member, decltype(d)::name, 0};
         const boost::json::value* child = o.if_contains(decltype(d)::name);
         if (!child) {
             if (!is_optional<M>::value && !(fs && fs->optional)) {
                 boost::json::object details;
                 details["field"] = decltype(d)::name;
-                cx.add("REQUIRED_MISSING", c.path, kw(c, "required"),
-                       "missing required argument '" + display_name(c.path) + "'", std::move(details));
+                const std::string path = member.path();
+                cx.add("REQUIRED_MISSING", path, kw(c, "required"),
+                       "missing required argument '" + display_name(path) + "'", std::move(details));
             }
             return;
         }
-        scoped_append kw_guard(c.keyword);
-        candor::json::append_token(c.keyword, "properties");
-        candor::json::append_token(c.keyword, decltype(d)::name);
-        convert_value(*child, out.*decltype(d)::pointer, fs, false, c, cx);
+        convert_value(*child, out.*decltype(d)::pointer, fs, false, member, cx);
     });
 }
 
