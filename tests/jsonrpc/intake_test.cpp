@@ -60,6 +60,15 @@ TEST(JsonRpcIntake, ReadsResponses) {
     EXPECT_EQ(std::get<rpc::response>(e.value().msg).error->code, -1);
 }
 
+TEST(JsonRpcIntake, ErrorResponseWithNullIdIsAResponseNotAnInvalidRequest) {
+    auto r = rpc::read_message(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}})", server_limits);
+    ASSERT_TRUE(r);
+    const auto& resp = std::get<rpc::response>(r.value().msg);
+    EXPECT_FALSE(resp.id);
+    ASSERT_TRUE(resp.error);
+    EXPECT_EQ(resp.error->code, -32700);
+}
+
 TEST(JsonRpcIntake, InvalidJsonIsParseErrorWithNullIdAndIntakeCode) {
     auto r = refused(R"({"jsonrpc":"2.0","id":1,"method":"ping")");
     EXPECT_EQ(r.error.code, -32700);

@@ -77,6 +77,7 @@ TEST_F(Lifecycle, ResponsesFromTheClientAreNotAnswered) {
     client->initialize();
     const auto before = client->received().size();
     client->send(R"({"jsonrpc":"2.0","id":99,"result":{}})");
+    client->send(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"could not parse"}})");
     client->run_ready();
     EXPECT_EQ(client->received().size(), before);
 }

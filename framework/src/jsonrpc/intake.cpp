@@ -107,6 +107,16 @@ boost::system::result<inbound, rejection> read_message(std::string_view text,
     const auto* version = obj->if_contains("jsonrpc");
     if (!version || !version->is_string() || version->get_string() != "2.0")
         return refuse(id, error_code::invalid_request, "jsonrpc must be \"2.0\"");
+    const auto* method = obj->if_contains("method");
+    if (!method && id_value && id_value->is_null() && obj->contains("error") && !obj->contains("result")) {
+        // The client's error about a message of ours it could not read: a response, which is
+        // never answered (not even with an error).
+        auto e = read_error_member(obj->at("error"));
+        if (!e) return refuse(std::nullopt, error_code::invalid_request, e.error());
+        in_params.clear();
+        inbound r{doc, response{std::nullopt, nullptr, std::move(*e)}, {}};
+        return r;
+    }
     if (id_value && !id) {
         return refuse(std::nullopt, error_code::invalid_request,
                       id_value->is_null() ? "id must be a string or an integer, never null"
@@ -115,7 +125,6 @@ boost::system::result<inbound, rejection> read_message(std::string_view text,
 
     inbound in{doc, notification{}, {}};
 
-    const auto* method = obj->if_contains("method");
     if (method) {
         if (!method->is_string() || method->get_string().empty())
             return refuse(id, error_code::invalid_request, "method must be a non-empty string");

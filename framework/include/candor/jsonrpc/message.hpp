@@ -73,7 +73,9 @@ struct notification {
 
 /// A client's answer to a server-to-client request.
 struct response {
-    request_id id;
+    /// Absent only for an error response with `id: null` (the client could not read one of
+    /// our messages); such a response is never answered.
+    std::optional<request_id> id;
     /// Exactly one of these is set.
     const boost::json::value* result = nullptr;
     std::optional<error_object> error;
