@@ -165,6 +165,12 @@ TEST(Validator, ConstMismatch) {
     EXPECT_EQ(is.message, "'kind' must be \"order\"; got \"refund\"");
 }
 
+TEST(Validator, ConstAndEnumShowShortContainersAsJson) {
+    auto v = compile(R"({"properties":{"point":{"const":{"x":0,"y":0}},"pair":{"enum":[[1,2],[3,4]]}}})");
+    EXPECT_EQ(only_issue(v, R"({"point":{"x":1}})").message, R"('point' must be {"x":0,"y":0}; got {"x":1})");
+    EXPECT_EQ(only_issue(v, R"({"pair":[2,1]})").message, "'pair' must be one of [1,2], [3,4]; got [2,1]");
+}
+
 TEST(Validator, NotMultipleOf) {
     auto v = compile(R"({"properties":{"qty":{"type":"integer","multipleOf":5},"price":{"multipleOf":0.01}}})");
     auto is = only_issue(v, R"({"qty":7})");
@@ -254,7 +260,7 @@ TEST(Validator, NotUniqueNamesTheEqualItems) {
     auto v = compile(R"({"uniqueItems":true})");
     auto is = only_issue(v, R"([1, {"a":1}, 2, {"a":1.0}])");
     EXPECT_EQ(is.code, "NOT_UNIQUE");
-    EXPECT_EQ(is.message, "the arguments must not contain duplicates; items 1 and 3 are equal (an object)");
+    EXPECT_EQ(is.message, "the arguments must not contain duplicates; items 1 and 3 are equal ({\"a\":1})");
     std::string many = "[";
     for (int i = 0; i < 1000; ++i) many += std::to_string(i) + ",";
     many += "999.0]";

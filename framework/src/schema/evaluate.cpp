@@ -207,7 +207,7 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
         if (!out_) return false;
         ok = false;
         report(n, "const", "CONST_MISMATCH",
-               name_of(path_) + " must be " + describe_value(n.const_value) + "; got " + describe_value(v));
+               name_of(path_) + " must be " + describe_literal(n.const_value) + "; got " + describe_literal(v));
     }
     if (n.has_enum) {
         bool found = false;
@@ -240,12 +240,12 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
                     break;
                 }
                 if (i) allowed += ", ";
-                allowed += describe_value(n.enum_values[i]);
+                allowed += describe_literal(n.enum_values[i]);
             }
             for (const auto& e : n.enum_values) values.push_back(e);
             bj::object details;
             details["allowed"] = std::move(values);
-            report(n, "enum", "ENUM_MISMATCH", name_of(path_) + " must be one of " + allowed + "; got " + describe_value(v),
+            report(n, "enum", "ENUM_MISMATCH", name_of(path_) + " must be one of " + allowed + "; got " + describe_literal(v),
                    nullptr, std::move(details));
         }
     }
@@ -400,7 +400,7 @@ bool evaluator::check_array(const node& n, const bj::array& a, annotations* ann)
             if (!out_) return false;
             report(n, "uniqueItems", "NOT_UNIQUE",
                    name_of(path_) + " must not contain duplicates; items " + std::to_string(dup->first) + " and " +
-                       std::to_string(dup->second) + " are equal (" + describe_value(a[dup->first]) + ")");
+                       std::to_string(dup->second) + " are equal (" + describe_literal(a[dup->first]) + ")");
         }
     }
     const std::size_t prefix = std::min(n.prefix_items.size(), a.size());

@@ -61,6 +61,13 @@ std::string describe_value(const boost::json::value& v) {
     }
 }
 
+std::string describe_literal(const boost::json::value& v) {
+    if (!v.is_object() && !v.is_array()) return describe_value(v);
+    auto text = json::to_string(v);
+    if (text && text->size() <= 80) return *text;
+    return describe_value(v);
+}
+
 std::string describe_types(std::uint8_t types) {
     static constexpr std::pair<std::uint8_t, std::string_view> names[] = {
         {t_object, "an object"}, {t_array, "an array"},   {t_string, "a string"}, {t_integer, "an integer"},

@@ -28,6 +28,10 @@ std::string name_of(const std::vector<segment>& path, const segment* extra = nul
 /// "true", "null", "3.5", "\"abc\"" (long strings shortened), "an object", "an array".
 std::string describe_value(const boost::json::value& v);
 
+/// Like `describe_value`, but short objects and arrays are shown as compact JSON (for
+/// `const`/`enum` values and duplicates, where "an object" would say nothing).
+std::string describe_literal(const boost::json::value& v);
+
 /// "an integer", "a string or null", ...
 std::string describe_types(std::uint8_t types);
 
