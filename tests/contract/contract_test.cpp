@@ -143,6 +143,12 @@ TEST(SearchContract, MessageNamesTheRangeAndWhatCame) {
     EXPECT_EQ(r.error().front().keyword, "/properties/limit/type");
 }
 
+TEST(SearchContract, WholeFloatMessageShowsAFloatEvenWithoutTheDocument) {
+    auto r = search().convert(boost::json::parse(R"({"limit":3.0})"));
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().front().message.find("got 3.0 "), std::string::npos) << r.error().front().message;
+}
+
 TEST(SearchContract, CarriesVersionAndBudget) {
     candor::contract::contract_options opts;
     opts.budget.max_depth = 3;

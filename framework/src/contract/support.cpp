@@ -80,6 +80,14 @@ std::string got_text(const boost::json::value& v, const candor::json::document* 
             return s;
         }
     }
+    if (v.is_double()) {
+        // Without the raw text: the shortest round-trip form, visibly a float ("3.0", "0.5").
+        char buf[64];
+        const auto r = std::to_chars(buf, buf + sizeof buf, v.get_double());
+        std::string s(buf, r.ptr);
+        if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+        return s;
+    }
     auto text = candor::json::to_string(v);
     if (!text) return std::string(kind_of(v));
     std::string s = std::move(*text);
@@ -146,7 +154,13 @@ boost::json::value from_wide(wide v) noexcept {
 
 std::string bounds_phrase(const boost::json::value* lo, bool lo_exclusive,
                           const boost::json::value* hi, bool hi_exclusive) {
+    // Shortest round-trip text ("0.5", "1"), not the serializer's "5E-1".
     auto text = [](const boost::json::value& v) {
+        if (v.is_double()) {
+            char buf[64];
+            const auto r = std::to_chars(buf, buf + sizeof buf, v.get_double());
+            return std::string(buf, r.ptr);
+        }
         auto t = candor::json::to_string(v);
         return t ? std::move(*t) : std::string("?");
     };

@@ -186,10 +186,13 @@ void convert_value(const boost::json::value& v, M& out, const field_spec* fs, bo
         const auto& a = v.get_array();
         if (!items_used && !check_items(a.size(), true, fs, c, cx)) return;
         out.clear();
-        out.resize(a.size());
+        out.reserve(a.size());
         for (std::size_t i = 0; i < a.size(); ++i) {
             const cursor item{&c, cursor::step::index, {}, i};
-            convert_value(a[i], out[i], fs, true, item, cx);
+            // Through a local element: std::vector<bool> has no element references.
+            typename is_vector<M>::element e{};
+            convert_value(a[i], e, fs, true, item, cx);
+            out.push_back(std::move(e));
         }
     } else if constexpr (is_string_map<M>::value) {
         if (!v.is_object()) return type_mismatch(v, c, cx, "an object");
