@@ -1,10 +1,10 @@
-// Schema compilation: load documents, find their resources and anchors, then lower every
-// reachable schema object into a `node` with a worklist (no recursion on the schema).
+// Schema compilation: load documents, find their resources and anchors, resolve references,
+// and lower every reachable schema object into a `node` (lower.cpp) with a worklist, never
+// recursing on the schema; then bind dynamic references and refuse in-place cycles.
 #include "compile.hpp"
+#include "compiler.hpp"
 
-#include "format.hpp"
 #include "metaschema.hpp"
-#include "pattern.hpp"
 
 #include <candor/json/intake.hpp>
 #include <candor/json/pointer.hpp>
@@ -13,13 +13,8 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
-#include <re2/re2.h>
-
 #include <array>
-#include <cmath>
-#include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace candor::schema::detail {
 
@@ -27,8 +22,6 @@ program::program() = default;
 program::~program() = default;
 
 namespace {
-
-namespace bj = boost::json;
 
 constexpr std::string_view default_base = "urn:candor:root";
 // Deeper schema documents than this are refused; the intake admits at most depth_ceiling.
@@ -108,711 +101,352 @@ const bj::value* walk_pointer(const bj::value* v, std::string_view pointer) {
     return v;
 }
 
-std::optional<std::size_t> as_size(const bj::value& v) {
-    if (v.is_int64()) {
-        if (v.get_int64() < 0) return std::nullopt;
-        return static_cast<std::size_t>(v.get_int64());
+}  // namespace
+
+boost::system::result<void, schema_error> compiler::run() {
+    int doc = add_document(std::string(default_base), p_.schema);
+    if (error_) return *error_;
+    p_.root = get_node(doc, "", docs_[static_cast<std::size_t>(doc)].root.get());
+    while (true) {
+        drain();
+        if (error_) return *error_;
+        std::size_t before = p_.nodes.size();
+        bind_dynamic_refs();
+        if (error_) return *error_;
+        if (p_.nodes.size() == before && work_.empty()) break;
     }
-    if (v.is_uint64()) return static_cast<std::size_t>(v.get_uint64());
-    if (v.is_double()) {
-        double d = v.get_double();
-        if (d < 0 || d != std::floor(d) || !std::isfinite(d)) return std::nullopt;
-        if (d >= 1.8e19) return std::numeric_limits<std::size_t>::max();
-        return static_cast<std::size_t>(d);
+    check_cycles();
+    if (error_) return *error_;
+    return {};
+}
+
+void compiler::fail(std::string where, std::string message) {
+    if (!error_) error_ = schema_error{std::move(where), std::move(message)};
+}
+
+std::string compiler::doc_location(int doc, std::string_view pointer) const {
+    if (doc == 0) return std::string(pointer);
+    return docs_[static_cast<std::size_t>(doc)].uri + "#" + std::string(pointer);
+}
+
+index compiler::resource_for(const std::string& uri) {
+    auto it = resource_by_uri_.find(uri);
+    if (it != resource_by_uri_.end()) return it->second;
+    index r = static_cast<index>(p_.resources.size());
+    p_.resources.push_back(resource{uri});
+    resource_by_uri_.emplace(uri, r);
+    return r;
+}
+
+std::uint8_t compiler::vocabulary_of(const bj::value& root, int doc) {
+    std::uint8_t all = v_applicator | v_unevaluated | v_validation;
+    const auto* o = root.if_object();
+    if (!o) return all;
+    auto it = o->find("$schema");
+    if (it == o->end()) return all;
+    if (!it->value().is_string()) {
+        fail(doc_location(doc, "/$schema"), "$schema must be a string (a URI)");
+        return all;
     }
+    std::string uri = strip_empty_fragment(std::string(it->value().get_string()));
+    if (uri == metaschema_uri) return all;
+    auto meta = load(uri);
+    if (!meta) return all;  // unknown dialect: treated as 2020-12
+    const auto* mo = meta->if_object();
+    if (!mo) return all;
+    auto vit = mo->find("$vocabulary");
+    if (vit == mo->end() || !vit->value().is_object()) return all;
+    std::uint8_t bits = 0;
+    constexpr std::string_view prefix = "https://json-schema.org/draft/2020-12/vocab/";
+    for (const auto& kv : vit->value().get_object()) {
+        std::string_view k = kv.key();
+        bool required = kv.value().is_bool() && kv.value().get_bool();
+        std::string_view name = k.substr(0, prefix.size()) == prefix ? k.substr(prefix.size()) : std::string_view{};
+        if (name == "applicator") bits |= v_applicator;
+        else if (name == "unevaluated") bits |= v_unevaluated;
+        else if (name == "validation") bits |= v_validation;
+        else if (name == "format-assertion") bits |= v_format_assertion;
+        else if (name == "core" || name == "meta-data" || name == "format-annotation" || name == "content") {
+        } else if (required) {
+            fail(doc_location(doc, "/$schema"),
+                 "the metaschema requires the unknown vocabulary " + std::string(k));
+        }
+    }
+    return bits;
+}
+
+std::optional<bj::value> compiler::load(const std::string& uri) {
+    if (auto text = builtin_document(uri)) {
+        auto doc = json::parse(*text);
+        if (doc) return bj::value(doc->root(), bj::storage_ptr());
+        return std::nullopt;
+    }
+    if (p_.opts.resolve) return p_.opts.resolve(uri);
     return std::nullopt;
 }
 
-std::uint8_t type_bit(std::string_view name) {
-    if (name == "null") return t_null;
-    if (name == "boolean") return t_boolean;
-    if (name == "object") return t_object;
-    if (name == "array") return t_array;
-    if (name == "number") return t_number;
-    if (name == "string") return t_string;
-    if (name == "integer") return t_integer;
-    return 0;
+int compiler::add_document(std::string uri, const bj::value& v) {
+    int doc = static_cast<int>(docs_.size());
+    docs_.push_back(document_entry{uri, std::make_unique<bj::value>(v, bj::storage_ptr()), 0});
+    docs_.back().vocab = vocabulary_of(*docs_.back().root, doc);
+    scan(doc);
+    return doc;
 }
 
-struct document_entry {
-    std::string uri;
-    std::unique_ptr<bj::value> root;
-    std::uint8_t vocab = v_applicator | v_unevaluated | v_validation;
-};
-
-struct location {
-    int doc = 0;
-    std::string pointer;
-    const bj::value* value = nullptr;
-};
-
-struct pending {
-    index node;
-    int doc;
-    std::string pointer;
-    const bj::value* value;
-    std::string base;
-};
-
-struct dynamic_anchor_site {
-    std::string resource_uri;
-    int doc;
-    std::string pointer;
-};
-
-struct dynamic_ref_site {
-    index node;
-    std::string name;  // plain-name fragment, or "" when the fragment is not a name
-};
-
-class compiler {
-public:
-    explicit compiler(program& p) : p_(p) {}
-
-    boost::system::result<void, schema_error> run() {
-        int doc = add_document(std::string(default_base), p_.schema);
-        if (error_) return *error_;
-        p_.root = get_node(doc, "", docs_[static_cast<std::size_t>(doc)].root.get());
-        while (true) {
-            drain();
-            if (error_) return *error_;
-            std::size_t before = p_.nodes.size();
-            bind_dynamic_refs();
-            if (error_) return *error_;
-            if (p_.nodes.size() == before && work_.empty()) break;
+void compiler::scan(int doc) {
+    struct item {
+        const bj::value* v;
+        std::string pointer;
+        std::string base;
+        std::size_t depth;
+    };
+    const auto& entry = docs_[static_cast<std::size_t>(doc)];
+    std::vector<item> stack;
+    stack.push_back({entry.root.get(), "", entry.uri, 0});
+    ids_.emplace(entry.uri, std::make_pair(doc, std::string()));
+    resource_for(entry.uri);
+    while (!stack.empty() && !error_) {
+        item it = std::move(stack.back());
+        stack.pop_back();
+        if (it.depth > max_schema_depth) {
+            fail(doc_location(doc, it.pointer), "schema nested too deeply");
+            return;
         }
-        check_cycles();
-        if (error_) return *error_;
-        return {};
-    }
-
-private:
-    program& p_;
-    std::vector<document_entry> docs_;
-    // Absolute URI (no fragment) of each resource, and "URI#name" of each anchor -> location.
-    std::unordered_map<std::string, std::pair<int, std::string>> ids_;
-    std::unordered_map<std::string, index> node_by_key_;
-    std::unordered_map<std::string, index> resource_by_uri_;
-    std::unordered_map<std::string, std::vector<dynamic_anchor_site>> dynamic_anchors_;
-    std::unordered_map<index, std::string> node_dynamic_anchor_;
-    std::vector<dynamic_ref_site> dynamic_refs_;
-    std::vector<pending> work_;
-    std::optional<schema_error> error_;
-
-    void fail(std::string where, std::string message) {
-        if (!error_) error_ = schema_error{std::move(where), std::move(message)};
-    }
-
-    std::string doc_location(int doc, std::string_view pointer) const {
-        if (doc == 0) return std::string(pointer);
-        return docs_[static_cast<std::size_t>(doc)].uri + "#" + std::string(pointer);
-    }
-
-    index resource_for(const std::string& uri) {
-        auto it = resource_by_uri_.find(uri);
-        if (it != resource_by_uri_.end()) return it->second;
-        index r = static_cast<index>(p_.resources.size());
-        p_.resources.push_back(resource{uri});
-        resource_by_uri_.emplace(uri, r);
-        return r;
-    }
-
-    std::uint8_t vocabulary_of(const bj::value& root, int doc) {
-        std::uint8_t all = v_applicator | v_unevaluated | v_validation;
-        const auto* o = root.if_object();
-        if (!o) return all;
-        auto it = o->find("$schema");
-        if (it == o->end()) return all;
-        if (!it->value().is_string()) {
-            fail(doc_location(doc, "/$schema"), "$schema must be a string (a URI)");
-            return all;
+        const auto* o = it.v->if_object();
+        if (!o) continue;
+        std::string base = it.base;
+        if (auto id = o->find("$id"); id != o->end()) {
+            if (!id->value().is_string()) {
+                fail(doc_location(doc, it.pointer + "/$id"), "$id must be a string (a URI reference)");
+                return;
+            }
+            std::string_view idv = id->value().get_string();
+            auto hash = idv.find('#');
+            if (hash != std::string_view::npos && hash + 1 != idv.size()) {
+                fail(doc_location(doc, it.pointer + "/$id"), "$id must not contain a non-empty fragment");
+                return;
+            }
+            auto resolved = resolve_uri(base, idv);
+            if (!resolved) {
+                fail(doc_location(doc, it.pointer + "/$id"), "$id is not a valid URI reference");
+                return;
+            }
+            base = strip_empty_fragment(*resolved);
+            ids_.emplace(base, std::make_pair(doc, it.pointer));
+            resource_for(base);
         }
-        std::string uri = strip_empty_fragment(std::string(it->value().get_string()));
-        if (uri == metaschema_uri) return all;
-        auto meta = load(uri);
-        if (!meta) return all;  // unknown dialect: treated as 2020-12
-        const auto* mo = meta->if_object();
-        if (!mo) return all;
-        auto vit = mo->find("$vocabulary");
-        if (vit == mo->end() || !vit->value().is_object()) return all;
-        std::uint8_t bits = 0;
-        constexpr std::string_view prefix = "https://json-schema.org/draft/2020-12/vocab/";
-        for (const auto& kv : vit->value().get_object()) {
-            std::string_view k = kv.key();
-            bool required = kv.value().is_bool() && kv.value().get_bool();
-            std::string_view name = k.substr(0, prefix.size()) == prefix ? k.substr(prefix.size()) : std::string_view{};
-            if (name == "applicator") bits |= v_applicator;
-            else if (name == "unevaluated") bits |= v_unevaluated;
-            else if (name == "validation") bits |= v_validation;
-            else if (name == "format-assertion") bits |= v_format_assertion;
-            else if (name == "core" || name == "meta-data" || name == "format-annotation" || name == "content") {
-            } else if (required) {
-                fail(doc_location(doc, "/$schema"),
-                     "the metaschema requires the unknown vocabulary " + std::string(k));
+        for (std::string_view kw : {std::string_view("$anchor"), std::string_view("$dynamicAnchor")}) {
+            auto a = o->find(kw);
+            if (a == o->end()) continue;
+            if (!a->value().is_string() || a->value().get_string().empty()) {
+                fail(doc_location(doc, it.pointer + "/" + std::string(kw)), std::string(kw) + " must be a non-empty string");
+                return;
+            }
+            std::string name(a->value().get_string());
+            char first = name[0];
+            if (!((first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z') || first == '_')) {
+                fail(doc_location(doc, it.pointer + "/" + std::string(kw)),
+                     std::string(kw) + " must start with a letter or '_'");
+                return;
+            }
+            ids_.emplace(base + "#" + name, std::make_pair(doc, it.pointer));
+            if (kw == "$dynamicAnchor") dynamic_anchors_[name].push_back({base, doc, it.pointer});
+        }
+        auto push = [&](const bj::value& child, std::string pointer) {
+            stack.push_back({&child, std::move(pointer), base, it.depth + 1});
+        };
+        for (std::string_view kw : single_schema_keywords)
+            if (auto c = o->find(kw); c != o->end()) push(c->value(), json::child_pointer(it.pointer, kw));
+        for (std::string_view kw : object_schema_keywords) {
+            auto c = o->find(kw);
+            if (c == o->end() || !c->value().is_object()) continue;
+            std::string p = json::child_pointer(it.pointer, kw);
+            for (const auto& kv : c->value().get_object()) push(kv.value(), json::child_pointer(p, kv.key()));
+        }
+        for (std::string_view kw : array_schema_keywords) {
+            auto c = o->find(kw);
+            if (c == o->end() || !c->value().is_array()) continue;
+            std::string p = json::child_pointer(it.pointer, kw);
+            std::size_t i = 0;
+            for (const auto& v : c->value().get_array()) {
+                std::string q = p;
+                json::append_index(q, i++);
+                push(v, std::move(q));
             }
         }
-        return bits;
     }
+}
 
-    /// A document by absolute URI: built in, or from the caller's resolver.
-    std::optional<bj::value> load(const std::string& uri) {
-        if (auto text = builtin_document(uri)) {
-            auto doc = json::parse(*text);
-            if (doc) return bj::value(doc->root(), bj::storage_ptr());
-            return std::nullopt;
+std::string compiler::base_at(int doc, std::string_view pointer) {
+    const auto& entry = docs_[static_cast<std::size_t>(doc)];
+    std::string base = entry.uri;
+    const bj::value* v = entry.root.get();
+    auto apply_id = [&](const bj::value* at) {
+        if (const auto* o = at->if_object()) {
+            auto id = o->find("$id");
+            if (id != o->end() && id->value().is_string()) {
+                if (auto r = resolve_uri(base, id->value().get_string())) base = strip_empty_fragment(*r);
+            }
         }
-        if (p_.opts.resolve) return p_.opts.resolve(uri);
+    };
+    apply_id(v);
+    std::size_t pos = 0;
+    while (v && pos < pointer.size()) {
+        std::size_t next = pointer.find('/', pos + 1);
+        std::string_view prefix = pointer.substr(0, next == std::string_view::npos ? pointer.size() : next);
+        v = walk_pointer(entry.root.get(), prefix);
+        if (v) apply_id(v);
+        pos = next == std::string_view::npos ? pointer.size() : next;
+    }
+    return base;
+}
+
+index compiler::get_node(int doc, const std::string& pointer, const bj::value* v) {
+    std::string key = std::to_string(doc) + "#" + pointer;
+    auto it = node_by_key_.find(key);
+    if (it != node_by_key_.end()) return it->second;
+    index n = static_cast<index>(p_.nodes.size());
+    p_.nodes.emplace_back();
+    node_by_key_.emplace(std::move(key), n);
+    std::string base = base_at(doc, pointer);
+    auto& nd = p_.nodes.back();
+    nd.location = doc_location(doc, pointer);
+    nd.resource = resource_for(base);
+    nd.vocab = docs_[static_cast<std::size_t>(doc)].vocab;
+    work_.push_back({n, doc, pointer, v, std::move(base)});
+    return n;
+}
+
+std::optional<location> compiler::locate(const std::string& base, std::string_view ref, const std::string& where, std::string* fragment_name) {
+    auto abs = resolve_uri(base, ref);
+    if (!abs) {
+        fail(where, "not a valid URI reference: " + std::string(ref));
         return std::nullopt;
     }
-
-    int add_document(std::string uri, const bj::value& v) {
-        int doc = static_cast<int>(docs_.size());
-        docs_.push_back(document_entry{uri, std::make_unique<bj::value>(v, bj::storage_ptr()), 0});
-        docs_.back().vocab = vocabulary_of(*docs_.back().root, doc);
-        scan(doc);
-        return doc;
+    std::string uri = *abs, fragment;
+    if (auto hash = uri.find('#'); hash != std::string::npos) {
+        fragment = percent_decode(std::string_view(uri).substr(hash + 1));
+        uri.resize(hash);
     }
-
-    /// Register the resources ($id) and anchors of one document, walking only schema
-    /// positions (an `$id` inside `enum` or `const` is data, not an identifier).
-    void scan(int doc) {
-        struct item {
-            const bj::value* v;
-            std::string pointer;
-            std::string base;
-            std::size_t depth;
-        };
-        const auto& entry = docs_[static_cast<std::size_t>(doc)];
-        std::vector<item> stack;
-        stack.push_back({entry.root.get(), "", entry.uri, 0});
-        ids_.emplace(entry.uri, std::make_pair(doc, std::string()));
-        resource_for(entry.uri);
-        while (!stack.empty() && !error_) {
-            item it = std::move(stack.back());
-            stack.pop_back();
-            if (it.depth > max_schema_depth) {
-                fail(doc_location(doc, it.pointer), "schema nested too deeply");
-                return;
-            }
-            const auto* o = it.v->if_object();
-            if (!o) continue;
-            std::string base = it.base;
-            if (auto id = o->find("$id"); id != o->end()) {
-                if (!id->value().is_string()) {
-                    fail(doc_location(doc, it.pointer + "/$id"), "$id must be a string (a URI reference)");
-                    return;
-                }
-                std::string_view idv = id->value().get_string();
-                auto hash = idv.find('#');
-                if (hash != std::string_view::npos && hash + 1 != idv.size()) {
-                    fail(doc_location(doc, it.pointer + "/$id"), "$id must not contain a non-empty fragment");
-                    return;
-                }
-                auto resolved = resolve_uri(base, idv);
-                if (!resolved) {
-                    fail(doc_location(doc, it.pointer + "/$id"), "$id is not a valid URI reference");
-                    return;
-                }
-                base = strip_empty_fragment(*resolved);
-                ids_.emplace(base, std::make_pair(doc, it.pointer));
-                resource_for(base);
-            }
-            for (std::string_view kw : {std::string_view("$anchor"), std::string_view("$dynamicAnchor")}) {
-                auto a = o->find(kw);
-                if (a == o->end()) continue;
-                if (!a->value().is_string() || a->value().get_string().empty()) {
-                    fail(doc_location(doc, it.pointer + "/" + std::string(kw)), std::string(kw) + " must be a non-empty string");
-                    return;
-                }
-                std::string name(a->value().get_string());
-                char first = name[0];
-                if (!((first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z') || first == '_')) {
-                    fail(doc_location(doc, it.pointer + "/" + std::string(kw)),
-                         std::string(kw) + " must start with a letter or '_'");
-                    return;
-                }
-                ids_.emplace(base + "#" + name, std::make_pair(doc, it.pointer));
-                if (kw == "$dynamicAnchor") dynamic_anchors_[name].push_back({base, doc, it.pointer});
-            }
-            auto push = [&](const bj::value& child, std::string pointer) {
-                stack.push_back({&child, std::move(pointer), base, it.depth + 1});
-            };
-            for (std::string_view kw : single_schema_keywords)
-                if (auto c = o->find(kw); c != o->end()) push(c->value(), json::child_pointer(it.pointer, kw));
-            for (std::string_view kw : object_schema_keywords) {
-                auto c = o->find(kw);
-                if (c == o->end() || !c->value().is_object()) continue;
-                std::string p = json::child_pointer(it.pointer, kw);
-                for (const auto& kv : c->value().get_object()) push(kv.value(), json::child_pointer(p, kv.key()));
-            }
-            for (std::string_view kw : array_schema_keywords) {
-                auto c = o->find(kw);
-                if (c == o->end() || !c->value().is_array()) continue;
-                std::string p = json::child_pointer(it.pointer, kw);
-                std::size_t i = 0;
-                for (const auto& v : c->value().get_array()) {
-                    std::string q = p;
-                    json::append_index(q, i++);
-                    push(v, std::move(q));
-                }
-            }
-        }
-    }
-
-    /// The base URI in force at `pointer` of `doc`: the document's URI, changed by every
-    /// `$id` on the way down (including the one at `pointer` itself).
-    std::string base_at(int doc, std::string_view pointer) {
-        const auto& entry = docs_[static_cast<std::size_t>(doc)];
-        std::string base = entry.uri;
-        const bj::value* v = entry.root.get();
-        auto apply_id = [&](const bj::value* at) {
-            if (const auto* o = at->if_object()) {
-                auto id = o->find("$id");
-                if (id != o->end() && id->value().is_string()) {
-                    if (auto r = resolve_uri(base, id->value().get_string())) base = strip_empty_fragment(*r);
-                }
-            }
-        };
-        apply_id(v);
-        std::size_t pos = 0;
-        while (v && pos < pointer.size()) {
-            std::size_t next = pointer.find('/', pos + 1);
-            std::string_view prefix = pointer.substr(0, next == std::string_view::npos ? pointer.size() : next);
-            v = walk_pointer(entry.root.get(), prefix);
-            if (v) apply_id(v);
-            pos = next == std::string_view::npos ? pointer.size() : next;
-        }
-        return base;
-    }
-
-    index get_node(int doc, const std::string& pointer, const bj::value* v) {
-        std::string key = std::to_string(doc) + "#" + pointer;
-        auto it = node_by_key_.find(key);
-        if (it != node_by_key_.end()) return it->second;
-        index n = static_cast<index>(p_.nodes.size());
-        p_.nodes.emplace_back();
-        node_by_key_.emplace(std::move(key), n);
-        std::string base = base_at(doc, pointer);
-        auto& nd = p_.nodes.back();
-        nd.location = doc_location(doc, pointer);
-        nd.resource = resource_for(base);
-        nd.vocab = docs_[static_cast<std::size_t>(doc)].vocab;
-        work_.push_back({n, doc, pointer, v, std::move(base)});
-        return n;
-    }
-
-    /// Resolve `ref` against `base` to a schema location, loading documents as needed.
-    std::optional<location> locate(const std::string& base, std::string_view ref, const std::string& where,
-                                   std::string* fragment_name = nullptr) {
-        auto abs = resolve_uri(base, ref);
-        if (!abs) {
-            fail(where, "not a valid URI reference: " + std::string(ref));
+    if (!ids_.count(uri)) {
+        auto doc = load(uri);
+        if (!doc) {
+            fail(where, "cannot resolve the reference " + std::string(ref) + " (" + uri +
+                            "): no such schema resource, and no resolver provided it");
             return std::nullopt;
         }
-        std::string uri = *abs, fragment;
-        if (auto hash = uri.find('#'); hash != std::string::npos) {
-            fragment = percent_decode(std::string_view(uri).substr(hash + 1));
-            uri.resize(hash);
-        }
-        if (!ids_.count(uri)) {
-            auto doc = load(uri);
-            if (!doc) {
-                fail(where, "cannot resolve the reference " + std::string(ref) + " (" + uri +
-                                "): no such schema resource, and no resolver provided it");
-                return std::nullopt;
-            }
-            add_document(uri, *doc);
-            if (error_) return std::nullopt;
-            if (!ids_.count(uri)) ids_.emplace(uri, std::make_pair(static_cast<int>(docs_.size() - 1), std::string()));
-        }
-        std::pair<int, std::string> target;
-        if (fragment.empty() || fragment[0] == '/') {
-            target = ids_.at(uri);
-            target.second += fragment;
-        } else {
-            if (fragment_name) *fragment_name = fragment;
-            auto a = ids_.find(uri + "#" + fragment);
-            if (a == ids_.end()) {
-                fail(where, "no anchor named '" + fragment + "' in " + uri);
-                return std::nullopt;
-            }
-            target = a->second;
-        }
-        const bj::value* v = walk_pointer(docs_[static_cast<std::size_t>(target.first)].root.get(), target.second);
-        if (!v) {
-            fail(where, "the reference " + std::string(ref) + " points to nothing");
+        add_document(uri, *doc);
+        if (error_) return std::nullopt;
+        if (!ids_.count(uri)) ids_.emplace(uri, std::make_pair(static_cast<int>(docs_.size() - 1), std::string()));
+    }
+    std::pair<int, std::string> target;
+    if (fragment.empty() || fragment[0] == '/') {
+        target = ids_.at(uri);
+        target.second += fragment;
+    } else {
+        if (fragment_name) *fragment_name = fragment;
+        auto a = ids_.find(uri + "#" + fragment);
+        if (a == ids_.end()) {
+            fail(where, "no anchor named '" + fragment + "' in " + uri);
             return std::nullopt;
         }
-        return location{target.first, target.second, v};
+        target = a->second;
     }
-
-    index subschema(const pending& w, const std::string& pointer, const bj::value& v, const std::string& where) {
-        if (!v.is_object() && !v.is_bool()) {
-            fail(where, "must be a schema (an object or a boolean)");
-            return none;
-        }
-        return get_node(w.doc, pointer, &v);
+    const bj::value* v = walk_pointer(docs_[static_cast<std::size_t>(target.first)].root.get(), target.second);
+    if (!v) {
+        fail(where, "the reference " + std::string(ref) + " points to nothing");
+        return std::nullopt;
     }
+    return location{target.first, target.second, v};
+}
 
-    void drain() {
-        while (!work_.empty() && !error_) {
-            pending w = std::move(work_.back());
-            work_.pop_back();
-            compile_node(w);
-        }
+index compiler::subschema(const pending& w, const std::string& pointer, const bj::value& v, const std::string& where) {
+    if (!v.is_object() && !v.is_bool()) {
+        fail(where, "must be a schema (an object or a boolean)");
+        return none;
     }
+    return get_node(w.doc, pointer, &v);
+}
 
-    void compile_node(const pending& w) {
-        if (w.value->is_bool()) {
-            auto& nd = p_.nodes[static_cast<std::size_t>(w.node)];
-            nd.is_boolean = true;
-            nd.boolean_value = w.value->get_bool();
-            return;
+void compiler::drain() {
+    while (!work_.empty() && !error_) {
+        pending w = std::move(work_.back());
+        work_.pop_back();
+        compile_node(w);
+    }
+}
+
+void compiler::bind_dynamic_refs() {
+    for (const auto& site : dynamic_refs_) {
+        auto& nd = p_.nodes[static_cast<std::size_t>(site.node)];
+        if (site.name.empty()) continue;
+        auto a = node_dynamic_anchor_.find(nd.dynamic_ref);
+        if (a == node_dynamic_anchor_.end() || a->second != site.name) continue;
+        auto sites = dynamic_anchors_.find(site.name);
+        if (sites == dynamic_anchors_.end()) continue;
+        std::vector<dynamic_candidate> candidates;
+        for (const auto& s : sites->second) {
+            const bj::value* v = walk_pointer(docs_[static_cast<std::size_t>(s.doc)].root.get(), s.pointer);
+            if (!v) continue;
+            index target = get_node(s.doc, s.pointer, v);
+            candidates.push_back({resource_for(s.resource_uri), target});
         }
-        const auto* op = w.value->if_object();
-        if (!op) {
-            fail(doc_location(w.doc, w.pointer), "a schema must be an object or a boolean");
-            return;
+        auto& n2 = p_.nodes[static_cast<std::size_t>(site.node)];
+        n2.dynamic_ref_rebinds = true;
+        n2.dynamic_candidates = std::move(candidates);
+        p_.uses_dynamic_scope = true;
+    }
+}
+
+void compiler::check_cycles() {
+    const std::size_t n = p_.nodes.size();
+    std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
+    struct frame {
+        index node;
+        std::size_t next;
+    };
+    auto edges = [&](index i, std::size_t k) -> index {
+        const auto& nd = p_.nodes[static_cast<std::size_t>(i)];
+        if (nd.ref != none) {
+            if (k == 0) return nd.ref;
+            --k;
         }
-        const bj::object& o = *op;
-        // Nodes may be appended while this one is compiled: always index, never hold a reference.
-        auto nd = [&]() -> node& { return p_.nodes[static_cast<std::size_t>(w.node)]; };
-        const std::uint8_t vocab = nd().vocab;
-        auto where = [&](std::string_view kw) { return doc_location(w.doc, json::child_pointer(w.pointer, kw)); };
-        auto ptr = [&](std::string_view kw) { return json::child_pointer(w.pointer, kw); };
-        auto find = [&](std::string_view kw) -> const bj::value* {
-            auto it = o.find(kw);
-            return it == o.end() ? nullptr : &it->value();
-        };
-        auto one = [&](std::string_view kw) -> index {
-            const bj::value* v = find(kw);
-            return v ? subschema(w, ptr(kw), *v, where(kw)) : none;
-        };
-        auto many = [&](std::string_view kw) {
-            std::vector<index> out;
-            const bj::value* v = find(kw);
-            if (!v) return out;
-            if (!v->is_array() || v->get_array().empty()) {
-                fail(where(kw), std::string(kw) + " must be a non-empty array of schemas");
-                return out;
+        if (nd.dynamic_ref != none && !nd.dynamic_ref_rebinds) {
+            if (k == 0) return nd.dynamic_ref;
+            --k;
+        }
+        if (k < nd.all_of.size()) return nd.all_of[k];
+        return -2;
+    };
+    std::vector<frame> stack;
+    for (std::size_t s = 0; s < n && !error_; ++s) {
+        if (state[s] != 0) continue;
+        stack.push_back({static_cast<index>(s), 0});
+        state[s] = 1;
+        while (!stack.empty()) {
+            frame& f = stack.back();
+            index next = edges(f.node, f.next++);
+            if (next == -2) {
+                state[static_cast<std::size_t>(f.node)] = 2;
+                stack.pop_back();
+                continue;
             }
-            std::size_t i = 0;
-            for (const auto& s : v->get_array()) {
-                std::string p = ptr(kw);
-                json::append_index(p, i);
-                std::string loc = doc_location(w.doc, p);
-                out.push_back(subschema(w, p, s, loc));
-                ++i;
-            }
-            return out;
-        };
-        auto size_kw = [&](std::string_view kw, std::optional<std::size_t>& out) {
-            const bj::value* v = find(kw);
-            if (!v) return;
-            auto n = as_size(*v);
-            if (!n) {
-                fail(where(kw), std::string(kw) + " must be a non-negative integer");
+            if (next < 0) continue;
+            auto& st = state[static_cast<std::size_t>(next)];
+            if (st == 1) {
+                fail(p_.nodes[static_cast<std::size_t>(f.node)].location,
+                     "reference cycle: this schema re-enters " + p_.nodes[static_cast<std::size_t>(next)].location +
+                         " through $ref/allOf without consuming any part of the instance");
                 return;
             }
-            out = *n;
-        };
-        auto number_kw = [&](std::string_view kw, std::optional<bj::value>& out) {
-            const bj::value* v = find(kw);
-            if (!v) return;
-            if (!v->is_number()) {
-                fail(where(kw), std::string(kw) + " must be a number");
-                return;
-            }
-            out = *v;
-        };
-        auto string_array = [&](std::string_view kw, const bj::value& v, std::vector<std::string>& out,
-                                 const std::string& loc) {
-            if (!v.is_array()) {
-                fail(loc, std::string(kw) + " must be an array of strings");
-                return;
-            }
-            std::unordered_set<std::string_view> seen;
-            for (const auto& s : v.get_array()) {
-                if (!s.is_string()) {
-                    fail(loc, std::string(kw) + " must be an array of strings");
-                    return;
-                }
-                if (!seen.insert(s.get_string()).second) {
-                    fail(loc, std::string(kw) + " must not repeat a name ('" + std::string(s.get_string()) + "')");
-                    return;
-                }
-                out.emplace_back(s.get_string());
-            }
-        };
-
-        // --- core
-        if (const bj::value* v = find("$ref")) {
-            if (!v->is_string()) return fail(where("$ref"), "$ref must be a string (a URI reference)");
-            auto loc = locate(w.base, v->get_string(), where("$ref"));
-            if (!loc) return;
-            index t = get_node(loc->doc, loc->pointer, loc->value);
-            nd().ref = t;
-        }
-        if (const bj::value* v = find("$dynamicRef")) {
-            if (!v->is_string()) return fail(where("$dynamicRef"), "$dynamicRef must be a string (a URI reference)");
-            std::string name;
-            auto loc = locate(w.base, v->get_string(), where("$dynamicRef"), &name);
-            if (!loc) return;
-            index t = get_node(loc->doc, loc->pointer, loc->value);
-            nd().dynamic_ref = t;
-            dynamic_refs_.push_back({w.node, name});
-        }
-        if (const bj::value* v = find("$dynamicAnchor"); v && v->is_string())
-            node_dynamic_anchor_[w.node] = std::string(v->get_string());
-        if (const bj::value* v = find("$defs"); v && !v->is_object())
-            return fail(where("$defs"), "$defs must be an object of schemas");
-        if (const bj::value* v = find("$defs")) {
-            // Compiled so that they are checked at registration even if nothing refers to them.
-            for (const auto& kv : v->get_object())
-                subschema(w, json::child_pointer(ptr("$defs"), kv.key()), kv.value(),
-                          doc_location(w.doc, json::child_pointer(ptr("$defs"), kv.key())));
-        }
-
-        // --- validation vocabulary
-        if (vocab & v_validation) {
-            if (const bj::value* v = find("type")) {
-                std::uint8_t bits = 0;
-                auto add = [&](const bj::value& t) {
-                    std::uint8_t b = t.is_string() ? type_bit(t.get_string()) : 0;
-                    if (b == 0) {
-                        fail(where("type"), "type must name null, boolean, object, array, number, string or integer");
-                        return;
-                    }
-                    bits |= b;
-                };
-                if (v->is_array()) {
-                    if (v->get_array().empty()) return fail(where("type"), "type must not be an empty array");
-                    for (const auto& t : v->get_array()) add(t);
-                } else {
-                    add(*v);
-                }
-                nd().types = bits;
-            }
-            if (const bj::value* v = find("const")) {
-                nd().has_const = true;
-                nd().const_value = *v;
-            }
-            if (const bj::value* v = find("enum")) {
-                if (!v->is_array()) return fail(where("enum"), "enum must be an array");
-                nd().has_enum = true;
-                for (const auto& e : v->get_array()) nd().enum_values.emplace_back(e, bj::storage_ptr());
-            }
-            number_kw("multipleOf", nd().multiple_of);
-            if (nd().multiple_of) {
-                const auto& m = *nd().multiple_of;
-                bool positive = m.is_int64() ? m.get_int64() > 0 : m.is_uint64() ? m.get_uint64() > 0 : m.get_double() > 0;
-                if (!positive) return fail(where("multipleOf"), "multipleOf must be greater than 0");
-            }
-            number_kw("minimum", nd().minimum);
-            number_kw("maximum", nd().maximum);
-            number_kw("exclusiveMinimum", nd().exclusive_minimum);
-            number_kw("exclusiveMaximum", nd().exclusive_maximum);
-            size_kw("minLength", nd().min_length);
-            size_kw("maxLength", nd().max_length);
-            size_kw("minItems", nd().min_items);
-            size_kw("maxItems", nd().max_items);
-            size_kw("minContains", nd().min_contains);
-            size_kw("maxContains", nd().max_contains);
-            size_kw("minProperties", nd().min_properties);
-            size_kw("maxProperties", nd().max_properties);
-            if (const bj::value* v = find("uniqueItems")) {
-                if (!v->is_bool()) return fail(where("uniqueItems"), "uniqueItems must be a boolean");
-                nd().unique_items = v->get_bool();
-            }
-            if (const bj::value* v = find("pattern")) {
-                if (!v->is_string()) return fail(where("pattern"), "pattern must be a string");
-                auto re = compile_pattern(v->get_string());
-                if (!re) return fail(where("pattern"), re.error());
-                nd().pattern = static_cast<index>(p_.regexes.size());
-                nd().pattern_source = std::string(v->get_string());
-                p_.regexes.push_back(std::move(*re));
-            }
-            if (const bj::value* v = find("required")) {
-                std::vector<std::string> names;
-                string_array("required", *v, names, where("required"));
-                nd().required = std::move(names);
-            }
-            if (const bj::value* v = find("dependentRequired")) {
-                if (!v->is_object()) return fail(where("dependentRequired"), "dependentRequired must be an object");
-                for (const auto& kv : v->get_object()) {
-                    required_dependency d{std::string(kv.key()), {}};
-                    string_array("dependentRequired", kv.value(), d.required,
-                                 doc_location(w.doc, json::child_pointer(ptr("dependentRequired"), kv.key())));
-                    nd().dependent_required.push_back(std::move(d));
-                }
-            }
-        }
-        if (const bj::value* v = find("format")) {
-            if (!v->is_string()) return fail(where("format"), "format must be a string");
-            nd().format = format_from_name(v->get_string());
-            nd().format_name = std::string(v->get_string());
-            nd().format_assert = p_.opts.format_assertion || (vocab & v_format_assertion);
-        }
-        if (error_) return;
-
-        // --- applicator vocabulary
-        if (vocab & v_applicator) {
-            {
-                auto all = many("allOf");
-                auto any = many("anyOf");
-                auto one_of = many("oneOf");
-                nd().all_of = std::move(all);
-                nd().any_of = std::move(any);
-                nd().one_of = std::move(one_of);
-            }
-            if (error_) return;
-            { index c = one("not"); nd().not_ = c; }
-            { index c = one("if"); nd().if_ = c; }
-            { index c = one("then"); nd().then_ = c; }
-            { index c = one("else"); nd().else_ = c; }
-            if (const bj::value* v = find("dependentSchemas")) {
-                if (!v->is_object()) return fail(where("dependentSchemas"), "dependentSchemas must be an object of schemas");
-                for (const auto& kv : v->get_object()) {
-                    std::string p = json::child_pointer(ptr("dependentSchemas"), kv.key());
-                    index c = subschema(w, p, kv.value(), doc_location(w.doc, p));
-                    nd().dependent_schemas.push_back({std::string(kv.key()), c});
-                }
-            }
-            if (const bj::value* v = find("prefixItems")) {
-                if (!v->is_array() || v->get_array().empty())
-                    return fail(where("prefixItems"), "prefixItems must be a non-empty array of schemas");
-                auto items = many("prefixItems");
-                nd().prefix_items = std::move(items);
-            }
-            { index c = one("items"); nd().items = c; }
-            { index c = one("contains"); nd().contains = c; }
-            if (const bj::value* v = find("properties")) {
-                if (!v->is_object()) return fail(where("properties"), "properties must be an object of schemas");
-                for (const auto& kv : v->get_object()) {
-                    std::string p = json::child_pointer(ptr("properties"), kv.key());
-                    index c = subschema(w, p, kv.value(), doc_location(w.doc, p));
-                    nd().properties.push_back({std::string(kv.key()), c});
-                }
-            }
-            if (const bj::value* v = find("patternProperties")) {
-                if (!v->is_object()) return fail(where("patternProperties"), "patternProperties must be an object of schemas");
-                for (const auto& kv : v->get_object()) {
-                    std::string p = json::child_pointer(ptr("patternProperties"), kv.key());
-                    auto re = compile_pattern(kv.key());
-                    if (!re) return fail(doc_location(w.doc, p), re.error());
-                    index r = static_cast<index>(p_.regexes.size());
-                    p_.regexes.push_back(std::move(*re));
-                    index c = subschema(w, p, kv.value(), doc_location(w.doc, p));
-                    nd().pattern_properties.push_back({r, std::string(kv.key()), c});
-                }
-            }
-            { index c = one("additionalProperties"); nd().additional_properties = c; }
-            { index c = one("propertyNames"); nd().property_names = c; }
-        }
-        if (vocab & v_unevaluated) {
-            { index c = one("unevaluatedItems"); nd().unevaluated_items = c; }
-            { index c = one("unevaluatedProperties"); nd().unevaluated_properties = c; }
-        }
-        if (error_) return;
-        auto& n = nd();
-        if (!n.required.empty() && n.required.size() <= 64 && !n.properties.empty()) {
-            std::size_t found = 0;
-            for (std::size_t r = 0; r < n.required.size(); ++r)
-                for (auto& prop : n.properties)
-                    if (prop.name == n.required[r]) {
-                        prop.required_slot = static_cast<std::int32_t>(r);
-                        ++found;
-                    }
-            n.required_by_mask = found == n.required.size();
-        }
-        n.object_keywords = !n.properties.empty() || !n.pattern_properties.empty() || n.additional_properties != none ||
-                            n.property_names != none || n.unevaluated_properties != none || !n.required.empty() ||
-                            !n.dependent_required.empty() || !n.dependent_schemas.empty() || n.min_properties ||
-                            n.max_properties;
-        n.array_keywords = !n.prefix_items.empty() || n.items != none || n.contains != none ||
-                           n.unevaluated_items != none || n.min_items || n.max_items || n.unique_items;
-        n.string_keywords = n.min_length || n.max_length || n.pattern != none || (n.format_assert && n.format != format_kind::other);
-        n.number_keywords = n.multiple_of || n.minimum || n.maximum || n.exclusive_minimum || n.exclusive_maximum;
-    }
-
-    /// Every `$dynamicRef` whose static target carries the `$dynamicAnchor` it names may be
-    /// rebound at run time to the same-named dynamic anchor of any resource in the dynamic
-    /// scope: precompute those (resource, node) pairs so evaluation never compares names.
-    void bind_dynamic_refs() {
-        for (const auto& site : dynamic_refs_) {
-            auto& nd = p_.nodes[static_cast<std::size_t>(site.node)];
-            if (site.name.empty()) continue;
-            auto a = node_dynamic_anchor_.find(nd.dynamic_ref);
-            if (a == node_dynamic_anchor_.end() || a->second != site.name) continue;
-            auto sites = dynamic_anchors_.find(site.name);
-            if (sites == dynamic_anchors_.end()) continue;
-            std::vector<dynamic_candidate> candidates;
-            for (const auto& s : sites->second) {
-                const bj::value* v = walk_pointer(docs_[static_cast<std::size_t>(s.doc)].root.get(), s.pointer);
-                if (!v) continue;
-                index target = get_node(s.doc, s.pointer, v);
-                candidates.push_back({resource_for(s.resource_uri), target});
-            }
-            auto& n2 = p_.nodes[static_cast<std::size_t>(site.node)];
-            n2.dynamic_ref_rebinds = true;
-            n2.dynamic_candidates = std::move(candidates);
-            p_.uses_dynamic_scope = true;
-        }
-    }
-
-    /// A cycle through `$ref` and `allOf` alone re-enters a schema without consuming any part
-    /// of the instance: evaluation could never end, so such a schema is refused here.
-    void check_cycles() {
-        const std::size_t n = p_.nodes.size();
-        std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
-        struct frame {
-            index node;
-            std::size_t next;
-        };
-        auto edges = [&](index i, std::size_t k) -> index {
-            const auto& nd = p_.nodes[static_cast<std::size_t>(i)];
-            if (nd.ref != none) {
-                if (k == 0) return nd.ref;
-                --k;
-            }
-            if (nd.dynamic_ref != none && !nd.dynamic_ref_rebinds) {
-                if (k == 0) return nd.dynamic_ref;
-                --k;
-            }
-            if (k < nd.all_of.size()) return nd.all_of[k];
-            return -2;
-        };
-        std::vector<frame> stack;
-        for (std::size_t s = 0; s < n && !error_; ++s) {
-            if (state[s] != 0) continue;
-            stack.push_back({static_cast<index>(s), 0});
-            state[s] = 1;
-            while (!stack.empty()) {
-                frame& f = stack.back();
-                index next = edges(f.node, f.next++);
-                if (next == -2) {
-                    state[static_cast<std::size_t>(f.node)] = 2;
-                    stack.pop_back();
-                    continue;
-                }
-                if (next < 0) continue;
-                auto& st = state[static_cast<std::size_t>(next)];
-                if (st == 1) {
-                    fail(p_.nodes[static_cast<std::size_t>(f.node)].location,
-                         "reference cycle: this schema re-enters " + p_.nodes[static_cast<std::size_t>(next)].location +
-                             " through $ref/allOf without consuming any part of the instance");
-                    return;
-                }
-                if (st == 0) {
-                    st = 1;
-                    stack.push_back({next, 0});
-                }
+            if (st == 0) {
+                st = 1;
+                stack.push_back({next, 0});
             }
         }
     }
-};
+}
 
-}  // namespace
 
 boost::system::result<void, schema_error> compile_program(program& p) {
     compiler c(p);
