@@ -103,3 +103,21 @@ TEST_F(TypedTool, FunctionFormRegistersInOneLine) {
     auto r = client->request("tools/call", {{"name", "count_notes"}, {"arguments", {{"query", "abc"}}}});
     EXPECT_EQ(at(envelope_of(r), "data"), 3);
 }
+
+TEST_F(TypedTool, ArgumentsCanBeCheckedOfflineWithoutRunningTheTool) {
+    EXPECT_FALSE(srv.check_arguments("nope", "{}"));
+    auto ok = srv.check_arguments("search_notes", R"({"query":"tea","limit":3})");
+    ASSERT_TRUE(ok);
+    EXPECT_TRUE(ok->empty());
+    auto dup = srv.check_arguments("search_notes", R"({"query":"tea","query":"x"})");
+    ASSERT_TRUE(dup && !dup->empty());
+    EXPECT_EQ(dup->front().code, "DUPLICATE_KEY");
+    EXPECT_EQ(dup->front().path, "/query");
+    auto bad = srv.check_arguments("search_notes", R"({"limit":30})");
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->size(), 2u);  // query missing, limit out of range
+    auto not_object = srv.check_arguments("search_notes", "[1]");
+    ASSERT_TRUE(not_object && !not_object->empty());
+    EXPECT_EQ(not_object->front().code, "TYPE_MISMATCH");
+    EXPECT_EQ(srv.describe_tools().size(), 1u);
+}

@@ -70,6 +70,49 @@ boost::json::value server::describe_tool(std::string_view name) const {
     return detail::describe(*tool, latest_rules());
 }
 
+boost::json::array server::describe_tools() const {
+    std::vector<std::shared_ptr<tool_handler>> tools;
+    {
+        std::lock_guard lock(core_->mu);
+        for (const auto& kv : core_->tools) tools.push_back(kv.second);
+    }
+    boost::json::array out;
+    for (const auto& t : tools) out.emplace_back(detail::describe(*t, latest_rules()));
+    return out;
+}
+
+std::optional<issue_list> server::check_arguments(std::string_view name, std::string_view arguments_text) const {
+    auto tool = core_->find(name);
+    if (!tool) return std::nullopt;
+    json::limits lim = tool->info().budget;
+    lim.max_bytes = core_->opts.message_limits.max_bytes;
+    auto intake_issue = [](const json::violation& v) {
+        issue i;
+        i.code = std::string(json::to_string(v.code));
+        i.path = v.path;
+        i.message = v.message;
+        i.where = layer::intake;
+        if (v.limit) i.details["limit"] = *v.limit;
+        return i;
+    };
+    auto scanned = json::scan(arguments_text, lim);
+    if (!scanned) return issue_list{intake_issue(scanned.error())};
+    if (!scanned->violations.empty()) {
+        issue_list issues;
+        for (const auto& v : scanned->violations) issues.push_back(intake_issue(v));
+        return issues;
+    }
+    const auto& args = scanned->doc.root();
+    if (!args.is_object()) {
+        issue i;
+        i.code = "TYPE_MISMATCH";
+        i.message = "the arguments must be a JSON object";
+        i.where = layer::contract;
+        return issue_list{std::move(i)};
+    }
+    return tool->check_arguments(args, &scanned->doc);
+}
+
 std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex,
                                             connection::send_function send,
                                             connection_options opts) {

@@ -62,6 +62,10 @@ private:
 json_tool::json_tool(tool_info info) : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
 json_tool::~json_tool() = default;
 
+issue_list json_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
+    return schema_issues(*validator_, arguments);
+}
+
 boost::asio::awaitable<tool_outcome> json_tool::invoke(const boost::json::value& arguments,
                                                        const json::document&, call_context& ctx) {
     auto issues = schema_issues(*validator_, arguments);
@@ -72,6 +76,10 @@ boost::asio::awaitable<tool_outcome> json_tool::invoke(const boost::json::value&
 content_tool::content_tool(tool_info info)
     : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
 content_tool::~content_tool() = default;
+
+issue_list content_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
+    return schema_issues(*validator_, arguments);
+}
 
 boost::asio::awaitable<tool_outcome> content_tool::invoke(const boost::json::value& arguments,
                                                           const json::document&, call_context& ctx) {

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -158,6 +159,16 @@ public:
 
     /// The tool's `tools/list` entry as the latest protocol version shows it, or null.
     boost::json::value describe_tool(std::string_view name) const;
+
+    /// Every tool's `tools/list` entry (latest protocol version), in listing order.
+    boost::json::array describe_tools() const;
+
+    /// Run a tool's whole argument pipeline offline — strict intake with the message byte
+    /// limit and the tool's budget, then its schema/contract — without calling it.
+    /// @param name the tool
+    /// @param arguments_text the arguments as JSON text (an object)
+    /// @return the issues (empty: the call would be accepted), or nothing for an unknown tool
+    std::optional<issue_list> check_arguments(std::string_view name, std::string_view arguments_text) const;
 
     /// Open a connection for one client.
     /// @param ex the executor the connection and its calls run on (through a strand)

@@ -96,6 +96,11 @@ public:
     /// True if results are envelopes (then `outputSchema` is the envelope schema).
     virtual bool returns_envelope() const noexcept { return true; }
 
+    /// The schema/contract verdict on arguments that passed the intake and the budget, without
+    /// running anything (for `check` on the command line and for tests). Empty: acceptable.
+    virtual issue_list check_arguments(const boost::json::value& arguments,
+                                       const json::document* doc) const = 0;
+
     /// Run the call. Intake violations and the budget were checked by the framework; the
     /// handler checks the schema/contract and returns an error envelope for argument issues.
     /// @param arguments the call's arguments: always an object (possibly empty); lives in `doc`
@@ -114,6 +119,7 @@ public:
     ~json_tool() override;
 
     const tool_info& info() const noexcept final { return info_; }
+    issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
     boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
                                                 const json::document& doc,
                                                 call_context& ctx) final;
@@ -136,6 +142,7 @@ public:
 
     const tool_info& info() const noexcept final { return info_; }
     bool returns_envelope() const noexcept final { return false; }
+    issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
     boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
                                                 const json::document& doc,
                                                 call_context& ctx) final;

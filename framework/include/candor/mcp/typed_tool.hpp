@@ -58,6 +58,12 @@ public:
 
     const tool_info& info() const noexcept final { return info_; }
 
+    issue_list check_arguments(const boost::json::value& arguments,
+                               const json::document* doc) const final {
+        auto args = contract_.check(arguments, doc);
+        return args ? issue_list{} : std::move(args.error());
+    }
+
     boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
                                                 const json::document& doc,
                                                 call_context& ctx) final {
