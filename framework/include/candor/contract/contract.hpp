@@ -112,6 +112,8 @@ public:
     /// Check `arguments` (budget → schema → typed conversion) and convert them.
     /// @param doc the document `arguments` lives in, for the exact text of decimals; may be
     ///        null (decimals then come from the shortest text that round-trips the double).
+    ///        `document::number_text` indexes the document on first use, so one document must
+    ///        not be checked from two threads at once (one document per call is the norm).
     /// @return the typed arguments, or every issue of the first layer that failed.
     /// @complexity linear in the size of `arguments`.
     boost::system::result<Args, candor::issue_list> check(
