@@ -9,16 +9,6 @@
 #include <string>
 #include <string_view>
 
-namespace candor {
-// Lets result<T, issue_list>::value() throw in tests. (The framework has no such overload yet;
-// see the contract module's report: it belongs next to issue_list in error/issue.hpp.)
-[[noreturn]] inline void throw_exception_from_error(const issue_list& issues,
-                                                    const boost::source_location&) {
-    throw std::runtime_error(issues.empty() ? std::string("no issues")
-                                            : issues.front().code + ": " + issues.front().message);
-}
-}  // namespace candor
-
 namespace contract_test {
 
 inline bool has_code(const candor::issue_list& issues, std::string_view code, std::string_view path) {

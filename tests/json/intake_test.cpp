@@ -259,3 +259,14 @@ TEST(Intake, ContentAfterAValueIsInvalidWhateverTheChunking) {
     EXPECT_EQ(r.error().code, intake_code::invalid_json);
     EXPECT_EQ(r.error().offset, 2u);
 }
+
+TEST(Intake, DetachedCopyOutlivesItsDocument) {
+    boost::json::value kept;
+    {
+        auto r = candor::json::parse(R"({"a":[1,"two",{"b":null}]})");
+        ASSERT_TRUE(r);
+        kept = candor::json::detach(r->root());
+    }
+    EXPECT_EQ(kept.at("a").at(1), "two");
+    EXPECT_TRUE(kept.at("a").at(2).at("b").is_null());
+}

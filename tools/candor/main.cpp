@@ -2,6 +2,7 @@
 // Each subcommand lives in commands/<name>.cpp and exposes int run_<name>(argc, argv).
 
 #include "commands/intake.hpp"
+#include "commands/validate.hpp"
 
 #include <cstring>
 #include <iostream>
@@ -17,6 +18,7 @@ struct command {
 
 constexpr command commands[] = {
     {"intake", candor::cli::run_intake, "check one JSON text with the strict intake"},
+    {"validate", candor::cli::run_validate, "validate JSON instances against a JSON Schema (2020-12)"},
 };
 
 int usage(std::ostream& os, int code) {

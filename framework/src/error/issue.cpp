@@ -1,5 +1,7 @@
 #include <candor/error/issue.hpp>
 
+#include <stdexcept>
+
 namespace candor {
 
 std::string_view to_string(layer l) noexcept {
@@ -10,6 +12,11 @@ std::string_view to_string(layer l) noexcept {
         case layer::external: return "external";
     }
     return "contract";
+}
+
+void throw_exception_from_error(const issue_list& issues, const boost::source_location&) {
+    if (issues.empty()) throw std::invalid_argument("rejected with no issue");
+    throw std::invalid_argument(issues.front().code + " at '" + issues.front().path + "': " + issues.front().message);
 }
 
 }  // namespace candor

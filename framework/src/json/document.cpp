@@ -60,6 +60,11 @@ document& document::operator=(document&& other) noexcept {
     return *this;
 }
 
+boost::json::value detach(const boost::json::value& v) {
+    // Recursive inside Boost.JSON, bounded by the intake's depth ceiling.
+    return boost::json::value(v, boost::json::storage_ptr());
+}
+
 std::optional<std::string_view> document::number_text(const boost::json::value& v) const {
     if (!v.is_number()) return std::nullopt;
     if (!indexed_) index_numbers();

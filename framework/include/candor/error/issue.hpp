@@ -5,6 +5,7 @@
 /// An issue is machine-readable first: `code` is stable and documented in docs/codes.md, and
 /// routing (by agents, by the framework, by operators) relies on it, never on `message`.
 
+#include <boost/assert/source_location.hpp>
 #include <boost/json/object.hpp>
 
 #include <string>
@@ -43,5 +44,9 @@ struct issue {
 };
 
 using issue_list = std::vector<issue>;
+
+/// Makes `boost::system::result<T, issue_list>::value()` throw `std::invalid_argument` naming
+/// the first issue (a bug at the caller: it should have checked).
+[[noreturn]] void throw_exception_from_error(const issue_list& issues, const boost::source_location& loc);
 
 }  // namespace candor

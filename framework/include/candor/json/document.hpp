@@ -25,6 +25,13 @@ using arena_ptr = std::unique_ptr<boost::json::monotonic_resource, arena_deleter
 arena_ptr make_arena(std::size_t initial);
 }  // namespace detail
 
+/// A deep copy of `v` in the default (heap) storage, safe to keep after its document is gone.
+///
+/// Beware: `boost::json::value(doc.root())` copies into the *same* storage as the original,
+/// i.e. the document's arena, and dangles once the document is destroyed. Use `detach` (or
+/// pass a storage explicitly) for anything that must outlive the document.
+boost::json::value detach(const boost::json::value& v);
+
 /// Owns the DOM of one accepted text and the arena it lives in. Destruction is O(1): the
 /// arena is released whole, so the (bounded-depth) tree is never walked to free it.
 /// Movable, not copyable.

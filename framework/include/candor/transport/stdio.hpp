@@ -1,0 +1,37 @@
+#pragma once
+/// @file
+/// The stdio transport: one client, newline-delimited JSON-RPC messages on stdin/stdout.
+///
+/// stdout carries only MCP messages (the server logs to stderr). A line longer than the limit
+/// is discarded as it is read — never buffered whole — and answered with a `-32700` error whose
+/// `data.code` is `INPUT_TOO_LARGE`; the stream stays usable. On end of input the transport
+/// stops reading, lets the calls in flight finish (within `shutdown_grace`), flushes and
+/// returns; on SIGINT/SIGTERM it cancels the calls in flight and returns.
+
+#include <candor/mcp/server.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+
+namespace candor::transport {
+
+struct stdio_options {
+    int input_fd = 0;
+    int output_fd = 1;
+    /// Longest inbound line in bytes; default: the server's `message_limits.max_bytes`.
+    std::optional<std::size_t> max_line_bytes;
+    /// Threads running tool calls (the connection itself is serialized on a strand).
+    std::size_t threads = 1;
+    /// After end of input, how long calls in flight may still run before they are cancelled.
+    std::chrono::milliseconds shutdown_grace{30'000};
+    /// Install SIGINT/SIGTERM handlers (off for embedding and tests).
+    bool handle_signals = true;
+    mcp::connection_options connection;
+};
+
+/// Serve one client until end of input or a termination signal.
+/// @return 0 on a clean end, 1 if the output could not be written
+int serve_stdio(mcp::server& srv, const stdio_options& opts = {});
+
+}  // namespace candor::transport

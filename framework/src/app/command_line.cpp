@@ -1,0 +1,114 @@
+#include <candor/app/command_line.hpp>
+
+#include <candor/json/write.hpp>
+#include <candor/mcp/memory_transport.hpp>
+#include <candor/transport/stdio.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/json/array.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+namespace candor::app {
+
+namespace {
+
+void print_help(const mcp::server& srv, const app_options& opts, const char* argv0, std::ostream& os) {
+    const std::string self = argv0 ? argv0 : srv.options().name;
+    os << "usage: " << self << " [options] (--stdio | tools | check TOOL [FILE|-])\n";
+    if (!opts.summary.empty()) os << "\n" << opts.summary << "\n";
+    os << "\ncommands:\n"
+          "  --stdio                serve one MCP client over stdin/stdout (logs go to stderr)\n"
+          "  tools                  print the tool list, with schemas, as JSON\n"
+          "  check TOOL [FILE|-]    run TOOL's argument contract on the arguments in FILE\n"
+          "                         (a JSON object; '-' or absent: stdin) without running the tool;\n"
+          "                         exit 0 if accepted, 1 with the issues if not\n"
+          "  --help                 this text\n";
+    if (!opts.options.empty()) {
+        os << "\noptions:\n";
+        for (const auto& o : opts.options) {
+            std::string lhs = o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+            os << "  " << lhs << std::string(lhs.size() < 23 ? 23 - lhs.size() : 1, ' ') << o.help << "\n";
+        }
+    }
+}
+
+int usage_error(const std::string& message) {
+    std::cerr << "error: " << message << " (see --help)\n";
+    return 2;
+}
+
+// The tool list exactly as a client sees it: initialize, then every page of tools/list.
+int print_tools(mcp::server& srv) {
+    boost::asio::io_context ioc;
+    mcp::memory_client client(srv, ioc);
+    client.initialize();
+    boost::json::array tools;
+    boost::json::object params;
+    for (;;) {
+        auto response = client.request("tools/list", params);
+        const auto* result = response.as_object().if_contains("result");
+        if (!result) {
+            std::cerr << "error: tools/list failed: " << json::to_string(response).value() << "\n";
+            return 1;
+        }
+        for (const auto& t : result->at("tools").as_array()) tools.push_back(t);
+        const auto* next = result->as_object().if_contains("nextCursor");
+        if (!next || !next->is_string()) break;
+        params = {{"cursor", *next}};
+    }
+    std::cout << json::to_string(boost::json::object{{"tools", std::move(tools)}}).value() << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
+    std::vector<std::string_view> positional;
+    bool stdio = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            print_help(srv, opts, argv[0], std::cout);
+            return 0;
+        }
+        if (arg == "--stdio") {
+            stdio = true;
+            continue;
+        }
+        bool matched = false;
+        for (const auto& o : opts.options) {
+            if (arg != o.name) continue;
+            matched = true;
+            std::string_view value;
+            if (!o.value_name.empty()) {
+                if (i + 1 >= argc) return usage_error(o.name + " needs " + o.value_name);
+                value = argv[++i];
+            }
+            if (!o.apply(value)) return 2;
+            break;
+        }
+        if (matched) continue;
+        if (arg.size() > 1 && arg.front() == '-') return usage_error("unknown option '" + std::string(arg) + "'");
+        positional.push_back(arg);
+    }
+
+    if (stdio) {
+        if (!positional.empty()) return usage_error("--stdio takes no command");
+        return transport::serve_stdio(srv);
+    }
+    if (positional.empty()) {
+        print_help(srv, opts, argv[0], std::cerr);
+        return 2;
+    }
+    const std::string_view command = positional.front();
+    if (command == "tools") {
+        if (positional.size() != 1) return usage_error("'tools' takes no arguments");
+        return print_tools(srv);
+    }
+    return usage_error("unknown command '" + std::string(command) + "'");
+}
+
+}  // namespace candor::app

@@ -1,0 +1,160 @@
+#include <candor/transport/stdio.hpp>
+
+#include <candor/envelope/envelope.hpp>
+#include <candor/json/intake.hpp>
+#include <candor/mcp/tool.hpp>
+
+#include <boost/json/serialize.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+// A server on pipes: the test writes the client's lines, closes its end, and reads every line
+// the server wrote until the server returned.
+struct stdio_run {
+    std::vector<boost::json::value> messages;  // parsed, in order
+    std::vector<std::string> lines;
+    int status = -1;
+};
+
+stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::transport::stdio_options opts = {}) {
+    int in[2];
+    int out[2];
+    if (::pipe(in) != 0 || ::pipe(out) != 0) return {};
+    opts.input_fd = in[0];
+    opts.output_fd = out[1];
+    opts.handle_signals = false;
+    stdio_run r;
+    std::thread server([&] {
+        r.status = candor::transport::serve_stdio(srv, opts);
+        ::close(out[1]);
+    });
+    std::thread writer([&] {
+        std::string_view rest = input;
+        while (!rest.empty()) {
+            const auto n = ::write(in[1], rest.data(), rest.size());
+            if (n <= 0) break;
+            rest.remove_prefix(static_cast<std::size_t>(n));
+        }
+        ::close(in[1]);
+    });
+    std::string all;
+    char buf[4096];
+    for (;;) {
+        const auto n = ::read(out[0], buf, sizeof buf);
+        if (n <= 0) break;
+        all.append(buf, static_cast<std::size_t>(n));
+    }
+    writer.join();
+    server.join();
+    ::close(in[0]);
+    ::close(out[0]);
+    std::size_t at = 0;
+    while (at < all.size()) {
+        const auto nl = all.find('\n', at);
+        r.lines.push_back(all.substr(at, nl - at));
+        at = nl == std::string::npos ? all.size() : nl + 1;
+    }
+    for (const auto& l : r.lines) {
+        auto doc = candor::json::parse(l);
+        r.messages.push_back(doc ? candor::json::detach(doc->root()) : boost::json::value("NOT JSON: " + l));
+    }
+    return r;
+}
+
+std::unique_ptr<candor::mcp::server> echo_server() {
+    auto srv = std::make_unique<candor::mcp::server>();
+    boost::json::object schema{{"type", "object"},
+                               {"properties", {{"text", {{"type", "string"}}}}},
+                               {"required", {"text"}},
+                               {"additionalProperties", false}};
+    srv->add_tool(candor::mcp::make_tool(candor::mcp::tool_info("echo", "Echoes text.").with_input_schema(schema),
+                                         [](const boost::json::object& args, candor::mcp::call_context&)
+                                             -> boost::asio::awaitable<candor::envelope::envelope> {
+                                             co_return candor::envelope::complete(boost::json::object{{"text", args.at("text")}});
+                                         }))
+        .value();
+    return srv;
+}
+
+const std::string initialize =
+    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+    "\n"
+    R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+    "\n";
+
+const boost::json::value* find_id(const stdio_run& r, std::int64_t id) {
+    for (const auto& m : r.messages) {
+        const auto* o = m.if_object();
+        if (o && o->contains("id") && o->at("id").is_int64() && o->at("id").as_int64() == id) return &m;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(Stdio, AnswersEveryRequestBeforeExitingOnEndOfInput) {
+    auto srv = echo_server();
+    std::string input = initialize;
+    for (int i = 2; i < 12; ++i) {
+        input += R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
+                 R"(,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}})" + "\n";
+    }
+    auto r = run_stdio(*srv, input);
+    EXPECT_EQ(r.status, 0);
+    for (int i = 1; i < 12; ++i) ASSERT_NE(find_id(r, i), nullptr) << "no answer to id " << i;
+    const auto& result = find_id(r, 5)->at("result");
+    EXPECT_EQ(result.at("structuredContent").at("data").at("text"), "hi");
+    EXPECT_EQ(result.at("structuredContent").at("complete"), true);
+}
+
+TEST(Stdio, StdoutCarriesOnlyJsonRpcMessagesOnePerLine) {
+    auto srv = echo_server();
+    auto r = run_stdio(*srv, initialize + R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\n");
+    ASSERT_FALSE(r.lines.empty());
+    for (const auto& m : r.messages) {
+        ASSERT_TRUE(m.is_object()) << boost::json::serialize(m);
+        EXPECT_EQ(m.at("jsonrpc"), "2.0");
+    }
+}
+
+TEST(Stdio, OverlongLineGetsAnErrorAndTheStreamStaysUsable) {
+    auto srv = echo_server();
+    candor::transport::stdio_options opts;
+    opts.max_line_bytes = 1000;
+    const std::string huge = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
+                             std::string(5000, 'x') + "\"}}}\n";
+    auto r = run_stdio(*srv, initialize + huge + R"({"jsonrpc":"2.0","id":3,"method":"ping"})" + "\n", opts);
+    EXPECT_EQ(find_id(r, 2), nullptr) << "the overlong line must not be processed";
+    ASSERT_NE(find_id(r, 3), nullptr) << "the stream must stay usable";
+    bool saw_error = false;
+    for (const auto& m : r.messages) {
+        const auto* o = m.if_object();
+        if (o && o->contains("error") && o->at("id").is_null()) {
+            EXPECT_EQ(o->at("error").at("code"), -32700);
+            EXPECT_EQ(o->at("error").at("data").at("code"), "INPUT_TOO_LARGE");
+            EXPECT_EQ(o->at("error").at("data").at("limit"), 1000);
+            saw_error = true;
+        }
+    }
+    EXPECT_TRUE(saw_error);
+}
+
+TEST(Stdio, LastMessageWithoutNewlineIsStillServed) {
+    auto srv = echo_server();
+    auto r = run_stdio(*srv, initialize + R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+    EXPECT_NE(find_id(r, 2), nullptr);
+}
+
+TEST(Stdio, CrLfLineEndingsAreAccepted) {
+    auto srv = echo_server();
+    auto r = run_stdio(*srv, R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\r\n");
+    ASSERT_NE(find_id(r, 1), nullptr);
+    EXPECT_TRUE(find_id(r, 1)->as_object().contains("result"));
+}
