@@ -138,6 +138,7 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
     auto state = std::make_shared<detail::call_state>(weak_from_this(), strand_);
     const auto& info = tool->info();
     state->tool_name = info.name;
+    state->route = message_route{req.id, false};
     state->deadline = std::chrono::steady_clock::now() + info.deadline.value_or(core_->opts.default_deadline);
     if (const auto* meta = req.params->if_contains("_meta"); meta && meta->is_object()) {
         if (const auto* token = meta->get_object().if_contains("progressToken");
@@ -264,20 +265,20 @@ void call_state::send_progress(double done, std::optional<double> total, std::st
     boost::json::object params{{"progressToken", *progress_token}, {"progress", done}};
     if (total) params["total"] = *total;
     if (!message.empty()) params["message"] = std::move(message);
-    boost::asio::dispatch(c->strand_, [c, p = std::move(params)] {
-        c->send_notification("notifications/progress", p);
+    boost::asio::dispatch(c->strand_, [c, p = std::move(params), r = route] {
+        c->send_notification("notifications/progress", p, r);
     });
 }
 
 void call_state::send_log(log_level level, std::string message, boost::json::object data) {
     auto c = conn.lock();
     if (!c || answered) return;
-    boost::asio::dispatch(c->strand_, [c, level, tool = tool_name, m = std::move(message), d = std::move(data)]() mutable {
+    boost::asio::dispatch(c->strand_, [c, level, tool = tool_name, r = route, m = std::move(message), d = std::move(data)]() mutable {
         if (level < c->client_level_) return;
         boost::json::object payload(std::move(d));
         payload.insert_or_assign("message", std::move(m));
         c->send_notification("notifications/message",
-                             boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}});
+                             boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}}, r);
     });
 }
 

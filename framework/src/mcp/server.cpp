@@ -116,6 +116,14 @@ std::optional<issue_list> server::check_arguments(std::string_view name, std::st
 std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex,
                                             connection::send_function send,
                                             connection_options opts) {
+    connection::routed_send_function routed;
+    if (send) routed = [s = std::move(send)](std::string text, const message_route&) { s(std::move(text)); };
+    return connect_routed(std::move(ex), std::move(routed), std::move(opts));
+}
+
+std::shared_ptr<connection> server::connect_routed(boost::asio::any_io_executor ex,
+                                                   connection::routed_send_function send,
+                                                   connection_options opts) {
     std::shared_ptr<connection> c(new connection(core_, std::move(ex), std::move(send), std::move(opts)));
     std::lock_guard lock(core_->mu);
     std::erase_if(core_->connections, [](const auto& w) { return w.expired(); });
@@ -127,7 +135,7 @@ std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex,
 // connection: transport-facing side
 
 connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex,
-                       send_function send, connection_options opts)
+                       routed_send_function send, connection_options opts)
     : core_(std::move(core)),
       strand_(boost::asio::make_strand(std::move(ex))),
       send_(std::move(send)),
@@ -167,9 +175,9 @@ void connection::close() {
 
 void connection::log(log_level l, std::string_view text) const { core_->opts.log(l, text); }
 
-void connection::send_text(std::string text) {
+void connection::send_text(std::string text, const message_route& route) {
     if (closed_ || !send_) return;
-    send_(std::move(text));
+    send_(std::move(text), route);
 }
 
 void connection::send_result(const rpc::request_id& id, const boost::json::value& result) {
@@ -179,20 +187,21 @@ void connection::send_result(const rpc::request_id& id, const boost::json::value
         send_error(id, rpc::error_object::make(rpc::error_code::internal_error, "internal error"));
         return;
     }
-    send_text(std::move(*text));
+    send_text(std::move(*text), message_route{id, true});
 }
 
 void connection::send_error(const std::optional<rpc::request_id>& id, const rpc::error_object& e) {
-    send_text(rpc::encode_error(id, e));
+    send_text(rpc::encode_error(id, e), message_route{id, id.has_value()});
 }
 
-void connection::send_notification(std::string_view method, const boost::json::object& params) {
+void connection::send_notification(std::string_view method, const boost::json::object& params,
+                                   const message_route& route) {
     auto text = rpc::encode_notification(method, params);
     if (!text) {
         log(log_level::error, "notification " + std::string(method) + " could not be serialized");
         return;
     }
-    send_text(std::move(*text));
+    send_text(std::move(*text), route);
 }
 
 void connection::notify_tools_changed() {

@@ -57,6 +57,8 @@ public:
         : conn(std::move(c)), timer(s) {}
 
     std::weak_ptr<connection> conn;
+    /// Where the call's notifications go (the request it runs for).
+    message_route route;
     std::string tool_name;
     std::chrono::steady_clock::time_point deadline;
     /// `_meta.progressToken` of the request (copied out of the document).

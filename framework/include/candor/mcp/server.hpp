@@ -64,6 +64,17 @@ enum class registration_error {
 std::string_view to_string(registration_error e) noexcept;
 [[noreturn]] void throw_exception_from_error(registration_error e, const boost::source_location& loc);
 
+/// Which request an outbound message belongs to, for transports that keep a stream per
+/// request (Streamable HTTP answers a POST on that POST's own stream).
+struct message_route {
+    /// The request this message answers, or was sent on behalf of (a call's progress and log
+    /// notifications); empty for messages that belong to no request (`list_changed`, an error
+    /// answering an unreadable message).
+    std::optional<jsonrpc::request_id> request;
+    /// True for the response itself: the last message that belongs to `request`.
+    bool is_response = false;
+};
+
 /// What a transport knows about a client before the first message.
 struct connection_options {
     mcp::principal caller;
@@ -83,6 +94,8 @@ public:
     /// Delivers one outbound message text. Called on the connection's strand, one message at a
     /// time, in order; it must not block.
     using send_function = std::function<void(std::string)>;
+    /// Like `send_function`, and says which request the message belongs to.
+    using routed_send_function = std::function<void(std::string, const message_route&)>;
 
     ~connection();
     connection(const connection&) = delete;
@@ -105,7 +118,7 @@ private:
     enum class phase { awaiting_initialize, initializing, ready };
 
     connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex,
-               send_function send, connection_options opts);
+               routed_send_function send, connection_options opts);
 
     void handle(std::string text);
     void handle_request(jsonrpc::inbound& in, jsonrpc::request& req);
@@ -123,14 +136,15 @@ private:
     void answer_call(const jsonrpc::request_id& id, const std::string& tool_name, tool_outcome out);
     void send_result(const jsonrpc::request_id& id, const boost::json::value& result);
     void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
-    void send_notification(std::string_view method, const boost::json::object& params);
-    void send_text(std::string text);
+    void send_notification(std::string_view method, const boost::json::object& params,
+                           const message_route& route = {});
+    void send_text(std::string text, const message_route& route = {});
     void log(log_level l, std::string_view text) const;
     void notify_tools_changed();
 
     std::shared_ptr<detail::server_core> core_;
     boost::asio::strand<boost::asio::any_io_executor> strand_;
-    send_function send_;
+    routed_send_function send_;
     connection_options opts_;
     session_info session_;
     protocol_rules rules_;
@@ -176,6 +190,11 @@ public:
     std::shared_ptr<connection> connect(boost::asio::any_io_executor ex,
                                         connection::send_function send,
                                         connection_options opts = {});
+
+    /// Open a connection whose outbound messages say which request they belong to.
+    std::shared_ptr<connection> connect_routed(boost::asio::any_io_executor ex,
+                                               connection::routed_send_function send,
+                                               connection_options opts = {});
 
     const server_options& options() const noexcept;
 
