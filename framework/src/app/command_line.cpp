@@ -1,5 +1,6 @@
 #include <candor/app/command_line.hpp>
 
+#include <candor/envelope/envelope.hpp>
 #include <candor/json/write.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/transport/stdio.hpp>
@@ -7,7 +8,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/json/array.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <iostream>
 #include <string>
 
@@ -63,6 +67,54 @@ int print_tools(mcp::server& srv) {
     return 0;
 }
 
+// Read FILE ("-" = stdin), never more than `bound` + 1 bytes.
+std::optional<std::string> read_bounded(std::string_view path, std::size_t bound, bool& too_large) {
+    std::FILE* f = stdin;
+    if (path != "-") f = std::fopen(std::string(path).c_str(), "rb");
+    if (!f) return std::nullopt;
+    std::string text;
+    char buf[64 * 1024];
+    while (text.size() <= bound) {
+        const std::size_t n = std::fread(buf, 1, std::min(sizeof buf, bound + 1 - text.size()), f);
+        if (n == 0) break;
+        text.append(buf, n);
+    }
+    const bool failed = std::ferror(f) != 0;
+    if (f != stdin) std::fclose(f);
+    if (failed) return std::nullopt;
+    too_large = text.size() > bound;
+    return text;
+}
+
+// The whole argument pipeline of one tool, offline: the tool never runs.
+int check_tool(mcp::server& srv, std::string_view tool, std::string_view path) {
+    const std::size_t bound = srv.options().message_limits.max_bytes;
+    bool too_large = false;
+    auto text = read_bounded(path, bound, too_large);
+    if (!text) return usage_error("cannot read '" + std::string(path) + "'");
+    issue_list issues;
+    if (too_large) {
+        issue i;
+        i.code = "INPUT_TOO_LARGE";
+        i.message = "arguments are larger than " + std::to_string(bound) + " bytes";
+        i.where = layer::intake;
+        i.details["limit"] = bound;
+        issues.push_back(std::move(i));
+    } else {
+        auto checked = srv.check_arguments(tool, *text);
+        if (!checked) return usage_error("unknown tool '" + std::string(tool) + "' (see the 'tools' command)");
+        issues = std::move(*checked);
+    }
+    if (issues.empty()) {
+        std::cout << R"({"ok":true})" << "\n";
+        return 0;
+    }
+    boost::json::array errors;
+    for (const auto& i : issues) errors.push_back(envelope::to_json(i));
+    std::cout << json::to_string(boost::json::object{{"ok", false}, {"errors", std::move(errors)}}).value() << "\n";
+    return 1;
+}
+
 }  // namespace
 
 int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
@@ -107,6 +159,10 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     if (command == "tools") {
         if (positional.size() != 1) return usage_error("'tools' takes no arguments");
         return print_tools(srv);
+    }
+    if (command == "check") {
+        if (positional.size() < 2 || positional.size() > 3) return usage_error("usage: check TOOL [FILE|-]");
+        return check_tool(srv, positional[1], positional.size() == 3 ? positional[2] : "-");
     }
     return usage_error("unknown command '" + std::string(command) + "'");
 }

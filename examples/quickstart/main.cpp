@@ -1,0 +1,53 @@
+// quickstart: the smallest useful Candor server — one typed, read-only tool over 50 notes.
+//   quickstart --stdio          serve an MCP client over stdin/stdout
+//   quickstart tools            print the tool list with its schemas
+//   quickstart check search_notes args.json
+#include <candor/app/command_line.hpp>
+#include <candor/mcp/typed_tool.hpp>
+
+#include <boost/describe.hpp>
+
+#include <string>
+#include <vector>
+
+struct search_args {
+    std::string query;
+    int limit = 5;
+};
+BOOST_DESCRIBE_STRUCT(search_args, (), (query, limit))
+
+void describe_contract(candor::contract::spec<search_args>& s) {
+    s.field(&search_args::query).description("Words to look for in the notes").length(1, 200);
+    s.field(&search_args::limit).description("How many notes to return").range(1, 10).optional();
+}
+
+struct search_notes : candor::mcp::tool<search_args> {
+    std::vector<std::string> notes;
+
+    search_notes()
+        : tool(candor::mcp::tool_info("search_notes", "Find notes whose text contains the query.")
+                   .with_budget({.max_depth = 3, .max_nodes = 50})) {
+        for (int i = 1; i <= 50; ++i)
+            notes.push_back("Note " + std::to_string(i) + (i % 3 ? ": meeting minutes" : ": printer repair"));
+    }
+
+    boost::asio::awaitable<candor::envelope::envelope> call(search_args a, candor::mcp::call_context&) override {
+        boost::json::array found;
+        std::size_t matches = 0;
+        for (const auto& n : notes) {
+            if (n.find(a.query) == std::string::npos) continue;
+            if (++matches <= static_cast<std::size_t>(a.limit)) found.push_back(boost::json::value(n));
+        }
+        if (matches <= static_cast<std::size_t>(a.limit)) co_return candor::envelope::complete(std::move(found));
+        // More notes match than were returned: say so, and how to get the rest.
+        co_return candor::envelope::partial(
+            std::move(found), {"RESULT_LIMIT_REACHED", std::to_string(matches) + " notes match; raise limit or narrow the query",
+                               {{"limit", a.limit}, {"matches", matches}}});
+    }
+};
+
+int main(int argc, char** argv) {
+    candor::mcp::server srv({.name = "quickstart", .version = "1.0.0"});
+    srv.add_tool(std::make_shared<search_notes>()).value();
+    return candor::app::run(srv, argc, argv, {.summary = "Searches 50 notes; a Candor quick start."});
+}
