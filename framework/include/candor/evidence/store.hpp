@@ -1,0 +1,66 @@
+#pragma once
+/// @file
+/// The evidence store: which ids a walk over a pinned snapshot delivered.
+///
+/// A snapshot token names a walk; the store holds the walk's exact id set, so that an
+/// evidence-gated action can check, before it runs, that every id it is asked to touch was
+/// delivered by that (complete) walk. Implementations: in memory (one process, tests) and
+/// SQLite (survives restarts, shared by processes on one host); PostgreSQL can come later
+/// behind the same interface.
+///
+/// The interface is synchronous and each call is short (an insert batch or one indexed
+/// lookup per id); implementations are thread-safe.
+
+#include <boost/assert/source_location.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace candor::evidence {
+
+using wall_time = std::chrono::system_clock::time_point;
+
+class evidence_store {
+public:
+    virtual ~evidence_store() = default;
+
+    /// Add delivered ids to an open walk (created on first use). Repeating an id is harmless
+    /// (a page fetched twice with the same cursor delivers the same ids).
+    virtual void record(std::string_view walk, std::span<const std::string> ids) = 0;
+
+    /// The walk ended: keep its set until `expiry`, after which it is gone.
+    virtual void close(std::string_view walk, wall_time expiry) = 0;
+
+    /// The ids of `ids` that the closed walk did not deliver (in the order given).
+    /// @return the uncovered ids (empty: all covered), or nothing when the walk is unknown,
+    ///         not closed, or expired at `now`
+    /// @complexity one lookup per id
+    virtual std::optional<std::vector<std::string>> uncovered(std::string_view walk,
+                                                              std::span<const std::string> ids,
+                                                              wall_time now) const = 0;
+
+    /// Drop every closed walk that expired before `now` (open walks of abandoned walks stay
+    /// until a later version ages them out; see docs/completeness.md).
+    virtual void purge(wall_time now) = 0;
+};
+
+/// An in-process store (a hash set per walk).
+std::shared_ptr<evidence_store> make_memory_store();
+
+/// Why the SQLite store could not be opened.
+enum class store_error { open_failed, schema_failed };
+std::string_view to_string(store_error e) noexcept;
+[[noreturn]] void throw_exception_from_error(store_error e, const boost::source_location& loc);
+
+/// A store in a SQLite database file (":memory:" for a private in-memory database). Creates
+/// its tables (`candor_evidence_walk`, `candor_evidence_id`) if they do not exist.
+boost::system::result<std::shared_ptr<evidence_store>, store_error> open_sqlite_store(const std::string& path);
+
+}  // namespace candor::evidence

@@ -1,0 +1,149 @@
+#pragma once
+/// @file
+/// The collection tool: a searchable, pageable MCP tool over a `data_source`.
+///
+/// @code
+/// auto keys = std::make_shared<const candor::evidence::key_ring>(
+///     candor::evidence::key_ring::from_config(std::getenv("CANDOR_SEALING_KEYS")).value());
+/// candor::paging::collection_options o;
+/// o.keys = keys;
+/// o.evidence = candor::evidence::make_memory_store();
+/// server.add_tool(std::make_shared<candor::paging::collection_tool>(
+///     candor::mcp::tool_info("list_accounts", "Lists service accounts").with_input_schema(filter_schema),
+///     candor::paging::ordering{{"id"}}, std::make_shared<accounts_source>(db), o)).value();
+/// @endcode
+///
+/// The framework adds the paging arguments to the tool's schema — `page_size` (1..max,
+/// default `default_page_size`), `cursor`, and `deadline_ms` when enabled — and answers each
+/// call with one page: `data` is the item array, the extension `page` is
+/// `{returned, requested_size, ordering, snapshot}`, and the reasons say why a page is not the
+/// whole answer (`MORE_PAGES_AVAILABLE` with a `next_cursor`, `RESULT_LIMIT_REACHED`,
+/// `TIME_BUDGET_EXCEEDED`, `RATE_LIMITED`, `SOURCE_UNAVAILABLE`, `VISIBILITY_RESTRICTED`).
+/// It fetches one item more than the page size, so a page that is exactly full but last is
+/// complete. Cursor problems are error envelopes: `CURSOR_INVALID`, `CURSOR_MISMATCH`,
+/// `CURSOR_EXPIRED` (with `continuation: {kind: "restart"}`). The envelope that ends a walk
+/// over a pinned snapshot carries a `snapshot_token` (when an evidence store is configured).
+
+#include <candor/envelope/envelope.hpp>
+#include <candor/evidence/seal.hpp>
+#include <candor/evidence/store.hpp>
+#include <candor/mcp/tool.hpp>
+#include <candor/paging/cursor.hpp>
+#include <candor/paging/source.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace candor::paging {
+
+/// Codes this module adds (documented in docs/envelope.md).
+namespace codes {
+inline constexpr std::string_view cursor_invalid = "CURSOR_INVALID";
+inline constexpr std::string_view cursor_mismatch = "CURSOR_MISMATCH";
+inline constexpr std::string_view cursor_expired = "CURSOR_EXPIRED";
+inline constexpr std::string_view live_view = "LIVE_VIEW";
+}  // namespace codes
+
+/// Names of the paging arguments (excluded from the normalized query).
+namespace arguments {
+inline constexpr std::string_view cursor = "cursor";
+inline constexpr std::string_view page_size = "page_size";
+inline constexpr std::string_view deadline_ms = "deadline_ms";
+}  // namespace arguments
+
+using steady_time = std::chrono::steady_clock::time_point;
+
+struct collection_options {
+    std::size_t default_page_size = 20;
+    std::size_t max_page_size = 100;
+    /// How long a cursor stays valid after its page (`CURSOR_EXPIRED` after).
+    std::chrono::seconds cursor_ttl{15 * 60};
+    /// How long a snapshot token and its evidence set stay valid.
+    std::chrono::seconds token_ttl{15 * 60};
+    /// Server-side limit on the items one walk may deliver (`RESULT_LIMIT_REACHED`); none if unset.
+    std::optional<std::uint64_t> max_walk_items;
+    /// Accept `deadline_ms` (1..max_deadline_ms) as an argument.
+    bool accept_deadline = false;
+    std::uint64_t max_deadline_ms = 60'000;
+    /// Seals cursors and tokens. Required.
+    std::shared_ptr<const evidence::key_ring> keys;
+    /// Where delivered ids of pinned walks go; without one, no snapshot tokens are issued.
+    std::shared_ptr<evidence::evidence_store> evidence;
+    /// Wall clock for cursor and token times; defaults to `system_clock::now`.
+    std::function<wall_time()> wall_clock;
+    /// Monotonic clock for deadlines; defaults to `steady_clock::now`.
+    std::function<steady_time()> steady_clock;
+    /// JSON Schema of one item (`data` is an array of them).
+    boost::json::value item_schema = true;
+};
+
+/// One page asked for in-process (by `call`, or by an aggregation).
+struct page_request {
+    /// The normalized query (arguments without the paging controls).
+    boost::json::object query;
+    std::optional<std::string> cursor;
+    std::optional<std::size_t> page_size;
+    mcp::principal caller;
+    steady_time deadline = steady_time::max();
+};
+
+/// One page and what a caller walking on needs to know about it.
+struct page {
+    /// The page's envelope, exactly as the tool returns it.
+    envelope::envelope result;
+    /// The cursor to continue from, when the walk can go on from here.
+    std::optional<std::string> next_cursor;
+    /// The page reached the end of the collection (no more items in scope).
+    bool ended = false;
+    std::uint64_t items_scanned = 0;
+    /// The walk's state after this page (absent on cursor errors).
+    std::optional<cursor_claims> state;
+};
+
+class collection_tool : public mcp::json_tool {
+public:
+    /// @param info the tool; its input schema declares the query arguments (an object schema
+    ///        whose `properties` get the paging arguments added)
+    /// @param order the total order; the last field is the unique key (and the evidence id)
+    /// @throws std::invalid_argument without keys, with an empty ordering, or bad page sizes
+    collection_tool(mcp::tool_info info, ordering order, std::shared_ptr<data_source> source,
+                    collection_options opts);
+
+    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
+                                                    mcp::call_context& ctx) final;
+
+    /// One page, for in-process callers.
+    boost::asio::awaitable<page> serve(page_request request);
+
+    /// A token for a walk that an aggregation stopped before its end: marked incomplete with
+    /// `reasons`, so that an evidence-gated action refuses it with `EVIDENCE_INCOMPLETE`.
+    /// Nothing for live sources or without an evidence store.
+    std::optional<std::string> seal_stopped_walk(const cursor_claims& state, std::vector<std::string> reasons) const;
+
+    const ordering& order() const noexcept { return order_; }
+    const data_source& source() const noexcept { return *source_; }
+    const collection_options& options() const noexcept { return opts_; }
+
+    wall_time wall_now() const { return opts_.wall_clock(); }
+    steady_time steady_now() const { return opts_.steady_clock(); }
+
+private:
+    ordering order_;
+    std::string order_text_;
+    std::shared_ptr<data_source> source_;
+    collection_options opts_;
+};
+
+/// `scope.visibility` for a principal: "principal:<id>", or "anonymous".
+std::string visibility_of(const mcp::principal& p);
+
+}  // namespace candor::paging

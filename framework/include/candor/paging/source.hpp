@@ -1,0 +1,122 @@
+#pragma once
+/// @file
+/// The data-source interface behind a collection tool: the one method an author implements.
+///
+/// A source answers "up to N items after this key, for this query, in this snapshot, as this
+/// principal sees them". Everything else — page sizes, look-ahead, cursors, reasons, the
+/// envelope, snapshot tokens — is the framework's (`collection_tool`). The interface is shaped
+/// so that a SQL table implements it with one keyset query:
+///
+///     SELECT … FROM t WHERE <filter> AND <visible to principal> AND <row in snapshot>
+///       AND (k1, k2) > (?, ?) ORDER BY k1, k2 LIMIT ?
+///
+/// and `hidden_in_scope` with one `EXISTS` over the same filter without the visibility term.
+///
+/// Order: ascending on every ordering field; the last field is unique, so the order is total.
+/// Keys compare as `compare_keys` says — null < booleans < numbers (numerically) < strings
+/// (bytewise, SQLite's BINARY collation) — and a source must order the same way; the framework
+/// checks that every page is strictly increasing and treats a violation as a bug.
+
+#include <candor/mcp/call_context.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace candor::paging {
+
+/// How a source reads across pages (`scope.snapshot`).
+enum class snapshot_mode {
+    /// Every page of a walk reads the same snapshot, captured at the first page (a version or
+    /// sequence number). A complete walk is a complete inventory and earns a snapshot token.
+    pinned,
+    /// Keyset over changing data: no item twice, but rows inserted behind the position are
+    /// missed. Never claims a snapshot; every page carries the warning `LIVE_VIEW`.
+    live,
+};
+
+/// "pinned" or "live".
+std::string_view to_string(snapshot_mode m) noexcept;
+
+/// The total order of a collection: item fields, the last one unique.
+struct ordering {
+    std::vector<std::string> fields;
+    /// "f1,f2,…" — shown in `page.ordering` and bound into cursors.
+    std::string to_string() const;
+};
+
+/// -1, 0 or 1: the order of two keys (arrays of scalars, compared field by field).
+int compare_keys(const boost::json::array& a, const boost::json::array& b) noexcept;
+
+/// One fetch. The references live as long as the call.
+struct fetch_request {
+    /// The normalized query: the tool's arguments without the paging controls.
+    const boost::json::object& query;
+    /// The key of the last item delivered; null for the first page.
+    const boost::json::array* after = nullptr;
+    /// Return at most this many items (the framework asks one more than the page size, to know
+    /// whether the page is the last without a second round trip).
+    std::size_t limit = 0;
+    /// The pinned snapshot id from `open_snapshot`; empty for live sources.
+    const std::string& snapshot;
+    const mcp::principal& caller;
+    /// Stop when past this and return what was found with `out_of_time` set.
+    std::chrono::steady_clock::time_point deadline;
+};
+
+/// What a fetch found.
+struct fetch_result {
+    /// Items in ascending key order, each after `request.after`, at most `limit`. Each item is
+    /// an object holding every ordering field (the unique one becomes the item's evidence id).
+    std::vector<boost::json::value> items;
+    /// The deadline stopped the scan: `items` is a correct prefix, but not everything.
+    bool out_of_time = false;
+    /// Rows examined (for `TIME_BUDGET_EXCEEDED`'s `items_scanned`); 0 if unknown.
+    std::uint64_t items_scanned = 0;
+    /// Some rows in the requested scope are hidden from this principal (`VISIBILITY_RESTRICTED`).
+    /// Say only that they exist — never which.
+    bool hidden_in_scope = false;
+};
+
+/// Why a fetch could not answer.
+struct source_error {
+    enum class kind {
+        unavailable,    ///< the backend failed (`SOURCE_UNAVAILABLE`)
+        rate_limited,   ///< the backend refused for now (`RATE_LIMITED`, `retry_after`)
+        snapshot_gone,  ///< the pinned snapshot is no longer readable (`CURSOR_EXPIRED`, restart)
+    };
+    kind what = kind::unavailable;
+    /// For the server log only (never shown to the caller).
+    std::string message;
+    std::chrono::milliseconds retry_after{1000};
+};
+
+/// The author's side of a collection.
+class data_source {
+public:
+    virtual ~data_source() = default;
+
+    /// Names the source in `SOURCE_UNAVAILABLE` and logs.
+    virtual std::string_view name() const noexcept = 0;
+    virtual snapshot_mode snapshots() const noexcept = 0;
+
+    /// Capture the snapshot a new walk will read (pinned sources): e.g. the current version.
+    /// The default (live sources) captures nothing.
+    virtual boost::asio::awaitable<boost::system::result<std::string, source_error>> open_snapshot(
+        const boost::json::object& query, const mcp::principal& caller);
+
+    /// Up to `request.limit` items after `request.after`. The one method every source writes.
+    virtual boost::asio::awaitable<boost::system::result<fetch_result, source_error>> fetch(
+        const fetch_request& request) = 0;
+};
+
+}  // namespace candor::paging

@@ -1,0 +1,140 @@
+#include <candor/evidence/gated_action.hpp>
+
+#include <candor/json/document.hpp>
+
+#include <stdexcept>
+
+namespace candor::evidence {
+
+namespace ce = candor::envelope;
+
+namespace {
+
+issue refusal(std::string_view code, std::string path, std::string message) {
+    issue i;
+    i.code = std::string(code);
+    i.path = std::move(path);
+    i.message = std::move(message);
+    i.repairable = false;
+    i.where = layer::external;
+    return i;
+}
+
+mcp::tool_info with_evidence_arguments(mcp::tool_info info, const evidence_requirement& req) {
+    auto& props = info.input_schema["properties"];
+    if (!props.is_object()) props = boost::json::object{};
+    auto& p = props.get_object();
+    p["ids"] = boost::json::object{{"type", "array"},
+                                   {"items", {{"type", "string"}, {"minLength", 1}}},
+                                   {"minItems", 1},
+                                   {"maxItems", req.max_ids},
+                                   {"uniqueItems", true},
+                                   {"description", "Ids to act on; each must come from the inventory named by snapshot_token."}};
+    p["snapshot_token"] = boost::json::object{
+        {"type", "string"},
+        {"minLength", 1},
+        {"description", "snapshot_token of the envelope that ended a complete walk of '" + req.resource + "'."}};
+    auto& required = info.input_schema["required"];
+    if (!required.is_array()) required = boost::json::array{};
+    bool has_ids = false;
+    for (const auto& r : required.get_array()) has_ids = has_ids || r == "ids";
+    if (!has_ids) required.get_array().emplace_back("ids");
+    return info;
+}
+
+evidence_requirement checked(evidence_requirement r) {
+    if (!r.keys || !r.store) throw std::invalid_argument("gated_action needs a key ring and an evidence store");
+    if (!r.wall_clock) r.wall_clock = [] { return std::chrono::system_clock::now(); };
+    return r;
+}
+
+}  // namespace
+
+boost::system::result<verified_evidence, issue> verify(const evidence_requirement& req, const std::string* token,
+                                                       const std::vector<std::string>& ids,
+                                                       std::string_view principal_id) {
+    if (!token)
+        return refusal(codes::evidence_missing, "/snapshot_token",
+                       "this action needs evidence: walk '" + req.resource +
+                           "' to its end and pass the snapshot_token of its last page");
+    auto opened = open_snapshot_token(*req.keys, *token);
+    if (opened.has_error())
+        return refusal(codes::evidence_invalid, "/snapshot_token",
+                       "the snapshot_token is not one this server issued (malformed or altered); walk '" +
+                           req.resource + "' again");
+    snapshot_claims claims_value = std::move(opened).value();
+    const snapshot_claims* claims = &claims_value;
+    const auto now = req.wall_clock();
+    if (claims->expiry <= now)
+        return refusal(codes::evidence_expired, "/snapshot_token",
+                       "the snapshot_token expired; walk '" + req.resource + "' again for fresh evidence");
+    if (claims->resource != req.resource || claims->principal != principal_fingerprint(principal_id)) {
+        auto i = refusal(codes::evidence_scope_mismatch, "/snapshot_token",
+                         claims->resource != req.resource
+                             ? "the snapshot_token comes from '" + claims->resource + "', not from '" + req.resource + "'"
+                             : "the snapshot_token was issued to another principal");
+        i.details["expected_resource"] = req.resource;
+        return i;
+    }
+    if (!claims->complete) {
+        auto i = refusal(codes::evidence_incomplete, "/snapshot_token",
+                         "the inventory behind this snapshot_token was not complete, so it cannot justify a "
+                         "destructive change; show its reasons to a person or obtain a complete inventory");
+        boost::json::array reasons;
+        for (const auto& r : claims->reasons) reasons.emplace_back(r);
+        i.details["reasons"] = std::move(reasons);
+        return i;
+    }
+    auto missing = req.store->uncovered(claims->walk, ids, now);
+    if (!missing)
+        return refusal(codes::evidence_expired, "/snapshot_token",
+                       "the evidence behind this snapshot_token is gone; walk '" + req.resource + "' again");
+    if (!missing->empty()) {
+        auto i = refusal(codes::evidence_not_covered, "/ids",
+                         std::to_string(missing->size()) + " of the ids were not delivered by the inventory "
+                         "behind snapshot_token; act only on ids the walk returned");
+        boost::json::array list;
+        for (const auto& m : *missing) list.emplace_back(m);
+        i.details["ids"] = std::move(list);
+        return i;
+    }
+    return verified_evidence{std::move(claims_value), ids};
+}
+
+gated_action::gated_action(mcp::tool_info info, evidence_requirement req)
+    : json_tool(with_evidence_arguments(std::move(info), req)), req_(checked(std::move(req))) {}
+
+boost::asio::awaitable<ce::envelope> gated_action::call(const boost::json::object& args, mcp::call_context& ctx) {
+    std::string token;
+    const std::string* token_ptr = nullptr;
+    if (const auto* t = args.if_contains("snapshot_token"); t && t->is_string()) {
+        token = std::string(t->get_string());
+        token_ptr = &token;
+    }
+    std::vector<std::string> ids;
+    if (const auto* a = args.if_contains("ids"); a && a->is_array())
+        for (const auto& v : a->get_array())
+            if (v.is_string()) ids.emplace_back(v.get_string());
+    auto ok = verify(req_, token_ptr, ids, ctx.caller().id);
+    if (!ok) co_return ce::failure({std::move(ok.error())});
+
+    boost::json::array done;
+    boost::json::array skipped;
+    for (const auto& id : ids) {
+        auto r = co_await act(id, args, ctx);
+        if (r) {
+            done.emplace_back(id);
+        } else {
+            skipped.push_back(boost::json::object{{"id", id}, {"code", r.error().code}, {"message", r.error().message}});
+        }
+    }
+    const bool any_skipped = !skipped.empty();
+    auto e = ce::complete(boost::json::object{{"done", std::move(done)}, {"skipped", std::move(skipped)}});
+    if (any_skipped)
+        e.add_warning({std::string(codes::objects_skipped),
+                       "some objects no longer qualified at execution and were left unchanged; see data.skipped",
+                       {}});
+    co_return e;
+}
+
+}  // namespace candor::evidence

@@ -1,0 +1,259 @@
+#include <candor/evidence/seal.hpp>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include <array>
+#include <stdexcept>
+
+namespace candor::evidence {
+
+namespace {
+
+constexpr unsigned char sealed_version = 1;
+constexpr std::size_t mac_size = 32;
+constexpr std::size_t min_secret = 32;
+constexpr std::size_t max_key_id = 32;
+
+bool is_valid_key_id(std::string_view id) {
+    if (id.empty() || id.size() > max_key_id) return false;
+    for (char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                        c == '_' || c == '.' || c == '-';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+std::array<unsigned char, mac_size> mac_of(const std::string& secret, std::string_view purpose,
+                                           std::string_view body) {
+    // The purpose is framed by its length so that ("ab", "c…") and ("a", "bc…") differ.
+    std::string input;
+    input.reserve(purpose.size() + body.size() + 2);
+    input.push_back(static_cast<char>(purpose.size()));
+    input.append(purpose);
+    input.push_back('\0');
+    input.append(body);
+    std::array<unsigned char, mac_size> out{};
+    unsigned int len = 0;
+    if (!HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+              reinterpret_cast<const unsigned char*>(input.data()), input.size(), out.data(), &len) ||
+        len != mac_size)
+        throw std::runtime_error("HMAC-SHA-256 failed");
+    return out;
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+constexpr char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int b64_value(char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '-') return 62;
+    if (c == '_') return 63;
+    return -1;
+}
+
+}  // namespace
+
+std::string_view to_string(key_error e) noexcept {
+    switch (e) {
+    case key_error::no_keys: return "no sealing key configured";
+    case key_error::invalid_key_id: return "a key id must be 1-32 characters of [A-Za-z0-9_.-]";
+    case key_error::short_secret: return "a sealing key needs at least 32 bytes (64 hex digits)";
+    case key_error::duplicate_id: return "two sealing keys share an id";
+    case key_error::malformed: return "sealing keys are configured as id:HEX[,id:HEX...]";
+    }
+    return "unknown key error";
+}
+
+void throw_exception_from_error(key_error e, const boost::source_location&) {
+    throw std::invalid_argument(std::string(to_string(e)));
+}
+
+std::string_view to_string(seal_error e) noexcept {
+    switch (e) {
+    case seal_error::malformed: return "malformed";
+    case seal_error::unknown_key: return "unknown key";
+    case seal_error::bad_mac: return "bad mac";
+    }
+    return "unknown";
+}
+
+void throw_exception_from_error(seal_error e, const boost::source_location&) {
+    throw std::invalid_argument("sealed text refused: " + std::string(to_string(e)));
+}
+
+boost::system::result<key_ring, key_error> key_ring::from_keys(std::vector<sealing_key> keys) {
+    if (keys.empty()) return key_error::no_keys;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!is_valid_key_id(keys[i].id)) return key_error::invalid_key_id;
+        if (keys[i].secret.size() < min_secret) return key_error::short_secret;
+        for (std::size_t j = 0; j < i; ++j)
+            if (keys[j].id == keys[i].id) return key_error::duplicate_id;
+    }
+    key_ring r;
+    r.keys_ = std::move(keys);
+    return r;
+}
+
+boost::system::result<key_ring, key_error> key_ring::from_config(std::string_view text) {
+    std::vector<sealing_key> keys;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        std::string_view entry = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+        const auto colon = entry.find(':');
+        if (colon == std::string_view::npos) return key_error::malformed;
+        std::string_view hex = entry.substr(colon + 1);
+        if (hex.size() % 2 != 0) return key_error::malformed;
+        sealing_key k{std::string(entry.substr(0, colon)), {}};
+        for (std::size_t i = 0; i < hex.size(); i += 2) {
+            const int hi = hex_value(hex[i]), lo = hex_value(hex[i + 1]);
+            if (hi < 0 || lo < 0) return key_error::malformed;
+            k.secret.push_back(static_cast<char>(hi * 16 + lo));
+        }
+        keys.push_back(std::move(k));
+    }
+    return from_keys(std::move(keys));
+}
+
+key_ring key_ring::ephemeral(const std::function<void(std::string_view)>& log) {
+    key_ring r;
+    std::string secret(min_secret, '\0');
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(secret.data()), static_cast<int>(secret.size())) != 1)
+        throw std::runtime_error("no randomness for an ephemeral sealing key");
+    r.keys_.push_back({"ephemeral", std::move(secret)});
+    r.ephemeral_ = true;
+    if (log)
+        log("sealing with an EPHEMERAL random key (development mode): cursors and snapshot tokens "
+            "become invalid when this process exits; configure sealing keys for production");
+    return r;
+}
+
+const std::string& key_ring::current_key_id() const noexcept { return keys_.front().id; }
+
+std::string key_ring::seal(std::string_view purpose, std::string_view payload) const {
+    const auto& key = keys_.front();
+    std::string body;
+    body.reserve(2 + key.id.size() + payload.size() + mac_size);
+    body.push_back(static_cast<char>(sealed_version));
+    body.push_back(static_cast<char>(key.id.size()));
+    body.append(key.id);
+    body.append(payload);
+    const auto mac = mac_of(key.secret, purpose, body);
+    body.append(reinterpret_cast<const char*>(mac.data()), mac.size());
+    return detail::base64url_encode(body);
+}
+
+boost::system::result<std::string, seal_error> key_ring::open(std::string_view purpose,
+                                                              std::string_view sealed) const {
+    std::string raw;
+    if (!detail::base64url_decode(sealed, raw)) return seal_error::malformed;
+    if (raw.size() < 2 + mac_size || static_cast<unsigned char>(raw[0]) != sealed_version)
+        return seal_error::malformed;
+    const std::size_t id_len = static_cast<unsigned char>(raw[1]);
+    if (raw.size() < 2 + id_len + mac_size) return seal_error::malformed;
+    const std::string_view id(raw.data() + 2, id_len);
+    const sealing_key* key = nullptr;
+    for (const auto& k : keys_)
+        if (k.id == id) key = &k;
+    if (!key) return seal_error::unknown_key;
+    const std::string_view body(raw.data(), raw.size() - mac_size);
+    const auto expected = mac_of(key->secret, purpose, body);
+    if (CRYPTO_memcmp(expected.data(), raw.data() + body.size(), mac_size) != 0) return seal_error::bad_mac;
+    return std::string(raw.substr(2 + id_len, raw.size() - mac_size - 2 - id_len));
+}
+
+std::string fingerprint(std::string_view label, std::string_view text) {
+    std::string input;
+    input.reserve(label.size() + text.size() + 1);
+    input.append(label);
+    input.push_back('\0');
+    input.append(text);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (!EVP_Digest(input.data(), input.size(), md, &len, EVP_sha256(), nullptr))
+        throw std::runtime_error("SHA-256 failed");
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned i = 0; i < 16 && i < len; ++i) {
+        out.push_back(digits[md[i] >> 4]);
+        out.push_back(digits[md[i] & 15]);
+    }
+    return out;
+}
+
+std::string random_hex(std::size_t n) {
+    std::string bytes(n, '\0');
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n)) != 1)
+        throw std::runtime_error("no randomness");
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : bytes) {
+        out.push_back(digits[c >> 4]);
+        out.push_back(digits[c & 15]);
+    }
+    return out;
+}
+
+namespace detail {
+
+std::string base64url_encode(std::string_view bytes) {
+    std::string out;
+    out.reserve((bytes.size() * 4 + 2) / 3);
+    std::size_t i = 0;
+    for (; i + 3 <= bytes.size(); i += 3) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) |
+                           (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
+        out.push_back(b64_alphabet[(v >> 18) & 63]);
+        out.push_back(b64_alphabet[(v >> 12) & 63]);
+        out.push_back(b64_alphabet[(v >> 6) & 63]);
+        out.push_back(b64_alphabet[v & 63]);
+    }
+    const std::size_t rest = bytes.size() - i;
+    if (rest == 1) {
+        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
+        out.push_back(b64_alphabet[(v >> 18) & 63]);
+        out.push_back(b64_alphabet[(v >> 12) & 63]);
+    } else if (rest == 2) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
+        out.push_back(b64_alphabet[(v >> 18) & 63]);
+        out.push_back(b64_alphabet[(v >> 12) & 63]);
+        out.push_back(b64_alphabet[(v >> 6) & 63]);
+    }
+    return out;
+}
+
+bool base64url_decode(std::string_view text, std::string& out) {
+    out.clear();
+    if (text.size() % 4 == 1) return false;
+    out.reserve(text.size() * 3 / 4);
+    unsigned acc = 0;
+    int bits = 0;
+    for (char c : text) {
+        const int v = b64_value(c);
+        if (v < 0) return false;
+        acc = (acc << 6) | static_cast<unsigned>(v);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+        }
+    }
+    // Canonical: the unused low bits of the last character must be zero.
+    return (acc & ((1u << bits) - 1)) == 0;
+}
+
+}  // namespace detail
+
+}  // namespace candor::evidence

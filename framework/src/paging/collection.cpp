@@ -1,0 +1,362 @@
+#include <candor/paging/collection.hpp>
+
+#include <candor/evidence/token.hpp>
+#include <candor/json/write.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace candor::paging {
+
+namespace ce = candor::envelope;
+
+namespace {
+
+mcp::tool_info with_paging_arguments(mcp::tool_info info, const collection_options& o) {
+    auto& props = info.input_schema["properties"];
+    if (!props.is_object()) props = boost::json::object{};
+    auto& p = props.get_object();
+    p[arguments::page_size] = boost::json::object{
+        {"type", "integer"},
+        {"minimum", 1},
+        {"maximum", o.max_page_size},
+        {"default", o.default_page_size},
+        {"description", "Items per page (default " + std::to_string(o.default_page_size) + ")."}};
+    p[arguments::cursor] = boost::json::object{
+        {"type", "string"},
+        {"minLength", 1},
+        {"description", "continuation.cursor of the previous page, unchanged; omit to start a walk."}};
+    if (o.accept_deadline)
+        p[arguments::deadline_ms] = boost::json::object{
+            {"type", "integer"},
+            {"minimum", 1},
+            {"maximum", o.max_deadline_ms},
+            {"description", "Answer within this many milliseconds, with what was found by then."}};
+    info.data_schema = boost::json::object{{"type", "array"}, {"items", o.item_schema}};
+    return info;
+}
+
+collection_options checked(collection_options o) {
+    if (!o.keys) throw std::invalid_argument("collection_tool needs a key ring");
+    if (o.default_page_size < 1 || o.max_page_size < o.default_page_size)
+        throw std::invalid_argument("collection_tool: 1 <= default_page_size <= max_page_size");
+    if (!o.wall_clock) o.wall_clock = [] { return std::chrono::system_clock::now(); };
+    if (!o.steady_clock) o.steady_clock = [] { return std::chrono::steady_clock::now(); };
+    return o;
+}
+
+issue cursor_issue(std::string_view code, std::string message, bool repairable, layer where) {
+    issue i;
+    i.code = std::string(code);
+    i.path = "/cursor";
+    i.message = std::move(message);
+    i.repairable = repairable;
+    i.where = where;
+    return i;
+}
+
+ce::envelope cursor_failure(issue i) { return ce::failure({std::move(i)}); }
+
+ce::envelope expired_failure(std::string message) {
+    auto e = cursor_failure(cursor_issue(codes::cursor_expired, std::move(message), true, layer::external));
+    e.continue_with(ce::continuation::restart("the walk cannot continue; start it over without a cursor "
+                                              "and do not merge the new items with the old ones"));
+    return e;
+}
+
+// The key of an item under the ordering; a source that hands out items without their key
+// fields breaks the keyset contract (a bug, so an exception → INTERNAL_ERROR).
+boost::json::array key_of(const boost::json::value& item, const ordering& order) {
+    const auto* o = item.if_object();
+    if (!o) throw std::logic_error("data source returned an item that is not an object");
+    boost::json::array key;
+    key.reserve(order.fields.size());
+    for (const auto& f : order.fields) {
+        const auto* v = o->if_contains(f);
+        if (!v || v->is_object() || v->is_array())
+            throw std::logic_error("data source returned an item without a scalar '" + f + "'");
+        key.push_back(*v);
+    }
+    return key;
+}
+
+std::string id_text(const boost::json::value& v) {
+    if (const auto* s = v.if_string()) return std::string(*s);
+    return json::to_string(v).value();
+}
+
+std::uint64_t ceil_seconds(std::chrono::milliseconds ms) {
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(1, (ms.count() + 999) / 1000));
+}
+
+
+}  // namespace
+
+std::string visibility_of(const mcp::principal& p) {
+    return p.id.empty() ? std::string("anonymous") : "principal:" + p.id;
+}
+
+collection_tool::collection_tool(mcp::tool_info info, ordering order, std::shared_ptr<data_source> source,
+                                 collection_options opts)
+    : json_tool(with_paging_arguments(std::move(info), opts)),
+      order_(std::move(order)),
+      order_text_(order_.to_string()),
+      source_(std::move(source)),
+      opts_(checked(std::move(opts))) {
+    if (order_.fields.empty()) throw std::invalid_argument("collection_tool needs an ordering");
+    if (!source_) throw std::invalid_argument("collection_tool needs a data source");
+}
+
+boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::object& args, mcp::call_context& ctx) {
+    page_request r;
+    r.caller = ctx.caller();
+    r.deadline = ctx.deadline();
+    for (const auto& kv : args) {
+        if (kv.key() == arguments::cursor && kv.value().is_string())
+            r.cursor = std::string(kv.value().get_string());
+        else if (kv.key() == arguments::page_size && kv.value().is_number())
+            r.page_size = kv.value().to_number<std::size_t>();
+        else if (kv.key() == arguments::deadline_ms && opts_.accept_deadline && kv.value().is_number())
+            r.deadline = std::min(r.deadline, steady_now() + std::chrono::milliseconds(kv.value().to_number<std::int64_t>()));
+        else
+            r.query.emplace(kv.key(), json::detach(kv.value()));
+    }
+    auto p = co_await serve(std::move(r));
+    co_return std::move(p.result);
+}
+
+std::optional<std::string> collection_tool::seal_stopped_walk(const cursor_claims& state,
+                                                              std::vector<std::string> reasons) const {
+    if (!opts_.evidence || source_->snapshots() != snapshot_mode::pinned) return std::nullopt;
+    evidence::snapshot_claims t;
+    t.resource = info().name;
+    t.query = state.query;
+    t.principal = state.principal;
+    t.snapshot = state.snapshot;
+    t.walk = state.walk;
+    t.complete = false;
+    t.reasons = std::move(reasons);
+    t.expiry = wall_now() + opts_.token_ttl;
+    return evidence::seal_snapshot_token(*opts_.keys, t);
+}
+
+boost::asio::awaitable<page> collection_tool::serve(page_request req) {
+    page out;
+    const auto& name = info().name;
+    const bool pinned = source_->snapshots() == snapshot_mode::pinned;
+    auto query_text = normalize_query(req.query, {});
+    if (!query_text) throw std::logic_error("query deeper than the JSON depth ceiling");
+
+    cursor_claims expected;
+    expected.tool = name;
+    expected.query = evidence::fingerprint("query", *query_text);
+    expected.ordering = order_text_;
+    expected.principal = evidence::principal_fingerprint(req.caller.id);
+
+    ce::scope sc{name, visibility_of(req.caller), std::string(to_string(source_->snapshots()))};
+    const std::size_t size = std::clamp<std::size_t>(req.page_size.value_or(opts_.default_page_size), 1, opts_.max_page_size);
+
+    cursor_claims state;
+    if (req.cursor) {
+        auto opened = open_cursor(*opts_.keys, *req.cursor, wall_now(), opts_.cursor_ttl);
+        if (!opened) {
+            if (opened.error() == cursor_error::expired)
+                out.result = expired_failure("the cursor expired (cursors live " +
+                                             std::to_string(opts_.cursor_ttl.count()) + " s)");
+            else
+                out.result = cursor_failure(cursor_issue(
+                    codes::cursor_invalid,
+                    "the cursor is not one this tool issued (malformed or altered); call again without a "
+                    "cursor to start the walk over",
+                    true, layer::contract));
+            out.result.covering(sc);
+            co_return out;
+        }
+        if (auto m = mismatch(*opened, expected)) {
+            auto i = cursor_issue(codes::cursor_mismatch,
+                                  "the cursor belongs to another " + std::string(to_string(*m)) +
+                                      "; repeat the original query with it, or drop the cursor to start a new walk",
+                                  true, layer::contract);
+            i.details["binding"] = to_string(*m);
+            out.result = cursor_failure(std::move(i));
+            out.result.covering(sc);
+            co_return out;
+        }
+        state = std::move(*opened);
+    } else {
+        auto snap = co_await source_->open_snapshot(req.query, req.caller);
+        if (!snap) {
+            const auto& err = snap.error();
+            if (err.what == source_error::kind::rate_limited) {
+                out.result = ce::partial(boost::json::array{},
+                                         {std::string(ce::reason_codes::rate_limited), "the source is rate limited",
+                                          {{"retry_after_ms", err.retry_after.count()}}});
+            } else {
+                out.result = ce::partial(boost::json::array{},
+                                         {std::string(ce::reason_codes::source_unavailable),
+                                          "the source could not open a snapshot",
+                                          {{"source", source_->name()}}});
+            }
+            out.result.continue_with(ce::continuation::retry_after(ceil_seconds(err.retry_after)));
+            out.result.covering(sc);
+            co_return out;
+        }
+        state = expected;
+        state.snapshot = std::move(*snap);
+        state.walk = evidence::random_hex(16);
+    }
+
+    // The server-side walk limit shrinks the last pages; reaching it is RESULT_LIMIT_REACHED.
+    std::size_t effective = size;
+    bool at_walk_limit = false;
+    if (opts_.max_walk_items) {
+        const std::uint64_t left = state.delivered >= *opts_.max_walk_items ? 0 : *opts_.max_walk_items - state.delivered;
+        if (left <= size) {
+            effective = static_cast<std::size_t>(left);
+            at_walk_limit = true;
+        }
+    }
+
+    std::vector<boost::json::value> items;
+    bool out_of_time = false;
+    bool hidden = false;
+    bool more = false;
+    if (steady_now() >= req.deadline) {
+        out_of_time = true;
+    } else {
+        fetch_request fr{req.query, state.after.empty() ? nullptr : &state.after, effective + 1, state.snapshot,
+                         req.caller, req.deadline};
+        auto fetched = co_await source_->fetch(fr);
+        if (!fetched) {
+            const auto& err = fetched.error();
+            switch (err.what) {
+            case source_error::kind::snapshot_gone:
+                out.result = expired_failure("the snapshot this walk reads is no longer available");
+                out.result.covering(sc);
+                co_return out;
+            case source_error::kind::rate_limited:
+                out.result = ce::partial(boost::json::array{},
+                                         {std::string(ce::reason_codes::rate_limited),
+                                          "the source is rate limited; nothing was read",
+                                          {{"retry_after_ms", err.retry_after.count()}}});
+                out.result.continue_with(ce::continuation::retry_after(ceil_seconds(err.retry_after)));
+                break;
+            case source_error::kind::unavailable:
+                out.result = ce::partial(boost::json::array{},
+                                         {std::string(ce::reason_codes::source_unavailable),
+                                          "the source '" + std::string(source_->name()) + "' failed; nothing was read",
+                                          {{"source", source_->name()}}});
+                // Resume from the same position: nothing was delivered, so nothing is lost.
+                state.issued = wall_now();
+                out.next_cursor = seal_cursor(*opts_.keys, state);
+                out.result.continue_with(ce::continuation::next_cursor(*out.next_cursor));
+                break;
+            }
+            out.result.covering(sc);
+            out.state = state;
+            co_return out;
+        }
+        auto& f = *fetched;
+        out.items_scanned = f.items_scanned;
+        out_of_time = f.out_of_time;
+        hidden = f.hidden_in_scope;
+        items = std::move(f.items);
+        if (items.size() > effective + 1) throw std::logic_error("data source returned more items than asked for");
+        if (items.size() > effective) {
+            more = true;
+            items.resize(effective);
+        }
+    }
+
+    // Keyset invariant: strictly increasing, after the cursor's position. A source that breaks
+    // it would deliver an item twice or skip one; that is a bug, never a page.
+    boost::json::array last = state.after;
+    std::vector<std::string> ids;
+    ids.reserve(items.size());
+    for (const auto& item : items) {
+        auto key = key_of(item, order_);
+        if (!last.empty() && compare_keys(last, key) >= 0)
+            throw std::logic_error("data source returned items out of order or before the cursor");
+        ids.push_back(id_text(key.back()));
+        last = std::move(key);
+    }
+
+    boost::json::array data;
+    data.reserve(items.size());
+    for (auto& i : items) data.push_back(std::move(i));
+    ce::envelope e;
+    e.data = std::move(data);
+
+    if (hidden) {
+        e.add_reason({std::string(ce::reason_codes::visibility_restricted),
+                      "part of the requested scope is not visible to this caller; absence here is not "
+                      "evidence of absence",
+                      {{"visibility", sc.visibility}}});
+    }
+    state.after = std::move(last);
+    state.delivered += ids.size();
+    state.pages += 1;
+    state.issued = wall_now();
+    if (hidden && std::find(state.taints.begin(), state.taints.end(), ce::reason_codes::visibility_restricted) == state.taints.end())
+        state.taints.emplace_back(ce::reason_codes::visibility_restricted);
+    if (hidden) state.clean = false;
+
+    if (out_of_time) {
+        e.add_reason({std::string(ce::reason_codes::time_budget_exceeded),
+                      "the time budget ran out; this page holds what was read by then",
+                      {{"pages", state.pages}, {"items_scanned", out.items_scanned}}});
+        out.next_cursor = seal_cursor(*opts_.keys, state);
+        e.continue_with(ce::continuation::next_cursor(*out.next_cursor));
+    } else if (more && at_walk_limit) {
+        e.add_reason({std::string(ce::reason_codes::result_limit_reached),
+                      "this walk reached the server's limit of " + std::to_string(*opts_.max_walk_items) + " items",
+                      {{"limit", *opts_.max_walk_items}}});
+        e.continue_with(ce::continuation::narrow_query("add conditions so that fewer items match"));
+    } else if (more) {
+        e.add_reason({std::string(ce::reason_codes::more_pages_available),
+                      "more items follow; call again with continuation.cursor",
+                      {}});
+        out.next_cursor = seal_cursor(*opts_.keys, state);
+        e.continue_with(ce::continuation::next_cursor(*out.next_cursor));
+    } else {
+        out.ended = true;
+    }
+    if (!pinned)
+        e.add_warning({std::string(codes::live_view),
+                       "live view: items inserted behind the walk's position may be missed; this walk is not "
+                       "a snapshot inventory",
+                       {}});
+
+    if (pinned && opts_.evidence) {
+        opts_.evidence->record(state.walk, ids);
+        if (out.ended) {
+            const auto expiry = wall_now() + opts_.token_ttl;
+            opts_.evidence->close(state.walk, expiry);
+            evidence::snapshot_claims t;
+            t.resource = name;
+            t.query = state.query;
+            t.principal = state.principal;
+            t.snapshot = state.snapshot;
+            t.walk = state.walk;
+            t.complete = state.clean;
+            t.reasons = state.taints;
+            t.expiry = expiry;
+            e.extensions["snapshot_token"] = evidence::seal_snapshot_token(*opts_.keys, t);
+        }
+    }
+
+    e.extensions["page"] = boost::json::object{
+        {"returned", ids.size()},
+        {"requested_size", size},
+        {"ordering", order_text_},
+        {"snapshot", pinned ? boost::json::value(state.snapshot) : boost::json::value(nullptr)}};
+    const bool is_complete = e.incomplete_reasons.empty();
+    e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
+    e.complete = is_complete;
+    e.covering(sc);
+    out.state = std::move(state);
+    out.result = std::move(e);
+    co_return out;
+}
+
+}  // namespace candor::paging

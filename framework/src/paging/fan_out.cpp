@@ -1,0 +1,106 @@
+// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor when it
+// compares executors; the warning is in library code instantiated here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+
+#include <candor/paging/fan_out.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <memory>
+#include <optional>
+#include <variant>
+
+namespace candor::paging {
+
+namespace ce = candor::envelope;
+namespace asio = boost::asio;
+
+namespace {
+
+enum class cause { answered, failed, late };
+
+struct outcome {
+    cause what = cause::failed;
+    std::optional<ce::envelope> result;
+};
+
+struct join_state {
+    explicit join_state(asio::any_io_executor ex, std::vector<fan_source> s)
+        : sources(std::move(s)), outcomes(sources.size()), pending(sources.size()), done(ex) {
+        done.expires_at(asio::steady_timer::time_point::max());
+    }
+    std::vector<fan_source> sources;
+    std::vector<outcome> outcomes;
+    std::size_t pending;
+    asio::steady_timer done;
+};
+
+asio::awaitable<void> run_one(std::shared_ptr<join_state> st, std::size_t i) {
+    using namespace asio::experimental::awaitable_operators;
+    auto& src = st->sources[i];
+    auto& out = st->outcomes[i];
+    try {
+        asio::steady_timer timer(co_await asio::this_coro::executor);
+        timer.expires_after(src.deadline);
+        auto r = co_await (src.call() || timer.async_wait(asio::use_awaitable));
+        if (r.index() == 0) {
+            out.result = std::move(std::get<0>(r));
+            out.what = *out.result->status == ce::outcome::error ? cause::failed : cause::answered;
+        } else {
+            out.what = cause::late;
+        }
+    } catch (const std::exception&) {
+        // A source's failure is data for the caller (SOURCE_UNAVAILABLE), not a crash.
+        out.what = cause::failed;
+    }
+    if (--st->pending == 0) st->done.cancel();
+}
+
+}  // namespace
+
+asio::awaitable<ce::envelope> fan_out(std::vector<fan_source> sources) {
+    auto ex = co_await asio::this_coro::executor;
+    auto st = std::make_shared<join_state>(ex, std::move(sources));
+    for (std::size_t i = 0; i < st->sources.size(); ++i) asio::co_spawn(ex, run_one(st, i), asio::detached);
+    if (st->pending > 0) co_await st->done.async_wait(asio::as_tuple(asio::use_awaitable));
+
+    ce::envelope e;
+    boost::json::object data;
+    for (std::size_t i = 0; i < st->sources.size(); ++i) {
+        const auto& name = st->sources[i].name;
+        auto& o = st->outcomes[i];
+        if (o.what != cause::answered) {
+            const char* why = o.what == cause::late ? "late" : "failed";
+            e.add_reason({std::string(ce::reason_codes::source_unavailable),
+                          "source '" + name + "' " + (o.what == cause::late ? "did not answer in time" : "failed") +
+                              "; its data is missing",
+                          {{"source", name}, {"cause", why}}});
+            continue;
+        }
+        auto& r = *o.result;
+        data[name] = r.data ? std::move(*r.data) : boost::json::value(nullptr);
+        for (auto& reason : r.incomplete_reasons) {
+            if (!reason.details.contains("source")) reason.details["source"] = name;
+            e.add_reason(std::move(reason));
+        }
+        for (auto& w : r.warnings) {
+            if (!w.details.contains("source")) w.details["source"] = name;
+            e.add_warning(std::move(w));
+        }
+    }
+    e.data = std::move(data);
+    const bool is_complete = e.incomplete_reasons.empty();
+    e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
+    e.complete = is_complete;
+    co_return e;
+}
+
+}  // namespace candor::paging
