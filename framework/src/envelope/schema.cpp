@@ -86,7 +86,12 @@ constexpr const char* envelope_schema_text = R"({
 
 boost::json::object output_schema(const boost::json::value& data_schema) {
     auto schema = boost::json::parse(envelope_schema_text).as_object();
-    schema["properties"].as_object()["data"] = data_schema;
+    // Clients validate `outputSchema` with their own meta-model: the TypeScript SDK (zod) takes
+    // only object schemas under `properties`, so boolean schemas are written in object form.
+    boost::json::value data = data_schema;
+    if (data.is_bool()) data = data.get_bool() ? boost::json::value(boost::json::object{})
+                                               : boost::json::value(boost::json::object{{"not", boost::json::object{}}});
+    schema["properties"].as_object()["data"] = std::move(data);
     return schema;
 }
 
