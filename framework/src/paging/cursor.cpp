@@ -65,6 +65,10 @@ void throw_exception_from_error(cursor_error e, const boost::source_location&) {
     throw std::invalid_argument("cursor refused: " + std::string(to_string(e)));
 }
 
+void throw_exception_from_error(query_error, const boost::source_location&) {
+    throw std::invalid_argument("query deeper than the JSON depth ceiling");
+}
+
 std::string_view to_string(cursor_binding b) noexcept {
     switch (b) {
     case cursor_binding::tool: return "tool";

@@ -80,6 +80,7 @@ std::optional<cursor_binding> mismatch(const cursor_claims& claims, const cursor
 enum class query_error {
     too_deep,  ///< deeper than `candor::json::depth_ceiling` (the intake never lets that through)
 };
+[[noreturn]] void throw_exception_from_error(query_error e, const boost::source_location& loc);
 
 /// The normalized query: `arguments` without the `excluded` members (paging controls such as
 /// `cursor`, `page_size`, `deadline_ms`), as canonical JSON text (members sorted by key at

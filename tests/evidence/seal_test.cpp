@@ -1,0 +1,193 @@
+#include <candor/evidence/seal.hpp>
+
+#include "paging/support.hpp"
+
+#include <candor/evidence/token.hpp>
+#include <candor/paging/cursor.hpp>
+
+using namespace candor::test;
+
+namespace {
+
+pg::cursor_claims sample_cursor() {
+    pg::cursor_claims c;
+    c.tool = "items";
+    c.query = ev::fingerprint("query", "{}");
+    c.ordering = "id";
+    c.principal = ev::principal_fingerprint("alice");
+    c.snapshot = "v42";
+    c.issued = std::chrono::system_clock::time_point(std::chrono::hours(500'000));
+    c.after = boost::json::array{"i-00003"};
+    c.walk = "00112233445566778899aabbccddeeff";
+    c.delivered = 3;
+    c.pages = 1;
+    return c;
+}
+
+ev::snapshot_claims sample_token() {
+    ev::snapshot_claims t;
+    t.resource = "items";
+    t.query = ev::fingerprint("query", "{}");
+    t.principal = ev::principal_fingerprint("alice");
+    t.snapshot = "v42";
+    t.walk = "00112233445566778899aabbccddeeff";
+    t.complete = true;
+    t.expiry = std::chrono::system_clock::time_point(std::chrono::hours(500'001));
+    return t;
+}
+
+// Every single-bit flip of every character of `text`.
+template <class F>
+void for_each_bit_flip(const std::string& text, F f) {
+    for (std::size_t i = 0; i < text.size(); ++i)
+        for (int b = 0; b < 8; ++b) {
+            std::string t = text;
+            t[i] = static_cast<char>(static_cast<unsigned char>(t[i]) ^ (1u << b));
+            f(t, i, b);
+        }
+}
+
+}  // namespace
+
+TEST(Seal, RoundTripReturnsThePayload) {
+    auto keys = test_keys();
+    auto sealed = keys->seal("p", "hello");
+    EXPECT_EQ(keys->open("p", sealed).value(), "hello");
+}
+
+TEST(Seal, TextSealedForOnePurposeDoesNotOpenForAnother) {
+    auto keys = test_keys();
+    auto cursor = pg::seal_cursor(*keys, sample_cursor());
+    EXPECT_FALSE(ev::open_snapshot_token(*keys, cursor));
+    auto token = ev::seal_snapshot_token(*keys, sample_token());
+    EXPECT_FALSE(pg::open_cursor(*keys, token, sample_cursor().issued, std::chrono::seconds(60)));
+}
+
+TEST(Seal, EverySingleBitFlipOfACursorTextIsRejected) {
+    auto keys = test_keys();
+    const auto c = sample_cursor();
+    const auto text = pg::seal_cursor(*keys, c);
+    ASSERT_TRUE(pg::open_cursor(*keys, text, c.issued, std::chrono::seconds(60)));
+    std::size_t flips = 0;
+    for_each_bit_flip(text, [&](const std::string& t, std::size_t i, int b) {
+        ++flips;
+        auto r = pg::open_cursor(*keys, t, c.issued, std::chrono::seconds(60));
+        ASSERT_FALSE(r) << "flip of bit " << b << " at " << i << " accepted";
+        EXPECT_EQ(r.error(), pg::cursor_error::invalid);
+    });
+    EXPECT_EQ(flips, text.size() * 8);
+}
+
+TEST(Seal, EverySingleBitFlipOfTheSealedBytesIsRejected) {
+    // Flips of the decoded bytes, re-encoded canonically: the MAC, the key id, the version
+    // and the payload are each covered.
+    auto keys = test_keys();
+    const auto text = ev::seal_snapshot_token(*keys, sample_token());
+    std::string raw;
+    ASSERT_TRUE(ev::detail::base64url_decode(text, raw));
+    for_each_bit_flip(raw, [&](const std::string& t, std::size_t i, int b) {
+        EXPECT_FALSE(ev::open_snapshot_token(*keys, ev::detail::base64url_encode(t)))
+            << "flip of bit " << b << " at byte " << i << " accepted";
+    });
+}
+
+TEST(Seal, EverySingleBitFlipOfASnapshotTokenIsRejected) {
+    auto keys = test_keys();
+    const auto text = ev::seal_snapshot_token(*keys, sample_token());
+    ASSERT_TRUE(ev::open_snapshot_token(*keys, text));
+    for_each_bit_flip(text, [&](const std::string& t, std::size_t i, int b) {
+        EXPECT_FALSE(ev::open_snapshot_token(*keys, t)) << "flip of bit " << b << " at " << i << " accepted";
+    });
+}
+
+TEST(Seal, NonCanonicalBase64IsRefused) {
+    std::string out;
+    EXPECT_TRUE(ev::detail::base64url_decode("QQ", out));   // "A"
+    EXPECT_EQ(out, "A");
+    EXPECT_FALSE(ev::detail::base64url_decode("QR", out));  // same byte, non-zero unused bits
+    EXPECT_FALSE(ev::detail::base64url_decode("QQ==", out));
+    EXPECT_FALSE(ev::detail::base64url_decode("Q", out));
+}
+
+TEST(Seal, RotatedKeysStillOpenAndUnknownKeysDoNot) {
+    auto old_ring = ev::key_ring::from_keys({{"old", std::string(32, 'o')}}).value();
+    auto rotated = ev::key_ring::from_keys({{"new", std::string(32, 'n')}, {"old", std::string(32, 'o')}}).value();
+    auto other = ev::key_ring::from_keys({{"new", std::string(32, 'n')}}).value();
+    const auto sealed = old_ring.seal("p", "x");
+    EXPECT_EQ(rotated.open("p", sealed).value(), "x");
+    EXPECT_EQ(other.open("p", sealed).error(), ev::seal_error::unknown_key);
+    EXPECT_EQ(rotated.current_key_id(), "new");
+}
+
+TEST(Seal, SameKeyIdWithAnotherSecretIsABadMac) {
+    auto a = ev::key_ring::from_keys({{"k", std::string(32, 'a')}}).value();
+    auto b = ev::key_ring::from_keys({{"k", std::string(32, 'b')}}).value();
+    EXPECT_EQ(b.open("p", a.seal("p", "x")).error(), ev::seal_error::bad_mac);
+}
+
+TEST(Seal, KeyConfigurationIsParsedAndChecked) {
+    const std::string hex64(64, 'a');
+    auto ring = ev::key_ring::from_config("k2:" + hex64 + ",k1:" + std::string(64, '0'));
+    ASSERT_TRUE(ring);
+    EXPECT_EQ(ring->current_key_id(), "k2");
+    EXPECT_FALSE(ring->is_ephemeral());
+    EXPECT_EQ(ev::key_ring::from_config("").error(), ev::key_error::no_keys);
+    EXPECT_EQ(ev::key_ring::from_config("k1:abcd").error(), ev::key_error::short_secret);
+    EXPECT_EQ(ev::key_ring::from_config("k1" + hex64).error(), ev::key_error::malformed);
+    EXPECT_EQ(ev::key_ring::from_config("k1:" + std::string(63, 'a')).error(), ev::key_error::malformed);
+    EXPECT_EQ(ev::key_ring::from_config("k1:" + std::string(62, 'a') + "zz").error(), ev::key_error::malformed);
+    EXPECT_EQ(ev::key_ring::from_config("k 1:" + hex64).error(), ev::key_error::invalid_key_id);
+    EXPECT_EQ(ev::key_ring::from_config("k:" + hex64 + ",k:" + hex64).error(), ev::key_error::duplicate_id);
+}
+
+TEST(Seal, EphemeralKeySaysSoAndDiffersPerRing) {
+    std::vector<std::string> lines;
+    auto a = ev::key_ring::ephemeral([&](std::string_view l) { lines.emplace_back(l); });
+    auto b = ev::key_ring::ephemeral({});
+    EXPECT_TRUE(a.is_ephemeral());
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("EPHEMERAL"), std::string::npos);
+    EXPECT_FALSE(b.open("p", a.seal("p", "x")));
+}
+
+TEST(Seal, CursorClaimsSurviveTheRoundTrip) {
+    auto keys = test_keys();
+    auto c = sample_cursor();
+    c.clean = false;
+    c.taints = {"VISIBILITY_RESTRICTED"};
+    auto back = pg::open_cursor(*keys, pg::seal_cursor(*keys, c), c.issued, std::chrono::seconds(1)).value();
+    EXPECT_EQ(back.tool, c.tool);
+    EXPECT_EQ(back.after, c.after);
+    EXPECT_EQ(back.delivered, 3u);
+    EXPECT_EQ(back.pages, 1u);
+    EXPECT_FALSE(back.clean);
+    EXPECT_EQ(back.taints, c.taints);
+    EXPECT_EQ(back.issued, c.issued);
+    EXPECT_FALSE(pg::mismatch(back, c));
+}
+
+TEST(Seal, CursorOlderThanItsTtlIsExpired) {
+    auto keys = test_keys();
+    auto c = sample_cursor();
+    auto text = pg::seal_cursor(*keys, c);
+    EXPECT_TRUE(pg::open_cursor(*keys, text, c.issued + std::chrono::seconds(60), std::chrono::seconds(60)));
+    EXPECT_EQ(pg::open_cursor(*keys, text, c.issued + std::chrono::seconds(61), std::chrono::seconds(60)).error(),
+              pg::cursor_error::expired);
+}
+
+TEST(Seal, NormalizedQueryIgnoresMemberOrderAndPagingControls) {
+    auto a = boost::json::parse(R"({"b":{"y":1,"x":[2,{"q":1,"p":2}]},"a":"s","cursor":"c1","page_size":3})").as_object();
+    auto b = boost::json::parse(R"({"a":"s","page_size":9,"b":{"x":[2,{"p":2,"q":1}],"y":1}})").as_object();
+    auto na = pg::normalize_query(a, {"cursor", "page_size"}).value();
+    EXPECT_EQ(na, pg::normalize_query(b, {"cursor", "page_size"}).value());
+    EXPECT_EQ(na, R"({"a":"s","b":{"x":[2,{"p":2,"q":1}],"y":1}})");
+    auto c = boost::json::parse(R"({"a":"t"})").as_object();
+    EXPECT_NE(na, pg::normalize_query(c, {}).value());
+}
+
+TEST(Seal, NormalizingAQueryDeeperThanTheCeilingIsAnErrorNotARecursionWithoutBound) {
+    boost::json::value v = 1;
+    for (std::size_t i = 0; i < candor::json::depth_ceiling + 5; ++i) v = boost::json::array{std::move(v)};
+    boost::json::object q{{"deep", std::move(v)}};
+    EXPECT_EQ(pg::normalize_query(q, {}).error(), pg::query_error::too_deep);
+}

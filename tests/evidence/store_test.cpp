@@ -1,0 +1,100 @@
+#include <candor/evidence/store.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+namespace ev = candor::evidence;
+
+namespace {
+
+using factory = std::function<std::shared_ptr<ev::evidence_store>()>;
+
+struct named_factory {
+    const char* name;
+    factory make;
+};
+
+class Store : public ::testing::TestWithParam<named_factory> {
+protected:
+    std::shared_ptr<ev::evidence_store> s = GetParam().make();
+    ev::wall_time t0 = ev::wall_time(std::chrono::hours(500'000));
+};
+
+std::vector<std::string> v(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }
+
+}  // namespace
+
+TEST_P(Store, ClosedWalkCoversExactlyTheRecordedIds) {
+    s->record("w1", v({"a", "b"}));
+    s->record("w1", v({"c", "a"}));
+    s->close("w1", t0 + std::chrono::minutes(5));
+    EXPECT_EQ(s->uncovered("w1", v({"a", "b", "c"}), t0).value(), std::vector<std::string>{});
+    EXPECT_EQ(s->uncovered("w1", v({"a", "x", "c", "y"}), t0).value(), v({"x", "y"}));
+}
+
+TEST_P(Store, OpenUnknownOrExpiredWalksCoverNothing) {
+    s->record("open", v({"a"}));
+    EXPECT_FALSE(s->uncovered("open", v({"a"}), t0));
+    EXPECT_FALSE(s->uncovered("unknown", v({"a"}), t0));
+    s->record("w", v({"a"}));
+    s->close("w", t0 + std::chrono::minutes(5));
+    EXPECT_TRUE(s->uncovered("w", v({"a"}), t0 + std::chrono::minutes(4)));
+    EXPECT_FALSE(s->uncovered("w", v({"a"}), t0 + std::chrono::minutes(5)));
+}
+
+TEST_P(Store, AClosedSetNeverGrows) {
+    s->record("w", v({"a"}));
+    s->close("w", t0 + std::chrono::minutes(5));
+    s->record("w", v({"b"}));
+    EXPECT_EQ(s->uncovered("w", v({"a", "b"}), t0).value(), v({"b"}));
+}
+
+TEST_P(Store, WalksAreSeparate) {
+    s->record("w1", v({"a"}));
+    s->record("w2", v({"b"}));
+    s->close("w1", t0 + std::chrono::minutes(5));
+    s->close("w2", t0 + std::chrono::minutes(5));
+    EXPECT_EQ(s->uncovered("w1", v({"b"}), t0).value(), v({"b"}));
+}
+
+TEST_P(Store, PurgeDropsExpiredWalksOnly) {
+    s->record("old", v({"a"}));
+    s->close("old", t0);
+    s->record("new", v({"a"}));
+    s->close("new", t0 + std::chrono::hours(1));
+    s->purge(t0 + std::chrono::minutes(1));
+    EXPECT_FALSE(s->uncovered("old", v({"a"}), t0 - std::chrono::hours(1)));
+    EXPECT_TRUE(s->uncovered("new", v({"a"}), t0));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Implementations, Store,
+    ::testing::Values(named_factory{"memory", [] { return ev::make_memory_store(); }},
+                      named_factory{"sqlite", [] { return ev::open_sqlite_store(":memory:").value(); }}),
+    [](const ::testing::TestParamInfo<named_factory>& p) { return std::string(p.param.name); });
+
+TEST(SqliteStore, EvidenceSurvivesReopeningTheDatabaseFile) {
+    const std::string path = ::testing::TempDir() + "candor_evidence_" + std::to_string(::getpid()) + ".db";
+    std::remove(path.c_str());
+    const auto t0 = ev::wall_time(std::chrono::hours(500'000));
+    {
+        auto s = ev::open_sqlite_store(path).value();
+        s->record("w", v({"a", "b"}));
+        s->close("w", t0 + std::chrono::minutes(5));
+    }
+    auto s = ev::open_sqlite_store(path).value();
+    EXPECT_EQ(s->uncovered("w", v({"a", "b", "c"}), t0).value(), v({"c"}));
+    std::remove(path.c_str());
+}
+
+TEST(SqliteStore, UnopenablePathIsAnError) {
+    auto r = ev::open_sqlite_store("/nonexistent-dir/for/sure/evidence.db");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error(), ev::store_error::open_failed);
+}
