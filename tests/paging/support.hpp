@@ -87,6 +87,10 @@ inline bool has(const boost::json::value& v, std::string_view key) {
 inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b) {
     return at(at(v, a), b);
 }
+inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b,
+                             std::string_view c) {
+    return at(at(at(v, a), b), c);
+}
 inline std::vector<std::string> reason_codes(const boost::json::value& env) {
     std::vector<std::string> out;
     const auto list = at(env, "incomplete_reasons");
