@@ -3,6 +3,7 @@
 #include <candor/envelope/envelope.hpp>
 #include <candor/json/write.hpp>
 #include <candor/mcp/memory_transport.hpp>
+#include <candor/transport/http.hpp>
 #include <candor/transport/stdio.hpp>
 
 #include <boost/asio/io_context.hpp>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <iostream>
 #include <string>
@@ -21,10 +23,15 @@ namespace {
 
 void print_help(const mcp::server& srv, const app_options& opts, const char* argv0, std::ostream& os) {
     const std::string self = argv0 ? argv0 : srv.options().name;
-    os << "usage: " << self << " [options] (--stdio | tools | check TOOL [FILE|-])\n";
+    os << "usage: " << self << " [options] (--stdio | --http [HOST:]PORT | tools | check TOOL [FILE|-])\n";
     if (!opts.summary.empty()) os << "\n" << opts.summary << "\n";
     os << "\ncommands:\n"
           "  --stdio                serve one MCP client over stdin/stdout (logs go to stderr)\n"
+          "  --http [HOST:]PORT     serve MCP over Streamable HTTP at /mcp (HOST default 127.0.0.1)\n"
+          "    --stateless          no sessions; every POST is self-contained\n"
+          "    --tokens FILE        require bearer tokens: lines 'TOKEN PRINCIPAL' ('#' comments)\n"
+          "    --allow-origin O     accept browser Origin O besides loopback ones (repeatable)\n"
+          "    --threads N          I/O threads (default: one per core)\n"
           "  tools                  print the tool list, with schemas, as JSON\n"
           "  check TOOL [FILE|-]    run TOOL's argument contract on the arguments in FILE\n"
           "                         (a JSON object; '-' or absent: stdin) without running the tool;\n"
@@ -115,11 +122,64 @@ int check_tool(mcp::server& srv, std::string_view tool, std::string_view path) {
     return 1;
 }
 
+// "[HOST:]PORT" (IPv6 hosts in brackets: "[::1]:8080").
+bool parse_listen(std::string_view text, transport::http_options& http) {
+    std::string_view port = text;
+    if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
+        auto host = text.substr(0, colon);
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+        if (host.empty()) return false;
+        http.host = std::string(host);
+        port = text.substr(colon + 1);
+    }
+    if (port.empty() || port.size() > 5) return false;
+    unsigned value = 0;
+    for (char c : port) {
+        if (c < '0' || c > '9') return false;
+        value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (value > 65535) return false;
+    http.port = static_cast<std::uint16_t>(value);
+    return true;
+}
+
+// Lines "TOKEN PRINCIPAL"; blank lines and lines starting with '#' are skipped.
+bool read_tokens(const std::string& path, transport::http_options& http) {
+    std::ifstream in(path);
+    if (!in) {
+        std::cerr << "error: cannot read tokens file '" << path << "'\n";
+        return false;
+    }
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos || line[first] == '#') continue;
+        const auto gap = line.find_first_of(" \t", first);
+        const auto second = gap == std::string::npos ? gap : line.find_first_not_of(" \t", gap);
+        if (second == std::string::npos) {
+            std::cerr << "error: " << path << ":" << n << ": expected 'TOKEN PRINCIPAL'\n";
+            return false;
+        }
+        auto principal = line.substr(second);
+        principal.erase(principal.find_last_not_of(" \t") + 1);
+        http.tokens[line.substr(first, gap - first)] = mcp::principal{principal};
+    }
+    if (http.tokens.empty()) {
+        std::cerr << "error: tokens file '" << path << "' has no tokens\n";
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     std::vector<std::string_view> positional;
     bool stdio = false;
+    bool http = false;
+    bool http_only_flag = false;  // --stateless/--tokens/... without --http
+    transport::http_options http_opts;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -128,6 +188,31 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
         }
         if (arg == "--stdio") {
             stdio = true;
+            continue;
+        }
+        if (arg == "--http" || arg == "--tokens" || arg == "--allow-origin" || arg == "--threads") {
+            if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
+            const std::string_view value = argv[++i];
+            if (arg == "--http") {
+                http = true;
+                if (!parse_listen(value, http_opts)) return usage_error("--http expects [HOST:]PORT, got '" + std::string(value) + "'");
+            } else if (arg == "--tokens") {
+                http_only_flag = true;
+                if (!read_tokens(std::string(value), http_opts)) return 2;
+            } else if (arg == "--allow-origin") {
+                http_only_flag = true;
+                http_opts.allowed_origins.emplace_back(value);
+            } else {
+                http_only_flag = true;
+                const auto n = std::strtoul(std::string(value).c_str(), nullptr, 10);
+                if (n == 0 || n > 1024) return usage_error("--threads expects 1..1024");
+                http_opts.threads = n;
+            }
+            continue;
+        }
+        if (arg == "--stateless") {
+            http_only_flag = true;
+            http_opts.stateless = true;
             continue;
         }
         bool matched = false;
@@ -147,6 +232,12 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
         positional.push_back(arg);
     }
 
+    if (http_only_flag && !http) return usage_error("--stateless, --tokens, --allow-origin and --threads need --http");
+    if (stdio && http) return usage_error("choose one of --stdio and --http");
+    if (http) {
+        if (!positional.empty()) return usage_error("--http takes no command");
+        return transport::serve_http(srv, http_opts);
+    }
     if (stdio) {
         if (!positional.empty()) return usage_error("--stdio takes no command");
         return transport::serve_stdio(srv);

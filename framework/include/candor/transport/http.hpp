@@ -1,0 +1,122 @@
+#pragma once
+/// @file
+/// The Streamable HTTP transport (MCP 2025-03-26 and later): one endpoint for POST, GET and
+/// DELETE, sessions, and the limits that keep one client from starving the others.
+///
+/// A POST carries one JSON-RPC message. A notification or response is answered `202`; a
+/// request is answered with one `application/json` response, unless the server sends related
+/// notifications (progress, logging) before the response — then the answer is a
+/// `text/event-stream` carrying them and ending with the response. A GET opens a stream for
+/// messages that belong to no request (`notifications/tools/list_changed`). Every message goes
+/// to exactly one stream. Status codes, headers and every limit are in docs/http.md.
+///
+/// Secure by default: it binds 127.0.0.1, refuses foreign `Origin` and `Host` headers (DNS
+/// rebinding), and, given tokens, requires `Authorization: Bearer` on every request; the
+/// token's principal reaches the tool through `call_context::caller()`.
+
+#include <candor/mcp/server.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace candor::transport {
+
+/// Settings of the HTTP transport. Every limit has a default and a documented refusal.
+struct http_options {
+    /// Address to bind. Anything but a loopback address exposes the server to the network.
+    std::string host = "127.0.0.1";
+    /// Port to bind; 0 picks a free one (see `http_server::port()`).
+    std::uint16_t port = 0;
+    /// Path of the MCP endpoint.
+    std::string endpoint = "/mcp";
+    /// No sessions: every POST is self-contained (a fresh connection, initialized implicitly
+    /// when the message is not `initialize`); GET and DELETE answer 405.
+    bool stateless = false;
+    /// Threads running the io_context; 0 means one per core.
+    std::size_t threads = 0;
+
+    /// Origins accepted besides the loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*`, also https). A request with any other `Origin` gets 403. Requests
+    /// without `Origin` (non-browser clients) are accepted. "*" accepts every origin.
+    std::vector<std::string> allowed_origins;
+    /// `Host` values (without port) accepted besides localhost, 127.0.0.1 and [::1]; others get
+    /// 403. "*" accepts every host (for servers behind a proxy that checks it).
+    std::vector<std::string> allowed_hosts;
+    /// Bearer tokens and the principal each stands for. Empty: no authentication. Otherwise a
+    /// request without a known token gets 401 with `WWW-Authenticate: Bearer`.
+    std::map<std::string, mcp::principal, std::less<>> tokens;
+
+    /// Bytes of the request line and headers; more gets 431 and the connection is closed.
+    std::size_t max_header_bytes = 16 * 1024;
+    /// Bytes of a POST body; default: the server's `message_limits.max_bytes`. A larger
+    /// `Content-Length` gets 413 before any of the body is read, and the connection is closed.
+    std::optional<std::size_t> max_body_bytes;
+    /// Time to receive one whole request once its first byte arrived; after it, 408 and close
+    /// (a client sending one byte a minute is cut off).
+    std::chrono::milliseconds read_timeout{10'000};
+    /// Time a kept-alive connection may wait for its next request; then it is closed.
+    std::chrono::milliseconds idle_timeout{60'000};
+    /// Time to write one chunk of a response; a client that stops reading is cut off.
+    std::chrono::milliseconds write_timeout{30'000};
+    /// Open TCP connections; more are answered 503 and closed.
+    std::size_t max_connections = 1024;
+    /// JSON-RPC requests being answered at once, server-wide; more get 503 with `Retry-After`.
+    std::size_t max_requests_in_flight = 256;
+    /// Live sessions; an `initialize` beyond it gets 503.
+    std::size_t max_sessions = 1024;
+    /// A session unused for this long expires (later requests with its id get 404).
+    std::chrono::milliseconds session_idle_timeout{30 * 60'000};
+    /// Standalone GET streams one session may hold open; one more gets 409.
+    std::size_t max_streams_per_session = 1;
+    /// Messages queued for one stream whose client reads slowly; beyond it the stream is ended.
+    std::size_t max_queued_messages = 1024;
+    /// On shutdown, how long requests in flight may still finish before they are cancelled.
+    std::chrono::milliseconds shutdown_grace{10'000};
+};
+
+namespace detail {
+class http_engine;
+}
+
+/// A running HTTP transport. Non-blocking: `start` binds and runs the io_context threads,
+/// `stop` drains. For a process whose whole job is serving, use `serve_http`.
+class http_server {
+public:
+    /// @param srv the MCP server; must outlive this object
+    http_server(mcp::server& srv, http_options opts);
+    ~http_server();  ///< stops (with the grace period) if still running
+    http_server(const http_server&) = delete;
+    http_server& operator=(const http_server&) = delete;
+
+    /// Bind, listen and start the threads.
+    /// @return nothing, or why the address could not be bound
+    boost::system::result<void> start();
+
+    /// The bound port (after `start`).
+    std::uint16_t port() const noexcept;
+
+    /// Stop accepting (`/readyz` answers 503), let requests in flight finish within the grace
+    /// period, cancel the rest, close every connection and join the threads. Idempotent;
+    /// thread-safe; must not be called from an I/O thread.
+    void stop();
+
+    /// Live sessions (for tests and metrics).
+    std::size_t session_count() const;
+    /// Open TCP connections (for tests and metrics).
+    std::size_t connection_count() const noexcept;
+
+private:
+    std::unique_ptr<detail::http_engine> engine_;
+};
+
+/// Serve until SIGINT/SIGTERM, then shut down gracefully.
+/// @return 0 after a clean shutdown, 1 if the address could not be bound (said on stderr)
+int serve_http(mcp::server& srv, const http_options& opts);
+
+}  // namespace candor::transport

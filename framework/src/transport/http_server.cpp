@@ -1,0 +1,784 @@
+// The HTTP transport's I/O: accepting, reading requests under limits, the MCP endpoint's
+// POST/GET/DELETE, SSE streams, health endpoints and graceful shutdown.
+//
+// Structure after Beast's server-flex-awaitable example: one coroutine per TCP connection on
+// its own strand; expected I/O outcomes come back as values (`as_tuple`), and anything thrown
+// is caught once where the connection's coroutine is spawned. The header rules are pure
+// functions (http_policy.cpp); session state and routing are in http_session.cpp.
+
+// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+
+#include <candor/transport/http.hpp>
+
+#include "http_session.hpp"
+
+#include <candor/jsonrpc/encode.hpp>
+#include <candor/jsonrpc/intake.hpp>
+#include <candor/transport/http_policy.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <csignal>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace candor::transport {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using namespace net::experimental::awaitable_operators;
+using http_policy::refusal;
+
+namespace detail {
+
+namespace {
+
+constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
+
+using request_t = http::request<http::string_body>;
+using header_list = std::vector<std::pair<std::string_view, std::string>>;
+
+// Built outside coroutine bodies: GCC 12 miscompiles braced lists of string literals there.
+header_list one_header(std::string_view name, std::string value) {
+    header_list h;
+    h.emplace_back(name, std::move(value));
+    return h;
+}
+header_list retry_after() { return one_header("Retry-After", "1"); }
+
+// One complete (non-streamed) response. Callers build it as a named local before awaiting
+// `send`: GCC 12 destroys some temporaries of a co_await full-expression twice.
+struct reply {
+    http::status status;
+    std::string body;
+    std::string_view content_type = "application/json";
+    header_list headers;
+};
+
+reply refused(const refusal& r, header_list headers) {
+    return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json", std::move(headers)};
+}
+
+// The `initialize` a stateless server performs on the client's behalf before each request.
+std::string implicit_initialize(std::string_view version) {
+    boost::json::object params{{"protocolVersion", version},
+                               {"capabilities", boost::json::object{}},
+                               {"clientInfo", boost::json::object{{"name", "stateless-http"}, {"version", "0"}}}};
+    return jsonrpc::encode_request("candor-stateless-initialize", "initialize", params).value();
+}
+std::string initialized_notification() {
+    return jsonrpc::encode_notification("notifications/initialized", {}).value();
+}
+
+// The session header, as the spec spells it (HTTP field names are case-insensitive).
+constexpr std::string_view session_header = "Mcp-Session-Id";
+constexpr std::string_view version_header = "MCP-Protocol-Version";
+
+std::string sse_event(std::string_view json) {
+    // The writer emits compact JSON, so one data line; split anyway so a newline can never
+    // end an event early.
+    std::string out = "event: message\n";
+    while (true) {
+        const auto nl = json.find('\n');
+        out += "data: ";
+        out.append(json.substr(0, nl));
+        out += '\n';
+        if (nl == std::string_view::npos) break;
+        json.remove_prefix(nl + 1);
+    }
+    out += '\n';
+    return out;
+}
+
+// One HTTP/1.1 chunk holding `data` (the chunked framing written by hand: one contiguous
+// buffer, and no Beast chunk temporaries inside co_await expressions).
+std::string chunk(std::string_view data) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string size;
+    for (std::size_t n = data.size(); n; n >>= 4) size.insert(size.begin(), hex[n & 0xF]);
+    if (size.empty()) size = "0";
+    std::string out;
+    out.reserve(size.size() + data.size() + 4);
+    out.append(size).append("\r\n").append(data).append("\r\n");
+    return out;
+}
+
+// A request id as JSON ("requestId" of notifications/cancelled).
+std::optional<jsonrpc::request_id> id_from(const boost::json::value* v) {
+    if (!v) return std::nullopt;
+    if (const auto* s = v->if_string()) return jsonrpc::request_id(std::string(*s));
+    if (const auto* i = v->if_int64()) return jsonrpc::request_id(*i);
+    return std::nullopt;
+}
+
+}  // namespace
+
+/// One TCP connection: its stream, registered so that shutdown can close it.
+struct tcp_connection {
+    explicit tcp_connection(tcp::socket s) : stream(std::move(s)) {}
+    beast::tcp_stream stream;
+};
+
+class http_engine {
+public:
+    http_engine(mcp::server& srv, http_options opts)
+        : srv_(srv),
+          opts_(std::move(opts)),
+          max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
+          acceptor_(net::make_strand(ioc_)),
+          sweep_timer_(ioc_),
+          sessions_(opts_.max_sessions, opts_.session_idle_timeout) {}
+
+    ~http_engine() { stop(); }
+
+    boost::system::result<void> start();
+    void stop();
+    std::uint16_t port() const noexcept { return port_; }
+    std::size_t session_count() const { return sessions_.size(); }
+    std::size_t connection_count() const noexcept { return connections_.load(); }
+
+private:
+    net::awaitable<void> accept_loop();
+    net::awaitable<void> sweep_loop();
+    net::awaitable<void> serve_connection(std::shared_ptr<tcp_connection> conn);
+    net::awaitable<void> reject_connection(std::shared_ptr<tcp_connection> conn);
+    /// @return whether the connection may serve another request
+    net::awaitable<bool> handle(tcp_connection& conn, request_t& req);
+    net::awaitable<bool> handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who);
+    net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
+    net::awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
+    net::awaitable<bool> answer_request(tcp_connection& conn, const request_t& req,
+                                        std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
+                                        std::shared_ptr<exchange> ex, std::string_view session_id);
+    /// Write one complete response. @return whether the connection may serve another request
+    net::awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
+    /// Resolve the session of a request (400 without the header, 404 unknown or foreign).
+    std::variant<std::shared_ptr<http_session>, refusal> session_of(const request_t& req, const mcp::principal& who);
+    void request_done();
+
+    mcp::server& srv_;
+    http_options opts_;
+    std::size_t max_body_;
+    std::uint16_t port_ = 0;
+
+    // Declared first among the I/O members: destroyed last, after everything that uses it.
+    net::io_context ioc_;
+    tcp::acceptor acceptor_;
+    net::steady_timer sweep_timer_;
+    session_table sessions_;
+    std::vector<std::thread> threads_;
+
+    std::atomic<bool> draining_{false};
+    std::atomic<std::size_t> connections_{0};
+    std::atomic<std::size_t> in_flight_{0};
+    std::atomic<std::uint64_t> next_connection_{0};
+    std::mutex mu_;  // guards live_ and the stop state; signalled through done_
+    std::condition_variable done_;
+    std::unordered_map<std::uint64_t, std::weak_ptr<tcp_connection>> live_;
+    bool started_ = false;
+    bool stopped_ = false;
+};
+
+boost::system::result<void> http_engine::start() {
+    boost::system::error_code ec;
+    const auto address = net::ip::make_address(opts_.host, ec);
+    if (ec) return ec;
+    const tcp::endpoint ep(address, opts_.port);
+    acceptor_.open(ep.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(ep, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return ec;
+    port_ = acceptor_.local_endpoint().port();
+    net::co_spawn(acceptor_.get_executor(), accept_loop(), net::detached);
+    net::co_spawn(ioc_, sweep_loop(), net::detached);
+    std::size_t n = opts_.threads ? opts_.threads : std::max(1u, std::thread::hardware_concurrency());
+    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+    std::lock_guard lock(mu_);
+    started_ = true;
+    return {};
+}
+
+void http_engine::stop() {
+    {
+        std::lock_guard lock(mu_);
+        if (!started_ || stopped_) return;
+        stopped_ = true;
+    }
+    draining_ = true;
+    net::post(acceptor_.get_executor(), [this] {
+        boost::system::error_code ignored;
+        acceptor_.close(ignored);
+    });
+    net::post(ioc_, [this] { sweep_timer_.cancel(); });
+    {
+        // Requests in flight may finish within the grace period.
+        std::unique_lock lock(mu_);
+        done_.wait_for(lock, opts_.shutdown_grace, [this] { return in_flight_.load() == 0; });
+    }
+    // Cancel what still runs: calls stop, waiting POSTs get 503, streams end.
+    sessions_.close_all(end_reason::shutdown);
+    std::vector<std::shared_ptr<tcp_connection>> open;
+    {
+        std::lock_guard lock(mu_);
+        for (auto& [n, w] : live_)
+            if (auto c = w.lock()) open.push_back(std::move(c));
+    }
+    {
+        // Let writers of cancelled requests answer 503 before the sockets go.
+        std::unique_lock lock(mu_);
+        done_.wait_for(lock, std::chrono::seconds(2), [this] { return in_flight_.load() == 0; });
+    }
+    for (auto& c : open) {
+        net::post(c->stream.get_executor(), [c] {
+            boost::system::error_code ignored;
+            c->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+            c->stream.close();
+        });
+    }
+    open.clear();
+    {
+        std::unique_lock lock(mu_);
+        done_.wait_for(lock, std::chrono::seconds(5), [this] { return connections_.load() == 0; });
+    }
+    ioc_.stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+}
+
+void http_engine::request_done() {
+    if (in_flight_.fetch_sub(1) == 1 && draining_) {
+        std::lock_guard lock(mu_);
+        done_.notify_all();
+    }
+}
+
+net::awaitable<void> http_engine::sweep_loop() {
+    const auto period = std::clamp(opts_.session_idle_timeout / 4, std::chrono::milliseconds(100),
+                                   std::chrono::milliseconds(60'000));
+    while (!draining_) {
+        sweep_timer_.expires_after(period);
+        auto [ec] = co_await sweep_timer_.async_wait(use_tuple);
+        if (ec || draining_) co_return;
+        sessions_.sweep();
+    }
+}
+
+net::awaitable<void> http_engine::accept_loop() {
+    for (;;) {
+        auto strand = net::make_strand(ioc_);
+        auto [ec, socket] = co_await acceptor_.async_accept(strand, use_tuple);
+        if (ec) {
+            if (!acceptor_.is_open() || draining_) co_return;
+            continue;  // e.g. EMFILE: keep serving the connections we have
+        }
+        auto conn = std::make_shared<tcp_connection>(std::move(socket));
+        const auto n = next_connection_++;
+        const bool over = connections_.fetch_add(1) >= opts_.max_connections;
+        {
+            std::lock_guard lock(mu_);
+            live_.emplace(n, conn);
+        }
+        auto finish = [this, n](std::exception_ptr ep) {
+            if (ep) {
+                try {
+                    std::rethrow_exception(ep);
+                } catch (const std::exception& e) {
+                    srv_.options().log(mcp::log_level::error, std::string("http connection failed: ") + e.what());
+                } catch (...) {
+                }
+            }
+            std::lock_guard lock(mu_);
+            live_.erase(n);
+            if (connections_.fetch_sub(1) == 1) done_.notify_all();
+        };
+        auto ex = conn->stream.get_executor();
+        if (over) net::co_spawn(ex, reject_connection(std::move(conn)), finish);
+        else net::co_spawn(ex, serve_connection(std::move(conn)), finish);
+    }
+}
+
+net::awaitable<void> http_engine::reject_connection(std::shared_ptr<tcp_connection> conn) {
+    conn->stream.expires_after(std::chrono::seconds(1));
+    refusal r{503, "TOO_MANY_CONNECTIONS", "the server has too many open connections; try again later"};
+    {
+        const auto reply_ = refused(r, retry_after());
+        co_await send(*conn, nullptr, reply_);
+    }
+}
+
+net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connection> conn) {
+    auto& stream = conn->stream;
+    beast::flat_buffer buffer;
+    for (;;) {
+        if (draining_) co_return;
+        if (buffer.size() == 0) {
+            // Idle between requests: the idle timeout applies until the first byte.
+            stream.expires_after(opts_.idle_timeout);
+            auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
+            if (ec) co_return;
+            buffer.commit(n);
+        }
+        // From the first byte on, the whole request must arrive within the read timeout.
+        stream.expires_after(opts_.read_timeout);
+        http::request_parser<http::string_body> parser;
+        parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts_.max_header_bytes, UINT32_MAX)));
+        parser.body_limit(max_body_);
+        auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, use_tuple);
+        if (!ec && parser.content_length() && *parser.content_length() > max_body_) ec = http::error::body_limit;
+        if (!ec) std::tie(ec, n) = co_await http::async_read(stream, buffer, parser, use_tuple);
+        if (ec == http::error::header_limit) {
+            {
+                const auto reply_ = refused({431, "HEADERS_TOO_LARGE",
+                                             "request headers are larger than " + std::to_string(opts_.max_header_bytes) + " bytes"}, {});
+                co_await send(*conn, nullptr, reply_);
+            }
+            co_return;
+        }
+        if (ec == http::error::body_limit) {
+            // Answered without reading the rest of the body; the connection cannot be reused.
+            {
+                const auto reply_ = refused({413, "BODY_TOO_LARGE",
+                                             "the body is larger than " + std::to_string(max_body_) + " bytes"}, {});
+                co_await send(*conn, nullptr, reply_);
+            }
+            co_return;
+        }
+        if (ec == beast::error::timeout) {
+            {
+                const auto reply_ = refused({408, "READ_TIMEOUT", "the request did not arrive in time"}, {});
+                co_await send(*conn, nullptr, reply_);
+            }
+            co_return;
+        }
+        if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
+            ec == net::error::connection_reset)
+            co_return;
+        if (ec) {
+            {
+                const auto reply_ = refused({400, "BAD_HTTP_REQUEST", "malformed HTTP request: " + ec.message()}, {});
+                co_await send(*conn, nullptr, reply_);
+            }
+            co_return;
+        }
+        stream.expires_never();
+        auto req = parser.release();
+        if (!co_await handle(*conn, req)) {
+            boost::system::error_code ignored;
+            stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+            co_return;
+        }
+    }
+}
+
+net::awaitable<bool> http_engine::send(tcp_connection& conn, const request_t* req, const reply& r) {
+    http::response<http::string_body> res{r.status, req ? req->version() : 11};
+    res.set(http::field::server, "candor");
+    if (!r.body.empty()) res.set(http::field::content_type, r.content_type);
+    for (const auto& [name, value] : r.headers) res.set(name, value);
+    const bool keep = req && req->keep_alive() && !draining_;
+    res.keep_alive(keep);
+    res.body() = r.body;
+    res.prepare_payload();
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await http::async_write(conn.stream, res, use_tuple);
+    conn.stream.expires_never();
+    co_return !ec && keep;
+}
+
+net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
+    const std::string_view target = req.target();
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (path == "/healthz" && req.method() == http::verb::get)
+        {
+            const reply reply_{http::status::ok, "ok\n", "text/plain", {}};
+            co_return co_await send(conn, &req, reply_);
+        }
+    if (path == "/readyz" && req.method() == http::verb::get) {
+        if (draining_) {
+            const reply reply_{http::status::service_unavailable, "draining\n", "text/plain", {}};
+            co_return co_await send(conn, &req, reply_);
+        }
+        {
+            const reply reply_{http::status::ok, "ready\n", "text/plain", {}};
+            co_return co_await send(conn, &req, reply_);
+        }
+    }
+    if (path != opts_.endpoint) {
+        const auto reply_ = refused({404, "NOT_FOUND", "no such endpoint"}, {});
+        co_return co_await send(conn, &req, reply_);
+    }
+
+    // DNS-rebinding protection before anything else looks at the request.
+    if (!http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts))
+        {
+            const auto reply_ = refused({403, "FORBIDDEN_HOST", "the Host header is not allowed"}, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+    if (auto origin = req.find(http::field::origin); origin != req.end() &&
+                                                     !http_policy::origin_allowed(origin->value(), opts_.allowed_origins))
+        {
+            const auto reply_ = refused({403, "FORBIDDEN_ORIGIN", "the Origin is not allowed"}, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+
+    mcp::principal who;
+    if (!opts_.tokens.empty()) {
+        auto token = http_policy::bearer_token(req[http::field::authorization]);
+        auto it = token ? opts_.tokens.find(*token) : opts_.tokens.end();
+        if (it == opts_.tokens.end())
+            {
+                const auto reply_ = refused({401, "UNAUTHORIZED", "a valid bearer token is required"}, one_header("WWW-Authenticate", token ? "Bearer error=\"invalid_token\"" : "Bearer"));
+                co_return co_await send(conn, &req, reply_);
+            }
+        who = it->second;
+    }
+    if (draining_)
+        {
+            const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
+            co_return co_await send(conn, &req, reply_);
+        }
+
+    const auto version = req.find(version_header);
+    if (version != req.end() && !http_policy::protocol_version_supported(version->value()))
+        {
+            const auto reply_ = refused({400, "UNSUPPORTED_PROTOCOL_VERSION",
+                                               "unsupported MCP-Protocol-Version: " + std::string(version->value())}, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+
+    switch (req.method()) {
+        case http::verb::post: co_return co_await handle_post(conn, req, who);
+        case http::verb::get:
+            if (!opts_.stateless) co_return co_await handle_get(conn, req, who);
+            break;
+        case http::verb::delete_:
+            if (!opts_.stateless) co_return co_await handle_delete(req, conn, who);
+            break;
+        default: break;
+    }
+    {
+        const auto reply_ = refused({405, "METHOD_NOT_ALLOWED", "method not allowed on this endpoint"}, one_header("Allow", opts_.stateless ? "POST" : "GET, POST, DELETE"));
+        co_return co_await send(conn, &req, reply_);
+    }
+}
+
+std::variant<std::shared_ptr<http_session>, refusal> http_engine::session_of(const request_t& req,
+                                                                            const mcp::principal& who) {
+    const auto h = req.find(session_header);
+    if (h == req.end()) return refusal{400, "SESSION_REQUIRED", "Mcp-Session-Id header required"};
+    auto s = sessions_.find(h->value());
+    // A session of another principal is reported as unknown: ids are not to be probed.
+    if (!s || s->caller().id != who.id) return refusal{404, "SESSION_NOT_FOUND", "unknown or expired session"};
+    return s;
+}
+
+net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who) {
+    const auto accept = req[http::field::accept];
+    if (!http_policy::lists_media_type(accept, "application/json") ||
+        !http_policy::lists_media_type(accept, "text/event-stream"))
+        {
+            const auto reply_ = refused({406, "NOT_ACCEPTABLE",
+                                               "Accept must list application/json and text/event-stream"}, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+    if (!http_policy::is_json(req[http::field::content_type]))
+        {
+            const auto reply_ = refused({415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"}, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+
+    auto in = jsonrpc::read_message(req.body(), srv_.options().message_limits);
+    if (!in) {
+        const reply reply_{http::status::bad_request, jsonrpc::encode_error(in.error().id, in.error().error), "application/json", {}};
+        co_return co_await send(conn, &req, reply_);
+    }
+
+    const auto* request = std::get_if<jsonrpc::request>(&in->msg);
+    const bool is_initialize = request && request->method == "initialize";
+
+    if (opts_.stateless) {
+        if (!request) {
+            const reply reply_{http::status::accepted, {}, "application/json", {}};
+            co_return co_await send(conn, &req, reply_);
+        }
+        auto session = std::make_shared<http_session>(std::string(), who);
+        session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
+        auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+        session->open_request(request->id, ex);
+        if (!is_initialize) {
+            // Stateless servers initialize implicitly (each POST is self-contained); the
+            // synthetic exchange's answers belong to no stream and are dropped.
+            const auto v = req.find(version_header);
+            session->connection().receive(implicit_initialize(
+                v != req.end() ? std::string_view(v->value()) : http_policy::assumed_protocol_version));
+            session->connection().receive(initialized_notification());
+        }
+        const auto id = request->id;
+        const bool keep = co_await answer_request(conn, req, session, id, ex, {});
+        session->close(end_reason::session_closed);
+        co_return keep;
+    }
+
+    std::shared_ptr<http_session> session;
+    std::string new_id;
+    if (is_initialize && req.find(session_header) == req.end()) {
+        new_id = http_policy::new_session_id();
+        session = std::make_shared<http_session>(new_id, who);
+        if (!sessions_.add(session))
+            {
+                const auto reply_ = refused({503, "TOO_MANY_SESSIONS", "the server has too many live sessions"}, retry_after());
+                co_return co_await send(conn, &req, reply_);
+            }
+        session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, new_id}));
+    } else {
+        auto found = session_of(req, who);
+        if (auto* r = std::get_if<refusal>(&found)) {
+            const auto reply_ = refused(*r, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+        session = std::move(std::get<std::shared_ptr<http_session>>(found));
+    }
+
+    if (!request) {
+        // A notification or a response: hand it over and acknowledge. A cancelled request's
+        // response never comes, so its stream ends now.
+        if (const auto* n = std::get_if<jsonrpc::notification>(&in->msg); n && n->method == "notifications/cancelled") {
+            if (auto id = id_from(n->params ? n->params->if_contains("requestId") : nullptr)) session->cancel_request(*id);
+        }
+        session->connection().receive(std::move(req.body()));
+        {
+            const reply reply_{http::status::accepted, {}, "application/json", {}};
+            co_return co_await send(conn, &req, reply_);
+        }
+    }
+
+    const auto id = request->id;
+    auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+    if (!session->open_request(id, ex)) {
+        jsonrpc::error_object e = jsonrpc::error_object::make(jsonrpc::error_code::invalid_request,
+                                                              "a request with this id is still being answered in this session");
+        {
+            const reply reply_{http::status::bad_request, jsonrpc::encode_error(id, e), "application/json", {}};
+            co_return co_await send(conn, &req, reply_);
+        }
+    }
+    const bool keep = co_await answer_request(conn, req, session, id, ex, new_id);
+    co_return keep;
+}
+
+net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const request_t& req,
+                                                 std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
+                                                 std::shared_ptr<exchange> ex, std::string_view session_id) {
+    if (in_flight_.fetch_add(1) >= opts_.max_requests_in_flight) {
+        request_done();
+        session->forget_request(id);
+        {
+            const auto reply_ = refused({503, "TOO_MANY_REQUESTS_IN_FLIGHT", "the server is busy; try again"}, retry_after());
+            co_return co_await send(conn, &req, reply_);
+        }
+    }
+    struct done_guard {
+        http_engine* e;
+        ~done_guard() { e->request_done(); }
+    } guard{this};
+
+    header_list headers;
+    if (!session_id.empty()) headers.emplace_back(session_header, std::string(session_id));
+    session->connection().receive(std::string(req.body()));
+
+    // JSON unless related messages come before the response; then an SSE stream that carries
+    // them and ends with the response.
+    std::optional<http::response_serializer<http::empty_body>> sse;
+    http::response<http::empty_body> head{http::status::ok, req.version()};
+    const bool keep = req.keep_alive();
+    for (;;) {
+        auto [ec, text, final] = co_await ex->messages().async_receive(use_tuple);
+        if (ec) {
+            session->forget_request(id);
+            if (sse) break;  // end the stream without a response
+            if (ex->reason() == end_reason::cancelled)
+                {
+                    const reply reply_{http::status::accepted, {}, "application/json", std::move(headers)};
+                    co_return co_await send(conn, &req, reply_);
+                }
+            if (ex->reason() == end_reason::overflow)
+                {
+                    const auto reply_ = refused({500, "STREAM_OVERFLOW", "too many messages queued for this request"}, {});
+                    co_return co_await send(conn, &req, reply_);
+                }
+            {
+                const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
+                co_return co_await send(conn, &req, reply_);
+            }
+        }
+        if (!sse && final) {
+            {
+                const reply reply_{http::status::ok, std::move(text), "application/json", std::move(headers)};
+                co_return co_await send(conn, &req, reply_);
+            }
+        }
+        conn.stream.expires_after(opts_.write_timeout);
+        if (!sse) {
+            head.set(http::field::server, "candor");
+            head.set(http::field::content_type, "text/event-stream");
+            head.set(http::field::cache_control, "no-cache");
+            for (auto& [name, value] : headers) head.set(name, value);
+            head.keep_alive(keep && !draining_);
+            head.chunked(true);
+            sse.emplace(head);
+            auto [wec, wn] = co_await http::async_write_header(conn.stream, *sse, use_tuple);
+            if (wec) {
+                session->forget_request(id);
+                co_return false;
+            }
+        }
+        const auto event = chunk(sse_event(text));
+        auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
+        conn.stream.expires_never();
+        if (wec) {
+            // The client went away; the call's later messages are dropped.
+            session->forget_request(id);
+            co_return false;
+        }
+        if (final) break;
+    }
+    conn.stream.expires_after(opts_.write_timeout);
+    const std::string last = "0\r\n\r\n";
+    auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+    conn.stream.expires_never();
+    co_return !wec && keep && !draining_;
+}
+
+net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who) {
+    if (!http_policy::lists_media_type(req[http::field::accept], "text/event-stream"))
+        {
+            const auto reply_ = refused({406, "NOT_ACCEPTABLE", "Accept must list text/event-stream"}, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+    auto found = session_of(req, who);
+    if (auto* r = std::get_if<refusal>(&found)) {
+        const auto reply_ = refused(*r, {});
+        co_return co_await send(conn, &req, reply_);
+    }
+    auto session = std::move(std::get<std::shared_ptr<http_session>>(found));
+    auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+    if (!session->open_stream(ex, opts_.max_streams_per_session))
+        {
+            const auto reply_ = refused({409, "TOO_MANY_STREAMS",
+                                               "this session already has " + std::to_string(opts_.max_streams_per_session) +
+                                                   " open GET stream(s)"}, {});
+            co_return co_await send(conn, &req, reply_);
+        }
+
+    http::response<http::empty_body> head{http::status::ok, req.version()};
+    head.set(http::field::server, "candor");
+    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::cache_control, "no-cache");
+    head.keep_alive(false);
+    head.chunked(true);
+    http::response_serializer<http::empty_body> sr(head);
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
+    conn.stream.expires_never();
+    if (ec) {
+        session->close_stream(ex);
+        co_return false;
+    }
+
+    // Pump messages until the stream ends; watch the socket meanwhile, so a client that goes
+    // away frees its stream slot at once rather than at the next message.
+    auto pump = [&]() -> net::awaitable<void> {
+        for (;;) {
+            auto [rec, text, final] = co_await ex->messages().async_receive(use_tuple);
+            if (rec) co_return;
+            const auto event = chunk(sse_event(text));
+            auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
+            if (wec) co_return;
+        }
+    };
+    auto watch = [&]() -> net::awaitable<void> {
+        char scratch[256];
+        for (;;) {
+            auto [rec, rn] = co_await conn.stream.socket().async_read_some(net::buffer(scratch), use_tuple);
+            if (rec) co_return;
+        }
+    };
+    co_await (pump() || watch());
+    session->close_stream(ex);
+    const std::string last = "0\r\n\r\n";
+    co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+    co_return false;
+}
+
+net::awaitable<bool> http_engine::handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who) {
+    auto found = session_of(req, who);
+    if (auto* r = std::get_if<refusal>(&found)) {
+        const auto reply_ = refused(*r, {});
+        co_return co_await send(conn, &req, reply_);
+    }
+    auto session = sessions_.remove(std::get<std::shared_ptr<http_session>>(found)->id());
+    if (session) session->close(end_reason::session_closed);
+    {
+        const reply reply_{http::status::no_content, {}, "application/json", {}};
+        co_return co_await send(conn, &req, reply_);
+    }
+}
+
+}  // namespace detail
+
+http_server::http_server(mcp::server& srv, http_options opts)
+    : engine_(std::make_unique<detail::http_engine>(srv, std::move(opts))) {}
+http_server::~http_server() = default;
+boost::system::result<void> http_server::start() { return engine_->start(); }
+std::uint16_t http_server::port() const noexcept { return engine_->port(); }
+void http_server::stop() { engine_->stop(); }
+std::size_t http_server::session_count() const { return engine_->session_count(); }
+std::size_t http_server::connection_count() const noexcept { return engine_->connection_count(); }
+
+int serve_http(mcp::server& srv, const http_options& opts) {
+    // Block the signals before any thread starts, so that only sigwait below receives them.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    http_server server(srv, opts);
+    if (auto started = server.start(); !started) {
+        std::cerr << "error: cannot listen on " << opts.host << ":" << opts.port << ": "
+                  << started.error().message() << "\n";
+        return 1;
+    }
+    srv.options().log(mcp::log_level::info, "listening on http://" + opts.host + ":" +
+                                               std::to_string(server.port()) + opts.endpoint);
+    int sig = 0;
+    sigwait(&set, &sig);
+    srv.options().log(mcp::log_level::info, "shutting down");
+    server.stop();
+    return 0;
+}
+
+}  // namespace candor::transport

@@ -1,0 +1,170 @@
+// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor,
+// instantiated here through the channel.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+
+#include "http_session.hpp"
+
+#include <boost/asio/experimental/channel_error.hpp>
+
+namespace candor::transport::detail {
+
+void exchange::push(std::string text, bool final) {
+    if (reason_.load() != end_reason::none) return;
+    if (!channel_.try_send(boost::system::error_code{}, std::move(text), final)) end(end_reason::overflow);
+}
+
+void exchange::end(end_reason why) {
+    end_reason expected = end_reason::none;
+    reason_.compare_exchange_strong(expected, why);
+    channel_.close();
+}
+
+mcp::connection::routed_send_function http_session::router() {
+    return [weak = weak_from_this()](std::string text, const mcp::message_route& route) {
+        if (auto self = weak.lock()) self->deliver(std::move(text), route);
+    };
+}
+
+void http_session::deliver(std::string text, const mcp::message_route& route) {
+    std::shared_ptr<exchange> target;
+    {
+        std::lock_guard lock(mu_);
+        if (route.request) {
+            auto it = requests_.find(*route.request);
+            if (it != requests_.end()) {
+                target = it->second;
+                if (route.is_response) requests_.erase(it);
+            }
+        } else if (!streams_.empty()) {
+            target = streams_.back();
+        }
+    }
+    // No stream: the client gave up on the request, or opened no GET stream. The spec lets
+    // the server drop such messages rather than send them on a stream they do not belong to.
+    if (target) target->push(std::move(text), route.is_response);
+}
+
+bool http_session::open_request(const jsonrpc::request_id& id, std::shared_ptr<exchange> ex) {
+    std::lock_guard lock(mu_);
+    if (closed_) return false;
+    return requests_.emplace(id, std::move(ex)).second;
+}
+
+void http_session::cancel_request(const jsonrpc::request_id& id) {
+    std::shared_ptr<exchange> ex;
+    {
+        std::lock_guard lock(mu_);
+        auto it = requests_.find(id);
+        if (it == requests_.end()) return;
+        ex = std::move(it->second);
+        requests_.erase(it);
+    }
+    ex->end(end_reason::cancelled);
+}
+
+void http_session::forget_request(const jsonrpc::request_id& id) {
+    std::lock_guard lock(mu_);
+    requests_.erase(id);
+}
+
+bool http_session::open_stream(std::shared_ptr<exchange> ex, std::size_t max) {
+    std::lock_guard lock(mu_);
+    if (closed_ || streams_.size() >= max) return false;
+    streams_.push_back(std::move(ex));
+    return true;
+}
+
+void http_session::close_stream(const std::shared_ptr<exchange>& ex) {
+    std::lock_guard lock(mu_);
+    std::erase(streams_, ex);
+}
+
+void http_session::close(end_reason why) {
+    std::map<jsonrpc::request_id, std::shared_ptr<exchange>> requests;
+    std::vector<std::shared_ptr<exchange>> streams;
+    {
+        std::lock_guard lock(mu_);
+        closed_ = true;
+        requests.swap(requests_);
+        streams.swap(streams_);
+    }
+    if (connection_) connection_->close();
+    for (auto& [id, ex] : requests) ex->end(why);
+    for (auto& ex : streams) ex->end(why);
+}
+
+bool http_session::expired(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const {
+    {
+        std::lock_guard lock(mu_);
+        if (!streams_.empty() || !requests_.empty()) return false;
+    }
+    const auto last = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_used_.load()));
+    return now - last >= idle;
+}
+
+bool session_table::add(std::shared_ptr<http_session> s) {
+    std::lock_guard lock(mu_);
+    if (sessions_.size() >= max_) return false;
+    return sessions_.emplace(s->id(), s).second;
+}
+
+std::shared_ptr<http_session> session_table::find(std::string_view id) {
+    std::shared_ptr<http_session> s;
+    {
+        std::lock_guard lock(mu_);
+        auto it = sessions_.find(std::string(id));
+        if (it == sessions_.end()) return nullptr;
+        if (!it->second->expired(std::chrono::steady_clock::now(), idle_)) {
+            it->second->touch();
+            return it->second;
+        }
+        s = std::move(it->second);
+        sessions_.erase(it);
+    }
+    s->close(end_reason::session_closed);
+    return nullptr;
+}
+
+std::shared_ptr<http_session> session_table::remove(std::string_view id) {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(std::string(id));
+    if (it == sessions_.end()) return nullptr;
+    auto s = std::move(it->second);
+    sessions_.erase(it);
+    return s;
+}
+
+void session_table::sweep() {
+    std::vector<std::shared_ptr<http_session>> gone;
+    {
+        std::lock_guard lock(mu_);
+        const auto now = std::chrono::steady_clock::now();
+        for (auto it = sessions_.begin(); it != sessions_.end();) {
+            if (it->second->expired(now, idle_)) {
+                gone.push_back(std::move(it->second));
+                it = sessions_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (auto& s : gone) s->close(end_reason::session_closed);
+}
+
+void session_table::close_all(end_reason why) {
+    std::unordered_map<std::string, std::shared_ptr<http_session>> all;
+    {
+        std::lock_guard lock(mu_);
+        all.swap(sessions_);
+    }
+    for (auto& [id, s] : all) s->close(why);
+}
+
+std::size_t session_table::size() const {
+    std::lock_guard lock(mu_);
+    return sessions_.size();
+}
+
+}  // namespace candor::transport::detail

@@ -1,0 +1,123 @@
+#pragma once
+// Sessions of the HTTP transport and the routing of outbound messages to streams. Private to
+// the transport module.
+//
+// An MCP connection emits messages on its strand; the HTTP side reads them on the strand of
+// the TCP connection that holds the stream. Between the two sits an `exchange` — a bounded,
+// thread-safe channel per stream — so neither side ever blocks the other.
+
+#include <candor/mcp/server.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/experimental/concurrent_channel.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace candor::transport::detail {
+
+/// Why a stream ended before its last message.
+enum class end_reason { none, cancelled, session_closed, shutdown, overflow };
+
+/// One stream: the answer to one POSTed request, or one GET stream. Messages are pushed from
+/// the MCP connection's strand and received by the coroutine that writes the HTTP response.
+class exchange {
+public:
+    using channel = boost::asio::experimental::concurrent_channel<void(boost::system::error_code, std::string, bool)>;
+
+    exchange(boost::asio::any_io_executor ex, std::size_t capacity) : channel_(std::move(ex), capacity) {}
+
+    /// Queue one message (`final`: the response that completes the stream). Never blocks; a
+    /// reader that fell `capacity` messages behind loses its stream (reason `overflow`).
+    void push(std::string text, bool final);
+    /// End the stream; the reader's next receive fails and `reason()` says why.
+    void end(end_reason why);
+    end_reason reason() const noexcept { return reason_.load(); }
+    channel& messages() noexcept { return channel_; }
+
+private:
+    channel channel_;
+    std::atomic<end_reason> reason_{end_reason::none};
+};
+
+/// One MCP session over HTTP: its connection, the streams waiting for its messages, and the
+/// principal it belongs to.
+class http_session : public std::enable_shared_from_this<http_session> {
+public:
+    http_session(std::string id, mcp::principal caller) : id_(std::move(id)), caller_(std::move(caller)) { touch(); }
+
+    void attach(std::shared_ptr<mcp::connection> c) { connection_ = std::move(c); }
+    mcp::connection& connection() const noexcept { return *connection_; }
+    const std::string& id() const noexcept { return id_; }
+    const mcp::principal& caller() const noexcept { return caller_; }
+
+    /// The send function for `server::connect_routed`: a message for a request goes to that
+    /// request's stream, anything else to the newest GET stream; with no stream, it is dropped.
+    /// (Holds the session weakly: the session owns the connection that owns this function.)
+    mcp::connection::routed_send_function router();
+
+    /// Register the stream for request `id` before the request is handed to the connection.
+    /// @return false if a request with this id is still being answered
+    bool open_request(const jsonrpc::request_id& id, std::shared_ptr<exchange> ex);
+    /// The client cancelled request `id`: no response will come, so its stream ends.
+    void cancel_request(const jsonrpc::request_id& id);
+    /// Forget request `id`'s stream (its writer is done).
+    void forget_request(const jsonrpc::request_id& id);
+    /// Register a GET stream. @return false if `max` streams are already open
+    bool open_stream(std::shared_ptr<exchange> ex, std::size_t max);
+    void close_stream(const std::shared_ptr<exchange>& ex);
+
+    /// End every stream with `why` and close the connection (cancelling its calls).
+    void close(end_reason why);
+
+    void touch() noexcept { last_used_.store(std::chrono::steady_clock::now().time_since_epoch().count()); }
+    /// Unused for `idle` and no stream open.
+    bool expired(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const;
+
+private:
+    void deliver(std::string text, const mcp::message_route& route);
+
+    std::string id_;
+    mcp::principal caller_;
+    std::shared_ptr<mcp::connection> connection_;
+    std::atomic<std::chrono::steady_clock::rep> last_used_{0};
+    // Guards the stream tables only; held for lookups, never while sending.
+    mutable std::mutex mu_;
+    std::map<jsonrpc::request_id, std::shared_ptr<exchange>> requests_;
+    std::vector<std::shared_ptr<exchange>> streams_;
+    bool closed_ = false;
+};
+
+/// The live sessions, bounded in number and expiring when idle.
+class session_table {
+public:
+    session_table(std::size_t max, std::chrono::milliseconds idle) : max_(max), idle_(idle) {}
+
+    /// Add a session. @return false if `max` sessions are live
+    bool add(std::shared_ptr<http_session> s);
+    /// The live session with this id, or null (unknown or expired; an expired one is closed).
+    std::shared_ptr<http_session> find(std::string_view id);
+    /// Remove and return the session (DELETE).
+    std::shared_ptr<http_session> remove(std::string_view id);
+    /// Close and remove expired sessions.
+    void sweep();
+    /// Close and remove all (shutdown).
+    void close_all(end_reason why);
+    std::size_t size() const;
+
+private:
+    std::size_t max_;
+    std::chrono::milliseconds idle_;
+    mutable std::mutex mu_;
+    std::unordered_map<std::string, std::shared_ptr<http_session>> sessions_;
+};
+
+}  // namespace candor::transport::detail
