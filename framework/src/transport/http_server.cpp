@@ -367,13 +367,7 @@ net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connectio
             }
             co_return;
         }
-        if (ec == beast::error::timeout) {
-            {
-                const auto reply_ = refused({408, "READ_TIMEOUT", "the request did not arrive in time"}, {});
-                co_await send(*conn, nullptr, reply_);
-            }
-            co_return;
-        }
+        // A timeout (slowloris) needs no answer: tcp_stream has already closed the socket.
         if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
             ec == net::error::connection_reset)
             co_return;

@@ -57,8 +57,8 @@ struct http_options {
     /// Bytes of a POST body; default: the server's `message_limits.max_bytes`. A larger
     /// `Content-Length` gets 413 before any of the body is read, and the connection is closed.
     std::optional<std::size_t> max_body_bytes;
-    /// Time to receive one whole request once its first byte arrived; after it, 408 and close
-    /// (a client sending one byte a minute is cut off).
+    /// Time to receive one whole request once its first byte arrived; after it the connection
+    /// is closed without an answer (a client sending one byte a minute is cut off).
     std::chrono::milliseconds read_timeout{10'000};
     /// Time a kept-alive connection may wait for its next request; then it is closed.
     std::chrono::milliseconds idle_timeout{60'000};

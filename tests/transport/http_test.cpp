@@ -1,0 +1,350 @@
+// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+
+#include <candor/transport/http.hpp>
+
+#include <candor/mcp/tool.hpp>
+#include <candor/transport/http_policy.hpp>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+namespace mcp = candor::mcp;
+namespace policy = candor::transport::http_policy;
+using tcp = net::ip::tcp;
+using boost::json::array;
+using boost::json::object;
+
+constexpr const char* both = "application/json, text/event-stream";
+
+std::string initialize_body(int id = 1) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+           R"(,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+}
+
+std::string call_body(int id, const std::string& tool, const std::string& meta = "") {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
+           R"(","arguments":{})" + (meta.empty() ? "" : "," + meta) + "}}";
+}
+
+struct response {
+    unsigned status = 0;
+    std::map<std::string, std::string> headers;
+    std::string body;
+    std::string header(const std::string& name) const {
+        auto it = headers.find(name);
+        return it == headers.end() ? std::string() : it->second;
+    }
+};
+
+// A small blocking Beast client: one connection per request keeps the tests independent.
+struct client {
+    std::uint16_t port;
+
+    response send(http::verb verb, const std::string& target, const std::string& body,
+                  std::map<std::string, std::string> headers) const {
+        net::io_context ioc;
+        tcp::socket socket(ioc);
+        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+        http::request<http::string_body> req{verb, target, 11};
+        req.set(http::field::host, "127.0.0.1:" + std::to_string(port));
+        for (auto& [k, v] : headers) req.set(k, v);
+        req.body() = body;
+        req.prepare_payload();
+        http::write(socket, req);
+        boost::beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        http::read(socket, buf, res);
+        response out;
+        out.status = res.result_int();
+        for (const auto& f : res) out.headers[std::string(f.name_string())] = std::string(f.value());
+        out.body = res.body();
+        return out;
+    }
+
+    response post(const std::string& body, std::map<std::string, std::string> headers = {}) const {
+        headers.emplace("Content-Type", "application/json");
+        headers.emplace("Accept", both);
+        return send(http::verb::post, "/mcp", body, std::move(headers));
+    }
+
+    std::string initialize() const {
+        auto r = post(initialize_body());
+        EXPECT_EQ(r.status, 200u) << r.body;
+        const auto id = r.header("Mcp-Session-Id");
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status, 202u);
+        return id;
+    }
+};
+
+boost::json::value parse(const std::string& s) { return boost::json::parse(s); }
+
+// Data lines of an SSE body, one JSON message each.
+std::vector<boost::json::value> sse_messages(const std::string& body) {
+    std::vector<boost::json::value> out;
+    std::size_t pos = 0;
+    while ((pos = body.find("data: ", pos)) != std::string::npos) {
+        const auto end = body.find('\n', pos);
+        out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
+        pos = end;
+    }
+    return out;
+}
+
+class HttpFixture : public ::testing::Test {
+protected:
+    void start(candor::transport::http_options opts = {}) {
+        srv_ = std::make_unique<mcp::server>(mcp::server_options{.log = {}});
+        srv_->add_tool(mcp::make_content_tool(
+                           mcp::tool_info("whoami", "Returns the caller's principal."),
+                           [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                               co_return mcp::content_result{array{object{{"type", "text"}, {"text", ctx.caller().id}}}};
+                           }))
+            .value();
+        srv_->add_tool(mcp::make_content_tool(
+                           mcp::tool_info("count", "Reports progress 1 and 2 of 2, then answers."),
+                           [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                               ctx.progress(1, 2);
+                               ctx.progress(2, 2);
+                               co_return mcp::content_result{array{object{{"type", "text"}, {"text", "done"}}}};
+                           }))
+            .value();
+        opts.threads = 2;
+        http_ = std::make_unique<candor::transport::http_server>(*srv_, opts);
+        ASSERT_TRUE(http_->start());
+        c_.port = http_->port();
+    }
+    void TearDown() override {
+        if (http_) http_->stop();
+    }
+
+    std::unique_ptr<mcp::server> srv_;
+    std::unique_ptr<candor::transport::http_server> http_;
+    client c_{};
+};
+
+TEST_F(HttpFixture, InitializeIssuesASessionIdThatLaterRequestsNeed) {
+    start();
+    const auto id = c_.initialize();
+    ASSERT_EQ(id.size(), 32u);
+    for (char ch : id) EXPECT_TRUE(ch >= '!' && ch <= '~');
+    const std::string list = R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})";
+    EXPECT_EQ(c_.post(list).status, 400u);
+    EXPECT_EQ(c_.post(list, {{"Mcp-Session-Id", "0123456789abcdef0123456789abcdef"}}).status, 404u);
+    auto ok = c_.post(list, {{"Mcp-Session-Id", id}});
+    ASSERT_EQ(ok.status, 200u);
+    EXPECT_EQ(ok.header("Content-Type"), "application/json");
+    EXPECT_EQ(parse(ok.body).at("result").at("tools").as_array().size(), 2u);
+    EXPECT_EQ(http_->session_count(), 1u);
+}
+
+TEST_F(HttpFixture, DeleteEndsTheSession) {
+    start();
+    const auto id = c_.initialize();
+    EXPECT_EQ(c_.send(http::verb::delete_, "/mcp", "", {{"Mcp-Session-Id", id}}).status, 204u);
+    EXPECT_EQ(c_.post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {{"Mcp-Session-Id", id}}).status, 404u);
+    EXPECT_EQ(http_->session_count(), 0u);
+}
+
+TEST_F(HttpFixture, PostWithoutBothMediaTypesInAcceptIs406) {
+    start();
+    EXPECT_EQ(c_.post(initialize_body(), {{"Accept", "application/json"}}).status, 406u);
+    EXPECT_EQ(c_.post(initialize_body(), {{"Accept", "*/*"}}).status, 406u);
+}
+
+TEST_F(HttpFixture, ForeignOriginOrHostIs403) {
+    start();
+    EXPECT_EQ(c_.post(initialize_body(), {{"Origin", "http://evil.example.com"}}).status, 403u);
+    EXPECT_EQ(c_.post(initialize_body(), {{"Host", "evil.example.com"}}).status, 403u);
+    EXPECT_EQ(c_.post(initialize_body(), {{"Origin", "http://localhost:3000"}}).status, 200u);
+}
+
+TEST_F(HttpFixture, UnsupportedProtocolVersionIs400) {
+    start();
+    const auto id = c_.initialize();
+    auto r = c_.post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})",
+                     {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "1999-01-01"}});
+    EXPECT_EQ(r.status, 400u);
+    EXPECT_EQ(parse(r.body).at("error").at("data").at("code"), "UNSUPPORTED_PROTOCOL_VERSION");
+    EXPECT_EQ(c_.post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})",
+                      {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "2025-06-18"}})
+                  .status,
+              200u);
+}
+
+TEST_F(HttpFixture, BearerTokenIsRequiredAndItsPrincipalReachesTheTool) {
+    candor::transport::http_options opts;
+    opts.tokens.emplace("s3cret", mcp::principal{"alice"});
+    start(opts);
+    auto missing = c_.post(initialize_body());
+    EXPECT_EQ(missing.status, 401u);
+    EXPECT_EQ(missing.header("WWW-Authenticate").substr(0, 6), "Bearer");
+    EXPECT_EQ(c_.post(initialize_body(), {{"Authorization", "Bearer wrong"}}).status, 401u);
+    auto init = c_.post(initialize_body(), {{"Authorization", "Bearer s3cret"}});
+    ASSERT_EQ(init.status, 200u);
+    const auto id = init.header("Mcp-Session-Id");
+    auto r = c_.post(call_body(2, "whoami"), {{"Authorization", "Bearer s3cret"}, {"Mcp-Session-Id", id}});
+    ASSERT_EQ(r.status, 200u) << r.body;
+    EXPECT_EQ(parse(r.body).at("result").at("content").at(0).at("text"), "alice");
+}
+
+TEST_F(HttpFixture, UnknownToolIsInvalidParams) {
+    start();
+    const auto id = c_.initialize();
+    auto r = c_.post(call_body(2, "no_such_tool"), {{"Mcp-Session-Id", id}});
+    ASSERT_EQ(r.status, 200u);
+    EXPECT_EQ(parse(r.body).at("error").at("code"), -32602);
+}
+
+TEST_F(HttpFixture, ProgressTravelsOnThePostsEventStreamBeforeTheResponse) {
+    start();
+    const auto id = c_.initialize();
+    auto r = c_.post(call_body(7, "count", R"("_meta":{"progressToken":"p1"})"), {{"Mcp-Session-Id", id}});
+    ASSERT_EQ(r.status, 200u);
+    EXPECT_EQ(r.header("Content-Type"), "text/event-stream");
+    auto messages = sse_messages(r.body);
+    ASSERT_EQ(messages.size(), 3u) << r.body;
+    EXPECT_EQ(messages[0].at("method"), "notifications/progress");
+    EXPECT_EQ(messages[1].at("params").at("progress"), 2.0);
+    EXPECT_EQ(messages[2].at("id"), 7);
+    EXPECT_EQ(messages[2].at("result").at("content").at(0).at("text"), "done");
+}
+
+TEST_F(HttpFixture, NotificationIsAcceptedWith202AndNoBody) {
+    start();
+    const auto id = c_.initialize();
+    auto r = c_.post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}})",
+                     {{"Mcp-Session-Id", id}});
+    EXPECT_EQ(r.status, 202u);
+    EXPECT_TRUE(r.body.empty());
+}
+
+TEST_F(HttpFixture, StatelessModeAnswersEveryPostWithoutASession) {
+    candor::transport::http_options opts;
+    opts.stateless = true;
+    start(opts);
+    auto r = c_.post(call_body(1, "whoami"), {{"MCP-Protocol-Version", "2025-06-18"}});
+    ASSERT_EQ(r.status, 200u) << r.body;
+    EXPECT_TRUE(r.header("Mcp-Session-Id").empty());
+    EXPECT_TRUE(parse(r.body).at("result").at("content").is_array());
+    auto init = c_.post(initialize_body());
+    EXPECT_EQ(init.status, 200u);
+    EXPECT_TRUE(init.header("Mcp-Session-Id").empty());
+    EXPECT_EQ(c_.send(http::verb::get, "/mcp", "", {{"Accept", "text/event-stream"}}).status, 405u);
+    EXPECT_EQ(http_->session_count(), 0u);
+}
+
+TEST_F(HttpFixture, BodyOverTheLimitIs413WithoutReadingItAndTheServerKeepsServing) {
+    candor::transport::http_options opts;
+    opts.max_body_bytes = 1024;
+    start(opts);
+    {
+        net::io_context ioc;
+        tcp::socket s(ioc);
+        s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), c_.port));
+        // Announces 10 MB and sends only the headers: the answer must not wait for the body.
+        const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                 "Accept: application/json, text/event-stream\r\nContent-Length: 10000000\r\n\r\n";
+        net::write(s, net::buffer(head));
+        boost::beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        http::read(s, buf, res);
+        EXPECT_EQ(res.result_int(), 413u);
+        EXPECT_EQ(parse(res.body()).at("error").at("data").at("code"), "BODY_TOO_LARGE");
+    }
+    EXPECT_EQ(c_.post(initialize_body()).status, 200u);
+}
+
+TEST_F(HttpFixture, ClientThatSendsTooSlowlyIsCutOff) {
+    candor::transport::http_options opts;
+    opts.read_timeout = std::chrono::milliseconds(200);
+    start(opts);
+    net::io_context ioc;
+    tcp::socket s(ioc);
+    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), c_.port));
+    net::write(s, net::buffer(std::string("POST /mcp HTTP/1.1\r\nHost: 1")));  // and then nothing
+    char byte;
+    boost::system::error_code ec;
+    net::read(s, net::buffer(&byte, 1), ec);  // blocks until the server gives up on the request
+    EXPECT_EQ(ec, net::error::eof);
+    EXPECT_EQ(c_.post(initialize_body()).status, 200u);
+}
+
+TEST_F(HttpFixture, FiveHundredIdleConnectionsDoNotStopANormalClient) {
+    start();
+    net::io_context ioc;
+    std::vector<std::unique_ptr<tcp::socket>> idle;
+    for (int i = 0; i < 500; ++i) {
+        idle.push_back(std::make_unique<tcp::socket>(ioc));
+        idle.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), c_.port));
+    }
+    const auto id = c_.initialize();
+    EXPECT_EQ(c_.post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {{"Mcp-Session-Id", id}}).status, 200u);
+}
+
+TEST_F(HttpFixture, HealthAndReadinessEndpointsAnswer200) {
+    start();
+    EXPECT_EQ(c_.send(http::verb::get, "/healthz", "", {}).status, 200u);
+    EXPECT_EQ(c_.send(http::verb::get, "/readyz", "", {}).status, 200u);
+    EXPECT_EQ(c_.send(http::verb::get, "/elsewhere", "", {}).status, 404u);
+}
+
+TEST(HttpPolicy, AcceptMustListTheTypeItselfWithoutZeroQuality) {
+    EXPECT_TRUE(policy::lists_media_type("application/json, text/event-stream", "text/event-stream"));
+    EXPECT_TRUE(policy::lists_media_type("Application/JSON;q=0.9", "application/json"));
+    EXPECT_FALSE(policy::lists_media_type("*/*", "application/json"));
+    EXPECT_FALSE(policy::lists_media_type("application/json;q=0", "application/json"));
+    EXPECT_FALSE(policy::lists_media_type("application/jsonx", "application/json"));
+}
+
+TEST(HttpPolicy, OnlyLoopbackOriginsAndHostsPassByDefault) {
+    EXPECT_TRUE(policy::origin_allowed("http://localhost:5173", {}));
+    EXPECT_TRUE(policy::origin_allowed("https://127.0.0.1", {}));
+    EXPECT_TRUE(policy::origin_allowed("http://[::1]:80", {}));
+    EXPECT_FALSE(policy::origin_allowed("http://localhost.evil.com", {}));
+    EXPECT_FALSE(policy::origin_allowed("null", {}));
+    EXPECT_TRUE(policy::origin_allowed("https://app.example.com", {"https://app.example.com"}));
+    EXPECT_TRUE(policy::host_allowed("127.0.0.1:8080", {}));
+    EXPECT_TRUE(policy::host_allowed("LOCALHOST", {}));
+    EXPECT_FALSE(policy::host_allowed("evil.example.com", {}));
+    EXPECT_FALSE(policy::host_allowed("localhost:80x", {}));
+    EXPECT_TRUE(policy::host_allowed("mcp.example.com:443", {"mcp.example.com"}));
+}
+
+TEST(HttpPolicy, BearerTokenNeedsTheSchemeAndAToken) {
+    EXPECT_EQ(policy::bearer_token("Bearer abc").value_or(""), "abc");
+    EXPECT_EQ(policy::bearer_token("bearer  abc ").value_or(""), "abc");
+    EXPECT_FALSE(policy::bearer_token("Basic abc"));
+    EXPECT_FALSE(policy::bearer_token("Bearer "));
+    EXPECT_FALSE(policy::bearer_token("Bearerabc"));
+}
+
+TEST(HttpPolicy, SessionIdsAreDistinctVisibleAscii) {
+    const auto a = policy::new_session_id();
+    const auto b = policy::new_session_id();
+    EXPECT_NE(a, b);
+    EXPECT_EQ(a.size(), 32u);
+    EXPECT_TRUE(policy::protocol_version_supported("2025-03-26"));
+    EXPECT_FALSE(policy::protocol_version_supported("2024-11-05"));
+}
+
+}  // namespace
