@@ -43,6 +43,19 @@ struct join_state {
     asio::steady_timer done;
 };
 
+// The source's call with its failure as a value: `||` completes on the first operand that
+// finishes without an exception, so a throwing source would otherwise wait for its timer.
+asio::awaitable<std::optional<ce::envelope>> guarded(const fan_source& src) {
+    try {
+        co_return co_await src.call();
+    } catch (const boost::system::system_error& e) {
+        if (e.code() == asio::error::operation_aborted) throw;  // cancelled: the timer won
+        co_return std::nullopt;
+    } catch (const std::exception&) {
+        co_return std::nullopt;
+    }
+}
+
 asio::awaitable<void> run_one(std::shared_ptr<join_state> st, std::size_t i) {
     using namespace asio::experimental::awaitable_operators;
     auto& src = st->sources[i];
@@ -50,10 +63,10 @@ asio::awaitable<void> run_one(std::shared_ptr<join_state> st, std::size_t i) {
     try {
         asio::steady_timer timer(co_await asio::this_coro::executor);
         timer.expires_after(src.deadline);
-        auto r = co_await (src.call() || timer.async_wait(asio::use_awaitable));
+        auto r = co_await (guarded(src) || timer.async_wait(asio::use_awaitable));
         if (r.index() == 0) {
             out.result = std::move(std::get<0>(r));
-            out.what = *out.result->status == ce::outcome::error ? cause::failed : cause::answered;
+            out.what = out.result && *out.result->status != ce::outcome::error ? cause::answered : cause::failed;
         } else {
             out.what = cause::late;
         }

@@ -1,0 +1,152 @@
+#include <candor/paging/fan_out.hpp>
+
+#include "paging/support.hpp"
+
+#include <candor/agent/decide.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <random>
+
+using namespace candor::test;
+namespace ce = candor::envelope;
+namespace ag = candor::agent;
+using boost::asio::awaitable;
+
+namespace {
+
+pg::fan_source answering(std::string name, ce::envelope e, std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
+    return {std::move(name), deadline, [e]() -> awaitable<ce::envelope> { co_return e; }};
+}
+
+pg::fan_source never_answering(std::string name, std::chrono::milliseconds deadline) {
+    return {std::move(name), deadline, []() -> awaitable<ce::envelope> {
+                boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
+                t.expires_after(std::chrono::hours(1));
+                co_await t.async_wait(boost::asio::use_awaitable);
+                co_return ce::complete(1);
+            }};
+}
+
+pg::fan_source throwing(std::string name) {
+    return {std::move(name), std::chrono::seconds(5), []() -> awaitable<ce::envelope> {
+                throw std::runtime_error("backend down");
+                co_return ce::complete(1);
+            }};
+}
+
+std::vector<std::string> unavailable_sources(const ce::envelope& e) {
+    std::vector<std::string> out;
+    for (const auto& r : e.incomplete_reasons)
+        if (r.code == "SOURCE_UNAVAILABLE") out.emplace_back(r.details.at("source").as_string());
+    return out;
+}
+
+}  // namespace
+
+TEST(FanOut, AllSourcesCompleteMakesTheWholeComplete) {
+    boost::asio::io_context ioc;
+    auto e = run(ioc, pg::fan_out({answering("a", ce::complete(boost::json::array{1})),
+                                   answering("b", ce::complete(boost::json::array{}))}));
+    EXPECT_EQ(e.complete, true);
+    EXPECT_EQ(e.data->at("a"), boost::json::array{1});
+    EXPECT_EQ(e.data->at("b"), boost::json::array{});
+}
+
+TEST(FanOut, LateSourceIsSourceUnavailableByNameAndTheOthersDataIsKept) {
+    boost::asio::io_context ioc;
+    auto e = run(ioc, pg::fan_out({answering("tickets", ce::complete(boost::json::array{"t1"})),
+                                   never_answering("kb", std::chrono::milliseconds(5))}));
+    EXPECT_EQ(e.complete, false);
+    EXPECT_EQ(unavailable_sources(e), std::vector<std::string>{"kb"});
+    EXPECT_EQ(e.incomplete_reasons[0].details.at("cause"), "late");
+    EXPECT_EQ(e.data->at("tickets"), boost::json::array{"t1"});
+    EXPECT_FALSE(e.data->as_object().contains("kb"));
+    auto w = ce::seal(e, "search").value();
+    EXPECT_EQ(ag::decide(w, ag::intent::read), ag::decision::retry_later);
+    EXPECT_FALSE(ag::may_infer_absence(w));
+}
+
+TEST(FanOut, SourceFailingAfterAnotherAnsweredIsNamedAndTheAnswerKept) {
+    boost::asio::io_context ioc;
+    auto e = run(ioc, pg::fan_out({answering("a", ce::complete(boost::json::array{1})), throwing("b"),
+                                   answering("c", ce::failure({candor::issue{"BACKEND", "", "no", false}}))}));
+    EXPECT_EQ(unavailable_sources(e), (std::vector<std::string>{"b", "c"}));
+    EXPECT_EQ(e.incomplete_reasons[0].details.at("cause"), "failed");
+    EXPECT_EQ(e.data->at("a"), boost::json::array{1});
+}
+
+TEST(FanOut, PartialSourceReasonsArePreservedWithTheSourceName) {
+    boost::asio::io_context ioc;
+    auto part = ce::partial(boost::json::array{}, {"VISIBILITY_RESTRICTED", "hidden", {}});
+    part.add_warning({"STALE_INDEX", "old", {}});
+    auto e = run(ioc, pg::fan_out({answering("kb", part)}));
+    ASSERT_EQ(e.incomplete_reasons.size(), 1u);
+    EXPECT_EQ(e.incomplete_reasons[0].code, "VISIBILITY_RESTRICTED");
+    EXPECT_EQ(e.incomplete_reasons[0].details.at("source"), "kb");
+    EXPECT_EQ(e.warnings.at(0).details.at("source"), "kb");
+}
+
+TEST(FanOut, SourcesRunConcurrently) {
+    // `first` waits for a signal that only `second` gives: run one after the other, `first`
+    // would be late; run concurrently, both answer.
+    boost::asio::io_context ioc;
+    auto signal = std::make_shared<boost::asio::steady_timer>(ioc, boost::asio::steady_timer::time_point::max());
+    pg::fan_source first{"first", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
+                             co_await signal->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+                             co_return ce::complete(1);
+                         }};
+    pg::fan_source second{"second", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
+                              signal->cancel();
+                              co_return ce::complete(2);
+                          }};
+    auto e = run(ioc, pg::fan_out({first, second}));
+    EXPECT_EQ(e.complete, true);
+}
+
+TEST(FanOut, NoSourcesIsCompleteAndEmpty) {
+    boost::asio::io_context ioc;
+    auto e = run(ioc, pg::fan_out({}));
+    EXPECT_EQ(e.complete, true);
+    EXPECT_TRUE(e.data->as_object().empty());
+}
+
+TEST(FanOutProperty, CompleteExactlyWhenEverySourceAnsweredCompletely) {
+    const unsigned base = ::testing::UnitTest::GetInstance()->random_seed();
+    for (unsigned c = 0; c < 60; ++c) {
+        const unsigned seed = base * 1000 + c;
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::mt19937 rng(seed);
+        std::vector<pg::fan_source> sources;
+        std::vector<std::string> expect_unavailable;
+        bool all_complete = true;
+        const int n = static_cast<int>(rng() % 5);
+        for (int i = 0; i < n; ++i) {
+            const std::string name = "s" + std::to_string(i);
+            switch (rng() % 4) {
+            case 0: sources.push_back(answering(name, ce::complete(boost::json::array{i}))); break;
+            case 1:
+                sources.push_back(answering(name, ce::partial(boost::json::array{}, {"RESULT_LIMIT_REACHED", "x", {}})));
+                all_complete = false;
+                break;
+            case 2:
+                sources.push_back(throwing(name));
+                expect_unavailable.push_back(name);
+                all_complete = false;
+                break;
+            default:
+                sources.push_back(never_answering(name, std::chrono::milliseconds(1)));
+                expect_unavailable.push_back(name);
+                all_complete = false;
+            }
+        }
+        boost::asio::io_context ioc;
+        auto e = run(ioc, pg::fan_out(std::move(sources)));
+        EXPECT_EQ(*e.complete, all_complete);
+        EXPECT_EQ(unavailable_sources(e), expect_unavailable);
+        EXPECT_TRUE(ce::check(e));
+    }
+}
