@@ -156,6 +156,22 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     ce::scope sc{name, visibility_of(req.caller), std::string(to_string(source_->snapshots()))};
     const std::size_t size = std::clamp<std::size_t>(req.page_size.value_or(opts_.default_page_size), 1, opts_.max_page_size);
 
+    // Every page that is not an error says what it is, even when nothing could be read.
+    auto page_extension = [&](std::size_t returned, const std::string& snapshot) {
+        return boost::json::object{
+            {"returned", returned},
+            {"requested_size", size},
+            {"ordering", order_text_},
+            {"snapshot", pinned && !snapshot.empty() ? boost::json::value(snapshot) : boost::json::value(nullptr)}};
+    };
+
+    auto live_warning = [] {
+        return ce::warning{std::string(codes::live_view),
+                           "live view: items inserted behind the walk's position may be missed; this walk is not "
+                           "a snapshot inventory",
+                           {}};
+    };
+
     cursor_claims state;
     if (req.cursor) {
         auto opened = open_cursor(*opts_.keys, *req.cursor, wall_now(), opts_.cursor_ttl);
@@ -198,6 +214,8 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
                                           {{"source", source_->name()}}});
             }
             out.result.continue_with(ce::continuation::retry_after(ceil_seconds(err.retry_after)));
+            out.result.extensions["page"] = page_extension(0, {});
+            if (!pinned) out.result.add_warning(live_warning());
             out.result.covering(sc);
             co_return out;
         }
@@ -252,6 +270,8 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
                 out.result.continue_with(ce::continuation::next_cursor(*out.next_cursor));
                 break;
             }
+            out.result.extensions["page"] = page_extension(0, state.snapshot);
+            if (!pinned) out.result.add_warning(live_warning());
             out.result.covering(sc);
             out.state = state;
             co_return out;
@@ -321,11 +341,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     } else {
         out.ended = true;
     }
-    if (!pinned)
-        e.add_warning({std::string(codes::live_view),
-                       "live view: items inserted behind the walk's position may be missed; this walk is not "
-                       "a snapshot inventory",
-                       {}});
+    if (!pinned) e.add_warning(live_warning());
 
     if (pinned && opts_.evidence) {
         opts_.evidence->record(state.walk, ids);
@@ -345,11 +361,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         }
     }
 
-    e.extensions["page"] = boost::json::object{
-        {"returned", ids.size()},
-        {"requested_size", size},
-        {"ordering", order_text_},
-        {"snapshot", pinned ? boost::json::value(state.snapshot) : boost::json::value(nullptr)}};
+    e.extensions["page"] = page_extension(ids.size(), state.snapshot);
     const bool is_complete = e.incomplete_reasons.empty();
     e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
     e.complete = is_complete;
