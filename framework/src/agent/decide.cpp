@@ -96,8 +96,9 @@ decision decide(const boost::json::value& envelope, intent what) noexcept {
     const auto* cont = e->if_contains("continuation");
     const auto kind = cont && cont->is_object() ? string_at(cont->get_object(), "kind") : std::string_view{};
     if (kind == "next_cursor") {
+        // A next_cursor without a cursor breaks the envelope rules: unreadable, so untrusted.
         const auto cursor = string_at(cont->get_object(), "cursor");
-        if (!cursor.empty()) return decision::continue_search;
+        return cursor.empty() ? decision::refuse_or_request_review : decision::continue_search;
     }
     if (kind == "retry_after") return decision::retry_later;
     if (kind == "restart" || kind == "narrow_query" || kind == "retry_with_deadline") return decision::continue_search;
