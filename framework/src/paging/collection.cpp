@@ -177,8 +177,8 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         auto opened = open_cursor(*opts_.keys, *req.cursor, wall_now(), opts_.cursor_ttl);
         if (!opened) {
             if (opened.error() == cursor_error::expired)
-                out.result = expired_failure("the cursor expired (cursors live " +
-                                             std::to_string(opts_.cursor_ttl.count()) + " s)");
+                out.result = expired_failure("the cursor expired (cursors live " + std::to_string(opts_.cursor_ttl.count()) +
+                                             " s); call again without it to start the walk over");
             else
                 out.result = cursor_failure(cursor_issue(
                     codes::cursor_invalid,
@@ -189,10 +189,14 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
             co_return out;
         }
         if (auto m = mismatch(*opened, expected)) {
-            auto i = cursor_issue(codes::cursor_mismatch,
-                                  "the cursor belongs to another " + std::string(to_string(*m)) +
-                                      "; repeat the original query with it, or drop the cursor to start a new walk",
-                                  true, layer::contract);
+            std::string why;
+            switch (*m) {
+            case cursor_binding::tool: why = "the cursor was issued by another tool; use it with that tool, or call again without it"; break;
+            case cursor_binding::query: why = "the cursor was issued for another query; repeat that query with it, or call again without it to start a new walk"; break;
+            case cursor_binding::ordering: why = "the cursor was issued for another ordering; call again without it to start a new walk"; break;
+            case cursor_binding::principal: why = "the cursor was issued to another caller; call again without it to start your own walk"; break;
+            }
+            auto i = cursor_issue(codes::cursor_mismatch, std::move(why), true, layer::contract);
             i.details["binding"] = to_string(*m);
             out.result = cursor_failure(std::move(i));
             out.result.covering(sc);

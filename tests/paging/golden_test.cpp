@@ -1,0 +1,44 @@
+// The wire form of the cursor error envelopes, against golden files (tests/data/paging/).
+// Update a golden file deliberately, by hand, never from the test's output automatically.
+#include <candor/paging/collection.hpp>
+
+#include "paging/support.hpp"
+
+#include <fstream>
+#include <sstream>
+
+using namespace candor::test;
+
+namespace {
+
+boost::json::value read_golden(const std::string& name) {
+    std::ifstream in(std::string(CANDOR_TEST_DATA_DIR) + "/paging/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    boost::system::error_code ec;
+    auto v = boost::json::parse(ss.str(), ec);
+    if (ec) return boost::json::string("<golden file " + name + " missing or invalid>");
+    return v;
+}
+
+boost::json::value call_result(collection_harness& h, boost::json::object args, const std::string& who = "alice") {
+    auto r = h.client(who).request("tools/call", {{"name", "items"}, {"arguments", std::move(args)}});
+    return at(r, "result");
+}
+
+std::string cursor_of(const boost::json::value& env) { return std::string(at(env, "continuation", "cursor").as_string()); }
+
+}  // namespace
+
+TEST(CursorGolden, ErrorEnvelopesMatchTheGoldenFiles) {
+    collection_harness h;
+    h.fill(10);
+    auto c = cursor_of(h.page({}));
+    EXPECT_EQ(call_result(h, {{"cursor", "AAAA"}}), read_golden("cursor_invalid.json"))
+        << boost::json::serialize(call_result(h, {{"cursor", "AAAA"}}));
+    EXPECT_EQ(call_result(h, {{"cursor", c}}, "mallory"), read_golden("cursor_mismatch.json"))
+        << boost::json::serialize(call_result(h, {{"cursor", c}}, "mallory"));
+    h.clocks.wall += std::chrono::hours(1);
+    EXPECT_EQ(call_result(h, {{"cursor", c}}), read_golden("cursor_expired.json"))
+        << boost::json::serialize(call_result(h, {{"cursor", c}}));
+}
