@@ -177,7 +177,7 @@ void verify_loop(benchmark::State& state, std::shared_ptr<ev::evidence_store> st
     req.wall_clock = [] { return std::chrono::system_clock::now(); };
     for (auto _ : state) {
         auto r = ev::verify(req, &token, f.requested, "bench");
-        if (!r) state.SkipWithError(r.error().code.c_str());
+        if (!r) state.SkipWithError(r.error().front().code.c_str());
         benchmark::DoNotOptimize(r);
     }
 }

@@ -222,3 +222,60 @@ TEST_F(Gated, SchemaRequiresIdsAndBoundsThem) {
     EXPECT_EQ(at(archive({{"snapshot_token", t}, {"ids", {"1", "2", "3", "4", "5", "6"}}}), "status"), "error");
     EXPECT_EQ(action->runs, 0);
 }
+
+namespace {
+
+// An action with an approval step: without `approve: true` it only returns the plan.
+class planned_archive final : public ev::gated_action {
+public:
+    planned_archive(ev::evidence_requirement r, std::set<std::string>& archived)
+        : gated_action(mcp::tool_info("planned_archive", "Archives after approval.")
+                           .with_action(mcp::action_class::irreversible_write)
+                           .with_input_schema(boost::json::parse(
+                                                  R"({"type":"object","properties":{"approve":{"type":"boolean"}}})")
+                                                  .as_object()),
+                       std::move(r)),
+          archived_(archived) {}
+    int plans = 0;
+
+    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,
+                                                                      mcp::call_context&) override {
+        archived_.insert(id);
+        co_return boost::system::result<void, ev::skip>{};
+    }
+
+protected:
+    boost::asio::awaitable<ce::envelope> run(const ev::verified_evidence& e, const boost::json::object& args,
+                                             mcp::call_context& ctx) override {
+        if (const auto* a = args.if_contains("approve"); a && a->is_bool() && a->get_bool())
+            co_return co_await act_each(e, args, ctx);
+        ++plans;
+        boost::json::array ids;
+        for (const auto& id : e.ids) ids.emplace_back(id);
+        co_return ce::complete(boost::json::object{{"plan", std::move(ids)}});
+    }
+
+private:
+    std::set<std::string>& archived_;
+};
+
+}  // namespace
+
+TEST_F(Gated, ApprovalStepRunsOnlyAfterTheGateAndActsOnlyWhenApproved) {
+    ev::evidence_requirement r;
+    r.resource = "items";
+    r.keys = h.keys;
+    r.store = h.store;
+    r.wall_clock = h.clocks.wall_fn();
+    auto planned = std::make_shared<planned_archive>(r, archived);
+    h.srv->add_tool(planned).value();
+    EXPECT_EQ(first_error_code(h.call("planned_archive", {{"ids", {id_of(1)}}})), "EVIDENCE_MISSING");
+    EXPECT_EQ(planned->plans, 0);
+    auto t = token_of(walk("alice"));
+    auto plan = h.call("planned_archive", {{"ids", {id_of(1)}}, {"snapshot_token", t}});
+    EXPECT_EQ(at(plan, "data", "plan"), boost::json::array{id_of(1)});
+    EXPECT_TRUE(archived.empty());
+    auto done = h.call("planned_archive", {{"ids", {id_of(1)}}, {"snapshot_token", t}, {"approve", true}});
+    EXPECT_EQ(at(done, "data", "done"), boost::json::array{id_of(1)});
+    EXPECT_EQ(archived, std::set<std::string>{id_of(1)});
+}

@@ -50,45 +50,45 @@ evidence_requirement checked(evidence_requirement r) {
 
 }  // namespace
 
-boost::system::result<verified_evidence, issue> verify(const evidence_requirement& req, const std::string* token,
-                                                       const std::vector<std::string>& ids,
-                                                       std::string_view principal_id) {
+boost::system::result<verified_evidence, issue_list> verify(const evidence_requirement& req, const std::string* token,
+                                                            const std::vector<std::string>& ids,
+                                                            std::string_view principal_id) {
+    auto refuse = [](issue i) { return issue_list{std::move(i)}; };
     if (!token)
-        return refusal(codes::evidence_missing, "/snapshot_token",
-                       "this action needs evidence: walk '" + req.resource +
-                           "' to its end and pass the snapshot_token of its last page");
+        return refuse(refusal(codes::evidence_missing, "/snapshot_token",
+                              "this action needs evidence: walk '" + req.resource +
+                                  "' to its end and pass the snapshot_token of its last page"));
     auto opened = open_snapshot_token(*req.keys, *token);
     if (opened.has_error())
-        return refusal(codes::evidence_invalid, "/snapshot_token",
-                       "the snapshot_token is not one this server issued (malformed or altered); walk '" +
-                           req.resource + "' again");
-    snapshot_claims claims_value = std::move(opened).value();
-    const snapshot_claims* claims = &claims_value;
+        return refuse(refusal(codes::evidence_invalid, "/snapshot_token",
+                              "the snapshot_token is not one this server issued (malformed or altered); walk '" +
+                                  req.resource + "' again"));
+    const snapshot_claims claims = std::move(opened).value();
     const auto now = req.wall_clock();
-    if (claims->expiry <= now)
-        return refusal(codes::evidence_expired, "/snapshot_token",
-                       "the snapshot_token expired; walk '" + req.resource + "' again for fresh evidence");
-    if (claims->resource != req.resource || claims->principal != principal_fingerprint(principal_id)) {
+    if (claims.expiry <= now)
+        return refuse(refusal(codes::evidence_expired, "/snapshot_token",
+                              "the snapshot_token expired; walk '" + req.resource + "' again for fresh evidence"));
+    if (claims.resource != req.resource || claims.principal != principal_fingerprint(principal_id)) {
         auto i = refusal(codes::evidence_scope_mismatch, "/snapshot_token",
-                         claims->resource != req.resource
-                             ? "the snapshot_token comes from '" + claims->resource + "', not from '" + req.resource + "'"
+                         claims.resource != req.resource
+                             ? "the snapshot_token comes from '" + claims.resource + "', not from '" + req.resource + "'"
                              : "the snapshot_token was issued to another principal");
         i.details["expected_resource"] = req.resource;
-        return i;
+        return refuse(std::move(i));
     }
-    if (!claims->complete) {
+    if (!claims.complete) {
         auto i = refusal(codes::evidence_incomplete, "/snapshot_token",
                          "the inventory behind this snapshot_token was not complete, so it cannot justify a "
                          "destructive change; show its reasons to a person or obtain a complete inventory");
         boost::json::array reasons;
-        for (const auto& r : claims->reasons) reasons.emplace_back(r);
+        for (const auto& r : claims.reasons) reasons.emplace_back(r);
         i.details["reasons"] = std::move(reasons);
-        return i;
+        return refuse(std::move(i));
     }
-    auto missing = req.store->uncovered(claims->walk, ids, now);
+    auto missing = req.store->uncovered(claims.walk, ids, now);
     if (!missing)
-        return refusal(codes::evidence_expired, "/snapshot_token",
-                       "the evidence behind this snapshot_token is gone; walk '" + req.resource + "' again");
+        return refuse(refusal(codes::evidence_expired, "/snapshot_token",
+                              "the evidence behind this snapshot_token is gone; walk '" + req.resource + "' again"));
     if (!missing->empty()) {
         auto i = refusal(codes::evidence_not_covered, "/ids",
                          std::to_string(missing->size()) + " of the ids were not delivered by the inventory "
@@ -96,9 +96,9 @@ boost::system::result<verified_evidence, issue> verify(const evidence_requiremen
         boost::json::array list;
         for (const auto& m : *missing) list.emplace_back(m);
         i.details["ids"] = std::move(list);
-        return i;
+        return refuse(std::move(i));
     }
-    return verified_evidence{std::move(claims_value), ids};
+    return verified_evidence{claims, ids};
 }
 
 gated_action::gated_action(mcp::tool_info info, evidence_requirement req)
@@ -116,11 +116,23 @@ boost::asio::awaitable<ce::envelope> gated_action::call(const boost::json::objec
         for (const auto& v : a->get_array())
             if (v.is_string()) ids.emplace_back(v.get_string());
     auto ok = verify(req_, token_ptr, ids, ctx.caller().id);
-    if (!ok) co_return ce::failure({std::move(ok.error())});
+    if (ok.has_error()) co_return ce::failure(std::move(ok.error()));
+    const verified_evidence evidence = std::move(ok).value();
+    auto result = co_await run(evidence, args, ctx);
+    co_return result;
+}
 
+boost::asio::awaitable<ce::envelope> gated_action::run(const verified_evidence& evidence,
+                                                       const boost::json::object& args, mcp::call_context& ctx) {
+    // Not a coroutine: hands over act_each's awaitable (the references live in `call`'s frame).
+    return act_each(evidence, args, ctx);
+}
+
+boost::asio::awaitable<ce::envelope> gated_action::act_each(const verified_evidence& evidence,
+                                                            const boost::json::object& args, mcp::call_context& ctx) {
     boost::json::array done;
     boost::json::array skipped;
-    for (const auto& id : ids) {
+    for (const auto& id : evidence.ids) {
         auto r = co_await act(id, args, ctx);
         if (r) {
             done.emplace_back(id);

@@ -110,7 +110,7 @@ collection_tool::collection_tool(mcp::tool_info info, ordering order, std::share
 boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::object& args, mcp::call_context& ctx) {
     page_request r;
     r.caller = ctx.caller();
-    r.deadline = ctx.deadline();
+    r.deadline = ctx.deadline() - opts_.deadline_margin;
     for (const auto& kv : args) {
         if (kv.key() == arguments::cursor && kv.value().is_string())
             r.cursor = std::string(kv.value().get_string());

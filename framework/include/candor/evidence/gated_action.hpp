@@ -67,9 +67,9 @@ struct verified_evidence {
 /// @param token the `snapshot_token` argument, or null when absent
 /// @param ids the requested ids (already schema-checked: strings)
 /// @param principal_id the caller's principal
-/// @return the evidence, or the one issue that refuses it
+/// @return the evidence, or the issue that refuses it (a list of one)
 /// @complexity one store lookup per id
-boost::system::result<verified_evidence, issue> verify(const evidence_requirement& req, const std::string* token,
+boost::system::result<verified_evidence, issue_list> verify(const evidence_requirement& req, const std::string* token,
                                                        const std::vector<std::string>& ids,
                                                        std::string_view principal_id);
 
@@ -95,6 +95,19 @@ public:
                                                                           mcp::call_context& ctx) = 0;
 
     const evidence_requirement& requirement() const noexcept { return req_; }
+
+protected:
+    /// What happens once the evidence holds. The default acts on every id (`act_each`);
+    /// override it to put an approval step first (return a plan, ask through elicitation)
+    /// and call `act_each` once approved. It never runs when the gate refused.
+    virtual boost::asio::awaitable<envelope::envelope> run(const verified_evidence& evidence,
+                                                           const boost::json::object& arguments,
+                                                           mcp::call_context& ctx);
+
+    /// `act` on every id in order; the envelope lists `done` and `skipped` ids.
+    boost::asio::awaitable<envelope::envelope> act_each(const verified_evidence& evidence,
+                                                        const boost::json::object& arguments,
+                                                        mcp::call_context& ctx);
 
 private:
     evidence_requirement req_;

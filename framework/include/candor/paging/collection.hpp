@@ -74,6 +74,9 @@ struct collection_options {
     /// Accept `deadline_ms` (1..max_deadline_ms) as an argument.
     bool accept_deadline = false;
     std::uint64_t max_deadline_ms = 60'000;
+    /// Kept free before the call's own deadline, so that a slow source still comes back with
+    /// `TIME_BUDGET_EXCEEDED` and its items instead of being cut off by `DEADLINE_EXCEEDED`.
+    std::chrono::milliseconds deadline_margin{50};
     /// Seals cursors and tokens. Required.
     std::shared_ptr<const evidence::key_ring> keys;
     /// Where delivered ids of pinned walks go; without one, no snapshot tokens are issued.
