@@ -109,6 +109,10 @@ TEST(Collection, PagingArgumentsAreAddedToTheToolSchema) {
     EXPECT_EQ(at(props, "cursor", "type"), "string");
     EXPECT_EQ(at(props, "deadline_ms", "type"), "integer");
     EXPECT_EQ(at(props, "group", "type"), "string");
+    // The data schema is an array of items, with no boolean schema a client could refuse.
+    auto data = at(d, "outputSchema", "properties");
+    EXPECT_EQ(at(at(data, "data"), "type"), "array");
+    EXPECT_EQ(at(at(data, "data"), "items"), boost::json::object{});
 }
 
 TEST(Collection, PageSizeAboveTheMaximumIsAContractError) {

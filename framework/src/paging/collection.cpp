@@ -32,7 +32,13 @@ mcp::tool_info with_paging_arguments(mcp::tool_info info, const collection_optio
             {"minimum", 1},
             {"maximum", o.max_deadline_ms},
             {"description", "Answer within this many milliseconds, with what was found by then."}};
-    info.data_schema = boost::json::object{{"type", "array"}, {"items", o.item_schema}};
+    // Boolean schemas in object form: some clients (the TypeScript SDK's zod) accept only
+    // object schemas inside `outputSchema`.
+    boost::json::value items = o.item_schema;
+    if (items.is_bool())
+        items = items.get_bool() ? boost::json::value(boost::json::object{})
+                                 : boost::json::value(boost::json::object{{"not", boost::json::object{}}});
+    info.data_schema = boost::json::object{{"type", "array"}, {"items", std::move(items)}};
     return info;
 }
 
