@@ -7,4 +7,7 @@ fi
 if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]; then
   echo "SKIPPED: npm packages missing: run scripts/setup-node-deps"; exit 77
 fi
-exec node "$@"
+case "$1" in
+  *.sh) exec bash "$@" ;;
+  *) exec node "$@" ;;
+esac
