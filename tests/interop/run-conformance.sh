@@ -14,20 +14,9 @@ if [ ! -f "$suite" ]; then
   echo "conformance suite not installed: run scripts/setup-node-deps" >&2
   exit 1
 fi
-work="$(mktemp -d)"
+source "$here/server-lib.sh"
+start_server "$server"
 log="$work/server.log"
-# Port 0: the server picks a free loopback port and says which on stderr.
-"$server" --http 127.0.0.1:0 2>"$log" &
-pid=$!
-trap 'kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-url=""
-for _ in $(seq 1 300); do
-  url="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -1 || true)"
-  [ -n "$url" ] && break
-  kill -0 $pid 2>/dev/null || { echo "server exited:"; cat "$log"; exit 1; }
-  sleep 0.1
-done
-[ -n "$url" ] || { echo "server did not start"; cat "$log"; exit 1; }
 echo "fixture at $url"
 
 set +e
