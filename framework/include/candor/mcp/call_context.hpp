@@ -6,6 +6,8 @@
 #include <candor/mcp/logging.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/result.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -13,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace candor::mcp {
 
@@ -32,6 +35,25 @@ struct session_info {
     std::string client_version;
     /// `capabilities` the client declared in `initialize` (elicitation, sampling, …).
     boost::json::object client_capabilities;
+};
+
+/// Why a request the server sent to the client (elicitation, sampling) has no usable answer.
+enum class client_request_error {
+    not_supported = 1,  ///< the client did not declare the capability in `initialize`
+    timeout,            ///< no reply within the timeout
+    cancelled,          ///< the call was cancelled (client, deadline or disconnect) while waiting
+    rejected,           ///< the client answered with a JSON-RPC error
+    malformed_reply,    ///< the reply's result does not have the shape the spec prescribes
+};
+std::string_view to_string(client_request_error e) noexcept;
+
+/// The user's answer to `elicitation/create`.
+enum class elicitation_action { accept, decline, cancel };
+
+struct elicitation_result {
+    elicitation_action action = elicitation_action::cancel;
+    /// The submitted form (only for `accept`).
+    boost::json::object content;
 };
 
 namespace detail {
@@ -64,6 +86,24 @@ public:
     /// Send `notifications/message` to the client if `level` passes the client's
     /// `logging/setLevel`. Put facts here, never the raw arguments.
     void log(log_level level, std::string message, boost::json::object data = {});
+
+    /// True if the client declared the `elicitation` / `sampling` capability.
+    bool can_elicit() const noexcept;
+    bool can_sample() const noexcept;
+
+    /// Send a request to the client on behalf of this call (on the call's stream over HTTP)
+    /// and await its reply. Waiting ends with the reply, the timeout, or the call's
+    /// cancellation, whichever comes first.
+    /// @return the reply's `result`, or why there is none
+    boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>>
+    request_client(std::string method, boost::json::object params,
+                   std::chrono::milliseconds timeout = std::chrono::minutes(5));
+
+    /// `elicitation/create`: ask the user through the client. Refused with `not_supported`
+    /// (nothing is sent) unless the client declared the capability.
+    boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>>
+    elicit(std::string message, boost::json::object requested_schema,
+           std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
     const mcp::principal& caller() const noexcept;
     const session_info& session() const noexcept;
