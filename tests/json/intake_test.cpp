@@ -116,6 +116,25 @@ TEST(Intake, DuplicateKeysAreComparedAfterUnescaping) {
     EXPECT_EQ(v.path, "/a");
 }
 
+// Keys read unescaped in one piece are referenced in the input, escaped ones are copied: a
+// duplicate must be found whichever way each of the two was kept, in small (linear scan) and
+// large (hashed) objects, and paths must name the key as written.
+TEST(Intake, DuplicateKeysAreFoundWhetherEachWasEscapedOrNot) {
+    for (const char* text : {R"({"ab":1,"\u0061b":2})", R"({"\u0061b":1,"ab":2})", R"({"\u0061b":1,"a\u0062":2})"}) {
+        auto v = rejected(text);
+        EXPECT_EQ(v.code, intake_code::duplicate_key) << text;
+        EXPECT_EQ(v.path, "/ab") << text;
+    }
+    std::string big = "{";
+    for (int i = 0; i < 40; ++i) big += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+    auto v = rejected(big + R"("\u006b7":0})");
+    EXPECT_EQ(v.code, intake_code::duplicate_key);
+    EXPECT_EQ(v.path, "/k7");
+    // The outer object's keys stay readable for the path while a nested object is checked.
+    auto nested = rejected(R"({"outer":{"in\u006eer":{"x":1,"x":2}}})");
+    EXPECT_EQ(nested.path, "/outer/inner/x");
+}
+
 TEST(Intake, DuplicateKeysAreFoundAtAnyDepth) {
     auto v = rejected(R"({"x":[{"ok":1},{"k/~":1,"k/~":2}]})");
     EXPECT_EQ(v.code, intake_code::duplicate_key);

@@ -10,10 +10,6 @@ namespace candor::evidence {
 
 namespace {
 
-std::int64_t to_ms(wall_time t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
 // One prepared statement, reset on scope exit so it can be reused.
 class statement {
 public:
@@ -85,7 +81,7 @@ public:
         }
         reset_guard g{close_.get()};
         bind_text(close_.get(), 1, walk);
-        sqlite3_bind_int64(close_.get(), 2, to_ms(expiry));
+        sqlite3_bind_int64(close_.get(), 2, to_epoch_ms(expiry));
         step_done(close_.get());
     }
 
@@ -98,7 +94,7 @@ public:
             if (sqlite3_step(find_walk_.get()) != SQLITE_ROW) return std::nullopt;
             const bool closed = sqlite3_column_int(find_walk_.get(), 0) != 0;
             const auto expiry = sqlite3_column_int64(find_walk_.get(), 1);
-            if (!closed || expiry <= to_ms(now)) return std::nullopt;
+            if (!closed || expiry <= to_epoch_ms(now)) return std::nullopt;
         }
         std::vector<std::string> out;
         for (const auto& id : ids) {
@@ -114,7 +110,7 @@ public:
         std::lock_guard lock(mutex_);
         for (auto* s : {purge_ids_.get(), purge_walks_.get()}) {
             reset_guard g{s};
-            sqlite3_bind_int64(s, 1, to_ms(now));
+            sqlite3_bind_int64(s, 1, to_epoch_ms(now));
             step_done(s);
         }
     }

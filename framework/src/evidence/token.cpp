@@ -10,10 +10,6 @@ namespace candor::evidence {
 
 namespace {
 
-std::int64_t to_ms(wall_time t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
 const boost::json::string* string_at(const boost::json::object& o, std::string_view k) {
     const auto* v = o.if_contains(k);
     return v ? v->if_string() : nullptr;
@@ -28,7 +24,7 @@ std::string seal_snapshot_token(const key_ring& keys, const snapshot_claims& c) 
     for (const auto& r : c.reasons) reasons.emplace_back(r);
     boost::json::object o{{"r", c.resource}, {"q", c.query},        {"p", c.principal},
                           {"s", c.snapshot}, {"w", c.walk},         {"c", c.complete},
-                          {"n", std::move(reasons)}, {"x", to_ms(c.expiry)}};
+                          {"n", std::move(reasons)}, {"x", to_epoch_ms(c.expiry)}};
     return keys.seal(snapshot_token_purpose, json::to_string(o).value());
 }
 
@@ -60,7 +56,7 @@ boost::system::result<snapshot_claims, seal_error> open_snapshot_token(const key
         if (!r.is_string()) return seal_error::malformed;
         c.reasons.emplace_back(r.get_string());
     }
-    c.expiry = wall_time(std::chrono::duration_cast<wall_time::duration>(std::chrono::milliseconds(expiry->get_int64())));
+    c.expiry = from_epoch_ms(expiry->get_int64());
     return c;
 }
 

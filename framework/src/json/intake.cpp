@@ -71,8 +71,9 @@ public:
         frames_.clear();
         keys_.clear();
         key_recs_.clear();
-        key_index_.clear();
+        if (!key_index_.empty()) key_index_.clear();  // (clear() touches every bucket)
         indexed_frame_ = no_frame;
+        stable_input_ = {};
         nodes_ = 0;
         max_depth_seen_ = 0;
         in_number_ = false;
@@ -122,11 +123,20 @@ public:
     }
 
     bool on_key(boost::json::string_view s, std::size_t, boost::system::error_code& ec) {
-        if (!in_key_) begin_key();
-        keys_.append(s.data(), s.size());
+        if (!in_key_ && in_stable_input(s)) {
+            // The whole key arrived unescaped in one piece: it stays readable where it is for
+            // as long as the object is open, so it is not copied.
+            begin_key();
+            auto& rec = key_recs_.back();
+            rec.external = s.data();
+            rec.size = s.size();
+        } else {
+            if (!in_key_) begin_key();
+            keys_.append(s.data(), s.size());
+            auto& rec = key_recs_.back();
+            rec.size = keys_.size() - rec.offset;
+        }
         in_key_ = false;
-        auto& rec = key_recs_.back();
-        rec.size = keys_.size() - rec.offset;
         values_.push_key(key_view(key_recs_.size() - 1));
         if (is_duplicate_key()) {
             if (!semantic(intake_code::duplicate_key,
@@ -231,6 +241,10 @@ public:
                         number_chars_, numbers_);
     }
 
+    /// Declare that the whole text is `text` and stays alive until the parse ends (single-shot
+    /// parses): keys read unescaped from it are then referenced instead of copied.
+    void set_stable_input(std::string_view text) noexcept { stable_input_ = text; }
+
     const limits& lim() const noexcept { return lim_; }
     std::optional<violation>& fatal() noexcept { return fatal_; }
     std::vector<violation>& violations() noexcept { return violations_; }
@@ -243,9 +257,12 @@ private:
         std::size_t rec_begin;  // objects: first key record
         std::size_t key_bytes;  // objects: keys_ size when the object opened
     };
+    // A key is either in `keys_` at `offset` (copied: escaped, split across chunks, or a
+    // streaming parse) or, when `external` is set, in the stable input text.
     struct key_rec {
         std::size_t offset;
         std::size_t size;
+        const char* external = nullptr;
     };
     struct key_hash {
         const intake_handler* h;
@@ -262,19 +279,40 @@ private:
     static constexpr std::size_t no_frame = static_cast<std::size_t>(-1);
 
     std::string_view key_view(std::size_t rec) const noexcept {
-        return std::string_view(keys_).substr(key_recs_[rec].offset, key_recs_[rec].size);
+        const auto& r = key_recs_[rec];
+        return r.external ? std::string_view(r.external, r.size) : std::string_view(keys_).substr(r.offset, r.size);
+    }
+
+    bool in_stable_input(boost::json::string_view s) const noexcept {
+        // Compared as addresses (std::less gives a total order over unrelated pointers).
+        const std::less<const char*> before;
+        return !stable_input_.empty() && !before(s.data(), stable_input_.data()) &&
+               !before(stable_input_.data() + stable_input_.size(), s.data() + s.size());
     }
 
     bool begin_value(boost::system::error_code& ec) {
-        if (++nodes_ > lim_.max_nodes) {
-            fail(intake_code::node_limit, current_path(),
-                 "too many values: at most " + std::to_string(lim_.max_nodes) +
-                     " values (containers included) are allowed",
-                 lim_.max_nodes);
-            ec = make_error_code(boost::system::errc::operation_canceled);
-            return false;
-        }
+        if (++nodes_ > lim_.max_nodes) [[unlikely]]
+            return stop_at_node_limit(ec);
         return true;
+    }
+
+    // The failure paths are kept out of line so that the per-value checks inline.
+    [[gnu::noinline, gnu::cold]] bool stop_at_node_limit(boost::system::error_code& ec) {
+        fail(intake_code::node_limit, current_path(),
+             "too many values: at most " + std::to_string(lim_.max_nodes) +
+                 " values (containers included) are allowed",
+             lim_.max_nodes);
+        ec = make_error_code(boost::system::errc::operation_canceled);
+        return false;
+    }
+
+    [[gnu::noinline, gnu::cold]] bool stop_at_depth_limit(boost::system::error_code& ec) {
+        fail(intake_code::depth_limit, current_path(),
+             "nested too deeply: at most " + std::to_string(lim_.max_depth) +
+                 " levels of objects and arrays are allowed",
+             lim_.max_depth);
+        ec = make_error_code(boost::system::errc::operation_canceled);
+        return false;
     }
 
     void end_value() noexcept {
@@ -284,14 +322,8 @@ private:
     bool open_container(bool is_object, boost::system::error_code& ec) {
         if (!begin_value(ec)) return false;
         const std::size_t depth = frames_.size() + 1;
-        if (depth > lim_.max_depth) {
-            fail(intake_code::depth_limit, current_path(),
-                 "nested too deeply: at most " + std::to_string(lim_.max_depth) +
-                     " levels of objects and arrays are allowed",
-                 lim_.max_depth);
-            ec = make_error_code(boost::system::errc::operation_canceled);
-            return false;
-        }
+        if (depth > lim_.max_depth) [[unlikely]]
+            return stop_at_depth_limit(ec);
         max_depth_seen_ = std::max(max_depth_seen_, depth);
         frames_.push_back(frame{is_object, 0, 0, key_recs_.size(), keys_.size()});
         return true;
@@ -302,7 +334,7 @@ private:
         frames_.pop_back();
         if (f.is_object) {
             if (indexed_frame_ == frames_.size()) {
-                key_index_.clear();
+                key_index_.clear();  // non-empty: it indexed this object
                 indexed_frame_ = no_frame;
             }
             key_recs_.resize(f.rec_begin);
@@ -383,6 +415,7 @@ private:
     std::vector<key_rec> key_recs_;
     std::unordered_set<std::size_t, key_hash, key_eq> key_index_;
     std::size_t indexed_frame_ = no_frame;
+    std::string_view stable_input_;
     std::size_t nodes_ = 0;
     std::size_t max_depth_seen_ = 0;
     bool in_key_ = false;
@@ -511,8 +544,11 @@ boost::system::result<scanned, violation> run_once(std::string_view text, const 
     // One engine per thread, reused: its parser stack, value stack and scratch buffers keep
     // their capacity, so a parse allocates little more than the document's own arena.
     thread_local engine e;
-    // A DOM takes two to three times the size of its text; one block avoids chained growth.
-    e.start(lim, mode, std::max<std::size_t>(1024, 3 * text.size()));
+    // A DOM takes two to four times the size of its text (small objects: their tables and
+    // keys weigh more than their text); one block avoids a second allocation, and pages of
+    // the block that are never touched cost nothing.
+    e.start(lim, mode, std::max<std::size_t>(4096, 4 * text.size()));
+    e.h().set_stable_input(text);
     e.write(text, false);
     return e.finish();
 }

@@ -11,10 +11,6 @@ namespace candor::paging {
 
 namespace {
 
-std::int64_t to_ms(wall_time t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
 const boost::json::string* string_at(const boost::json::object& o, std::string_view k) {
     const auto* v = o.if_contains(k);
     return v ? v->if_string() : nullptr;
@@ -83,7 +79,7 @@ std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) 
     boost::json::array taints;
     for (const auto& t : c.taints) taints.emplace_back(t);
     boost::json::object o{{"t", c.tool},      {"q", c.query},     {"o", c.ordering}, {"p", c.principal},
-                          {"s", c.snapshot},  {"i", to_ms(c.issued)}, {"a", c.after}, {"w", c.walk},
+                          {"s", c.snapshot},  {"i", evidence::to_epoch_ms(c.issued)}, {"a", c.after}, {"w", c.walk},
                           {"d", c.delivered}, {"g", c.pages},     {"c", c.clean},    {"n", std::move(taints)}};
     return keys.seal(cursor_purpose, json::to_string(o).value());
 }
@@ -131,7 +127,7 @@ boost::system::result<cursor_claims, cursor_error> open_cursor(const evidence::k
         if (!t.is_string()) return cursor_error::invalid;
         c.taints.emplace_back(t.get_string());
     }
-    c.issued = wall_time(std::chrono::duration_cast<wall_time::duration>(std::chrono::milliseconds(issued->get_int64())));
+    c.issued = evidence::from_epoch_ms(issued->get_int64());
     if (now - c.issued > ttl) return cursor_error::expired;
     return c;
 }

@@ -14,6 +14,8 @@
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,6 +23,17 @@
 #include <vector>
 
 namespace candor::evidence {
+
+/// Wall-clock time: what sealed texts carry (issue and expiry times) and what the stores keep.
+using wall_time = std::chrono::system_clock::time_point;
+
+/// Milliseconds since the Unix epoch — the form times take inside sealed payloads and stores.
+inline std::int64_t to_epoch_ms(wall_time t) noexcept {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+inline wall_time from_epoch_ms(std::int64_t ms) noexcept {
+    return wall_time(std::chrono::duration_cast<wall_time::duration>(std::chrono::milliseconds(ms)));
+}
 
 /// One HMAC key. `secret` holds raw bytes, at least 32 of them.
 struct sealing_key {

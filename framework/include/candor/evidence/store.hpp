@@ -11,6 +11,8 @@
 /// The interface is synchronous and each call is short (an insert batch or one indexed
 /// lookup per id); implementations are thread-safe.
 
+#include <candor/evidence/seal.hpp>
+
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
@@ -24,8 +26,6 @@
 #include <vector>
 
 namespace candor::evidence {
-
-using wall_time = std::chrono::system_clock::time_point;
 
 class evidence_store {
 public:

@@ -27,7 +27,7 @@
 
 namespace candor::paging {
 
-using wall_time = std::chrono::system_clock::time_point;
+using evidence::wall_time;
 
 /// Purpose label of cursors in the MAC (a snapshot token cannot pass for a cursor).
 inline constexpr std::string_view cursor_purpose = "candor.cursor.v1";
