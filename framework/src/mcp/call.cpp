@@ -49,8 +49,8 @@ boost::asio::awaitable<tool_outcome> run_tool(std::shared_ptr<tool_handler> tool
 
 }  // namespace
 
-void connection::answer_error_envelope(const rpc::request_id& id, const std::string& tool_name, issue i) {
-    answer_call(id, tool_name, envelope::failure({std::move(i)}));
+void connection::answer_error_envelope(const rpc::request_id& id, const call_origin& origin, issue i) {
+    answer_call(id, origin, envelope::failure({std::move(i)}));
 }
 
 void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
@@ -101,10 +101,12 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         return;
     }
     const auto& tool_name = tool->info().name;
+    call_origin origin = current_;
+    origin.tool = tool;
     if (!argument_issues.empty()) {
         log(log_level::info, "tool " + tool_name + ": arguments refused at intake (" +
                                  argument_issues.front().code + " at " + argument_issues.front().path + ")");
-        answer_call(req.id, tool_name, envelope::failure(std::move(argument_issues)));
+        answer_call(req.id, origin, envelope::failure(std::move(argument_issues)));
         return;
     }
     if (auto shape = json::measure(*arguments, tool->info().budget); !shape) {
@@ -116,7 +118,7 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         i.where = layer::intake;
         if (shape.error().limit) i.details["limit"] = *shape.error().limit;
         log(log_level::info, "tool " + tool_name + ": arguments over budget (" + i.code + ")");
-        answer_error_envelope(req.id, tool_name, std::move(i));
+        answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
     if (calls_.size() >= core_->opts.max_calls_in_flight) {
@@ -127,7 +129,7 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         i.repairable = false;
         i.where = layer::external;
         i.details["limit"] = core_->opts.max_calls_in_flight;
-        answer_error_envelope(req.id, tool_name, std::move(i));
+        answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
     start_call(std::move(tool), in.doc, *arguments, req);
@@ -138,6 +140,10 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
     auto state = std::make_shared<detail::call_state>(weak_from_this(), strand_);
     const auto& info = tool->info();
     state->tool_name = info.name;
+    state->origin = current_;
+    state->origin.tool = tool;
+    state->observers = observers_;
+    for (const auto& o : observers_) o->on_call_started();
     state->route = message_route{req.id, false};
     state->deadline = std::chrono::steady_clock::now() + info.deadline.value_or(core_->opts.default_deadline);
     if (const auto* meta = req.params->if_contains("_meta"); meta && meta->is_object()) {
@@ -180,7 +186,7 @@ void connection::on_deadline(const rpc::request_id& id) {
                 "or try again later";
     i.repairable = false;
     i.where = layer::external;
-    answer_call(id, state->tool_name, envelope::failure({std::move(i)}));
+    answer_call(id, state->origin, envelope::failure({std::move(i)}));
 }
 
 void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, tool_outcome out) {
@@ -206,14 +212,16 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
         } catch (...) {
         }
         log(log_level::error, "tool " + state->tool_name + " threw: " + what);
-        answer_call(id, state->tool_name, tool_outcome{});  // an envelope without verdict
+        answer_call(id, state->origin, tool_outcome{});  // an envelope without verdict
     } else {
-        answer_call(id, state->tool_name, std::move(out));
+        answer_call(id, state->origin, std::move(out));
     }
     out = tool_outcome{};
 }
 
-void connection::answer_call(const rpc::request_id& id, const std::string& tool_name, tool_outcome out) {
+void connection::answer_call(const rpc::request_id& id, const call_origin& origin, tool_outcome out) {
+    const std::string& tool_name = origin.tool->info().name;
+    std::optional<call_record> record;
     boost::json::object result;
     if (auto* env = std::get_if<envelope::envelope>(&out)) {
         auto sealed = envelope::seal(*env, tool_name);
@@ -233,6 +241,8 @@ void connection::answer_call(const rpc::request_id& id, const std::string& tool_
         }
         const auto* status = sealed->if_contains("status");
         const bool is_error = status && *status == "error";
+        if (!observers_.empty())
+            record = record_call(id, origin, &*sealed, status && status->is_string() ? std::string(status->get_string()) : "");
         result["content"] = boost::json::array{text_block(std::move(*text))};
         if (rules_.structured_content) result["structuredContent"] = std::move(*sealed);
         result["isError"] = is_error;
@@ -242,13 +252,18 @@ void connection::answer_call(const rpc::request_id& id, const std::string& tool_
         if (rules_.structured_content && content.structured_content)
             result["structuredContent"] = *content.structured_content;
         result["isError"] = content.is_error;
+        if (!observers_.empty()) record = record_call(id, origin, nullptr, content.is_error ? "content_error" : "content");
         if (!json::to_string(result)) {
             log(log_level::error, "tool " + tool_name + " returned content that cannot be serialized");
             result = boost::json::object{
                 {"content", boost::json::array{text_block("internal error in the tool")}}, {"isError", true}};
         }
     }
-    send_result(id, result);
+    const std::size_t bytes_out = send_result(id, result);
+    if (record) {
+        record->bytes_out = bytes_out;
+        publish(*record, origin);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -35,6 +35,12 @@ server::~server() = default;
 
 const server_options& server::options() const noexcept { return core_->opts; }
 
+void server::add_observer(std::shared_ptr<call_observer> observer) {
+    if (!observer) return;
+    std::lock_guard lock(core_->mu);
+    core_->opts.observers.push_back(std::move(observer));
+}
+
 boost::system::result<void, registration_error> server::add_tool(std::shared_ptr<tool_handler> tool) {
     if (!tool) return registration_error::null_handler;
     const auto& name = tool->info().name;
@@ -143,9 +149,14 @@ connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::a
       rules_(latest_rules()),
       client_level_(core_->opts.client_log_level) {
     session_.id = opts_.session_id;
+    std::lock_guard lock(core_->mu);
+    observers_ = core_->opts.observers;
 }
 
-connection::~connection() = default;
+connection::~connection() {
+    if (phase_ != phase::awaiting_initialize)
+        for (const auto& o : observers_) o->on_session(false);
+}
 
 void connection::receive(std::string text) {
     boost::asio::post(strand_, [self = shared_from_this(), t = std::move(text)]() mutable {
@@ -180,18 +191,30 @@ void connection::send_text(std::string text, const message_route& route) {
     send_(std::move(text), route);
 }
 
-void connection::send_result(const rpc::request_id& id, const boost::json::value& result) {
+std::size_t connection::send_result(const rpc::request_id& id, const boost::json::value& result) {
     auto text = rpc::encode_result(id, result);
     if (!text) {
         log(log_level::error, "response could not be serialized: " + std::string(json::to_string(text.error())));
         send_error(id, rpc::error_object::make(rpc::error_code::internal_error, "internal error"));
-        return;
+        return 0;
     }
+    const std::size_t bytes = text->size();
     send_text(std::move(*text), message_route{id, true});
+    return bytes;
 }
 
 void connection::send_error(const std::optional<rpc::request_id>& id, const rpc::error_object& e) {
-    send_text(rpc::encode_error(id, e), message_route{id, id.has_value()});
+    auto text = rpc::encode_error(id, e);
+    const std::size_t bytes = text.size();
+    send_text(std::move(text), message_route{id, id.has_value()});
+    if (!observers_.empty()) {
+        call_record r = record_call(id.value_or(rpc::request_id(std::string())), current_, nullptr, "refused");
+        r.what = call_record::kind::protocol_refusal;
+        if (!id) r.request_id.clear();
+        r.rpc_error = e.code;
+        r.bytes_out = bytes;
+        publish(r, current_);
+    }
 }
 
 void connection::send_notification(std::string_view method, const boost::json::object& params,
@@ -216,12 +239,15 @@ void connection::notify_tools_changed() {
 
 void connection::handle(std::string text) {
     if (closed_) return;
+    current_ = call_origin{std::chrono::steady_clock::now(), text.size(), nullptr};
+    current_method_ = {};
     auto in = rpc::read_message(text, core_->opts.message_limits);
     if (!in) {
         send_error(in.error().id, in.error().error);
         return;
     }
     if (auto* req = std::get_if<rpc::request>(&in->msg)) {
+        current_method_ = detail::known_method(req->method);
         handle_request(*in, *req);
     } else if (auto* n = std::get_if<rpc::notification>(&in->msg)) {
         handle_notification(*in, *n);
@@ -322,6 +348,7 @@ void connection::on_initialize(const rpc::request& req) {
     if (!o.instructions.empty()) result["instructions"] = o.instructions;
     phase_ = phase::initializing;
     send_result(req.id, result);
+    for (const auto& obs : observers_) obs->on_session(true);
 }
 
 void connection::on_tools_list(const rpc::request& req) {

@@ -41,6 +41,9 @@ struct server_core {
     std::optional<page> list(const std::optional<std::string>& cursor) const;
 };
 
+/// `method` if it is one the server knows (a static string), else "other".
+std::string_view known_method(std::string_view method) noexcept;
+
 /// The tool's `tools/list` entry under `rules`.
 boost::json::object describe(const tool_handler& tool, const protocol_rules& rules);
 
@@ -55,11 +58,19 @@ class call_state {
 public:
     call_state(std::weak_ptr<connection> c, const boost::asio::strand<boost::asio::any_io_executor>& s)
         : conn(std::move(c)), timer(s) {}
+    call_state(const call_state&) = delete;
+    call_state& operator=(const call_state&) = delete;
+    /// The call is over for observers (answered, cancelled or abandoned): in-flight ends.
+    ~call_state() {
+        for (const auto& o : observers) o->on_call_finished();
+    }
 
     std::weak_ptr<connection> conn;
     /// Where the call's notifications go (the request it runs for).
     message_route route;
     std::string tool_name;
+    connection::call_origin origin;
+    std::vector<std::shared_ptr<call_observer>> observers;
     std::chrono::steady_clock::time_point deadline;
     /// `_meta.progressToken` of the request (copied out of the document).
     std::optional<boost::json::value> progress_token;

@@ -12,6 +12,7 @@
 #include <candor/jsonrpc/message.hpp>
 #include <candor/mcp/call_context.hpp>
 #include <candor/mcp/logging.hpp>
+#include <candor/mcp/observer.hpp>
 #include <candor/mcp/protocol.hpp>
 #include <candor/mcp/tool.hpp>
 
@@ -29,6 +30,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace candor::mcp {
 
@@ -53,6 +55,9 @@ struct server_options {
     /// The server's own log (defaults to stderr). Called from whatever thread runs a
     /// connection, so it must be thread-safe; empty means no log.
     log_sink log = stderr_log_sink();
+    /// Told about every answered call and refused message (journal, metrics, console); see
+    /// observer.hpp. More can be added with `server::add_observer` before clients connect.
+    std::vector<std::shared_ptr<call_observer>> observers;
 };
 
 /// Why a tool could not be registered.
@@ -115,6 +120,12 @@ private:
     friend class server;
     friend class detail::call_state;
     struct call_entry;
+    /// What observers need to know about a call besides its answer.
+    struct call_origin {
+        std::chrono::steady_clock::time_point received;
+        std::size_t bytes_in = 0;
+        std::shared_ptr<const tool_handler> tool;
+    };
     enum class phase { awaiting_initialize, initializing, ready };
 
     connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex,
@@ -132,9 +143,15 @@ private:
                     const boost::json::value& arguments, const jsonrpc::request& req);
     void finish_call(const jsonrpc::request_id& id, std::exception_ptr ep, tool_outcome out);
     void on_deadline(const jsonrpc::request_id& id);
-    void answer_error_envelope(const jsonrpc::request_id& id, const std::string& tool_name, issue i);
-    void answer_call(const jsonrpc::request_id& id, const std::string& tool_name, tool_outcome out);
-    void send_result(const jsonrpc::request_id& id, const boost::json::value& result);
+    void answer_error_envelope(const jsonrpc::request_id& id, const call_origin& origin, issue i);
+    void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out);
+    /// @return the bytes handed to the transport
+    std::size_t send_result(const jsonrpc::request_id& id, const boost::json::value& result);
+    /// The observers' record of a call answered with `sealed` (an envelope; null for content).
+    call_record record_call(const jsonrpc::request_id& id, const call_origin& origin,
+                            const boost::json::object* sealed, std::string status);
+    /// Stamp the time and duration, count repair attempts, and tell every observer.
+    void publish(call_record& r, const call_origin& origin);
     void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
     void send_notification(std::string_view method, const boost::json::object& params,
                            const message_route& route = {});
@@ -152,6 +169,12 @@ private:
     log_level client_level_;
     bool closed_ = false;
     std::map<jsonrpc::request_id, std::shared_ptr<detail::call_state>> calls_;
+    // For observers: the message being handled, and per tool the answers in a row refused
+    // with repairable issues only (the next call of that tool is a repair attempt).
+    std::vector<std::shared_ptr<call_observer>> observers_;
+    call_origin current_;
+    std::string_view current_method_;
+    std::map<std::string, unsigned, std::less<>> repair_streak_;
 };
 
 /// An MCP server. Tools can be added and removed at any time; connected clients are told
@@ -197,6 +220,9 @@ public:
                                                connection_options opts = {});
 
     const server_options& options() const noexcept;
+
+    /// Add an observer; connections opened from now on report to it. Thread-safe.
+    void add_observer(std::shared_ptr<call_observer> observer);
 
 private:
     std::shared_ptr<detail::server_core> core_;

@@ -66,6 +66,8 @@ struct tool_info {
     json::limits budget = default_argument_budget;
     /// Overrides the server's default deadline for this tool.
     std::optional<std::chrono::milliseconds> deadline;
+    /// Version of the argument contract, for the call journal (typed tools fill it in).
+    std::string contract_version;
 
     tool_info& with_title(std::string t) { title = std::move(t); return *this; }
     tool_info& with_input_schema(boost::json::object s) { input_schema = std::move(s); return *this; }

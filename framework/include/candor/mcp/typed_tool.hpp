@@ -48,12 +48,12 @@ class tool : public tool_handler {
 public:
     /// @param info the tool's declaration; its `input_schema` is replaced by the contract's
     ///        and its `budget` is handed to the contract
-    /// @param contract_version the argument contract's version (shown nowhere yet; kept for
-    ///        the journal of later issues)
+    /// @param contract_version the argument contract's version (recorded in the call journal)
     explicit tool(tool_info info, std::string contract_version = "1")
-        : contract_(std::move(contract_version), contract::contract_options{info.budget}),
+        : contract_(contract_version, contract::contract_options{info.budget}),
           info_(std::move(info)) {
         info_.input_schema = detail::input_schema_from(contract_.schema());
+        info_.contract_version = std::move(contract_version);
     }
 
     const tool_info& info() const noexcept final { return info_; }

@@ -1,0 +1,105 @@
+#pragma once
+/// @file
+/// The observer hook: what the server tells operators' tools (journal, metrics, console) about
+/// every answered tool call and every refused protocol message.
+///
+/// A `call_record` holds metadata only — codes, paths, counts, times, sizes — never argument
+/// values, result data or message texts (messages may echo what a caller sent). Observers run
+/// on the connection's strand right after the answer was handed to the transport, so they must
+/// not block: queue, count, return.
+
+#include <candor/error/issue.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace candor::mcp {
+
+/// One issue of an error envelope, without its message.
+struct issue_record {
+    std::string code;
+    /// JSON Pointer into the arguments. A segment that is a caller-chosen key (the last
+    /// segment of `UNKNOWN_FIELD` and `DUPLICATE_KEY`) is replaced by `*`.
+    std::string path;
+    layer where = layer::contract;
+    bool repairable = true;
+};
+
+/// A limit that stopped or cut a call: the code that reported it and the limit's value.
+struct limit_record {
+    std::string code;
+    std::uint64_t limit = 0;
+};
+
+struct call_record {
+    enum class kind {
+        tool_call,         ///< a `tools/call` that got a CallToolResult
+        protocol_refusal,  ///< a message answered with a JSON-RPC error
+    };
+    kind what = kind::tool_call;
+    /// When the answer was sent.
+    std::chrono::system_clock::time_point time;
+    /// The request id as text (strings capped at 64 bytes); empty when the message had none.
+    std::string request_id;
+    std::string session;
+    std::string principal;
+    std::string client_name;
+    std::string client_version;
+    /// A known MCP method (`tools/call`, `initialize`, …), or "other" for anything else: method
+    /// names a client invents are not recorded.
+    std::string method;
+    /// The tool (registered tools only; an unknown name a client sent is not recorded).
+    std::string tool;
+    std::string contract_version;
+    /// "read_only", "reversible_write", "irreversible_write"; empty without a tool.
+    std::string action_class;
+    /// From the arrival of the message to the answer.
+    std::chrono::nanoseconds duration{0};
+    std::size_t bytes_in = 0;
+    std::size_t bytes_out = 0;
+    /// "complete", "partial" or "error" for envelopes; "content" or "content_error" for tools
+    /// that return raw content; "refused" for protocol refusals.
+    std::string status;
+    std::optional<bool> complete;
+    std::vector<std::string> reason_codes;
+    std::vector<std::string> warning_codes;
+    std::vector<issue_record> issues;
+    std::vector<limit_record> limits;
+    /// The JSON-RPC error code of a protocol refusal.
+    std::optional<int> rpc_error;
+    /// The `EVIDENCE_*` code that refused an action, "accepted" when a gated action ran (set by
+    /// code that knows), empty when no evidence gate was seen.
+    std::string evidence_verdict;
+    /// 0 for a first attempt; n when this call of the same tool on the same connection follows
+    /// n answers that were refused with repairable issues only. The validation module may set
+    /// its own count through `repairs_remaining` in an issue's details (see docs/operations.md).
+    unsigned repair_attempt = 0;
+    /// `repairs_remaining` from an issue's details, when the validation module reports it.
+    std::optional<std::int64_t> repairs_remaining;
+    /// The envelope without `data` and without any message or string detail: status,
+    /// complete, codes, numeric details, continuation kind, scope. Empty for content tools and
+    /// protocol refusals.
+    boost::json::object envelope_metadata;
+};
+
+/// Receives call records. Thread-safe: called from every connection's strand.
+class call_observer {
+public:
+    virtual ~call_observer() = default;
+    /// A tool call started running (after its arguments passed the intake).
+    virtual void on_call_started() {}
+    /// A started call is over: answered, cancelled, or its connection went away.
+    virtual void on_call_finished() {}
+    /// A call (started or refused before it ran) or a refused message was answered.
+    virtual void on_record(const call_record& r) = 0;
+    /// A client session was initialized (`opened`) or its connection went away.
+    virtual void on_session(bool opened) { (void)opened; }
+};
+
+}  // namespace candor::mcp
