@@ -8,6 +8,8 @@
 #include <candor/mcp/tool.hpp>
 #include <candor/transport/http_policy.hpp>
 
+#include "transport/http_client.hpp"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -46,39 +48,14 @@ std::string call_body(int id, const std::string& tool, const std::string& meta =
            R"(","arguments":{})" + (meta.empty() ? "" : "," + meta) + "}}";
 }
 
-struct response {
-    unsigned status = 0;
-    std::map<std::string, std::string> headers;
-    std::string body;
-    std::string header(const std::string& name) const {
-        auto it = headers.find(name);
-        return it == headers.end() ? std::string() : it->second;
-    }
-};
+using response = candor::test::http_reply;
 
-// A small blocking Beast client: one connection per request keeps the tests independent.
 struct client {
     std::uint16_t port;
 
     response send(http::verb verb, const std::string& target, const std::string& body,
                   std::map<std::string, std::string> headers) const {
-        net::io_context ioc;
-        tcp::socket socket(ioc);
-        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-        http::request<http::string_body> req{verb, target, 11};
-        req.set(http::field::host, "127.0.0.1:" + std::to_string(port));
-        for (auto& [k, v] : headers) req.set(k, v);
-        req.body() = body;
-        req.prepare_payload();
-        http::write(socket, req);
-        boost::beast::flat_buffer buf;
-        http::response<http::string_body> res;
-        http::read(socket, buf, res);
-        response out;
-        out.status = res.result_int();
-        for (const auto& f : res) out.headers[std::string(f.name_string())] = std::string(f.value());
-        out.body = res.body();
-        return out;
+        return candor::test::http_fetch(port, verb, target, headers, body);
     }
 
     response post(const std::string& body, std::map<std::string, std::string> headers = {}) const {

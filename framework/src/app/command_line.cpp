@@ -3,6 +3,7 @@
 #include <candor/envelope/envelope.hpp>
 #include <candor/json/write.hpp>
 #include <candor/mcp/memory_transport.hpp>
+#include <candor/ops/admin.hpp>
 #include <candor/transport/http.hpp>
 #include <candor/transport/stdio.hpp>
 
@@ -32,6 +33,12 @@ void print_help(const mcp::server& srv, const app_options& opts, const char* arg
           "    --tokens FILE        require bearer tokens: lines 'TOKEN PRINCIPAL' ('#' comments)\n"
           "    --allow-origin O     accept browser Origin O besides loopback ones (repeatable)\n"
           "    --threads N          I/O threads (default: one per core)\n"
+          "    --no-metrics         do not serve GET /metrics (Prometheus text format; on by default)\n"
+          "    --ops-token TOKEN    serve the operations console at GET /ops to bearers of TOKEN\n"
+          "                         (8-256 characters of [A-Za-z0-9._~-]; off without it: 404)\n"
+          "  --journal PATH         append one JSON line per tool call and refused message to PATH\n"
+          "                         ('-': stderr); rotated at 64 MiB, 3 old files kept\n"
+          "    --journal-max-bytes N  rotate the journal at N bytes (0: never)\n"
           "  tools                  print the tool list, with schemas, as JSON\n"
           "  check TOOL [FILE|-]    run TOOL's argument contract on the arguments in FILE\n"
           "                         (a JSON object; '-' or absent: stdin) without running the tool;\n"
@@ -122,6 +129,14 @@ int check_tool(mcp::server& srv, std::string_view tool, std::string_view path) {
     return 1;
 }
 
+bool valid_ops_token(std::string_view t) {
+    if (t.size() < 8 || t.size() > 256) return false;
+    return std::all_of(t.begin(), t.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+               c == '~' || c == '-';
+    });
+}
+
 // "[HOST:]PORT" (IPv6 hosts in brackets: "[::1]:8080").
 bool parse_listen(std::string_view text, transport::http_options& http) {
     std::string_view port = text;
@@ -180,6 +195,10 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     bool http = false;
     bool http_only_flag = false;  // --stateless/--tokens/... without --http
     transport::http_options http_opts;
+    ops::journal_options journal_opts;
+    bool journal = false;
+    bool metrics = true;
+    std::string ops_token;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -210,6 +229,29 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
             }
             continue;
         }
+        if (arg == "--journal" || arg == "--journal-max-bytes" || arg == "--ops-token") {
+            if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
+            const std::string_view value = argv[++i];
+            if (arg == "--journal") {
+                journal = true;
+                if (value == "-") journal_opts.to_stderr = true;
+                else journal_opts.path = std::string(value);
+            } else if (arg == "--journal-max-bytes") {
+                char* end = nullptr;
+                const std::string v(value);
+                journal_opts.max_bytes = std::strtoull(v.c_str(), &end, 10);
+                if (v.empty() || *end != '\0') return usage_error("--journal-max-bytes expects a number of bytes");
+            } else {
+                http_only_flag = true;
+                if (!valid_ops_token(value)) return usage_error("--ops-token expects 8-256 characters of [A-Za-z0-9._~-]");
+                ops_token = std::string(value);
+            }
+            continue;
+        }
+        if (arg == "--no-metrics") {
+            metrics = false;
+            continue;
+        }
         if (arg == "--stateless") {
             http_only_flag = true;
             http_opts.stateless = true;
@@ -232,8 +274,31 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
         positional.push_back(arg);
     }
 
-    if (http_only_flag && !http) return usage_error("--stateless, --tokens, --allow-origin and --threads need --http");
+    if (http_only_flag && !http) return usage_error("--stateless, --tokens, --allow-origin, --threads and --ops-token need --http");
     if (stdio && http) return usage_error("choose one of --stdio and --http");
+    // Operators' observers: only when serving (tools/check never answer a client).
+    ops::admin_options admin;
+    if (journal && (stdio || http)) {
+        auto opened = ops::journal::open(journal_opts);
+        if (!opened) {
+            std::cerr << "error: cannot open journal '" << journal_opts.path << "': " << opened.error().message() << "\n";
+            return 1;
+        }
+        admin.journal = *opened;
+        srv.add_observer(admin.journal);
+    }
+    if (http) {
+        if (metrics) {
+            admin.metrics = std::make_shared<ops::call_metrics>();
+            srv.add_observer(admin.metrics);
+        }
+        if (!ops_token.empty()) {
+            admin.console = std::make_shared<ops::console>();
+            admin.console_token = ops_token;
+            srv.add_observer(admin.console);
+        }
+        if (admin.metrics || admin.console) http_opts.admin = ops::make_admin_handler(admin);
+    }
     if (http) {
         if (!positional.empty()) return usage_error("--http takes no command");
         return transport::serve_http(srv, http_opts);

@@ -422,6 +422,17 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
         }
     }
     if (path != opts_.endpoint) {
+        if (opts_.admin && http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts)) {
+            const auto answer = opts_.admin(admin_request{req.method_string(), target, req[http::field::authorization],
+                                                          req[http::field::cookie]});
+            if (answer) {
+                header_list headers;
+                for (const auto& [name, value] : answer->headers) headers.emplace_back(name, value);
+                const reply reply_{static_cast<http::status>(answer->status), answer->body, answer->content_type,
+                                   std::move(headers)};
+                co_return co_await send(conn, &req, reply_);
+            }
+        }
         const auto reply_ = refused({404, "NOT_FOUND", "no such endpoint"}, {});
         co_return co_await send(conn, &req, reply_);
     }

@@ -7,6 +7,9 @@
 ///     SERVER check TOOL [FILE|-]     run TOOL's whole argument contract on FILE offline
 ///     SERVER --help
 ///
+/// and, for operators, `--journal PATH`, `--no-metrics` and `--ops-token TOKEN`
+/// (docs/operations.md).
+///
 /// A server's `main` is then `return candor::app::run(srv, argc, argv);`.
 
 #include <candor/mcp/server.hpp>

@@ -19,13 +19,36 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace candor::transport {
+
+/// A request to a path other than the MCP endpoint and the health probes (metrics, console).
+struct admin_request {
+    std::string_view method;  ///< "GET", "POST", …
+    std::string_view target;  ///< path and query, e.g. "/ops/feed?after=3"
+    std::string_view authorization;
+    std::string_view cookie;
+};
+
+/// The answer to an `admin_request`.
+struct admin_response {
+    unsigned status = 200;
+    std::string content_type = "text/plain; charset=utf-8";
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+
+/// Serves admin paths; nothing means "not mine" (the transport answers 404). Called on an I/O
+/// thread: it must answer quickly and never block.
+using admin_handler = std::function<std::optional<admin_response>(const admin_request&)>;
 
 /// Settings of the HTTP transport. Every limit has a default and a documented refusal.
 struct http_options {
@@ -78,6 +101,10 @@ struct http_options {
     std::size_t max_queued_messages = 1024;
     /// On shutdown, how long requests in flight may still finish before they are cancelled.
     std::chrono::milliseconds shutdown_grace{10'000};
+
+    /// Paths besides the endpoint, `/healthz` and `/readyz` (e.g. `/metrics`, `/ops`; see
+    /// `ops::admin`). They get the same `Host` check as the endpoint, not the agents' tokens.
+    admin_handler admin;
 };
 
 namespace detail {

@@ -1,0 +1,94 @@
+#pragma once
+/// @file
+/// The call journal: one JSON line per answered tool call and per refused protocol message,
+/// for operators (fields in docs/operations.md). Metadata only — never argument values,
+/// result data or message texts.
+///
+/// Lines are formatted on the caller's thread and handed to a writer thread through a bounded
+/// queue: a connection never waits for the disk. When the queue is full the line is dropped
+/// and counted (`dropped()`, and `candor_journal_dropped_total` on /metrics).
+
+#include <candor/mcp/observer.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace candor::ops {
+
+struct journal_options {
+    /// File to append to; empty: no file.
+    std::string path;
+    /// Also write every line to stderr.
+    bool to_stderr = false;
+    /// When the file would grow past this many bytes it is rotated: PATH → PATH.1 → … →
+    /// PATH.<keep_files> (the oldest is removed). 0: never rotate.
+    std::uint64_t max_bytes = 64ull << 20;
+    /// Rotated files kept besides the live one.
+    unsigned keep_files = 3;
+    /// Lines waiting for the writer; one more is dropped and counted.
+    std::size_t queue_capacity = 4096;
+};
+
+/// The journal line of a record, as a JSON object (field order as documented).
+boost::json::object to_json(const mcp::call_record& r);
+
+/// RFC 3339 UTC time with milliseconds, e.g. "2026-11-29T16:28:39.123Z".
+std::string format_time(std::chrono::system_clock::time_point t);
+
+class journal : public mcp::call_observer {
+public:
+    /// Open (create or append to) the file and start the writer thread.
+    /// @return the journal, or why the file cannot be opened
+    static boost::system::result<std::shared_ptr<journal>> open(journal_options opts);
+
+    ~journal() override;  ///< writes what is queued, then stops the writer
+    journal(const journal&) = delete;
+    journal& operator=(const journal&) = delete;
+
+    void on_record(const mcp::call_record& r) override;
+
+    /// Queue one line (without its newline). Never blocks on I/O.
+    /// @return false if the queue was full and the line was dropped
+    bool write_line(std::string line);
+
+    /// Wait until every queued line has been written and flushed.
+    void flush();
+
+    std::uint64_t written() const;
+    std::uint64_t dropped() const;
+    std::uint64_t rotations() const;
+
+private:
+    explicit journal(journal_options opts);
+    void run();
+    void write_out(const std::string& line);
+    void rotate();
+
+    journal_options opts_;
+    std::FILE* file_ = nullptr;
+    std::uint64_t size_ = 0;
+
+    mutable std::mutex mu_;
+    std::condition_variable wake_;
+    std::condition_variable idle_;
+    std::deque<std::string> queue_;
+    bool busy_ = false;
+    bool stopping_ = false;
+    std::uint64_t written_ = 0;
+    std::uint64_t dropped_ = 0;
+    std::uint64_t rotations_ = 0;
+    std::thread writer_;
+};
+
+}  // namespace candor::ops

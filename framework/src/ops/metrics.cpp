@@ -1,0 +1,262 @@
+#include <candor/ops/metrics.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace candor::ops {
+
+namespace {
+
+constexpr std::size_t max_label_bytes = 64;
+
+// Shortest round-tripping text of a sample value, as the exposition format wants it.
+std::string number(double v) {
+    if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+    if (std::isnan(v)) return "NaN";
+    if (v == std::floor(v) && std::fabs(v) < 1e15) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+        return buf;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    // Prefer the shortest text that reads back as the same double.
+    for (int p = 1; p <= 17; ++p) {
+        char t[32];
+        std::snprintf(t, sizeof t, "%.*g", p, v);
+        if (std::strtod(t, nullptr) == v) return t;
+    }
+    return buf;
+}
+
+void write_labels(std::string& out, const std::vector<std::string>& names, const std::vector<std::string>& values,
+                  std::string_view extra_name = {}, std::string_view extra_value = {}) {
+    if (names.empty() && extra_name.empty()) return;
+    out += '{';
+    bool first = true;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (!first) out += ',';
+        first = false;
+        out += names[i];
+        out += "=\"";
+        out += values[i];
+        out += '"';
+    }
+    if (!extra_name.empty()) {
+        if (!first) out += ',';
+        out += extra_name;
+        out += "=\"";
+        out += extra_value;
+        out += '"';
+    }
+    out += '}';
+}
+
+const std::vector<double> duration_buckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                              0.1,    0.25,  0.5,    1,     2.5,  5,     10, 30};
+
+}  // namespace
+
+std::string label_value(std::string_view raw) {
+    std::string out;
+    out.reserve(std::min(raw.size(), max_label_bytes));
+    for (char c : raw.substr(0, max_label_bytes)) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                        c == '_' || c == '-' || c == '/' || c == ':';
+        out += ok ? c : '_';
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// registry
+
+registry::family::family(std::string name, std::string help, type t, std::vector<std::string> labels,
+                         std::vector<double> buckets, std::size_t max_series)
+    : name_(std::move(name)),
+      help_(std::move(help)),
+      type_(t),
+      labels_(std::move(labels)),
+      buckets_(std::move(buckets)),
+      max_series_(std::max<std::size_t>(max_series, 1)) {}
+
+registry::family::series_data& registry::family::find(const std::vector<std::string>& raw) {
+    std::vector<std::string> labels;
+    labels.reserve(labels_.size());
+    for (std::size_t i = 0; i < labels_.size(); ++i) labels.push_back(i < raw.size() ? label_value(raw[i]) : "");
+    auto it = series_.find(labels);
+    if (it != series_.end()) return it->second;
+    if (series_.size() + 1 >= max_series_) {
+        // Full: one last series takes every label set not seen before.
+        labels.assign(labels_.size(), "other");
+        it = series_.find(labels);
+        if (it != series_.end()) return it->second;
+    }
+    series_data fresh;
+    fresh.bucket_counts.assign(buckets_.size(), 0);
+    return series_.emplace(std::move(labels), std::move(fresh)).first->second;
+}
+
+void registry::family::add(const std::vector<std::string>& labels, double v) {
+    std::lock_guard lock(mu_);
+    find(labels).value += v;
+}
+
+void registry::family::set(const std::vector<std::string>& labels, double v) {
+    std::lock_guard lock(mu_);
+    find(labels).value = v;
+}
+
+void registry::family::observe(const std::vector<std::string>& labels, double v) {
+    std::lock_guard lock(mu_);
+    auto& s = find(labels);
+    for (std::size_t i = 0; i < buckets_.size(); ++i)
+        if (v <= buckets_[i]) ++s.bucket_counts[i];
+    s.sum += v;
+    ++s.count;
+}
+
+std::size_t registry::family::series() const {
+    std::lock_guard lock(mu_);
+    return series_.size();
+}
+
+void registry::family::write(std::string& out) const {
+    static constexpr std::string_view type_names[] = {"counter", "gauge", "histogram"};
+    out += "# HELP " + name_ + " " + help_ + "\n";
+    out += "# TYPE " + name_ + " ";
+    out += type_names[static_cast<int>(type_)];
+    out += '\n';
+    std::lock_guard lock(mu_);
+    if (series_.empty() && labels_.empty() && type_ != type::histogram) {
+        out += name_ + " 0\n";
+        return;
+    }
+    for (const auto& [labels, s] : series_) {
+        if (type_ != type::histogram) {
+            out += name_;
+            write_labels(out, labels_, labels);
+            out += ' ' + number(s.value) + '\n';
+            continue;
+        }
+        for (std::size_t i = 0; i < buckets_.size(); ++i) {
+            out += name_ + "_bucket";
+            write_labels(out, labels_, labels, "le", number(buckets_[i]));
+            out += ' ' + std::to_string(s.bucket_counts[i]) + '\n';
+        }
+        out += name_ + "_bucket";
+        write_labels(out, labels_, labels, "le", "+Inf");
+        out += ' ' + std::to_string(s.count) + '\n';
+        out += name_ + "_sum";
+        write_labels(out, labels_, labels);
+        out += ' ' + number(s.sum) + '\n';
+        out += name_ + "_count";
+        write_labels(out, labels_, labels);
+        out += ' ' + std::to_string(s.count) + '\n';
+    }
+}
+
+registry::family& registry::counter(std::string name, std::string help, std::vector<std::string> labels,
+                                    std::size_t max_series) {
+    families_.push_back(std::make_unique<family>(std::move(name), std::move(help), type::counter, std::move(labels),
+                                                 std::vector<double>{}, max_series));
+    return *families_.back();
+}
+
+registry::family& registry::gauge(std::string name, std::string help, std::vector<std::string> labels,
+                                  std::size_t max_series) {
+    families_.push_back(std::make_unique<family>(std::move(name), std::move(help), type::gauge, std::move(labels),
+                                                 std::vector<double>{}, max_series));
+    return *families_.back();
+}
+
+registry::family& registry::histogram(std::string name, std::string help, std::vector<std::string> labels,
+                                      std::vector<double> buckets, std::size_t max_series) {
+    std::sort(buckets.begin(), buckets.end());
+    families_.push_back(std::make_unique<family>(std::move(name), std::move(help), type::histogram, std::move(labels),
+                                                 std::move(buckets), max_series));
+    return *families_.back();
+}
+
+std::string registry::exposition() const {
+    std::string out;
+    for (const auto& f : families_) f->write(out);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// call_metrics
+
+bool is_refused_action(const mcp::call_record& r) {
+    if (!r.evidence_verdict.empty() && r.evidence_verdict.rfind("EVIDENCE_", 0) == 0) return true;
+    return r.what == mcp::call_record::kind::tool_call && r.status == "error" && !r.action_class.empty() &&
+           r.action_class != "read_only";
+}
+
+call_metrics::call_metrics()
+    : calls_(reg_.counter("candor_tool_calls_total", "Tool calls answered, by tool, envelope status and client name.",
+                          {"tool", "status", "client"})),
+      duration_(reg_.histogram("candor_tool_call_duration_seconds",
+                               "Time from the arrival of a tools/call to its answer.", {"tool"}, duration_buckets)),
+      partial_(reg_.counter("candor_partial_results_total", "Incomplete results, by tool and reason code.",
+                            {"tool", "reason"})),
+      warnings_(reg_.counter("candor_result_warnings_total", "Warnings on results, by tool and warning code.",
+                             {"tool", "warning"})),
+      issues_(reg_.counter("candor_argument_issues_total",
+                           "Issues in error envelopes, by tool, issue code, layer and client name.",
+                           {"tool", "code", "layer", "client"})),
+      repairs_(reg_.counter("candor_repair_attempts_total",
+                            "Calls that follow a refusal with repairable issues only (repair attempts).", {"tool"})),
+      repair_successes_(reg_.counter("candor_repair_successes_total",
+                                     "Repair attempts that were not refused again.", {"tool"})),
+      refused_actions_(reg_.counter("candor_refused_actions_total",
+                                    "Actions refused: write tools answered with an error, or evidence gates that "
+                                    "refused, by tool and first code.",
+                                    {"tool", "code"})),
+      protocol_refusals_(reg_.counter("candor_protocol_refusals_total",
+                                      "Messages refused with a JSON-RPC error, by method and error code.",
+                                      {"method", "code"})),
+      limits_(reg_.counter("candor_limits_hit_total", "Limits that stopped or cut a call, by code.", {"code"})),
+      bytes_in_(reg_.counter("candor_received_bytes_total", "Bytes of the messages answered, by tool.", {"tool"})),
+      bytes_out_(reg_.counter("candor_sent_bytes_total", "Bytes of the answers sent, by tool.", {"tool"})),
+      in_flight_(reg_.gauge("candor_calls_in_flight", "Tool calls running now.")),
+      sessions_(reg_.gauge("candor_sessions", "Initialized client sessions open now.")),
+      journal_dropped_(reg_.counter("candor_journal_dropped_total",
+                                    "Journal lines dropped because the writer's queue was full.")) {}
+
+void call_metrics::on_call_started() { in_flight_.set({}, static_cast<double>(++in_flight_count_)); }
+void call_metrics::on_call_finished() { in_flight_.set({}, static_cast<double>(--in_flight_count_)); }
+void call_metrics::on_session(bool opened) {
+    sessions_.set({}, static_cast<double>(opened ? ++session_count_ : --session_count_));
+}
+
+void call_metrics::set_journal_drops(std::uint64_t n) { journal_dropped_.set({}, static_cast<double>(n)); }
+
+void call_metrics::on_record(const mcp::call_record& r) {
+    const std::string tool = r.tool.empty() ? "-" : r.tool;
+    bytes_in_.add({tool}, static_cast<double>(r.bytes_in));
+    bytes_out_.add({tool}, static_cast<double>(r.bytes_out));
+    for (const auto& l : r.limits) limits_.add({l.code});
+    if (r.what == mcp::call_record::kind::protocol_refusal) {
+        protocol_refusals_.add({r.method, std::to_string(r.rpc_error.value_or(0))});
+        return;
+    }
+    const std::string client = r.client_name.empty() ? "-" : r.client_name;
+    calls_.add({tool, r.status, client});
+    duration_.observe({tool}, std::chrono::duration<double>(r.duration).count());
+    for (const auto& c : r.reason_codes) partial_.add({tool, c});
+    for (const auto& c : r.warning_codes) warnings_.add({tool, c});
+    for (const auto& i : r.issues) issues_.add({tool, i.code, std::string(to_string(i.where)), client});
+    if (r.repair_attempt > 0) {
+        repairs_.add({tool});
+        if (r.status != "error") repair_successes_.add({tool});
+    }
+    if (is_refused_action(r)) refused_actions_.add({tool, r.issues.empty() ? "-" : r.issues.front().code});
+}
+
+std::string call_metrics::exposition() const { return reg_.exposition(); }
+
+}  // namespace candor::ops

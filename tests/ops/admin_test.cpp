@@ -1,0 +1,183 @@
+// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+
+#include <candor/ops/admin.hpp>
+
+#include "ops/ops_fixture.hpp"
+
+#include "transport/http_client.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+namespace {
+
+namespace http = boost::beast::http;
+using namespace candor;
+
+constexpr std::string_view token = "ops-secret-123";
+
+using reply = test::http_reply;
+
+reply fetch(std::uint16_t port, http::verb verb, const std::string& target, std::map<std::string, std::string> headers = {},
+            const std::string& body = {}) {
+    return test::http_fetch(port, verb, target, headers, body);
+}
+
+reply get(std::uint16_t port, const std::string& target, std::map<std::string, std::string> headers = {}) {
+    return fetch(port, http::verb::get, target, std::move(headers));
+}
+
+class AdminHttp : public ::testing::Test {
+protected:
+    void start(bool metrics, bool console) {
+        srv_ = std::make_unique<mcp::server>(test::quiet_options());
+        test::add_marker_tools(*srv_);
+        ops::admin_options admin;
+        if (metrics) {
+            admin.metrics = std::make_shared<ops::call_metrics>();
+            srv_->add_observer(admin.metrics);
+        }
+        if (console) {
+            admin.console = std::make_shared<ops::console>();
+            admin.console_token = std::string(token);
+            srv_->add_observer(admin.console);
+        }
+        transport::http_options opts;
+        opts.threads = 2;
+        if (metrics || console) opts.admin = ops::make_admin_handler(admin);
+        http_ = std::make_unique<transport::http_server>(*srv_, opts);
+        ASSERT_TRUE(http_->start());
+        port_ = http_->port();
+    }
+    void TearDown() override {
+        if (http_) http_->stop();
+    }
+
+    // initialize + one partial call of `search` over the real endpoint.
+    void make_a_call() {
+        const std::map<std::string, std::string> json{{"Content-Type", "application/json"},
+                                                      {"Accept", "application/json, text/event-stream"}};
+        auto init = fetch(port_, http::verb::post, "/mcp", json,
+                          R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ops-test","version":"9"}}})");
+        ASSERT_EQ(init.status, 200u);
+        auto h = json;
+        h["Mcp-Session-Id"] = init.headers["Mcp-Session-Id"];
+        fetch(port_, http::verb::post, "/mcp", h, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+        auto call = fetch(port_, http::verb::post, "/mcp", h,
+                          R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"q","limit":2}}})");
+        ASSERT_EQ(call.status, 200u) << call.body;
+    }
+
+    std::unique_ptr<mcp::server> srv_;
+    std::unique_ptr<transport::http_server> http_;
+    std::uint16_t port_ = 0;
+};
+
+TEST_F(AdminHttp, MetricsAreServedInTheTextFormat) {
+    start(true, false);
+    make_a_call();
+    auto r = get(port_, "/metrics");
+    EXPECT_EQ(r.status, 200u);
+    EXPECT_EQ(r.headers["Content-Type"], "text/plain; version=0.0.4; charset=utf-8");
+    EXPECT_NE(r.body.find(R"(candor_tool_calls_total{tool="search",status="partial",client="ops-test"} 1)"), std::string::npos)
+        << r.body;
+    EXPECT_NE(r.body.find("candor_sessions 1"), std::string::npos);
+}
+
+TEST_F(AdminHttp, ConsoleIsNotFoundWithoutAToken) {
+    start(true, false);
+    EXPECT_EQ(get(port_, "/ops").status, 404u);
+    EXPECT_EQ(get(port_, "/ops?token=" + std::string(token)).status, 404u);
+    EXPECT_EQ(get(port_, "/ops/feed").status, 404u);
+}
+
+TEST_F(AdminHttp, MetricsAreNotFoundWhenTurnedOff) {
+    start(false, true);
+    EXPECT_EQ(get(port_, "/metrics").status, 404u);
+}
+
+TEST_F(AdminHttp, ConsoleWantsItsOwnToken) {
+    start(true, true);
+    EXPECT_EQ(get(port_, "/ops").status, 401u);
+    EXPECT_EQ(get(port_, "/ops?token=wrong-token-1").status, 401u);
+    EXPECT_EQ(get(port_, "/ops/feed", {{"Authorization", "Bearer wrong-token-1"}}).status, 401u);
+    // The token in a query opens the page only (it sets the cookie); the feed wants the cookie
+    // or the header.
+    EXPECT_EQ(get(port_, "/ops/feed?token=" + std::string(token)).status, 401u);
+    EXPECT_EQ(get(port_, "/ops/feed", {{"Authorization", "Bearer " + std::string(token)}}).status, 200u);
+}
+
+TEST_F(AdminHttp, FirstLoadWithTheTokenSetsAnHttpOnlyCookieThatOpensTheFeed) {
+    start(true, true);
+    make_a_call();
+    auto page = get(port_, "/ops?token=" + std::string(token));
+    ASSERT_EQ(page.status, 200u);
+    EXPECT_EQ(page.headers["Content-Type"], "text/html; charset=utf-8");
+    const auto cookie = page.headers["Set-Cookie"];
+    EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
+    EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos);
+    EXPECT_NE(cookie.find("Path=/ops"), std::string::npos);
+    auto feed = get(port_, "/ops/feed?after=0", {{"Cookie", cookie.substr(0, cookie.find(';'))}});
+    ASSERT_EQ(feed.status, 200u);
+    auto f = boost::json::parse(feed.body).as_object();
+    ASSERT_FALSE(f.at("calls").as_array().empty());
+    const auto& call = f.at("calls").as_array().back().as_object();
+    EXPECT_EQ(call.at("tool"), "search");
+    EXPECT_EQ(call.at("status"), "partial");
+    EXPECT_FALSE(call.contains("session"));
+    const auto& meta = call.at("metadata").as_object();
+    EXPECT_FALSE(meta.contains("data"));
+    EXPECT_EQ(meta.at("incomplete_reasons").as_array().at(0).at("code"), "RESULT_LIMIT_REACHED");
+    EXPECT_FALSE(meta.at("incomplete_reasons").as_array().at(0).as_object().contains("message"));
+    // Later polls only get what is new.
+    auto later = get(port_, "/ops/feed?after=" + std::to_string(f.at("seq").to_number<std::uint64_t>()),
+                     {{"Authorization", "Bearer " + std::string(token)}});
+    EXPECT_TRUE(boost::json::parse(later.body).at("calls").as_array().empty());
+}
+
+TEST_F(AdminHttp, PageLoadsNothingFromElsewhere) {
+    start(false, true);
+    auto page = get(port_, "/ops", {{"Authorization", "Bearer " + std::string(token)}});
+    ASSERT_EQ(page.status, 200u);
+    EXPECT_FALSE(std::regex_search(page.body, std::regex(R"((src|href)\s*=)"))) << "external asset reference";
+    EXPECT_FALSE(std::regex_search(page.body, std::regex(R"(https?://(?!www\.w3\.org/2000/svg))")));
+    EXPECT_NE(page.headers["Content-Security-Policy"].find("default-src 'none'"), std::string::npos);
+}
+
+TEST_F(AdminHttp, AdminPathsGetTheHostCheck) {
+    start(true, true);
+    EXPECT_EQ(get(port_, "/metrics", {{"Host", "evil.example:80"}}).status, 404u);
+}
+
+TEST(Console, KeepsABoundedRingOfRecentCalls) {
+    ops::console con({.recent_calls = 5, .max_keys = 4});
+    for (int i = 0; i < 20; ++i) {
+        mcp::call_record r;
+        r.tool = "tool" + std::to_string(i);
+        r.status = "complete";
+        r.complete = true;
+        con.on_record(r);
+    }
+    const auto feed = con.feed();
+    EXPECT_EQ(feed.at("calls").as_array().size(), 5u);
+    EXPECT_EQ(feed.at("seq").to_number<std::uint64_t>(), 20u);
+    const auto& tools = feed.at("tools").as_array();
+    EXPECT_LE(tools.size(), 4u);
+    EXPECT_TRUE(std::any_of(tools.begin(), tools.end(), [](const auto& t) { return t.at("tool") == "other"; }));
+}
+
+TEST(Console, PageEmbedsTheFeedWithoutClosingItsScript) {
+    boost::json::object feed{{"seq", 1}, {"x", "</script><script>alert(1)</script>"}};
+    const auto page = ops::console::page(feed);
+    EXPECT_EQ(page.find("</script><script>alert"), std::string::npos);
+    EXPECT_NE(page.find("\\u003c/script>"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,206 @@
+#include <candor/ops/journal.hpp>
+
+#include "ops/ops_fixture.hpp"
+
+#include <candor/ops/console.hpp>
+#include <candor/ops/metrics.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace candor;
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string tmpl = (fs::temp_directory_path() / "candor-journal-XXXXXX").string();
+        path = ::mkdtemp(tmpl.data());
+    }
+    ~temp_dir() { fs::remove_all(path); }
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::vector<boost::json::object> lines_of(const std::string& text) {
+    std::vector<boost::json::object> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(boost::json::parse(line).as_object());
+    return out;
+}
+
+bool has_marker(std::string_view text) { return text.find(test::marker) != std::string_view::npos; }
+
+struct journal_run {
+    temp_dir dir;
+    std::vector<boost::json::object> records;
+    std::string text;
+    std::string feed;
+    std::string metrics;
+    std::vector<std::string> envelopes;
+
+    journal_run() {
+        auto j = ops::journal::open({.path = (dir.path / "calls.jsonl").string()}).value();
+        auto m = std::make_shared<ops::call_metrics>();
+        auto con = std::make_shared<ops::console>();
+        auto opts = test::quiet_options();
+        opts.observers = {j, m, con};
+        mcp::server srv(opts);
+        test::add_marker_tools(srv);
+        boost::asio::io_context io;
+        mcp::memory_client c(srv, io);
+        test::make_marker_calls(c);
+        for (const auto& msg : c.received()) envelopes.push_back(boost::json::serialize(msg));
+        j->flush();
+        text = slurp(dir.path / "calls.jsonl");
+        records = lines_of(text);
+        feed = boost::json::serialize(con->feed());
+        metrics = m->exposition();
+    }
+
+    const boost::json::object* find(std::string_view kind, std::string_view status, std::size_t nth = 0) const {
+        for (const auto& r : records)
+            if (r.at("kind").as_string() == kind && r.at("status").as_string() == status && nth-- == 0) return &r;
+        return nullptr;
+    }
+};
+
+const journal_run& run_once() {
+    static const journal_run r;
+    return r;
+}
+
+std::vector<std::string> issue_codes(const boost::json::object& r) {
+    std::vector<std::string> out;
+    for (const auto& i : r.at("issues").as_array()) out.emplace_back(i.at("code").as_string());
+    return out;
+}
+
+TEST(Journal, MarkerReachesTheClientButNeverTheJournal) {
+    const auto& r = run_once();
+    // The marker did travel: the tools echoed it in what the client received…
+    bool echoed = false;
+    for (const auto& e : r.envelopes) echoed = echoed || has_marker(e);
+    EXPECT_TRUE(echoed);
+    // …and none of the operators' views holds it.
+    EXPECT_FALSE(has_marker(r.text)) << r.text;
+    EXPECT_FALSE(has_marker(r.feed));
+    EXPECT_FALSE(has_marker(r.metrics));
+}
+
+TEST(Journal, OneLinePerCallAndPerRefusedMessage) {
+    const auto& r = run_once();
+    std::size_t calls = 0, refusals = 0;
+    for (const auto& rec : r.records) (rec.at("kind").as_string() == "tool_call" ? calls : refusals)++;
+    EXPECT_EQ(calls, 6u);
+    EXPECT_EQ(refusals, 2u);
+}
+
+TEST(Journal, RecordsCarryTheDocumentedFields) {
+    const auto& r = run_once();
+    const auto* partial = r.find("tool_call", "partial");
+    ASSERT_NE(partial, nullptr);
+    for (std::string_view k : {"time", "kind", "request_id", "session", "principal", "client_name", "client_version",
+                               "method", "tool", "contract_version", "action_class", "duration_ms", "bytes_in",
+                               "bytes_out", "status", "complete", "reasons", "warnings", "issues", "limits",
+                               "evidence_verdict", "repair_attempt"})
+        EXPECT_TRUE(partial->contains(k)) << k;
+    EXPECT_EQ(partial->at("tool").as_string(), "search");
+    EXPECT_EQ(partial->at("client_name").as_string(), "memory-client");
+    EXPECT_EQ(partial->at("action_class").as_string(), "read_only");
+    EXPECT_EQ(partial->at("complete").as_bool(), false);
+    EXPECT_EQ(partial->at("reasons").as_array().at(0).as_string(), "RESULT_LIMIT_REACHED");
+    EXPECT_EQ(partial->at("limits").as_array().at(0).at("limit").as_int64(), 3);
+    EXPECT_GT(partial->at("bytes_in").as_int64(), 0);
+    EXPECT_GT(partial->at("bytes_out").as_int64(), 0);
+    EXPECT_EQ(partial->at("time").as_string().size(), 24u);  // 2026-11-29T16:28:39.123Z
+}
+
+TEST(Journal, IssuesKeepCodesPathsAndLayersButNotCallerKeys) {
+    const auto& r = run_once();
+    const auto* first_error = r.find("tool_call", "error");
+    ASSERT_NE(first_error, nullptr);
+    const auto codes = issue_codes(*first_error);
+    EXPECT_NE(std::find(codes.begin(), codes.end(), "TYPE_MISMATCH"), codes.end());
+    bool unknown_masked = false;
+    for (const auto& i : first_error->at("issues").as_array())
+        if (i.at("code") == "UNKNOWN_FIELD") unknown_masked = i.at("path") == "/*" && i.at("layer") == "contract";
+    EXPECT_TRUE(unknown_masked) << boost::json::serialize(*first_error);
+}
+
+TEST(Journal, CountsRepairAttemptsAfterRepairableRefusals) {
+    const auto& r = run_once();
+    std::vector<std::int64_t> attempts;
+    for (const auto& rec : r.records)
+        if (rec.at("tool") == "search") attempts.push_back(rec.at("repair_attempt").as_int64());
+    // partial, refused, refused again (attempt 1), complete (attempt 2), duplicate key (fresh)
+    EXPECT_EQ(attempts, (std::vector<std::int64_t>{0, 0, 1, 2, 0}));
+}
+
+TEST(Journal, EvidenceRefusalAndProtocolRefusalsAreRecorded) {
+    const auto& r = run_once();
+    const boost::json::object* refused = nullptr;
+    for (const auto& rec : r.records)
+        if (rec.at("tool") == "delete_note") refused = &rec;
+    ASSERT_NE(refused, nullptr);
+    EXPECT_EQ(refused->at("evidence_verdict").as_string(), "EVIDENCE_MISSING");
+    EXPECT_EQ(refused->at("action_class").as_string(), "irreversible_write");
+    const auto* unknown_method = r.find("protocol_refusal", "refused", 0);
+    ASSERT_NE(unknown_method, nullptr);
+    EXPECT_EQ(unknown_method->at("method").as_string(), "other");
+    EXPECT_EQ(unknown_method->at("rpc_error").as_int64(), -32601);
+    const auto* unknown_tool = r.find("protocol_refusal", "refused", 1);
+    ASSERT_NE(unknown_tool, nullptr);
+    EXPECT_EQ(unknown_tool->at("method").as_string(), "tools/call");
+    EXPECT_EQ(unknown_tool->at("tool").as_string(), "");
+    EXPECT_EQ(unknown_tool->at("rpc_error").as_int64(), -32602);
+}
+
+TEST(Journal, RotatesAtTheSizeCapAndKeepsTheConfiguredFiles) {
+    temp_dir dir;
+    const auto path = dir.path / "j.jsonl";
+    {
+        auto j = ops::journal::open({.path = path.string(), .max_bytes = 1000, .keep_files = 2}).value();
+        for (int i = 0; i < 200; ++i) j->write_line(std::string(90, 'a' + static_cast<char>(i % 26)));
+        j->flush();
+        EXPECT_GT(j->rotations(), 2u);
+        EXPECT_EQ(j->written(), 200u);
+    }
+    ASSERT_TRUE(fs::exists(path));
+    EXPECT_TRUE(fs::exists(path.string() + ".1"));
+    EXPECT_TRUE(fs::exists(path.string() + ".2"));
+    EXPECT_FALSE(fs::exists(path.string() + ".3"));
+    for (const auto& p : {path.string(), path.string() + ".1", path.string() + ".2"}) EXPECT_LE(fs::file_size(p), 1000u);
+}
+
+TEST(Journal, DropsAndCountsLinesWhenTheQueueIsFull) {
+    temp_dir dir;
+    auto j = ops::journal::open({.path = (dir.path / "j.jsonl").string(), .queue_capacity = 1}).value();
+    std::uint64_t refused = 0;
+    const std::uint64_t total = 200'000;
+    for (std::uint64_t i = 0; i < total; ++i)
+        if (!j->write_line("{}")) ++refused;
+    j->flush();
+    EXPECT_GT(j->dropped(), 0u);
+    EXPECT_EQ(j->dropped(), refused);
+    EXPECT_EQ(j->written() + j->dropped(), total);
+}
+
+TEST(Journal, RefusesAPathItCannotOpen) {
+    EXPECT_FALSE(ops::journal::open({.path = "/nonexistent-dir/x/j.jsonl"}));
+}
+
+}  // namespace

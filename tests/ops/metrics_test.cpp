@@ -1,0 +1,132 @@
+#include <candor/ops/metrics.hpp>
+
+#include "ops/ops_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+namespace {
+
+using namespace candor;
+
+std::string exposition_after_marker_calls() {
+    auto m = std::make_shared<ops::call_metrics>();
+    auto opts = test::quiet_options();
+    opts.observers = {m};
+    mcp::server srv(opts);
+    test::add_marker_tools(srv);
+    boost::asio::io_context io;
+    {
+        mcp::memory_client c(srv, io);
+        test::make_marker_calls(c);
+    }
+    return m->exposition();
+}
+
+// The value of the sample line that starts with `series` (name and labels), or -1.
+double sample(const std::string& text, const std::string& series) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(series + " ", 0) == 0) return std::strtod(line.c_str() + series.size() + 1, nullptr);
+    return -1;
+}
+
+TEST(Metrics, CatalogueCountsCallsByToolStatusAndClient) {
+    const auto text = exposition_after_marker_calls();
+    EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="search",status="partial",client="memory-client"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="search",status="error",client="memory-client"})"), 3);
+    EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="search",status="complete",client="memory-client"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_partial_results_total{tool="search",reason="RESULT_LIMIT_REACHED"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_argument_issues_total{tool="search",code="ENUM_MISMATCH",layer="contract",client="memory-client"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_refused_actions_total{tool="delete_note",code="EVIDENCE_MISSING"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_repair_attempts_total{tool="search"})"), 2);
+    EXPECT_EQ(sample(text, R"(candor_repair_successes_total{tool="search"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_protocol_refusals_total{method="other",code="-32601"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_tool_call_duration_seconds_count{tool="search"})"), 5);
+    EXPECT_EQ(sample(text, R"(candor_tool_call_duration_seconds_bucket{tool="search",le="+Inf"})"), 5);
+    EXPECT_EQ(sample(text, "candor_calls_in_flight"), 0);
+}
+
+TEST(Metrics, EveryFamilyHasHelpAndTypeAndCountersEndInTotal) {
+    const auto text = exposition_after_marker_calls();
+    std::istringstream in(text);
+    std::map<std::string, std::string> types;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("# TYPE ", 0) == 0) {
+            const auto rest = line.substr(7);
+            const auto sp = rest.find(' ');
+            types[rest.substr(0, sp)] = rest.substr(sp + 1);
+        }
+    }
+    ASSERT_GE(types.size(), 10u);
+    for (const auto& [name, type] : types) {
+        EXPECT_NE(text.find("# HELP " + name + " "), std::string::npos) << name;
+        if (type == "counter") {
+            EXPECT_TRUE(name.size() > 6 && name.substr(name.size() - 6) == "_total") << name;
+        }
+        EXPECT_EQ(name.rfind("candor_", 0), 0u) << name;
+    }
+}
+
+TEST(Metrics, LabelSetsStayBoundedWhateverClientsSend) {
+    ops::registry reg;
+    auto& f = reg.counter("candor_test_total", "test", {"client"}, 50);
+    for (int i = 0; i < 10'000; ++i) f.add({"client-" + std::to_string(i)});
+    EXPECT_LE(f.series(), 50u);
+    const auto text = reg.exposition();
+    EXPECT_GT(sample(text, R"(candor_test_total{client="other"})"), 9'000);
+}
+
+TEST(Metrics, LabelValuesAreSanitizedAndCapped) {
+    EXPECT_EQ(ops::label_value("a\"b\\c\nd"), "a_b_c_d");
+    EXPECT_EQ(ops::label_value(std::string(100, 'x')).size(), 64u);
+    EXPECT_EQ(ops::label_value("claude-code/1.2:x"), "claude-code/1.2:x");
+}
+
+TEST(Metrics, HistogramBucketsAreCumulative) {
+    ops::registry reg;
+    auto& h = reg.histogram("candor_test_seconds", "test", {}, {0.1, 1, 10});
+    for (double v : {0.05, 0.5, 0.5, 5.0, 50.0}) h.observe({}, v);
+    const auto text = reg.exposition();
+    EXPECT_EQ(sample(text, R"(candor_test_seconds_bucket{le="0.1"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_test_seconds_bucket{le="1"})"), 3);
+    EXPECT_EQ(sample(text, R"(candor_test_seconds_bucket{le="10"})"), 4);
+    EXPECT_EQ(sample(text, R"(candor_test_seconds_bucket{le="+Inf"})"), 5);
+    EXPECT_EQ(sample(text, "candor_test_seconds_count"), 5);
+    EXPECT_DOUBLE_EQ(sample(text, "candor_test_seconds_sum"), 56.05);
+}
+
+std::string promtool() {
+    for (const char* p : {"/usr/bin/promtool", "/usr/local/bin/promtool"})
+        if (::access(p, X_OK) == 0) return p;
+    return {};
+}
+
+TEST(Metrics, PromtoolAcceptsTheExposition) {
+    const auto tool = promtool();
+    if (tool.empty()) GTEST_SKIP() << "promtool not installed (Debian package 'prometheus'; scripts/setup-deps installs it)";
+    const auto text = exposition_after_marker_calls();
+    char path[] = "/tmp/candor-metrics-XXXXXX";
+    const int fd = ::mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::close(fd);
+    std::string out;
+    std::FILE* p = ::popen((tool + " check metrics < " + path + " 2>&1").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    const int status = ::pclose(p);
+    ::unlink(path);
+    EXPECT_EQ(status, 0) << out << "\n---\n" << text;
+    EXPECT_EQ(out, "") << out;
+}
+
+}  // namespace
