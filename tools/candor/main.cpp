@@ -1,6 +1,7 @@
 // candor: the command-line tool for tool authors and operators.
 // Each subcommand lives in commands/<name>.cpp and exposes int run_<name>(argc, argv).
 
+#include "commands/inspect.hpp"
 #include "commands/intake.hpp"
 #include "commands/validate.hpp"
 
@@ -17,6 +18,7 @@ struct command {
 };
 
 constexpr command commands[] = {
+    {"inspect", candor::cli::run_inspect, "summarize a server's call journal (--journal PATH)"},
     {"intake", candor::cli::run_intake, "check one JSON text with the strict intake"},
     {"validate", candor::cli::run_validate, "validate JSON instances against a JSON Schema (2020-12)"},
 };
