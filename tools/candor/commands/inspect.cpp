@@ -191,7 +191,7 @@ void print_table(const std::string& title, const std::vector<std::string>& head,
 
 std::pair<std::string, std::string> split_tab(const std::string& k) {
     const auto t = k.find('\t');
-    if (t == std::string::npos) return {k, ""};
+    if (t == std::string::npos) return {k, k};  // "(other)" stands for both columns
     return {k.substr(0, t), k.substr(t + 1)};
 }
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The operators' switches of the standard command line, on a real server binary:
+# /metrics on by default and off with --no-metrics, /ops absent without --ops-token,
+# --journal over stdio, and the usage errors.   Usage: command_line.sh SERVER
+set -euo pipefail
+server="$1"
+command -v curl >/dev/null || { echo "SKIP: curl not found"; exit 77; }
+work="$(mktemp -d)"
+pid=""
+trap '[ -n "$pid" ] && { kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; }; rm -rf "$work"' EXIT
+fail=0
+check() {  # check WHAT EXPECTED ACTUAL
+  if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAIL: $1: expected $2, got $3"; fail=1; fi
+}
+
+start() {  # start FLAGS... -> $base, $pid
+  : >"$work/log"
+  "$server" --http 127.0.0.1:0 "$@" 2>"$work/log" &
+  pid=$!
+  local url=""
+  for _ in $(seq 1 300); do
+    url="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$work/log" | head -1 || true)"
+    [ -n "$url" ] && break
+    sleep 0.1
+  done
+  [ -n "$url" ] || { echo "server did not start"; cat "$work/log"; exit 1; }
+  base="${url%/mcp}"
+}
+stop() { kill -TERM $pid; wait $pid || true; pid=""; }
+status() { curl -s -o /dev/null -w '%{http_code}' "$base$1"; }
+
+start
+check "/metrics on by default" 200 "$(status /metrics)"
+check "/ops off without --ops-token" 404 "$(status /ops)"
+check "/healthz" 200 "$(status /healthz)"
+curl -s "$base/metrics" | grep -q '^# TYPE candor_tool_calls_total counter$' && echo "ok: metrics catalogue" || { echo "FAIL: catalogue"; fail=1; }
+stop
+
+start --no-metrics --ops-token abcdefgh12345
+check "--no-metrics turns /metrics off" 404 "$(status /metrics)"
+check "/ops wants its token" 401 "$(status /ops)"
+check "/ops with its token" 200 "$(status '/ops?token=abcdefgh12345')"
+stop
+
+# The journal works over stdio too (and for every binary: it is the standard command line).
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"zebra-secret","limit":3}}}' \
+  | "$server" --stdio --journal "$work/journal.jsonl" >/dev/null 2>&1
+check "one journal line over stdio" 1 "$(wc -l <"$work/journal.jsonl" | tr -d ' ')"
+grep -q '"client_name":"cli-test"' "$work/journal.jsonl" && echo "ok: journal names the client" || { echo "FAIL: client"; fail=1; }
+if grep -q zebra-secret "$work/journal.jsonl"; then echo "FAIL: argument value in the journal"; fail=1; else echo "ok: no argument value"; fi
+
+set +e
+"$server" --http 127.0.0.1:0 --ops-token short >/dev/null 2>&1; check "short --ops-token is a usage error" 2 $?
+"$server" --stdio --ops-token abcdefgh12345 </dev/null >/dev/null 2>&1; check "--ops-token needs --http" 2 $?
+"$server" --stdio --journal /nonexistent-dir/j.jsonl </dev/null >/dev/null 2>&1; check "unwritable journal fails" 1 $?
+set -e
+exit $fail
