@@ -227,10 +227,12 @@ call_metrics::call_metrics()
       journal_dropped_(reg_.counter("candor_journal_dropped_total",
                                     "Journal lines dropped because the writer's queue was full.")) {}
 
-void call_metrics::on_call_started() { in_flight_.set({}, static_cast<double>(++in_flight_count_)); }
-void call_metrics::on_call_finished() { in_flight_.set({}, static_cast<double>(--in_flight_count_)); }
+// The gauges are read from their atomics when scraped: setting them here could interleave.
+void call_metrics::on_call_started() { ++in_flight_count_; }
+void call_metrics::on_call_finished() { --in_flight_count_; }
 void call_metrics::on_session(bool opened) {
-    sessions_.set({}, static_cast<double>(opened ? ++session_count_ : --session_count_));
+    if (opened) ++session_count_;
+    else --session_count_;
 }
 
 void call_metrics::set_journal_drops(std::uint64_t n) { journal_dropped_.set({}, static_cast<double>(n)); }
@@ -257,6 +259,10 @@ void call_metrics::on_record(const mcp::call_record& r) {
     if (is_refused_action(r)) refused_actions_.add({tool, r.issues.empty() ? "-" : r.issues.front().code});
 }
 
-std::string call_metrics::exposition() const { return reg_.exposition(); }
+std::string call_metrics::exposition() const {
+    in_flight_.set({}, static_cast<double>(in_flight_count_.load()));
+    sessions_.set({}, static_cast<double>(session_count_.load()));
+    return reg_.exposition();
+}
 
 }  // namespace candor::ops
