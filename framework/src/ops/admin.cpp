@@ -2,6 +2,9 @@
 
 #include <candor/json/write.hpp>
 
+#include <boost/url/parse.hpp>
+#include <boost/url/url_view.hpp>
+
 #include <cstdlib>
 #include <string_view>
 
@@ -18,37 +21,24 @@ bool same_secret(std::string_view given, std::string_view secret) {
     return diff == 0;
 }
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-std::string percent_decoded(std::string_view s) {
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0) {
-            out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
-            i += 2;
-        } else {
-            out += s[i] == '+' ? ' ' : s[i];
-        }
-    }
-    return out;
-}
-
-// The value of `name` in a query string or a Cookie header (pairs split by `sep`).
-std::optional<std::string> find_pair(std::string_view list, std::string_view name, char sep) {
+// The value of `name` in a Cookie header ("a=1; b=2"), as sent.
+std::optional<std::string_view> cookie_value(std::string_view list, std::string_view name) {
     while (!list.empty()) {
-        const auto end = list.find(sep);
+        const auto end = list.find(';');
         auto item = list.substr(0, end);
         while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
         const auto eq = item.find('=');
-        if (eq != std::string_view::npos && item.substr(0, eq) == name) return percent_decoded(item.substr(eq + 1));
+        if (eq != std::string_view::npos && item.substr(0, eq) == name) return item.substr(eq + 1);
         if (end == std::string_view::npos) break;
         list.remove_prefix(end + 1);
     }
+    return std::nullopt;
+}
+
+// The decoded value of query parameter `name`.
+std::optional<std::string> query_value(const boost::urls::url_view& u, std::string_view name) {
+    for (const auto& p : u.params())
+        if (p.key == name && p.has_value) return p.value;
     return std::nullopt;
 }
 
@@ -69,9 +59,9 @@ void harden(transport::admin_response& r) {
 }  // namespace
 
 std::optional<transport::admin_response> handle_admin(const admin_options& opts, const transport::admin_request& req) {
-    const auto q = req.target.find('?');
-    const std::string_view path = req.target.substr(0, q);
-    const std::string_view query = q == std::string_view::npos ? std::string_view() : req.target.substr(q + 1);
+    auto target = boost::urls::parse_origin_form(req.target);
+    if (!target) return std::nullopt;
+    const std::string path = target->path();
 
     if (path == "/metrics" && opts.metrics) {
         if (req.method != "GET") return text(405, "GET only\n");
@@ -91,9 +81,9 @@ std::optional<transport::admin_response> handle_admin(const admin_options& opts,
     if (req.authorization.size() > bearer.size() && req.authorization.substr(0, bearer.size()) == bearer)
         authorized = same_secret(req.authorization.substr(bearer.size()), opts.console_token);
     if (!authorized)
-        if (auto c = find_pair(req.cookie, console_cookie, ';')) authorized = same_secret(*c, opts.console_token);
+        if (auto c = cookie_value(req.cookie, console_cookie)) authorized = same_secret(*c, opts.console_token);
     if (!authorized && path == "/ops")
-        if (auto t = find_pair(query, "token", '&')) authorized = set_cookie = same_secret(*t, opts.console_token);
+        if (auto t = query_value(*target, "token")) authorized = set_cookie = same_secret(*t, opts.console_token);
     if (!authorized) {
         auto r = text(401, "the console needs its token: open /ops?token=TOKEN or send Authorization: Bearer TOKEN\n");
         r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"candor-ops\"");
@@ -104,7 +94,7 @@ std::optional<transport::admin_response> handle_admin(const admin_options& opts,
     transport::admin_response r;
     if (path == "/ops/feed") {
         std::uint64_t after = 0;
-        if (auto a = find_pair(query, "after", '&')) after = std::strtoull(a->c_str(), nullptr, 10);
+        if (auto a = query_value(*target, "after")) after = std::strtoull(a->c_str(), nullptr, 10);
         r.content_type = "application/json";
         auto body = json::to_string(opts.console->feed(after));
         r.body = body ? std::move(*body) : std::string("{}");
