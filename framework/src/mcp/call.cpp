@@ -204,14 +204,7 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
     state->answered = true;
     if (ep) {
         // A bug in the tool. The operator gets the details; the client gets none.
-        std::string what = "unknown exception";
-        try {
-            std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-            what = e.what();
-        } catch (...) {
-        }
-        log(log_level::error, "tool " + state->tool_name + " threw: " + what);
+        log(log_level::error, "tool " + state->tool_name + " threw: " + detail::what_of(ep));
         answer_call(id, state->origin, tool_outcome{});  // an envelope without verdict
     } else {
         answer_call(id, state->origin, std::move(out));
@@ -314,64 +307,6 @@ void call_context::progress(double done, std::optional<double> total, std::strin
 void call_context::log(log_level level, std::string message, boost::json::object data) {
     state_->send_log(level, std::move(message), std::move(data));
 }
-bool call_context::can_elicit() const noexcept {
-    return state_->session.client_capabilities.contains("elicitation");
-}
-bool call_context::can_sample() const noexcept {
-    return state_->session.client_capabilities.contains("sampling");
-}
-
-boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>>
-call_context::request_client(std::string method, boost::json::object params, std::chrono::milliseconds timeout) {
-    // Routing replies back to the awaiting call is not wired into the connection yet.
-    (void)method;
-    (void)params;
-    (void)timeout;
-    co_return client_request_error::not_supported;
-}
-
-boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>>
-call_context::elicit(std::string message, boost::json::object requested_schema, std::chrono::milliseconds timeout) {
-    if (!can_elicit()) co_return client_request_error::not_supported;
-    boost::json::object params;
-    params["message"] = std::move(message);
-    params["requestedSchema"] = std::move(requested_schema);
-    std::string method("elicitation/create");
-    auto reply = co_await request_client(std::move(method), std::move(params), timeout);
-    if (!reply) co_return reply.error();
-    const auto* action = reply->if_contains("action");
-    if (!action || !action->is_string()) co_return client_request_error::malformed_reply;
-    // No string literals as temporaries in this coroutine: GCC 12 refuses them in some
-    // positions ("array used as initializer").
-    const std::string_view name = action->get_string();
-    elicitation_result r;
-    if (name == std::string_view("accept")) {
-        r.action = elicitation_action::accept;
-        if (const auto* content = reply->if_contains("content")) {
-            if (!content->is_object()) co_return client_request_error::malformed_reply;
-            r.content = content->get_object();
-        }
-    } else if (name == std::string_view("decline")) {
-        r.action = elicitation_action::decline;
-    } else if (name == std::string_view("cancel")) {
-        r.action = elicitation_action::cancel;
-    } else {
-        co_return client_request_error::malformed_reply;
-    }
-    co_return r;
-}
-
-std::string_view to_string(client_request_error e) noexcept {
-    switch (e) {
-    case client_request_error::not_supported: return "not_supported";
-    case client_request_error::timeout: return "timeout";
-    case client_request_error::cancelled: return "cancelled";
-    case client_request_error::rejected: return "rejected";
-    case client_request_error::malformed_reply: return "malformed_reply";
-    }
-    return "unknown";
-}
-
 const principal& call_context::caller() const noexcept { return state_->caller; }
 const session_info& call_context::session() const noexcept { return state_->session; }
 boost::asio::any_io_executor call_context::executor() const { return state_->executor; }

@@ -106,10 +106,10 @@ void memory_client::notify(std::string_view method, boost::json::object params) 
     run_ready();
 }
 
-boost::json::value memory_client::initialize(std::string_view version) {
+boost::json::value memory_client::initialize(std::string_view version, boost::json::object capabilities) {
     auto r = request("initialize",
                      boost::json::object{{"protocolVersion", version},
-                                         {"capabilities", boost::json::object{}},
+                                         {"capabilities", std::move(capabilities)},
                                          {"clientInfo", boost::json::object{{"name", "memory-client"},
                                                                             {"version", "1.0"}}}});
     notify("notifications/initialized");

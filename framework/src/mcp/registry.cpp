@@ -30,7 +30,12 @@ namespace detail {
 
 namespace {
 
-constexpr std::string_view cursor_prefix = "candor.tools.1:";
+std::string cursor_prefix(std::string_view list) {
+    std::string p = "candor.";
+    p += list;
+    p += ".1:";
+    return p;
+}
 constexpr std::string_view b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 std::string base64url(std::string_view in) {
@@ -70,19 +75,45 @@ std::optional<std::string> unbase64url(std::string_view in) {
 
 }  // namespace
 
-std::string seal_list_cursor(std::string_view last_name) {
-    std::string plain(cursor_prefix);
-    plain += last_name;
+std::string seal_cursor(std::string_view list, std::string_view last_key) {
+    std::string plain = cursor_prefix(list);
+    plain += last_key;
     return base64url(plain);
 }
 
-std::optional<std::string> open_list_cursor(std::string_view cursor) {
-    if (cursor.empty() || cursor.size() > 512) return std::nullopt;
+std::optional<std::string> open_cursor(std::string_view list, std::string_view cursor) {
+    if (cursor.empty() || cursor.size() > 2800) return std::nullopt;
     auto plain = unbase64url(cursor);
-    if (!plain || plain->compare(0, cursor_prefix.size(), cursor_prefix) != 0) return std::nullopt;
-    auto name = plain->substr(cursor_prefix.size());
-    if (!is_valid_tool_name(name)) return std::nullopt;
+    const auto prefix = cursor_prefix(list);
+    if (!plain || plain->compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    return plain->substr(prefix.size());
+}
+
+std::string seal_list_cursor(std::string_view last_name) { return seal_cursor("tools", last_name); }
+
+std::optional<std::string> open_list_cursor(std::string_view cursor) {
+    if (cursor.size() > 512) return std::nullopt;
+    auto name = open_cursor("tools", cursor);
+    if (!name || !is_valid_tool_name(*name)) return std::nullopt;
     return name;
+}
+
+std::string what_of(std::exception_ptr ep) {
+    try {
+        std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+    }
+    return "unknown exception";
+}
+
+std::vector<std::shared_ptr<connection>> server_core::live_connections() const {
+    std::vector<std::shared_ptr<connection>> out;
+    std::lock_guard lock(mu);
+    for (const auto& w : connections)
+        if (auto c = w.lock()) out.push_back(std::move(c));
+    return out;
 }
 
 std::shared_ptr<tool_handler> server_core::find(std::string_view name) const {

@@ -19,6 +19,7 @@ std::string_view to_string(registration_error e) noexcept {
         case registration_error::invalid_name: return "INVALID_TOOL_NAME";
         case registration_error::duplicate_name: return "DUPLICATE_TOOL_NAME";
         case registration_error::null_handler: return "NULL_HANDLER";
+        case registration_error::invalid_uri: return "INVALID_URI";
     }
     return "INVALID_TOOL_NAME";
 }
@@ -52,7 +53,7 @@ boost::system::result<void, registration_error> server::add_tool(std::shared_ptr
         for (auto& w : core_->connections)
             if (auto c = w.lock()) to_notify.push_back(std::move(c));
     }
-    for (auto& c : to_notify) c->notify_tools_changed();
+    for (auto& c : to_notify) c->notify_list_changed("notifications/tools/list_changed");
     return {};
 }
 
@@ -66,7 +67,7 @@ bool server::remove_tool(std::string_view name) {
         for (auto& w : core_->connections)
             if (auto c = w.lock()) to_notify.push_back(std::move(c));
     }
-    for (auto& c : to_notify) c->notify_tools_changed();
+    for (auto& c : to_notify) c->notify_list_changed("notifications/tools/list_changed");
     return true;
 }
 
@@ -181,6 +182,12 @@ void connection::close() {
             call->timer.cancel();
             call->signal.emit(boost::asio::cancellation_type::terminal);
         }
+        // Requests to the client no reply can reach any more.
+        for (auto& [id, p] : self->pending_) {
+            if (!p->outcome) p->outcome = client_request_error::cancelled;
+            p->timer.cancel();
+        }
+        self->pending_.clear();
     });
 }
 
@@ -217,6 +224,11 @@ void connection::send_error(const std::optional<rpc::request_id>& id, const rpc:
     }
 }
 
+void connection::answer(const rpc::request_id& id, const std::variant<boost::json::object, rpc::error_object>& a) {
+    if (const auto* err = std::get_if<rpc::error_object>(&a)) send_error(id, *err);
+    else send_result(id, std::get<boost::json::object>(a));
+}
+
 void connection::send_notification(std::string_view method, const boost::json::object& params,
                                    const message_route& route) {
     auto text = rpc::encode_notification(method, params);
@@ -227,10 +239,16 @@ void connection::send_notification(std::string_view method, const boost::json::o
     send_text(std::move(*text), route);
 }
 
-void connection::notify_tools_changed() {
-    boost::asio::post(strand_, [self = shared_from_this()] {
-        if (self->phase_ != phase::awaiting_initialize)
-            self->send_notification("notifications/tools/list_changed", {});
+void connection::notify_list_changed(std::string_view method) {
+    boost::asio::post(strand_, [self = shared_from_this(), m = std::string(method)] {
+        if (self->phase_ != phase::awaiting_initialize) self->send_notification(m, {});
+    });
+}
+
+void connection::notify_resource_updated(const std::string& uri) {
+    boost::asio::post(strand_, [self = shared_from_this(), uri] {
+        if (self->subscriptions_.count(uri))
+            self->send_notification("notifications/resources/updated", boost::json::object{{"uri", uri}});
     });
 }
 
@@ -252,8 +270,7 @@ void connection::handle(std::string text) {
     } else if (auto* n = std::get_if<rpc::notification>(&in->msg)) {
         handle_notification(*in, *n);
     } else {
-        // No server-to-client requests are issued yet, so no response is expected.
-        log(log_level::debug, "dropped a response to an unknown request");
+        on_response(std::get<rpc::response>(in->msg));
     }
 }
 
@@ -283,6 +300,14 @@ void connection::handle_request(rpc::inbound& in, rpc::request& req) {
     if (req.method == "tools/list") return on_tools_list(req);
     if (req.method == "tools/call") return on_tools_call(in, req);
     if (req.method == "logging/setLevel") return on_set_level(req);
+    if (req.method == "resources/list") return on_resources_list(req);
+    if (req.method == "resources/templates/list") return on_resource_templates_list(req);
+    if (req.method == "resources/read") return on_resources_read(req);
+    if (req.method == "resources/subscribe") return on_resources_subscribe(req, true);
+    if (req.method == "resources/unsubscribe") return on_resources_subscribe(req, false);
+    if (req.method == "prompts/list") return on_prompts_list(req);
+    if (req.method == "prompts/get") return on_prompts_get(req);
+    if (req.method == "completion/complete") return on_complete(req);
     send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found,
                                                "method not found: " + req.method));
 }
@@ -342,8 +367,17 @@ void connection::on_initialize(const rpc::request& req) {
     if (rules_.titles && !o.title.empty()) info["title"] = o.title;
     boost::json::object result;
     result["protocolVersion"] = rules_.version;
-    result["capabilities"] = boost::json::object{{"tools", boost::json::object{{"listChanged", true}}},
-                                                 {"logging", boost::json::object{}}};
+    boost::json::object capabilities{{"tools", boost::json::object{{"listChanged", true}}},
+                                     {"logging", boost::json::object{}}};
+    {
+        // Only what something is registered for (at the time of initialize).
+        std::lock_guard lock(core_->mu);
+        if (!core_->resources.empty() || !core_->templates.empty())
+            capabilities["resources"] = boost::json::object{{"subscribe", true}, {"listChanged", true}};
+        if (!core_->prompts.empty()) capabilities["prompts"] = boost::json::object{{"listChanged", true}};
+        if (!core_->completions.empty()) capabilities["completions"] = boost::json::object{};
+    }
+    result["capabilities"] = std::move(capabilities);
     result["serverInfo"] = std::move(info);
     if (!o.instructions.empty()) result["instructions"] = o.instructions;
     phase_ = phase::initializing;
@@ -353,12 +387,9 @@ void connection::on_initialize(const rpc::request& req) {
 
 void connection::on_tools_list(const rpc::request& req) {
     std::optional<std::string> cursor;
-    if (const auto* c = member(req.params, "cursor")) {
-        if (!c->is_string()) {
-            send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params, "cursor must be a string"));
-            return;
-        }
-        cursor = std::string(c->get_string());
+    if (!detail::read_cursor(req.params, cursor)) {
+        send_error(req.id, detail::invalid_params("cursor must be a string"));
+        return;
     }
     auto page = core_->list(cursor);
     if (!page) {

@@ -4,7 +4,11 @@
 
 #include <candor/mcp/server.hpp>
 
+#include <candor/jsonrpc/encode.hpp>
+
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
@@ -13,6 +17,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace candor::mcp::detail {
@@ -24,11 +30,44 @@ struct server_core {
 
     server_options opts;
 
-    // Guards `tools` and `connections` only; held for lookups and copies of shared pointers,
-    // never while a tool runs or a message is sent.
+    // Guards the registries and `connections` only; held for lookups and copies of shared
+    // pointers, never while a tool, reader or prompt runs or a message is sent.
     mutable std::mutex mu;
     std::map<std::string, std::shared_ptr<tool_handler>, std::less<>> tools;
     std::vector<std::weak_ptr<connection>> connections;
+
+    struct resource_entry {
+        resource_info info;
+        resource_reader read;
+    };
+    struct template_entry {
+        resource_template_info info;
+        resource_reader read;
+    };
+    struct prompt_entry {
+        prompt_info info;
+        prompt_function get;
+    };
+    std::map<std::string, std::shared_ptr<const resource_entry>, std::less<>> resources;  // by URI
+    std::map<std::string, std::shared_ptr<const template_entry>, std::less<>> templates;  // by template
+    std::map<std::string, std::shared_ptr<const prompt_entry>, std::less<>> prompts;      // by name
+    // by "p:" + prompt name or "r:" + URI template
+    std::map<std::string, std::shared_ptr<const completion_function>, std::less<>> completions;
+
+    /// Every live connection (copied out under the lock).
+    std::vector<std::shared_ptr<connection>> live_connections() const;
+
+    /// Add `entry` to `registry` under `key` and tell initialized clients with `list_changed`.
+    template <class Map, class Entry>
+    boost::system::result<void, registration_error> add_entry(Map& registry, std::string key, Entry entry,
+                                                              std::string_view list_changed) {
+        {
+            std::lock_guard lock(mu);
+            if (!registry.emplace(std::move(key), std::move(entry)).second) return registration_error::duplicate_name;
+        }
+        for (auto& c : live_connections()) c->notify_list_changed(list_changed);
+        return {};
+    }
 
     std::shared_ptr<tool_handler> find(std::string_view name) const;
 
@@ -44,6 +83,12 @@ struct server_core {
 /// `method` if it is one the server knows (a static string), else "other".
 std::string_view known_method(std::string_view method) noexcept;
 
+/// One page of `m` (a name-ordered map) after the cursor's position, under the lock.
+/// @return the entries and the next cursor; nothing for a cursor not issued for `list`
+template <class Map>
+std::optional<std::pair<std::vector<typename Map::mapped_type>, std::optional<std::string>>> page_of(
+    const Map& m, std::string_view list, const std::optional<std::string>& cursor, std::size_t size);
+
 /// The tool's `tools/list` entry under `rules`.
 boost::json::object describe(const tool_handler& tool, const protocol_rules& rules);
 
@@ -51,6 +96,31 @@ boost::json::object describe(const tool_handler& tool, const protocol_rules& rul
 /// when tools are added or removed between pages.
 std::string seal_list_cursor(std::string_view last_name);
 std::optional<std::string> open_list_cursor(std::string_view cursor);
+/// The same for another list (`list` names it, so a cursor of one list is refused by another);
+/// the key is any text up to 2048 bytes.
+std::string seal_cursor(std::string_view list, std::string_view last_key);
+std::optional<std::string> open_cursor(std::string_view list, std::string_view cursor);
+
+template <class Map>
+std::optional<std::pair<std::vector<typename Map::mapped_type>, std::optional<std::string>>> page_of(
+    const Map& m, std::string_view list, const std::optional<std::string>& cursor, std::size_t size) {
+    std::optional<std::string> after;
+    if (cursor) {
+        after = open_cursor(list, *cursor);
+        if (!after) return std::nullopt;
+    }
+    if (size == 0) size = 1;
+    std::vector<typename Map::mapped_type> out;
+    auto it = after ? m.upper_bound(*after) : m.begin();
+    std::string last;
+    for (; it != m.end() && out.size() < size; ++it) {
+        out.push_back(it->second);
+        last = it->first;
+    }
+    std::optional<std::string> next;
+    if (it != m.end()) next = seal_cursor(list, last);
+    return std::make_pair(std::move(out), std::move(next));
+}
 
 /// State of one tool call, shared by the connection (for cancellation and the answer), the
 /// call's coroutine and its `call_context`. Touched on the connection's strand only.
@@ -88,6 +158,101 @@ public:
 
     void send_progress(double done, std::optional<double> total, std::string message);
     void send_log(log_level level, std::string message, boost::json::object data);
+
+    /// Send `method` to the client on this call's route and register the wait for its reply
+    /// (client_request.cpp). @return the request's id and its pending entry, or why not
+    boost::system::result<std::pair<jsonrpc::request_id, std::shared_ptr<pending_reply>>, client_request_error>
+    send_request(const std::string& method, const boost::json::object& params, std::chrono::milliseconds timeout);
+    /// The wait for request `id` ended without a reply: forget it and send
+    /// `notifications/cancelled` for it.
+    void abandon_request(const jsonrpc::request_id& id, bool timed_out);
 };
 
+/// A request this server sent to the client, awaiting its reply. The awaiting coroutine
+/// sleeps on `timer` (expiring at the timeout); the reply, the connection closing or the
+/// call's cancellation wakes it. Touched on the connection's strand only.
+struct pending_reply {
+    explicit pending_reply(const boost::asio::strand<boost::asio::any_io_executor>& s) : timer(s) {}
+    boost::asio::steady_timer timer;
+    std::optional<boost::system::result<boost::json::object, client_request_error>> outcome;
+};
+
+/// What an exception says ("unknown exception" for one that is not a std::exception).
+std::string what_of(std::exception_ptr ep);
+
+/// A list method's answer: one page of `registry` (keyed by name) after `params.cursor`,
+/// `{<key>: [describe(entry)…], nextCursor?}`, or -32602 for a bad cursor.
+template <class Map, class Describe>
+std::variant<boost::json::object, jsonrpc::error_object> list_page(const server_core& core, const Map& registry,
+                                                                   const boost::json::object* params,
+                                                                   std::string_view list, std::string_view key,
+                                                                   Describe describe);
+
+/// `params[key]` if it is a string, else null.
+inline const boost::json::string* string_param(const boost::json::object* params, std::string_view key) {
+    const auto* v = params ? params->if_contains(key) : nullptr;
+    return v ? v->if_string() : nullptr;
+}
+
+/// `params.cursor` of a list request: nothing, or the text. @return false if it is not a string
+inline bool read_cursor(const boost::json::object* params, std::optional<std::string>& cursor) {
+    const auto* c = params ? params->if_contains("cursor") : nullptr;
+    if (!c) return true;
+    if (!c->is_string()) return false;
+    cursor = std::string(c->get_string());
+    return true;
+}
+
+/// A JSON-RPC error for a request (`-32602` and friends).
+inline jsonrpc::error_object invalid_params(std::string text) {
+    return jsonrpc::error_object::make(jsonrpc::error_code::invalid_params, std::move(text));
+}
+
 }  // namespace candor::mcp::detail
+
+namespace candor::mcp {
+
+template <class T, class F>
+void connection::answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op,
+                              F result_of) {
+    std::weak_ptr<connection> weak = weak_from_this();
+    boost::asio::co_spawn(
+        strand_, std::move(op),
+        boost::asio::bind_executor(strand_, [weak, id, what = std::move(what), result_of = std::move(result_of)](
+                                                std::exception_ptr ep, T value) mutable {
+            auto self = weak.lock();
+            if (!self) return;
+            if (ep) {
+                self->log(log_level::error, what + " threw: " + detail::what_of(ep));
+                self->send_error(id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
+                return;
+            }
+            self->answer(id, result_of(std::move(value)));
+        }));
+}
+
+namespace detail {
+
+template <class Map, class Describe>
+std::variant<boost::json::object, jsonrpc::error_object> list_page(const server_core& core, const Map& registry,
+                                                                   const boost::json::object* params,
+                                                                   std::string_view list, std::string_view key,
+                                                                   Describe describe) {
+    std::optional<std::string> cursor;
+    if (!read_cursor(params, cursor)) return invalid_params("cursor must be a string");
+    decltype(page_of(registry, list, cursor, 0)) page;
+    {
+        std::lock_guard lock(core.mu);
+        page = page_of(registry, list, cursor, core.opts.list_page_size);
+    }
+    if (!page) return invalid_params("invalid cursor: pass a nextCursor from an earlier list request");
+    boost::json::array items;
+    for (const auto& e : page->first) items.emplace_back(describe(e->info));
+    boost::json::object result{{key, std::move(items)}};
+    if (page->second) result["nextCursor"] = *page->second;
+    return result;
+}
+
+}  // namespace detail
+
+}  // namespace candor::mcp

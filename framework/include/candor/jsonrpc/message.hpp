@@ -27,6 +27,7 @@ enum class error_code : int {
     method_not_found = -32601,  ///< no such method
     invalid_params = -32602,    ///< the method's parameters are wrong (unknown tool, bad cursor…)
     internal_error = -32603,    ///< a bug on the server side
+    resource_not_found = -32002,  ///< MCP: `resources/read` (or subscribe) of an unknown URI
 };
 
 /// A request id: a string or an integer that fits in 64 bits signed.

@@ -8,10 +8,12 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/result.hpp>
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +58,15 @@ struct elicitation_result {
     boost::json::object content;
 };
 
+/// The client's answer to `sampling/createMessage`.
+struct sampling_result {
+    std::string role;  ///< "assistant" (or "user")
+    /// One content block (an object), or several (an array, 2025-11-25 tool use).
+    boost::json::value content;
+    std::string model;
+    std::string stop_reason;  ///< empty when the client gave none
+};
+
 namespace detail {
 class call_state;
 }
@@ -91,9 +102,12 @@ public:
     bool can_elicit() const noexcept;
     bool can_sample() const noexcept;
 
-    /// Send a request to the client on behalf of this call (on the call's stream over HTTP)
-    /// and await its reply. Waiting ends with the reply, the timeout, or the call's
-    /// cancellation, whichever comes first.
+    /// Send a request to the client on behalf of this call (on the call's stream over HTTP,
+    /// stdout over stdio) and await its reply. Waiting ends with the reply, the timeout, or the
+    /// call's cancellation (client, deadline, disconnect), whichever comes first; on timeout
+    /// or cancellation the client is sent `notifications/cancelled` for the request.
+    /// `elicitation/create`, `sampling/createMessage` and `roots/list` are refused with
+    /// `not_supported` (nothing is sent) unless the client declared the matching capability.
     /// @return the reply's `result`, or why there is none
     boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>>
     request_client(std::string method, boost::json::object params,
@@ -103,6 +117,16 @@ public:
     /// (nothing is sent) unless the client declared the capability.
     boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>>
     elicit(std::string message, boost::json::object requested_schema,
+           std::chrono::milliseconds timeout = std::chrono::minutes(5));
+
+    /// `sampling/createMessage`: ask the client's model. Refused with `not_supported` (nothing
+    /// is sent) unless the client declared the capability.
+    /// @param messages `SamplingMessage`s (`{role, content}`)
+    /// @param max_tokens `maxTokens`
+    /// @param options further request fields (`systemPrompt`, `temperature`,
+    ///        `modelPreferences`, …), sent as given
+    boost::asio::awaitable<boost::system::result<sampling_result, client_request_error>>
+    sample(boost::json::array messages, std::int64_t max_tokens, boost::json::object options = {},
            std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
     const mcp::principal& caller() const noexcept;

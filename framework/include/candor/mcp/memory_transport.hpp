@@ -38,9 +38,10 @@ public:
     /// triggered without waiting).
     void notify(std::string_view method, boost::json::object params = {});
 
-    /// `initialize` (with `version`) followed by `notifications/initialized`.
+    /// `initialize` (with `version` and the client `capabilities`, e.g. `{"elicitation":{}}`)
+    /// followed by `notifications/initialized`.
     /// @return the initialize response
-    boost::json::value initialize(std::string_view version = "2025-11-25");
+    boost::json::value initialize(std::string_view version = "2025-11-25", boost::json::object capabilities = {});
 
     /// Send a raw text and run until a message with this id — or, for `null`, any error with a
     /// null id — arrives. @return that message

@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// The MCP server: identity, tool registry, and connections.
+/// The MCP server: identity, the registries of tools, resources, prompts and completions, and
+/// connections.
 ///
 /// A transport is a thin adapter. For every client it calls `server::connect` with an executor
 /// and a function that delivers outbound message texts, then feeds each inbound message text
@@ -11,9 +12,12 @@
 #include <candor/json/intake.hpp>
 #include <candor/jsonrpc/message.hpp>
 #include <candor/mcp/call_context.hpp>
+#include <candor/mcp/completion.hpp>
 #include <candor/mcp/logging.hpp>
 #include <candor/mcp/observer.hpp>
+#include <candor/mcp/prompt.hpp>
 #include <candor/mcp/protocol.hpp>
+#include <candor/mcp/resource.hpp>
 #include <candor/mcp/tool.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -26,11 +30,13 @@
 #include <cstddef>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+#include <variant>
 
 namespace candor::mcp {
 
@@ -50,6 +56,10 @@ struct server_options {
     std::size_t max_calls_in_flight = 16;
     /// Tools per `tools/list` page.
     std::size_t tools_page_size = 100;
+    /// Resources, resource templates and prompts per list page.
+    std::size_t list_page_size = 100;
+    /// Resources one connection may subscribe to at once; more get -32602.
+    std::size_t max_subscriptions = 1000;
     /// Client log level until it sends `logging/setLevel`.
     log_level client_log_level = log_level::info;
     /// The server's own log (defaults to stderr). Called from whatever thread runs a
@@ -60,11 +70,12 @@ struct server_options {
     std::vector<std::shared_ptr<call_observer>> observers;
 };
 
-/// Why a tool could not be registered.
+/// Why a tool, resource, prompt or completion could not be registered.
 enum class registration_error {
-    invalid_name,    ///< not 1–128 characters of [A-Za-z0-9_.-]
-    duplicate_name,  ///< a tool with this name is already registered
+    invalid_name,    ///< not 1–128 characters of [A-Za-z0-9_.-] (a resource: empty name)
+    duplicate_name,  ///< one with this name (URI, URI template) is already registered
     null_handler,    ///< no handler given
+    invalid_uri,     ///< not a valid resource URI or level-1 URI template
 };
 std::string_view to_string(registration_error e) noexcept;
 [[noreturn]] void throw_exception_from_error(registration_error e, const boost::source_location& loc);
@@ -90,6 +101,7 @@ struct connection_options {
 namespace detail {
 struct server_core;
 class call_state;
+struct pending_reply;
 }  // namespace detail
 
 /// One client's session with the server. Created by `server::connect`; shared between the
@@ -119,6 +131,7 @@ public:
 private:
     friend class server;
     friend class detail::call_state;
+    friend struct detail::server_core;
     struct call_entry;
     /// What observers need to know about a call besides its answer.
     struct call_origin {
@@ -157,7 +170,22 @@ private:
                            const message_route& route = {});
     void send_text(std::string text, const message_route& route = {});
     void log(log_level l, std::string_view text) const;
-    void notify_tools_changed();
+    void notify_list_changed(std::string_view method);
+    void notify_resource_updated(const std::string& uri);
+    void on_response(jsonrpc::response& r);
+    // resources, prompts, completion (resource.cpp, prompt.cpp, completion.cpp)
+    void on_resources_list(const jsonrpc::request& req);
+    void on_resource_templates_list(const jsonrpc::request& req);
+    void on_resources_read(const jsonrpc::request& req);
+    void on_resources_subscribe(const jsonrpc::request& req, bool subscribe);
+    void on_prompts_list(const jsonrpc::request& req);
+    void on_prompts_get(const jsonrpc::request& req);
+    void on_complete(const jsonrpc::request& req);
+    /// Send a result object or a JSON-RPC error.
+    void answer(const jsonrpc::request_id& id, const std::variant<boost::json::object, jsonrpc::error_object>& a);
+    /// Answer `id` with what `result_of` makes of the awaited value, or -32603 if it throws.
+    template <class T, class F>
+    void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of);
 
     std::shared_ptr<detail::server_core> core_;
     boost::asio::strand<boost::asio::any_io_executor> strand_;
@@ -175,6 +203,10 @@ private:
     call_origin current_;
     std::string_view current_method_;
     std::map<std::string, unsigned, std::less<>> repair_streak_;
+    /// Requests this server sent to the client (elicitation, sampling) awaiting a reply.
+    std::map<jsonrpc::request_id, std::shared_ptr<detail::pending_reply>> pending_;
+    std::int64_t next_outbound_id_ = 1;
+    std::set<std::string, std::less<>> subscriptions_;
 };
 
 /// An MCP server. Tools can be added and removed at any time; connected clients are told
@@ -193,6 +225,28 @@ public:
     /// Unregister a tool; calls already running finish. Thread-safe.
     /// @return true if a tool of that name existed
     bool remove_tool(std::string_view name);
+
+    /// Register a fixed resource; its URI is its key. Thread-safe; connected clients get
+    /// `notifications/resources/list_changed`.
+    boost::system::result<void, registration_error> add_resource(resource_info info, resource_reader read);
+    /// Register a resource template; `resources/read` of a URI that matches no fixed resource
+    /// goes to the first template (in template order) that matches it.
+    boost::system::result<void, registration_error> add_resource_template(resource_template_info info,
+                                                                          resource_reader read);
+    /// Unregister a fixed resource or a template (by URI or URI template). Thread-safe.
+    bool remove_resource(std::string_view uri_or_template);
+    /// Send `notifications/resources/updated` to every connection subscribed to `uri`.
+    /// Thread-safe.
+    void notify_resource_updated(std::string_view uri);
+
+    /// Register a prompt. Thread-safe; connected clients get
+    /// `notifications/prompts/list_changed`.
+    boost::system::result<void, registration_error> add_prompt(prompt_info info, prompt_function get);
+    bool remove_prompt(std::string_view name);
+
+    /// Register the completer of a prompt's arguments or a template's variables (one per
+    /// ref). A prompt or template without one completes to no values. Thread-safe.
+    boost::system::result<void, registration_error> add_completion(completion_ref ref, completion_function fn);
 
     /// The tool's `tools/list` entry as the latest protocol version shows it, or null.
     boost::json::value describe_tool(std::string_view name) const;

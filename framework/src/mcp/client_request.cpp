@@ -1,0 +1,192 @@
+// Requests from the server to the client on behalf of a tool call (elicitation, sampling):
+// the outbound id, the pending-reply table of the connection, and routing the client's reply
+// (a separate inbound message; over HTTP a separate POST) back to the awaiting coroutine.
+//
+// Everything here runs on the connection's strand: the tool's coroutine does (it was spawned
+// there), and so does `connection::handle`, which delivers replies. No locks.
+
+// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (strand
+// executors); library code instantiated here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+#include "server_core.hpp"
+
+#include <candor/json/document.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace candor::mcp {
+
+namespace rpc = jsonrpc;
+
+namespace {
+
+// The capability a client must declare before the server may send it `method`; empty for
+// methods that need none (ping).
+std::string_view capability_for(std::string_view method) noexcept {
+    if (method == "elicitation/create") return "elicitation";
+    if (method == "sampling/createMessage") return "sampling";
+    if (method == "roots/list") return "roots";
+    return {};
+}
+
+}  // namespace
+
+void connection::on_response(rpc::response& r) {
+    if (!r.id) {
+        // The client could not read one of our messages; nothing to route it to.
+        log(log_level::warning, "the client answered an unreadable message with an error" +
+                                    (r.error ? ": " + r.error->message : std::string()));
+        return;
+    }
+    auto it = pending_.find(*r.id);
+    if (it == pending_.end()) {
+        // Late (after a timeout or cancellation) or never asked: dropped, never answered.
+        log(log_level::debug, "dropped a response to an unknown or abandoned request");
+        return;
+    }
+    auto p = it->second;
+    pending_.erase(it);
+    if (r.error) {
+        log(log_level::info, "the client refused a request (JSON-RPC error " + std::to_string(r.error->code) + ")");
+        p->outcome = client_request_error::rejected;
+    } else if (r.result && r.result->is_object()) {
+        // Out of the inbound document's arena: the result outlives the message.
+        p->outcome = json::detach(*r.result).as_object();
+    } else {
+        p->outcome = client_request_error::malformed_reply;
+    }
+    p->timer.cancel();
+}
+
+bool call_context::can_elicit() const noexcept {
+    return state_->session.client_capabilities.contains("elicitation");
+}
+bool call_context::can_sample() const noexcept {
+    return state_->session.client_capabilities.contains("sampling");
+}
+
+namespace detail {
+
+boost::system::result<std::pair<rpc::request_id, std::shared_ptr<pending_reply>>, client_request_error>
+call_state::send_request(const std::string& method, const boost::json::object& params,
+                         std::chrono::milliseconds timeout) {
+    const auto needed = capability_for(method);
+    if (!needed.empty() && !session.client_capabilities.contains(needed)) return client_request_error::not_supported;
+    auto c = conn.lock();
+    if (!c || c->closed_ || cancelled || answered) return client_request_error::cancelled;
+    // Per connection, never reused; the client's own request ids are a separate space.
+    const rpc::request_id id(c->next_outbound_id_++);
+    auto text = rpc::encode_request(id, method, params);
+    if (!text) {
+        // The tool put something unserializable (NaN) into the params: its bug.
+        c->log(log_level::error, "tool " + tool_name + ": request " + method + " could not be serialized");
+        return client_request_error::malformed_reply;
+    }
+    auto p = std::make_shared<pending_reply>(c->strand_);
+    p->timer.expires_after(timeout);
+    c->pending_.emplace(id, p);
+    c->send_text(std::move(*text), route);
+    return std::make_pair(id, std::move(p));
+}
+
+void call_state::abandon_request(const rpc::request_id& id, bool timed_out) {
+    auto c = conn.lock();
+    if (!c) return;
+    c->pending_.erase(id);
+    // Tell the client to stop working on it; a late reply is dropped.
+    boost::json::object params{{"requestId", id.to_json()},
+                               {"reason", timed_out ? "timed out" : "the tool call was cancelled"}};
+    c->send_notification("notifications/cancelled", params, route);
+}
+
+}  // namespace detail
+
+boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>>
+call_context::request_client(std::string method, boost::json::object params, std::chrono::milliseconds timeout) {
+    auto state = state_;
+    auto sent = state->send_request(method, params, timeout);
+    if (!sent) co_return sent.error();
+    auto id = sent->first;
+    auto p = sent->second;
+    // Woken by the reply (which cancels the timer), the timeout, or the call's cancellation
+    // (which reaches this wait through the coroutine's cancellation slot; the connection
+    // closing cancels the call too).
+    auto [ec] = co_await p->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (p->outcome) co_return *p->outcome;
+    const bool timed_out = !ec;
+    state->abandon_request(id, timed_out);
+    if (timed_out) co_return client_request_error::timeout;
+    co_return client_request_error::cancelled;
+}
+
+boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>>
+call_context::elicit(std::string message, boost::json::object requested_schema, std::chrono::milliseconds timeout) {
+    if (!can_elicit()) co_return client_request_error::not_supported;
+    boost::json::object params;
+    params["message"] = std::move(message);
+    params["requestedSchema"] = std::move(requested_schema);
+    std::string method("elicitation/create");
+    auto reply = co_await request_client(std::move(method), std::move(params), timeout);
+    if (!reply) co_return reply.error();
+    const auto* action = reply->if_contains("action");
+    if (!action || !action->is_string()) co_return client_request_error::malformed_reply;
+    // No string literals as temporaries in this coroutine: GCC 12 refuses them in some
+    // positions ("array used as initializer").
+    const std::string_view name = action->get_string();
+    elicitation_result r;
+    if (name == std::string_view("accept")) {
+        r.action = elicitation_action::accept;
+        if (const auto* content = reply->if_contains("content")) {
+            if (!content->is_object()) co_return client_request_error::malformed_reply;
+            r.content = content->get_object();
+        }
+    } else if (name == std::string_view("decline")) {
+        r.action = elicitation_action::decline;
+    } else if (name == std::string_view("cancel")) {
+        r.action = elicitation_action::cancel;
+    } else {
+        co_return client_request_error::malformed_reply;
+    }
+    co_return r;
+}
+
+boost::asio::awaitable<boost::system::result<sampling_result, client_request_error>>
+call_context::sample(boost::json::array messages, std::int64_t max_tokens, boost::json::object options,
+                     std::chrono::milliseconds timeout) {
+    if (!can_sample()) co_return client_request_error::not_supported;
+    boost::json::object params(std::move(options));
+    params["messages"] = std::move(messages);
+    params["maxTokens"] = max_tokens;
+    std::string method("sampling/createMessage");
+    auto reply = co_await request_client(std::move(method), std::move(params), timeout);
+    if (!reply) co_return reply.error();
+    const std::string_view role_key("role"), content_key("content"), model_key("model"), stop_key("stopReason");
+    const auto* role = reply->if_contains(role_key);
+    const auto* content = reply->if_contains(content_key);
+    const auto* model = reply->if_contains(model_key);
+    if (!role || !role->is_string() || !content || !(content->is_object() || content->is_array()) || !model ||
+        !model->is_string())
+        co_return client_request_error::malformed_reply;
+    sampling_result r;
+    r.role = role->get_string();
+    r.content = *content;
+    r.model = model->get_string();
+    if (const auto* stop = reply->if_contains(stop_key); stop && stop->is_string()) r.stop_reason = stop->get_string();
+    co_return r;
+}
+
+std::string_view to_string(client_request_error e) noexcept {
+    switch (e) {
+        case client_request_error::not_supported: return "not_supported";
+        case client_request_error::timeout: return "timeout";
+        case client_request_error::cancelled: return "cancelled";
+        case client_request_error::rejected: return "rejected";
+        case client_request_error::malformed_reply: return "malformed_reply";
+    }
+    return "unknown";
+}
+
+}  // namespace candor::mcp

@@ -1,0 +1,287 @@
+// Resources: URI and URI-template rules, the registry, and the connection's `resources/*`
+// methods (list with paging, templates/list, read, subscribe/unsubscribe).
+
+// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (strand
+// executors); library code instantiated here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+#include "server_core.hpp"
+
+#include <boost/asio/post.hpp>
+
+namespace candor::mcp {
+
+namespace rpc = jsonrpc;
+
+namespace {
+
+constexpr std::size_t max_uri_bytes = 2048;
+
+bool is_alpha(char c) noexcept { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+// `scheme:` per RFC 3986 (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"), then anything
+// without control bytes or spaces.
+bool has_uri_shape(std::string_view s) noexcept {
+    if (s.empty() || s.size() > max_uri_bytes || !is_alpha(s.front())) return false;
+    const auto colon = s.find(':');
+    if (colon == std::string_view::npos) return false;
+    for (std::size_t i = 1; i < colon; ++i) {
+        const char c = s[i];
+        if (!is_alpha(c) && !is_digit(c) && c != '+' && c != '-' && c != '.') return false;
+    }
+    for (unsigned char c : s)
+        if (c <= 0x20 || c == 0x7f) return false;
+    return true;
+}
+
+// A template split into alternating literals and variable names: literals[i] comes before
+// names[i]; literals has one more element than names.
+struct template_parts {
+    std::vector<std::string_view> literals;
+    std::vector<std::string_view> names;
+};
+
+std::optional<template_parts> split_template(std::string_view t) {
+    template_parts parts;
+    std::size_t pos = 0;
+    for (;;) {
+        const auto open = t.find('{', pos);
+        const auto stray = t.find('}', pos);
+        if (open == std::string_view::npos) {
+            if (stray != std::string_view::npos) return std::nullopt;
+            parts.literals.push_back(t.substr(pos));
+            return parts;
+        }
+        if (stray < open) return std::nullopt;
+        const auto close = t.find('}', open);
+        if (close == std::string_view::npos) return std::nullopt;
+        const auto name = t.substr(open + 1, close - open - 1);
+        if (name.empty() || name.size() > 64) return std::nullopt;
+        for (char c : name)
+            if (!is_alpha(c) && !is_digit(c) && c != '_') return std::nullopt;
+        // Two variables in a row would make the split between them ambiguous.
+        if (!parts.names.empty() && open == pos) return std::nullopt;
+        parts.literals.push_back(t.substr(pos, open - pos));
+        parts.names.push_back(name);
+        pos = close + 1;
+    }
+}
+
+boost::json::object describe_resource(const resource_info& r, const protocol_rules& rules) {
+    boost::json::object o{{"uri", r.uri}, {"name", r.name}};
+    if (rules.titles && !r.title.empty()) o["title"] = r.title;
+    if (!r.description.empty()) o["description"] = r.description;
+    if (!r.mime_type.empty()) o["mimeType"] = r.mime_type;
+    if (r.size) o["size"] = *r.size;
+    return o;
+}
+
+boost::json::object describe_template(const resource_template_info& r, const protocol_rules& rules) {
+    boost::json::object o{{"uriTemplate", r.uri_template}, {"name", r.name}};
+    if (rules.titles && !r.title.empty()) o["title"] = r.title;
+    if (!r.description.empty()) o["description"] = r.description;
+    if (!r.mime_type.empty()) o["mimeType"] = r.mime_type;
+    return o;
+}
+
+rpc::error_object not_found(std::string_view uri) {
+    return rpc::error_object::make(rpc::error_code::resource_not_found, "resource not found",
+                                   boost::json::value(boost::json::object{{"uri", uri}}));
+}
+
+}  // namespace
+
+bool is_valid_resource_uri(std::string_view uri) noexcept {
+    return has_uri_shape(uri) && uri.find('{') == std::string_view::npos && uri.find('}') == std::string_view::npos;
+}
+
+bool is_valid_uri_template(std::string_view uri_template) noexcept {
+    return has_uri_shape(uri_template) && split_template(uri_template).has_value();
+}
+
+std::optional<uri_variables> match_uri_template(std::string_view uri_template, std::string_view uri) {
+    auto parts = split_template(uri_template);
+    if (!parts) return std::nullopt;
+    const auto& lits = parts->literals;
+    if (uri.substr(0, lits.front().size()) != lits.front()) return std::nullopt;
+    std::size_t pos = lits.front().size();
+    uri_variables vars;
+    for (std::size_t i = 0; i < parts->names.size(); ++i) {
+        const auto next = lits[i + 1];
+        const bool last = i + 1 == parts->names.size();
+        std::size_t end;
+        if (last && next.empty()) {
+            end = uri.size();
+        } else if (last) {
+            // The final literal must end the URI.
+            if (uri.size() < pos + next.size() || uri.substr(uri.size() - next.size()) != next) return std::nullopt;
+            end = uri.size() - next.size();
+        } else {
+            end = uri.find(next, pos);
+            if (end == std::string_view::npos) return std::nullopt;
+        }
+        const auto value = uri.substr(pos, end - pos);
+        if (value.empty() || value.find('/') != std::string_view::npos) return std::nullopt;
+        vars.emplace(std::string(parts->names[i]), std::string(value));
+        pos = end + next.size();
+    }
+    if (pos != uri.size()) return std::nullopt;
+    return vars;
+}
+
+resource_contents resource_contents::of_text(std::string uri, std::string mime_type, std::string text) {
+    resource_contents c;
+    c.uri = std::move(uri);
+    c.mime_type = std::move(mime_type);
+    c.text = std::move(text);
+    return c;
+}
+
+resource_contents resource_contents::of_blob(std::string uri, std::string mime_type, std::string base64) {
+    resource_contents c;
+    c.uri = std::move(uri);
+    c.mime_type = std::move(mime_type);
+    c.blob = std::move(base64);
+    c.binary = true;
+    return c;
+}
+
+boost::json::object resource_contents::to_json() const {
+    boost::json::object o{{"uri", uri}};
+    if (!mime_type.empty()) o["mimeType"] = mime_type;
+    if (binary) o["blob"] = blob;
+    else o["text"] = text;
+    return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// registry
+
+namespace {
+
+bool valid_resource_name(std::string_view name) noexcept { return !name.empty() && name.size() <= 256; }
+
+}  // namespace
+
+constexpr std::string_view resources_changed = "notifications/resources/list_changed";
+
+boost::system::result<void, registration_error> server::add_resource(resource_info info, resource_reader read) {
+    if (!read) return registration_error::null_handler;
+    if (!is_valid_resource_uri(info.uri)) return registration_error::invalid_uri;
+    if (!valid_resource_name(info.name)) return registration_error::invalid_name;
+    auto key = info.uri;
+    return core_->add_entry(core_->resources, std::move(key),
+                            std::make_shared<const detail::server_core::resource_entry>(
+                                detail::server_core::resource_entry{std::move(info), std::move(read)}),
+                            resources_changed);
+}
+
+boost::system::result<void, registration_error> server::add_resource_template(resource_template_info info,
+                                                                              resource_reader read) {
+    if (!read) return registration_error::null_handler;
+    if (!is_valid_uri_template(info.uri_template)) return registration_error::invalid_uri;
+    if (!valid_resource_name(info.name)) return registration_error::invalid_name;
+    auto key = info.uri_template;
+    return core_->add_entry(core_->templates, std::move(key),
+                            std::make_shared<const detail::server_core::template_entry>(
+                                detail::server_core::template_entry{std::move(info), std::move(read)}),
+                            resources_changed);
+}
+
+bool server::remove_resource(std::string_view uri_or_template) {
+    {
+        std::lock_guard lock(core_->mu);
+        auto r = core_->resources.find(uri_or_template);
+        if (r != core_->resources.end()) {
+            core_->resources.erase(r);
+        } else {
+            auto t = core_->templates.find(uri_or_template);
+            if (t == core_->templates.end()) return false;
+            core_->templates.erase(t);
+        }
+    }
+    for (auto& c : core_->live_connections()) c->notify_list_changed(resources_changed);
+    return true;
+}
+
+void server::notify_resource_updated(std::string_view uri) {
+    const std::string u(uri);
+    for (auto& c : core_->live_connections()) c->notify_resource_updated(u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// connection: resources/*
+
+void connection::on_resources_list(const rpc::request& req) {
+    answer(req.id, detail::list_page(*core_, core_->resources, req.params, "resources", "resources",
+                                     [&](const resource_info& i) { return describe_resource(i, rules_); }));
+}
+
+void connection::on_resource_templates_list(const rpc::request& req) {
+    answer(req.id, detail::list_page(*core_, core_->templates, req.params, "templates", "resourceTemplates",
+                                     [&](const resource_template_info& i) { return describe_template(i, rules_); }));
+}
+
+namespace {
+
+// The reader for `uri` and the request it gets: a fixed resource first, then the first
+// matching template in template order.
+std::optional<std::pair<resource_reader, resource_request>> find_reader(const detail::server_core& core,
+                                                                        std::string_view uri) {
+    std::lock_guard lock(core.mu);
+    resource_request rr;
+    rr.uri = std::string(uri);
+    if (auto it = core.resources.find(uri); it != core.resources.end()) return std::make_pair(it->second->read, std::move(rr));
+    for (const auto& [tmpl, entry] : core.templates) {
+        if (auto vars = match_uri_template(tmpl, uri)) {
+            rr.variables = std::move(*vars);
+            return std::make_pair(entry->read, std::move(rr));
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+void connection::on_resources_read(const rpc::request& req) {
+    const auto* uri = detail::string_param(req.params, "uri");
+    if (!uri) return send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
+    if (!is_valid_resource_uri(*uri)) return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    auto found = find_reader(*core_, *uri);
+    if (!found) return send_error(req.id, not_found(*uri));
+    auto& [read, rr] = *found;
+    rr.caller = opts_.caller;
+    rr.session = session_;
+    // The reader's request lives in the coroutine frame; the function is copied in too.
+    auto op = [](resource_reader fn, resource_request r) -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
+        co_return co_await fn(r);
+    }(std::move(read), std::move(rr));
+    answer_async(req.id, "resource reader for " + std::string(*uri), std::move(op),
+                 [u = std::string(*uri)](std::optional<std::vector<resource_contents>> contents)
+                     -> std::variant<boost::json::object, rpc::error_object> {
+                     if (!contents) return not_found(u);
+                     boost::json::array items;
+                     for (const auto& c : *contents) items.emplace_back(c.to_json());
+                     return boost::json::object{{"contents", std::move(items)}};
+                 });
+}
+
+void connection::on_resources_subscribe(const rpc::request& req, bool subscribe) {
+    const auto* uri = detail::string_param(req.params, "uri");
+    if (!uri) return send_error(req.id, detail::invalid_params("params.uri (a string) is required"));
+    if (!subscribe) {
+        if (auto it = subscriptions_.find(std::string_view(*uri)); it != subscriptions_.end()) subscriptions_.erase(it);
+        return send_result(req.id, boost::json::object{});
+    }
+    if (!is_valid_resource_uri(*uri)) return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    if (!find_reader(*core_, *uri)) return send_error(req.id, not_found(*uri));
+    if (!subscriptions_.count(std::string_view(*uri)) && subscriptions_.size() >= core_->opts.max_subscriptions)
+        return send_error(req.id, detail::invalid_params("this session already has " +
+                                                         std::to_string(subscriptions_.size()) + " subscriptions"));
+    subscriptions_.emplace(*uri);
+    send_result(req.id, boost::json::object{});
+}
+
+}  // namespace candor::mcp
