@@ -18,6 +18,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <gtest/gtest.h>
 
@@ -325,3 +326,144 @@ TEST(HttpPolicy, SessionIdsAreDistinctVisibleAscii) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Requests from a tool to the client over Streamable HTTP, and stream limits
+
+namespace {
+
+std::string elicitation_answer(const boost::system::result<mcp::elicitation_result, mcp::client_request_error>& r) {
+    if (!r) return std::string(mcp::to_string(r.error()));
+    return boost::json::serialize(r->content);
+}
+
+mcp::content_result text_content(std::string t) {
+    return mcp::content_result{array{object{{"type", "text"}, {"text", std::move(t)}}}};
+}
+
+object name_schema() { return {{"type", "object"}, {"properties", object{{"name", object{{"type", "string"}}}}}}; }
+
+void add_ask_tool(mcp::server& srv) {
+    srv.add_tool(mcp::make_content_tool(mcp::tool_info("ask", "Asks the user for a name."),
+                                        [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                                            auto r = co_await ctx.elicit(std::string("Name?"), name_schema());
+                                            co_return text_content(elicitation_answer(r));
+                                        }))
+        .value();
+}
+
+// Initialize declaring the elicitation capability. @return the session id
+std::string initialize_eliciting(const client& c) {
+    auto r = c.post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+                    R"("capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}})");
+    EXPECT_EQ(r.status, 200u) << r.body;
+    const auto id = r.header("Mcp-Session-Id");
+    EXPECT_EQ(c.post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status, 202u);
+    return id;
+}
+
+// A POST whose response is read as it arrives.
+struct open_post {
+    net::io_context ioc;
+    tcp::socket socket{ioc};
+    std::string received;
+
+    open_post(std::uint16_t port, const std::string& session, const std::string& body) {
+        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+        const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                 "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " +
+                                 session + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        net::write(socket, net::buffer(head));
+    }
+    // Read until `text` has arrived. @return false if the stream ended first
+    bool read_until(std::string_view text) {
+        char buf[4096];
+        while (received.find(text) == std::string::npos) {
+            boost::system::error_code ec;
+            const auto n = socket.read_some(net::buffer(buf), ec);
+            if (ec) return false;
+            received.append(buf, n);
+        }
+        return true;
+    }
+};
+
+}  // namespace
+
+TEST_F(HttpFixture, ElicitationTravelsOnTheCallsStreamAndThePostedReplyReachesTheTool) {
+    start();
+    add_ask_tool(*srv_);
+    const auto session = initialize_eliciting(c_);
+    open_post call(c_.port, session, call_body(5, "ask"));
+    ASSERT_TRUE(call.read_until("elicitation/create"));
+    ASSERT_TRUE(call.read_until("\n\n"));
+    EXPECT_NE(call.received.find("text/event-stream"), std::string::npos);
+    auto messages = sse_messages(call.received.substr(call.received.find("\r\n\r\n")));
+    ASSERT_EQ(messages.size(), 1u) << call.received;
+    EXPECT_EQ(messages[0].at("params").at("message"), "Name?");
+    // The reply is a separate POST on the same session: accepted with 202, no body.
+    object reply{{"jsonrpc", "2.0"},
+                 {"id", messages[0].at("id")},
+                 {"result", object{{"action", "accept"}, {"content", object{{"name", "Ada"}}}}}};
+    auto ack = c_.post(boost::json::serialize(reply), {{"Mcp-Session-Id", session}});
+    EXPECT_EQ(ack.status, 202u);
+    EXPECT_TRUE(ack.body.empty());
+    ASSERT_TRUE(call.read_until("0\r\n\r\n"));
+    messages = sse_messages(call.received.substr(call.received.find("\r\n\r\n")));
+    ASSERT_EQ(messages.size(), 2u) << call.received;
+    EXPECT_EQ(messages[1].at("id"), 5);
+    EXPECT_EQ(messages[1].at("result").at("content").at(0).at("text"), R"({"name":"Ada"})");
+}
+
+TEST_F(HttpFixture, ElicitationWithoutTheCapabilityIsNotSupportedAndNothingIsStreamed) {
+    start();
+    add_ask_tool(*srv_);
+    const auto session = c_.initialize();  // no capabilities
+    auto r = c_.post(call_body(5, "ask"), {{"Mcp-Session-Id", session}});
+    ASSERT_EQ(r.status, 200u);
+    EXPECT_EQ(r.header("Content-Type"), "application/json");
+    EXPECT_EQ(parse(r.body).at("result").at("content").at(0).at("text"), "not_supported");
+}
+
+TEST_F(HttpFixture, StatelessModeCannotElicit) {
+    candor::transport::http_options opts;
+    opts.stateless = true;
+    start(opts);
+    add_ask_tool(*srv_);
+    // No session can carry the reply, so the capability is never assumed.
+    auto r = c_.post(call_body(1, "ask"), {{"MCP-Protocol-Version", "2025-11-25"}});
+    ASSERT_EQ(r.status, 200u) << r.body;
+    EXPECT_EQ(parse(r.body).at("result").at("content").at(0).at("text"), "not_supported");
+}
+
+TEST_F(HttpFixture, GetStreamsPerSessionAreBounded) {
+    start();
+    const auto session = c_.initialize();
+    net::io_context ioc;
+    tcp::socket first(ioc);
+    first.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), c_.port));
+    const std::string get = "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: " +
+                            session + "\r\n\r\n";
+    net::write(first, net::buffer(get));
+    boost::beast::flat_buffer buf;
+    http::response_parser<http::empty_body> head;
+    http::read_header(first, buf, head);
+    EXPECT_EQ(head.get().result_int(), 200u);
+    // The default bound is one GET stream per session.
+    auto second = c_.send(http::verb::get, "/mcp", "", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}});
+    EXPECT_EQ(second.status, 409u);
+    EXPECT_EQ(parse(second.body).at("error").at("data").at("code"), "TOO_MANY_STREAMS");
+}
+
+TEST_F(HttpFixture, CorsIsNotNeededAndNotOffered) {
+    start();
+    // A same-machine client with an allowed Origin is served without any CORS exchange, and
+    // the server grants no cross-origin access.
+    auto r = c_.post(initialize_body(), {{"Origin", "http://127.0.0.1:5173"}});
+    EXPECT_EQ(r.status, 200u);
+    EXPECT_TRUE(r.header("Access-Control-Allow-Origin").empty());
+    auto preflight = c_.send(http::verb::options, "/mcp", "",
+                             {{"Origin", "http://127.0.0.1:5173"}, {"Access-Control-Request-Method", "POST"}});
+    EXPECT_EQ(preflight.status, 405u);
+    EXPECT_TRUE(preflight.header("Access-Control-Allow-Origin").empty());
+}
