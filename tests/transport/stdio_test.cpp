@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -157,4 +159,109 @@ TEST(Stdio, CrLfLineEndingsAreAccepted) {
     auto r = run_stdio(*srv, R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\r\n");
     ASSERT_NE(find_id(r, 1), nullptr);
     EXPECT_TRUE(find_id(r, 1)->as_object().contains("result"));
+}
+
+namespace {
+
+// Reads the server's stdout line by line while the test writes the client's side.
+struct line_reader {
+    int fd;
+    std::string pending;
+    // The next line, or nothing at end of output.
+    std::optional<std::string> next() {
+        char buf[4096];
+        for (;;) {
+            if (const auto nl = pending.find('\n'); nl != std::string::npos) {
+                auto line = pending.substr(0, nl);
+                pending.erase(0, nl + 1);
+                return line;
+            }
+            const auto n = ::read(fd, buf, sizeof buf);
+            if (n <= 0) return std::nullopt;
+            pending.append(buf, static_cast<std::size_t>(n));
+        }
+    }
+};
+
+void write_all(int fd, std::string_view text) {
+    while (!text.empty()) {
+        const auto n = ::write(fd, text.data(), text.size());
+        if (n <= 0) return;
+        text.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+candor::mcp::content_result answer_text(std::string t) {
+    return candor::mcp::content_result{boost::json::array{boost::json::object{{"type", "text"}, {"text", std::move(t)}}}};
+}
+
+boost::json::object colour_schema() {
+    return {{"type", "object"}, {"properties", boost::json::object{{"colour", boost::json::object{{"type", "string"}}}}}};
+}
+
+std::string describe_reply(const boost::system::result<candor::mcp::elicitation_result, candor::mcp::client_request_error>& r) {
+    if (!r) return std::string(candor::mcp::to_string(r.error()));
+    return boost::json::serialize(r->content);
+}
+
+}  // namespace
+
+TEST(Stdio, ElicitationGoesToStdoutAndTheReplyOnStdinReachesTheTool) {
+    candor::mcp::server srv;
+    srv.add_tool(candor::mcp::make_content_tool(
+                     candor::mcp::tool_info("ask", "Asks for a colour."),
+                     [](const boost::json::object&, candor::mcp::call_context& ctx)
+                         -> boost::asio::awaitable<candor::mcp::content_result> {
+                         auto r = co_await ctx.elicit(std::string("Colour?"), colour_schema(), std::chrono::seconds(20));
+                         co_return answer_text(describe_reply(r));
+                     }))
+        .value();
+    int in[2];
+    int out[2];
+    ASSERT_EQ(::pipe(in), 0);
+    ASSERT_EQ(::pipe(out), 0);
+    candor::transport::stdio_options opts;
+    opts.input_fd = in[0];
+    opts.output_fd = out[1];
+    opts.handle_signals = false;
+    std::thread server([&] {
+        candor::transport::serve_stdio(srv, opts);
+        ::close(out[1]);
+    });
+    write_all(in[1], R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+                     R"("capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}})"
+                     "\n"
+                     R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                     "\n"
+                     R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}})"
+                     "\n");
+    line_reader reader{out[0], {}};
+    boost::json::value request;
+    boost::json::value answer;
+    while (auto line = reader.next()) {
+        auto doc = candor::json::parse(*line);
+        ASSERT_TRUE(doc) << *line;
+        auto msg = candor::json::detach(doc->root());
+        const auto& o = msg.as_object();
+        if (o.contains("method") && o.contains("id")) {
+            request = msg;
+            boost::json::object reply{{"jsonrpc", "2.0"}, {"id", o.at("id")},
+                                      {"result", boost::json::object{{"action", "accept"}, {"content", boost::json::object{{"colour", "teal"}}}}}};
+            write_all(in[1], boost::json::serialize(reply) + "\n");
+        } else if (o.contains("id") && o.at("id") == 2) {
+            answer = msg;
+            break;
+        }
+    }
+    ::close(in[1]);
+    while (reader.next()) {
+    }
+    server.join();
+    ::close(in[0]);
+    ::close(out[0]);
+    ASSERT_TRUE(request.is_object());
+    EXPECT_EQ(request.at("method"), "elicitation/create");
+    EXPECT_EQ(request.at("params").at("message"), "Colour?");
+    ASSERT_TRUE(answer.is_object());
+    EXPECT_EQ(answer.at("result").at("content").at(0).at("text"), R"({"colour":"teal"})");
 }
