@@ -467,3 +467,19 @@ TEST_F(HttpFixture, CorsIsNotNeededAndNotOffered) {
     EXPECT_EQ(preflight.status, 405u);
     EXPECT_TRUE(preflight.header("Access-Control-Allow-Origin").empty());
 }
+
+TEST_F(HttpFixture, CancellingACallWhileItWaitsForTheClientEndsItsStreamWithoutAResponse) {
+    start();
+    add_ask_tool(*srv_);
+    const auto session = initialize_eliciting(c_);
+    open_post call(c_.port, session, call_body(6, "ask"));
+    ASSERT_TRUE(call.read_until("elicitation/create"));
+    auto cancel = c_.post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}})",
+                          {{"Mcp-Session-Id", session}});
+    EXPECT_EQ(cancel.status, 202u);
+    ASSERT_TRUE(call.read_until("0\r\n\r\n"));
+    for (const auto& m : sse_messages(call.received.substr(call.received.find("\r\n\r\n"))))
+        EXPECT_FALSE(m.as_object().contains("result")) << boost::json::serialize(m);
+    // The session still serves.
+    EXPECT_EQ(c_.post(R"({"jsonrpc":"2.0","id":7,"method":"ping"})", {{"Mcp-Session-Id", session}}).status, 200u);
+}

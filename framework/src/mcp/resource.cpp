@@ -258,7 +258,7 @@ void connection::on_resources_read(const rpc::request& req) {
     auto op = [](resource_reader fn, resource_request r) -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
         co_return co_await fn(r);
     }(std::move(read), std::move(rr));
-    answer_async(req.id, "resource reader for " + std::string(*uri), std::move(op),
+    answer_async(req.id, "a resource reader", std::move(op),
                  [u = std::string(*uri)](std::optional<std::vector<resource_contents>> contents)
                      -> std::variant<boost::json::object, rpc::error_object> {
                      if (!contents) return not_found(u);
