@@ -273,7 +273,8 @@ void connection::on_resources_subscribe(const rpc::request& req, bool subscribe)
     if (!uri) return send_error(req.id, detail::invalid_params("params.uri (a string) is required"));
     if (!subscribe) {
         if (auto it = subscriptions_.find(std::string_view(*uri)); it != subscriptions_.end()) subscriptions_.erase(it);
-        return send_result(req.id, boost::json::object{});
+        send_result(req.id, boost::json::object{});
+        return;
     }
     if (!is_valid_resource_uri(*uri)) return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
     if (!find_reader(*core_, *uri)) return send_error(req.id, not_found(*uri));
