@@ -276,6 +276,8 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
 
     if (http_only_flag && !http) return usage_error("--stateless, --tokens, --allow-origin, --threads and --ops-token need --http");
     if (stdio && http) return usage_error("choose one of --stdio and --http");
+    const bool will_run = http || stdio || !positional.empty();
+    if (will_run && opts.prepare && !opts.prepare()) return 1;
     // Operators' observers: only when serving (tools/check never answer a client).
     ops::admin_options admin;
     if (journal && (stdio || http)) {
@@ -305,7 +307,9 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     }
     if (stdio) {
         if (!positional.empty()) return usage_error("--stdio takes no command");
-        return transport::serve_stdio(srv);
+        transport::stdio_options stdio_opts;
+        stdio_opts.connection.caller = opts.stdio_caller;
+        return transport::serve_stdio(srv, stdio_opts);
     }
     if (positional.empty()) {
         print_help(srv, opts, argv[0], std::cerr);

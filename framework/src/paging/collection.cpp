@@ -162,6 +162,15 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     ce::scope sc{name, visibility_of(req.caller), std::string(to_string(source_->snapshots()))};
     const std::size_t size = std::clamp<std::size_t>(req.page_size.value_or(opts_.default_page_size), 1, opts_.max_page_size);
 
+    if (opts_.check_query) {
+        auto issues = opts_.check_query(req.query);
+        if (!issues.empty()) {
+            out.result = ce::failure(std::move(issues));
+            out.result.covering(sc);
+            co_return out;
+        }
+    }
+
     // Every page that is not an error says what it is, even when nothing could be read.
     auto page_extension = [&](std::size_t returned, const std::string& snapshot) {
         return boost::json::object{

@@ -34,6 +34,13 @@ struct app_options {
     /// One-line description for --help.
     std::string summary;
     std::vector<extra_option> options;
+    /// The caller of every tool call over `--stdio` (stdio has no authentication of its own:
+    /// whoever starts the process is the caller). Empty: anonymous.
+    mcp::principal stdio_caller;
+    /// Runs once the whole command line is parsed (every `extra_option` applied) and before
+    /// any command: open what the flags name, register the tools that depend on them. Return
+    /// false (and say why on stderr) to exit with status 1.
+    std::function<bool()> prepare;
 };
 
 /// Parse the command line and do what it says.

@@ -87,6 +87,10 @@ struct collection_options {
     std::function<steady_time()> steady_clock;
     /// JSON Schema of one item (`data` is an array of them).
     boost::json::value item_schema = true;
+    /// Checks the query (the arguments without the paging controls) beyond the schema, before
+    /// any cursor is opened or anything read — e.g. a filter language's rules. Issues make an
+    /// error envelope (their paths point into the arguments). Optional.
+    std::function<issue_list(const boost::json::object& query)> check_query;
 };
 
 /// One page asked for in-process (by `call`, or by an aggregation).
