@@ -1,0 +1,86 @@
+#pragma once
+/// @file
+/// Mount a SQL table as a searchable, pageable collection tool in one registration call.
+///
+/// @code
+/// candor::sql_collection::collection_spec spec;
+/// spec.table = tickets_table;                       // fields, key; created with create_table
+/// spec.limits = {.max_depth = 2, .max_nodes = 60};
+/// server.add_tool(candor::sql_collection::make_collection(
+///     db, std::move(spec),
+///     candor::mcp::tool_info("search_tickets", "Search helpdesk tickets."), paging_options)).value();
+/// @endcode
+///
+/// The tool takes `filter` (the filter language of filter.hpp), `page_size`, `cursor` (and
+/// `deadline_ms` when the paging options accept it). Pages are keyset pages ordered by the
+/// table's key, over a pinned snapshot (the change-sequence layout of table.hpp), so a complete
+/// walk earns a snapshot token. A visibility filter per principal restricts what a caller
+/// sees; when it hides rows that the query would otherwise match, every page says
+/// `VISIBILITY_RESTRICTED` (never which rows).
+
+#include <candor/paging/collection.hpp>
+#include <candor/paging/source.hpp>
+#include <candor/sql_collection/database.hpp>
+#include <candor/sql_collection/filter.hpp>
+#include <candor/sql_collection/table.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace candor::sql_collection {
+
+struct collection_spec {
+    table_spec table;
+    filter_limits limits;
+    /// The rows a principal may see, as a filter over the table (trusted: written by the
+    /// server author); nothing: every row. Unset: every principal sees every row.
+    std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility;
+    /// Name of the filter argument added to the tool's schema; empty: none (then
+    /// `query_filter` derives the filter from the tool's own arguments).
+    std::string filter_argument = "filter";
+    /// The filter for a query (the arguments without paging controls). Default: the
+    /// `filter_argument` member, or `{}` when absent. A custom one is trusted like `visibility`.
+    std::function<boost::json::value(const boost::json::object& query)> query_filter;
+    /// Names the source in `SOURCE_UNAVAILABLE` (default: the table name).
+    std::string source_name;
+};
+
+/// The data source of a SQL collection (usable on its own, e.g. under `paging::fan_out`).
+class sql_source final : public paging::data_source {
+public:
+    sql_source(std::shared_ptr<sql_database> db, collection_spec spec);
+
+    std::string_view name() const noexcept override { return name_; }
+    paging::snapshot_mode snapshots() const noexcept override { return paging::snapshot_mode::pinned; }
+    boost::asio::awaitable<boost::system::result<std::string, paging::source_error>> open_snapshot(
+        const boost::json::object& query, const mcp::principal& caller) override;
+    boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::source_error>> fetch(
+        const paging::fetch_request& request) override;
+
+    /// The filter check the tool runs before any page (issues point under `/filter`).
+    issue_list check(const boost::json::object& query) const;
+    const collection_spec& spec() const noexcept { return spec_; }
+
+private:
+    std::shared_ptr<sql_database> db_;
+    collection_spec spec_;
+    std::string name_;
+    std::string columns_;
+
+    sql_condition compile_trusted_or_checked(const boost::json::object& query) const;
+};
+
+/// The collection tool: `info`'s input schema gets `filter` (described from the table),
+/// `opts` gets the filter check and the item schema, the ordering is the table's key.
+std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_database> db, collection_spec spec,
+                                                         mcp::tool_info info, paging::collection_options opts);
+
+/// JSON Schema of one item of the table (every field, typed).
+boost::json::object item_schema(const table_spec& table);
+
+}  // namespace candor::sql_collection

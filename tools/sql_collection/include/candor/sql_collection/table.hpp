@@ -1,0 +1,87 @@
+#pragma once
+/// @file
+/// A table as a collection sees it: its allow-listed fields (the only names that ever reach
+/// SQL text), its unique sort key, and the versioned layout that gives pinned snapshots.
+///
+/// **Pinned snapshots: change-sequence columns.** Every row version carries `candor_from` (the
+/// sequence number that created it) and `candor_to` (the one that replaced it; NULL while
+/// current). A write takes the next number of the table's sequence (table
+/// `candor_sql_sequence`), closes the current version and inserts the new one in one
+/// transaction. A walk's snapshot is the sequence number current at its first page, and every
+/// page reads `candor_from <= s AND (candor_to IS NULL OR candor_to > s)`: the same rows, with
+/// the same values, however the table changes meanwhile. Old versions stay (no purge yet), so a
+/// snapshot never disappears.
+
+#include <candor/sql_collection/database.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace candor::sql_collection {
+
+/// Column types a filter understands. `date` is text in `YYYY-MM-DD` form (compares as text).
+enum class field_type { text, integer, number, boolean, date };
+std::string_view to_string(field_type t) noexcept;
+
+struct field {
+    /// [a-z_][a-z0-9_]{0,62}: used as the column name, the item member and the filter name.
+    std::string name;
+    field_type type = field_type::text;
+    /// May hold null (filters may ask `{"f": null}` / `{"f": {"ne": null}}`).
+    bool nullable = false;
+    /// Shown to the model in the tool's description of `filter`.
+    std::string description;
+};
+
+struct table_spec {
+    /// [a-z_][a-z0-9_]{0,62}
+    std::string table;
+    std::vector<field> fields;
+    /// The unique sort key (a text or integer field, not nullable): keyset pages go by it.
+    std::string key;
+
+    /// @throws std::invalid_argument for names outside the patterns, a missing or nullable key
+    void validate() const;
+    const field* find(std::string_view name) const noexcept;
+};
+
+/// Create the table (versioned layout), its indexes and the sequence row if missing.
+boost::system::result<void, db_error> create_table(sql_database& db, const table_spec& spec);
+
+/// Current sequence number of the table (the snapshot a new walk reads).
+boost::system::result<std::int64_t, db_error> current_sequence(sql_database& db, const table_spec& spec);
+
+/// Insert new rows (one new sequence number for the batch). Each row holds every field.
+/// Runs in its own transaction unless called inside one.
+boost::system::result<void, db_error> insert_rows(sql_database& db, const table_spec& spec,
+                                                  const std::vector<boost::json::object>& rows);
+
+/// The current version of the row with `key`, or nothing.
+boost::system::result<std::optional<boost::json::object>, db_error> read_current(sql_database& db,
+                                                                                const table_spec& spec,
+                                                                                const boost::json::value& key);
+
+/// Write a new version of the row with `key` with `changes` applied (members must be fields,
+/// not the key). Call inside `sql_database::transaction` together with the read that justified
+/// it. @return false when there is no current row with that key
+boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec,
+                                                 const boost::json::value& key, const boost::json::object& changes);
+
+namespace detail {
+/// A JSON value as a bound parameter for a field (booleans as 0/1).
+sql_value to_sql(const boost::json::value& v);
+/// A column value as the item's JSON for a field.
+boost::json::value to_json(const sql_value& v, field_type t);
+/// `"name"` (names are validated, so quoting is a formality that keeps keywords usable).
+std::string quoted(std::string_view name);
+/// The row-version condition of a snapshot: two parameters, both the snapshot number.
+std::string in_snapshot();
+}  // namespace detail
+
+}  // namespace candor::sql_collection

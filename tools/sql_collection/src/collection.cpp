@@ -1,0 +1,178 @@
+#include <candor/sql_collection/collection.hpp>
+
+#include <charconv>
+#include <stdexcept>
+
+namespace candor::sql_collection {
+
+namespace {
+
+paging::source_error unavailable(const db_error& e) {
+    return paging::source_error{paging::source_error::kind::unavailable, e.message, {}};
+}
+
+std::optional<std::int64_t> parse_snapshot(const std::string& s) {
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || p != s.data() + s.size() || v < 0) return std::nullopt;
+    return v;
+}
+
+boost::json::value filter_of(const collection_spec& spec, const boost::json::object& query) {
+    if (spec.query_filter) return spec.query_filter(query);
+    if (const auto* f = query.if_contains(spec.filter_argument); f && !spec.filter_argument.empty()) return *f;
+    return boost::json::object{};
+}
+
+// Trusted filters (visibility, custom query filters) that do not compile are the author's bug.
+sql_condition compile_trusted(const boost::json::value& f, const collection_spec& spec) {
+    filter_limits generous = spec.limits;
+    generous.max_depth = std::max<std::size_t>(generous.max_depth, 8);
+    generous.max_nodes = std::max<std::size_t>(generous.max_nodes, 10'000);
+    generous.max_in = std::max<std::size_t>(generous.max_in, 10'000);
+    auto c = compile_filter(f, spec.table, generous, "");
+    if (!c) throw std::logic_error("sql_collection: a server-side filter does not compile: " + c.error().front().message);
+    return std::move(*c);
+}
+
+void append(std::vector<sql_value>& to, const std::vector<sql_value>& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+}  // namespace
+
+sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
+    : db_(std::move(db)), spec_(std::move(spec)) {
+    if (!db_) throw std::invalid_argument("sql_collection: no database");
+    spec_.table.validate();
+    name_ = spec_.source_name.empty() ? spec_.table.table : spec_.source_name;
+    for (const auto& f : spec_.table.fields) columns_ += (columns_.empty() ? "" : ", ") + detail::quoted(f.name);
+}
+
+issue_list sql_source::check(const boost::json::object& query) const {
+    if (spec_.query_filter || spec_.filter_argument.empty()) return {};
+    const auto* f = query.if_contains(spec_.filter_argument);
+    if (!f) return {};
+    auto c = compile_filter(*f, spec_.table, spec_.limits, "/" + spec_.filter_argument);
+    if (!c) return std::move(c.error());
+    return {};
+}
+
+boost::asio::awaitable<boost::system::result<std::string, paging::source_error>> sql_source::open_snapshot(
+    const boost::json::object&, const mcp::principal&) {
+    auto seq = current_sequence(*db_, spec_.table);
+    if (!seq) co_return unavailable(seq.error());
+    co_return std::to_string(*seq);
+}
+
+boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::source_error>> sql_source::fetch(
+    const paging::fetch_request& request) {
+    const auto snapshot = parse_snapshot(request.snapshot);
+    if (!snapshot)
+        co_return paging::source_error{paging::source_error::kind::snapshot_gone, "unreadable snapshot id", {}};
+
+    const auto filter = compile_trusted_or_checked(request.query);
+    std::optional<sql_condition> vis;
+    if (spec_.visibility)
+        if (auto v = spec_.visibility(request.caller)) vis = compile_trusted(*v, spec_);
+
+    const auto table = detail::quoted(spec_.table.table);
+    const auto key = detail::quoted(spec_.table.key);
+    const auto& key_field = *spec_.table.find(spec_.table.key);
+
+    // Rows in scope for this caller, after the cursor's key, in key order.
+    std::string sql = "SELECT " + columns_ + " FROM " + table + " WHERE " + detail::in_snapshot() + " AND " + filter.sql;
+    std::vector<sql_value> params{*snapshot, *snapshot};
+    append(params, filter.params);
+    if (vis) {
+        sql += " AND " + vis->sql;
+        append(params, vis->params);
+    }
+    if (request.after) {
+        const auto& last = request.after->back();
+        const bool key_is_text = key_field.type == field_type::text;
+        if (key_is_text != last.is_string() || (!key_is_text && !last.is_int64()))
+            co_return paging::source_error{paging::source_error::kind::snapshot_gone, "cursor key of another type", {}};
+        sql += " AND " + key + " > ?";
+        params.push_back(detail::to_sql(last));
+    }
+    sql += " ORDER BY " + key + " LIMIT ?";
+    params.emplace_back(static_cast<std::int64_t>(request.limit));
+
+    paging::fetch_result out;
+    const auto& fields = spec_.table.fields;
+    auto r = db_->query(sql, params, [&](const sql_row& row) {
+        boost::json::object item;
+        for (std::size_t i = 0; i < fields.size(); ++i) item[fields[i].name] = detail::to_json(row[i], fields[i].type);
+        out.items.emplace_back(std::move(item));
+        ++out.items_scanned;
+        if (std::chrono::steady_clock::now() >= request.deadline) {
+            out.out_of_time = true;
+            return false;
+        }
+        return true;
+    });
+    if (!r) co_return unavailable(r.error());
+
+    // Rows the query matches that this caller cannot see: say that they exist, not which.
+    if (vis) {
+        std::string hidden = "SELECT EXISTS(SELECT 1 FROM " + table + " WHERE " + detail::in_snapshot() + " AND " +
+                             filter.sql + " AND (" + vis->sql + ") IS NOT 1)";
+        std::vector<sql_value> hp{*snapshot, *snapshot};
+        append(hp, filter.params);
+        append(hp, vis->params);
+        auto h = db_->query(hidden, hp, [&](const sql_row& row) {
+            const auto* i = std::get_if<std::int64_t>(&row[0]);
+            out.hidden_in_scope = i && *i != 0;
+            return false;
+        });
+        if (!h) co_return unavailable(h.error());
+    }
+    co_return out;
+}
+
+sql_condition sql_source::compile_trusted_or_checked(const boost::json::object& query) const {
+    const auto f = filter_of(spec_, query);
+    if (spec_.query_filter) return compile_trusted(f, spec_);
+    auto c = compile_filter(f, spec_.table, spec_.limits, "/" + spec_.filter_argument);
+    // The collection ran `check` before the first read; a query that fails here is a bug.
+    if (!c) throw std::logic_error("sql_collection: an unchecked filter reached the source");
+    return std::move(*c);
+}
+
+boost::json::object item_schema(const table_spec& table) {
+    boost::json::object props;
+    boost::json::array required;
+    for (const auto& f : table.fields) {
+        boost::json::value type;
+        switch (f.type) {
+        case field_type::text:
+        case field_type::date: type = "string"; break;
+        case field_type::integer: type = "integer"; break;
+        case field_type::number: type = "number"; break;
+        case field_type::boolean: type = "boolean"; break;
+        }
+        if (f.nullable) type = boost::json::array{type, "null"};
+        boost::json::object p{{"type", type}};
+        if (!f.description.empty()) p["description"] = f.description;
+        props[f.name] = std::move(p);
+        required.emplace_back(f.name);
+    }
+    return {{"type", "object"}, {"properties", std::move(props)}, {"required", std::move(required)}};
+}
+
+std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_database> db, collection_spec spec,
+                                                         mcp::tool_info info, paging::collection_options opts) {
+    auto source = std::make_shared<sql_source>(std::move(db), std::move(spec));
+    const auto& s = source->spec();
+    if (!s.filter_argument.empty() && !s.query_filter) {
+        auto& props = info.input_schema["properties"];
+        if (!props.is_object()) props = boost::json::object{};
+        props.get_object()[s.filter_argument] =
+            boost::json::object{{"type", "object"}, {"description", describe_filter(s.table, s.limits)}};
+    }
+    opts.item_schema = item_schema(s.table);
+    opts.check_query = [source](const boost::json::object& query) { return source->check(query); };
+    paging::ordering order{{s.table.key}};
+    return std::make_shared<paging::collection_tool>(std::move(info), std::move(order), source, std::move(opts));
+}
+
+}  // namespace candor::sql_collection

@@ -1,0 +1,97 @@
+#include <candor/sql_collection/database.hpp>
+
+#include <mutex>
+#include <stdexcept>
+
+namespace candor::sql_collection {
+
+void throw_exception_from_error(const db_error& e, const boost::source_location&) {
+    throw std::runtime_error("sql_collection: " + e.message);
+}
+
+namespace {
+
+class sqlite_database final : public sql_database {
+public:
+    explicit sqlite_database(sqlite::database db) : db_(std::move(db)) {}
+
+    boost::system::result<void, db_error> query(std::string_view sql, std::span<const sql_value> params,
+                                                const std::function<bool(const sql_row&)>& on_row) override {
+        std::lock_guard lock(mutex_);
+        return query_locked(sql, params, on_row);
+    }
+
+    boost::system::result<std::int64_t, db_error> execute(std::string_view sql,
+                                                          std::span<const sql_value> params) override {
+        std::lock_guard lock(mutex_);
+        auto r = query_locked(sql, params, [](const sql_row&) { return true; });
+        if (!r) return r.error();
+        return db_.changes();
+    }
+
+    boost::system::result<void, db_error> transaction(
+        const std::function<boost::system::result<void, db_error>(sql_database&)>& work) override {
+        std::lock_guard lock(mutex_);
+        auto tx = sqlite::transaction::begin(db_);
+        if (!tx) return db_error{tx.error().message};
+        // An exception from `work` unwinds through the transaction's destructor (rollback).
+        auto r = work(*this);
+        if (!r) return r;
+        if (auto c = tx->commit(); !c) return db_error{c.error().message};
+        return {};
+    }
+
+private:
+    sqlite::database db_;
+    // Held for one statement, or for a whole transaction (recursive: the statements `work`
+    // runs inside a transaction take it again on the same thread).
+    std::recursive_mutex mutex_;
+
+    boost::system::result<void, db_error> query_locked(std::string_view sql, std::span<const sql_value> params,
+                                                       const std::function<bool(const sql_row&)>& on_row) {
+        auto st = db_.prepare(sql);
+        if (!st) return db_error{st.error().message};
+        int index = 1;
+        for (const auto& p : params) {
+            std::visit(
+                [&](const auto& v) {
+                    using T = std::decay_t<decltype(v)>;
+                    if constexpr (std::is_same_v<T, std::nullptr_t>) st->bind_null(index);
+                    else st->bind(index, v);
+                },
+                p);
+            ++index;
+        }
+        const int columns = st->column_count();
+        sql_row row(static_cast<std::size_t>(columns));
+        sqlite::error failure;
+        while (st->step(failure)) {
+            for (int c = 0; c < columns; ++c) {
+                auto& cell = row[static_cast<std::size_t>(c)];
+                switch (st->type(c)) {
+                case sqlite::value_type::integer: cell = st->integer(c); break;
+                case sqlite::value_type::real: cell = st->real(c); break;
+                case sqlite::value_type::text:
+                case sqlite::value_type::blob: cell = std::string(st->text(c)); break;
+                case sqlite::value_type::null: cell = nullptr; break;
+                }
+            }
+            if (!on_row(row)) return {};
+        }
+        if (failure.code != 0) return db_error{failure.message};
+        return {};
+    }
+};
+
+}  // namespace
+
+boost::system::result<std::shared_ptr<sql_database>, db_error> open_sqlite(const std::string& path) {
+    auto db = sqlite::database::open(path);
+    if (!db) return db_error{db.error().message};
+    if (path != ":memory:") {
+        if (auto r = db->exec("PRAGMA journal_mode=WAL"); !r) return db_error{r.error().message};
+    }
+    return std::shared_ptr<sql_database>(std::make_shared<sqlite_database>(std::move(*db)));
+}
+
+}  // namespace candor::sql_collection

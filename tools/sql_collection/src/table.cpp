@@ -1,0 +1,236 @@
+#include <candor/sql_collection/table.hpp>
+
+#include <stdexcept>
+
+namespace candor::sql_collection {
+
+std::string_view to_string(field_type t) noexcept {
+    switch (t) {
+    case field_type::text: return "text";
+    case field_type::integer: return "integer";
+    case field_type::number: return "number";
+    case field_type::boolean: return "boolean";
+    case field_type::date: return "date";
+    }
+    return "text";
+}
+
+namespace {
+
+bool valid_name(std::string_view n) noexcept {
+    if (n.empty() || n.size() > 63) return false;
+    if (!((n[0] >= 'a' && n[0] <= 'z') || n[0] == '_')) return false;
+    for (char c : n)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return !n.starts_with("candor_");
+}
+
+std::string_view column_type(field_type t) noexcept {
+    switch (t) {
+    case field_type::integer:
+    case field_type::boolean: return "INTEGER";
+    case field_type::number: return "REAL";
+    case field_type::text:
+    case field_type::date: return "TEXT";
+    }
+    return "TEXT";
+}
+
+}  // namespace
+
+void table_spec::validate() const {
+    if (!valid_name(table)) throw std::invalid_argument("sql_collection: invalid table name '" + table + "'");
+    if (fields.empty()) throw std::invalid_argument("sql_collection: a table needs fields");
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (!valid_name(fields[i].name) || fields[i].name == "and" || fields[i].name == "or")
+            throw std::invalid_argument("sql_collection: invalid field name '" + fields[i].name + "'");
+        for (std::size_t j = 0; j < i; ++j)
+            if (fields[j].name == fields[i].name)
+                throw std::invalid_argument("sql_collection: duplicate field '" + fields[i].name + "'");
+    }
+    const auto* k = find(key);
+    if (!k || k->nullable || (k->type != field_type::text && k->type != field_type::integer))
+        throw std::invalid_argument("sql_collection: the key must be a non-nullable text or integer field");
+}
+
+const field* table_spec::find(std::string_view name) const noexcept {
+    for (const auto& f : fields)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+namespace detail {
+
+sql_value to_sql(const boost::json::value& v) {
+    switch (v.kind()) {
+    case boost::json::kind::null: return nullptr;
+    case boost::json::kind::bool_: return std::int64_t{v.get_bool() ? 1 : 0};
+    case boost::json::kind::int64: return v.get_int64();
+    case boost::json::kind::uint64: return static_cast<std::int64_t>(v.get_uint64());  // range-checked by callers
+    case boost::json::kind::double_: return v.get_double();
+    case boost::json::kind::string: return std::string(v.get_string());
+    default: throw std::logic_error("sql_collection: not a scalar");
+    }
+}
+
+boost::json::value to_json(const sql_value& v, field_type t) {
+    if (std::holds_alternative<std::nullptr_t>(v)) return nullptr;
+    switch (t) {
+    case field_type::boolean:
+        if (const auto* i = std::get_if<std::int64_t>(&v)) return *i != 0;
+        break;
+    case field_type::integer:
+        if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+        break;
+    case field_type::number:
+        if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+        if (const auto* d = std::get_if<double>(&v)) return *d;
+        break;
+    case field_type::text:
+    case field_type::date:
+        if (const auto* s = std::get_if<std::string>(&v)) return boost::json::string(*s);
+        break;
+    }
+    throw std::logic_error("sql_collection: a column holds a value of another type than its field");
+}
+
+std::string quoted(std::string_view name) { return "\"" + std::string(name) + "\""; }
+
+std::string in_snapshot() { return "candor_from <= ? AND (candor_to IS NULL OR candor_to > ?)"; }
+
+}  // namespace detail
+
+boost::system::result<void, db_error> create_table(sql_database& db, const table_spec& spec) {
+    spec.validate();
+    std::string cols;
+    for (const auto& f : spec.fields) {
+        cols += detail::quoted(f.name) + " " + std::string(column_type(f.type));
+        if (!f.nullable) cols += " NOT NULL";
+        cols += ", ";
+    }
+    const auto t = detail::quoted(spec.table);
+    const auto k = detail::quoted(spec.key);
+    const std::string statements[] = {
+        "CREATE TABLE IF NOT EXISTS candor_sql_sequence(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS " + t + "(" + cols + "candor_from INTEGER NOT NULL, candor_to INTEGER)",
+        "CREATE INDEX IF NOT EXISTS " + detail::quoted(spec.table + "_key_version") + " ON " + t + "(" + k +
+            ", candor_from)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS " + detail::quoted(spec.table + "_key_current") + " ON " + t + "(" + k +
+            ") WHERE candor_to IS NULL",
+    };
+    for (const auto& s : statements)
+        if (auto r = db.execute(s, {}); !r) return r.error();
+    const sql_value name[] = {spec.table};
+    if (auto r = db.execute("INSERT OR IGNORE INTO candor_sql_sequence(name, value) VALUES(?, 0)", name); !r)
+        return r.error();
+    return {};
+}
+
+boost::system::result<std::int64_t, db_error> current_sequence(sql_database& db, const table_spec& spec) {
+    std::int64_t value = -1;
+    const sql_value name[] = {spec.table};
+    auto r = db.query("SELECT value FROM candor_sql_sequence WHERE name = ?", name, [&](const sql_row& row) {
+        if (const auto* i = std::get_if<std::int64_t>(&row[0])) value = *i;
+        return false;
+    });
+    if (!r) return r.error();
+    if (value < 0) return db_error{"no sequence for table '" + spec.table + "' (create_table first)"};
+    return value;
+}
+
+namespace {
+
+boost::system::result<std::int64_t, db_error> next_sequence(sql_database& db, const table_spec& spec) {
+    const sql_value name[] = {spec.table};
+    if (auto r = db.execute("UPDATE candor_sql_sequence SET value = value + 1 WHERE name = ?", name); !r)
+        return r.error();
+    return current_sequence(db, spec);
+}
+
+}  // namespace
+
+boost::system::result<void, db_error> insert_rows(sql_database& db, const table_spec& spec,
+                                                  const std::vector<boost::json::object>& rows) {
+    std::string cols;
+    std::string marks;
+    for (const auto& f : spec.fields) {
+        cols += detail::quoted(f.name) + ", ";
+        marks += "?, ";
+    }
+    const std::string sql =
+        "INSERT INTO " + detail::quoted(spec.table) + "(" + cols + "candor_from) VALUES(" + marks + "?)";
+    return db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {
+        auto seq = next_sequence(tx, spec);
+        if (!seq) return seq.error();
+        std::vector<sql_value> params;
+        for (const auto& row : rows) {
+            params.clear();
+            for (const auto& f : spec.fields) {
+                const auto* v = row.if_contains(f.name);
+                params.push_back(v ? detail::to_sql(*v) : sql_value{nullptr});
+            }
+            params.emplace_back(*seq);
+            if (auto r = tx.execute(sql, params); !r) return r.error();
+        }
+        return {};
+    });
+}
+
+boost::system::result<std::optional<boost::json::object>, db_error> read_current(sql_database& db,
+                                                                                const table_spec& spec,
+                                                                                const boost::json::value& key) {
+    std::string cols;
+    for (const auto& f : spec.fields) cols += (cols.empty() ? "" : ", ") + detail::quoted(f.name);
+    const std::string sql = "SELECT " + cols + " FROM " + detail::quoted(spec.table) + " WHERE " +
+                            detail::quoted(spec.key) + " = ? AND candor_to IS NULL";
+    const sql_value params[] = {detail::to_sql(key)};
+    std::optional<boost::json::object> out;
+    auto r = db.query(sql, params, [&](const sql_row& row) {
+        boost::json::object o;
+        for (std::size_t i = 0; i < spec.fields.size(); ++i)
+            o[spec.fields[i].name] = detail::to_json(row[i], spec.fields[i].type);
+        out = std::move(o);
+        return false;
+    });
+    if (!r) return r.error();
+    return out;
+}
+
+boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec, const boost::json::value& key,
+                                                 const boost::json::object& changes) {
+    for (const auto& kv : changes) {
+        const auto* f = spec.find(kv.key());
+        if (!f || f->name == spec.key)
+            throw std::invalid_argument("sql_collection: update_row cannot change '" + std::string(kv.key()) + "'");
+    }
+    auto seq = next_sequence(db, spec);
+    if (!seq) return seq.error();
+    const auto t = detail::quoted(spec.table);
+    const auto k = detail::quoted(spec.key);
+    const sql_value close_params[] = {*seq, detail::to_sql(key)};
+    auto closed = db.execute("UPDATE " + t + " SET candor_to = ? WHERE " + k + " = ? AND candor_to IS NULL", close_params);
+    if (!closed) return closed.error();
+    if (*closed == 0) return false;
+    // Copy the closed version, with the changed fields taken from parameters.
+    std::string cols;
+    std::string select;
+    std::vector<sql_value> params;
+    for (const auto& f : spec.fields) {
+        cols += detail::quoted(f.name) + ", ";
+        if (const auto* v = changes.if_contains(f.name)) {
+            select += "?, ";
+            params.push_back(detail::to_sql(*v));
+        } else {
+            select += detail::quoted(f.name) + ", ";
+        }
+    }
+    params.emplace_back(*seq);
+    params.push_back(detail::to_sql(key));
+    params.emplace_back(*seq);
+    const std::string sql = "INSERT INTO " + t + "(" + cols + "candor_from) SELECT " + select + "? FROM " + t +
+                            " WHERE " + k + " = ? AND candor_to = ?";
+    if (auto r = db.execute(sql, params); !r) return r.error();
+    return true;
+}
+
+}  // namespace candor::sql_collection
