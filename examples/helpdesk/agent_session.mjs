@@ -1,0 +1,96 @@
+// A scripted agent session with the helpdesk over stdio (plain Node, no packages): what an
+// agent sees when it pages through tickets, inventories service accounts and archives some.
+//   node agent_session.mjs /path/to/helpdesk /path/to/helpdesk.db
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+const [server, db] = process.argv.slice(2);
+
+function start(principal) {
+  const child = spawn(server, ["--stdio", "--db", db], {
+    env: { ...process.env, CANDOR_PRINCIPAL: principal },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const waiting = new Map();
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const msg = JSON.parse(line);
+    if (msg.id !== undefined && waiting.has(msg.id)) {
+      waiting.get(msg.id)(msg);
+      waiting.delete(msg.id);
+    }
+  });
+  let next = 1;
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  return {
+    async init() {
+      await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "demo-agent", version: "1" } });
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+    },
+    async call(name, args) {
+      const r = await request("tools/call", { name, arguments: args });
+      return r.result.structuredContent;
+    },
+    stop() {
+      child.stdin.end();
+    },
+  };
+}
+
+const show = (label, args, env, pick) => {
+  console.log(`\n> ${label} ${JSON.stringify(args)}`);
+  const summary = { status: env.status, complete: env.complete };
+  if (env.incomplete_reasons?.length) summary.incomplete_reasons = env.incomplete_reasons.map(({ code, message, ...rest }) => ({ code, ...rest }));
+  if (env.warnings?.length) summary.warnings = env.warnings.map(({ code, message, ...rest }) => ({ code, ...rest }));
+  if (env.errors?.length) summary.errors = env.errors;
+  Object.assign(summary, pick ? pick(env) : {});
+  if (env.continuation) summary.continuation = { ...env.continuation, ...(env.continuation.cursor ? { cursor: env.continuation.cursor.slice(0, 16) + "…" } : {}) };
+  if (env.snapshot_token) summary.snapshot_token = env.snapshot_token.slice(0, 16) + "…";
+  console.log(JSON.stringify(summary, null, 1).replace(/\n\s*/g, " "));
+};
+
+const admin = start("admin");
+await admin.init();
+
+let args = { filter: { and: [{ department: "dept-3" }, { status: "open" }] }, page_size: 5 };
+let env = await admin.call("search_tickets", args);
+show("admin: search_tickets", args, env, (e) => ({ ids: e.data.map((t) => t.id), page: e.page }));
+
+args = { filter: { and: [{ department: "dept-3" }, { stat: "open" }] } };
+env = await admin.call("search_tickets", args);
+show("admin: search_tickets (a typo in the filter)", args, env);
+
+const teamA = start("team-a");
+await teamA.init();
+env = await teamA.call("find_unowned_accounts", {});
+show("team-a: find_unowned_accounts", {}, env, (e) => ({ accounts: e.data.length }));
+args = { ids: ["svc-014"], snapshot_token: env.snapshot_token };
+env = await teamA.call("archive_service_accounts", args);
+show("team-a: archive_service_accounts", { ids: args.ids, snapshot_token: "<team-a's token>" }, env);
+teamA.stop();
+
+env = await admin.call("find_unowned_accounts", {});
+const token = env.snapshot_token;
+show("admin: find_unowned_accounts", {}, env, (e) => ({ accounts: e.data.length, first: e.data.slice(0, 3).map((a) => a.id) }));
+
+const tampered = token.slice(0, 20) + (token[20] === "x" ? "y" : "x") + token.slice(21);
+env = await admin.call("archive_service_accounts", { ids: ["svc-007", "svc-014"], snapshot_token: tampered });
+show("admin: archive_service_accounts", { ids: ["svc-007", "svc-014"], snapshot_token: "<one character changed>" }, env);
+
+env = await admin.call("archive_service_accounts", { ids: ["svc-007", "svc-001"], snapshot_token: token });
+show("admin: archive_service_accounts", { ids: ["svc-007", "svc-001"], snapshot_token: "<admin's token>" }, env);
+
+env = await admin.call("archive_service_accounts", { ids: ["svc-007", "svc-014"], snapshot_token: token });
+show("admin: archive_service_accounts", { ids: ["svc-007", "svc-014"], snapshot_token: "<admin's token>" }, env, (e) => ({ data: e.data }));
+
+env = await admin.call("archive_service_accounts", { ids: ["svc-007"], snapshot_token: token });
+show("admin: archive_service_accounts (again)", { ids: ["svc-007"], snapshot_token: "<admin's token>" }, env, (e) => ({ data: e.data }));
+
+args = { query: "printer" };
+env = await admin.call("search_everywhere", args);
+show("admin: search_everywhere", args, env, (e) => ({ found: Object.fromEntries(Object.entries(e.data).map(([k, v]) => [k, v.length])) }));
+admin.stop();

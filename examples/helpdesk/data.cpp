@@ -1,0 +1,169 @@
+#include "data.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <array>
+#include <cstdio>
+#include <vector>
+
+namespace helpdesk {
+
+namespace {
+
+using sc::field_type;
+
+constexpr std::array<const char*, 3> statuses{"open", "pending", "closed"};
+constexpr std::array<const char*, 2> teams{"team-a", "team-b"};
+
+std::string padded(const char* prefix, int n, int width) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%s%0*d", prefix, width, n);
+    return b;
+}
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+struct article {
+    const char* title;
+    const char* body;
+};
+
+// A small knowledge base; its text mentions words the demo searches for.
+constexpr article articles[] = {
+    {"Reset a password", "Open the account portal, choose Reset password, and follow the mail. Tickets about passwords go to dept-1."},
+    {"Printer troubleshooting", "Most printer tickets are paper jams or drivers. Restart the printer before opening a ticket."},
+    {"VPN setup", "Install the VPN client, import the profile, sign in with your badge number."},
+    {"Service account ownership", "Every service account needs an owner. Unowned accounts are archived after review."},
+    {"Archiving service accounts", "Archive only accounts from a complete inventory; archived accounts stop authenticating."},
+    {"Escalating a ticket", "Raise the priority to 5 and add the on-call team as a watcher."},
+    {"Onboarding checklist", "Laptop, badge, VPN, mail, printer access."},
+    {"Mail quota", "Mailboxes hold 50 GB; archive old mail to stay under the quota."},
+    {"Laptop replacement", "Laptops are replaced after four years or after a hardware ticket is closed as unrepairable."},
+    {"Security incident", "Report phishing to security; never forward the mail."},
+};
+
+}  // namespace
+
+const sc::table_spec& tickets_table() {
+    static const sc::table_spec t{"tickets",
+                                  {{"id", field_type::text, false, "T-000001 …"},
+                                   {"department", field_type::text, false, "dept-0 … dept-7"},
+                                   {"status", field_type::text, false, "open, pending or closed"},
+                                   {"priority", field_type::integer, false, "1 (low) … 5 (urgent)"},
+                                   {"title", field_type::text, false, ""},
+                                   {"created_at", field_type::date, false, "YYYY-MM-DD"}},
+                                  "id"};
+    return t;
+}
+
+const sc::table_spec& accounts_table() {
+    static const sc::table_spec t{"service_accounts",
+                                  {{"id", field_type::text, false, "svc-001 …"},
+                                   {"team", field_type::text, false, "team-a or team-b"},
+                                   {"owner", field_type::text, true, "null when nobody owns it"},
+                                   {"last_used", field_type::date, false, "YYYY-MM-DD"},
+                                   {"archived", field_type::boolean, false, ""}},
+                                  "id"};
+    return t;
+}
+
+std::string day_after_new_year(int days) {
+    using namespace std::chrono;
+    const year_month_day d{sys_days{year{2026} / January / 1} + std::chrono::days{days}};
+    char b[16];
+    std::snprintf(b, sizeof b, "%04d-%02u-%02u", static_cast<int>(d.year()), static_cast<unsigned>(d.month()),
+                  static_cast<unsigned>(d.day()));
+    return b;
+}
+
+boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, int tickets) {
+    if (auto r = sc::create_table(db, tickets_table()); !r) return r;
+    if (auto r = sc::create_table(db, accounts_table()); !r) return r;
+    const char* plain[] = {
+        "CREATE TABLE IF NOT EXISTS helpdesk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS kb_articles(id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS chat_messages(id TEXT PRIMARY KEY, channel TEXT NOT NULL, author TEXT NOT NULL, "
+        "text TEXT NOT NULL, at TEXT NOT NULL)",
+    };
+    for (const char* s : plain)
+        if (auto r = db.execute(s, {}); !r) return r.error();
+
+    bool seeded = false;
+    if (auto r = db.query("SELECT 1 FROM helpdesk_meta WHERE key = 'seeded'", {},
+                          [&](const sc::sql_row&) { return !(seeded = true); });
+        !r)
+        return r;
+    if (seeded) return {};
+
+    std::vector<boost::json::object> rows;
+    rows.reserve(static_cast<std::size_t>(tickets));
+    for (int i = 1; i <= tickets; ++i) {
+        rows.push_back({{"id", padded("T-", i, 6)},
+                        {"department", "dept-" + std::to_string(i % 8)},
+                        {"status", statuses[static_cast<std::size_t>((i * 7) % 3)]},
+                        {"priority", 1 + i % 5},
+                        {"title", "Ticket " + std::to_string(i)},
+                        {"created_at", day_after_new_year(i % 300)}});
+    }
+    if (auto r = sc::insert_rows(db, tickets_table(), rows); !r) return r;
+    rows.clear();
+    for (int j = 1; j <= 500; ++j) {
+        boost::json::object a{{"id", padded("svc-", j, 3)},
+                              {"team", teams[static_cast<std::size_t>(j % 2)]},
+                              {"last_used", day_after_new_year(j % 300)},
+                              {"archived", false}};
+        a["owner"] = j % 7 == 0 ? boost::json::value(nullptr) : boost::json::value("user-" + std::to_string(j % 40));
+        rows.push_back(std::move(a));
+    }
+    if (auto r = sc::insert_rows(db, accounts_table(), rows); !r) return r;
+
+    return db.transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        int k = 1;
+        for (const auto& a : articles) {
+            const sc::sql_value p[] = {padded("kb-", k++, 3), std::string(a.title), std::string(a.body)};
+            if (auto r = tx.execute("INSERT INTO kb_articles(id, title, body) VALUES(?, ?, ?)", p); !r) return r.error();
+        }
+        for (int m = 1; m <= 200; ++m) {
+            const std::string text = m % 4 == 0   ? "printer on floor " + std::to_string(m % 5) + " is jammed again"
+                                     : m % 4 == 1 ? "can someone look at Ticket " + std::to_string(m * 37) + "?"
+                                     : m % 4 == 2 ? "VPN drops every hour since Monday"
+                                                  : "who owns svc-" + padded("", m % 500 + 1, 3) + "?";
+            const sc::sql_value p[] = {padded("msg-", m, 4), std::string(m % 2 ? "#helpdesk" : "#ops"),
+                                       "user-" + std::to_string(m % 40), text, day_after_new_year(m % 300)};
+            if (auto r = tx.execute("INSERT INTO chat_messages(id, channel, author, text, at) VALUES(?, ?, ?, ?, ?)", p);
+                !r)
+                return r.error();
+        }
+        const sc::sql_value refreshed[] = {std::to_string(now_ms())};
+        if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('kb_refreshed_at', ?)", refreshed); !r)
+            return r.error();
+        if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('seeded', '1')", {}); !r) return r.error();
+        return {};
+    });
+}
+
+boost::system::result<std::chrono::system_clock::time_point, sc::db_error> kb_refreshed_at(sc::sql_database& db) {
+    std::int64_t ms = 0;
+    auto r = db.query("SELECT value FROM helpdesk_meta WHERE key = 'kb_refreshed_at'", {}, [&](const sc::sql_row& row) {
+        if (const auto* s = std::get_if<std::string>(&row[0])) ms = std::stoll(*s);
+        return false;
+    });
+    if (!r) return r.error();
+    return std::chrono::system_clock::time_point(std::chrono::milliseconds(ms));
+}
+
+std::optional<boost::json::value> account_visibility(const candor::mcp::principal& p) {
+    if (p.id == "admin") return std::nullopt;
+    if (p.id.starts_with("team-")) return boost::json::value(boost::json::object{{"team", p.id}});
+    return boost::json::value(boost::json::object{{"id", boost::json::object{{"in", boost::json::array{}}}}});
+}
+
+bool may_see_team(const candor::mcp::principal& p, std::string_view team) {
+    return p.id == "admin" || p.id == team;
+}
+
+}  // namespace helpdesk

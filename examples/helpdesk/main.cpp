@@ -1,0 +1,145 @@
+// helpdesk: Candor's demo server over an embedded SQLite database — tickets, service
+// accounts, a knowledge base and a chat log; searchable, pageable, inventoried, and an
+// evidence-gated archive.
+//   helpdesk --stdio                      serve one client (principal: $CANDOR_PRINCIPAL, default admin)
+//   helpdesk --http 127.0.0.1:8080 --tokens tokens.txt
+//   helpdesk --db /tmp/h.db --seed-tickets 1000 --stdio
+#include "data.hpp"
+#include "tools.hpp"
+
+#include <candor/app/command_line.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+namespace {
+
+// $XDG_DATA_HOME/candor/helpdesk.db, else ~/.local/share/candor/helpdesk.db, else ./helpdesk.db.
+std::string default_db_path() {
+    namespace fs = std::filesystem;
+    fs::path dir;
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) dir = fs::path(x) / "candor";
+    else if (const char* h = std::getenv("HOME"); h && *h) dir = fs::path(h) / ".local" / "share" / "candor";
+    else return "helpdesk.db";
+    return (dir / "helpdesk.db").string();
+}
+
+bool positive(std::string_view text, long max, long& out) {
+    try {
+        std::size_t used = 0;
+        const long v = std::stol(std::string(text), &used);
+        if (used != text.size() || v < 0 || v > max) return false;
+        out = v;
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    candor::mcp::server srv({.name = "helpdesk", .version = "1.0.0"});
+
+    std::string db_path = default_db_path();
+    long seed_tickets = 10'000;
+    helpdesk::settings config;
+
+    candor::app::app_options opts;
+    opts.summary =
+        "Candor's helpdesk demo over an embedded SQLite database: search_tickets, list_service_accounts,\n"
+        "find_unowned_accounts, archive_service_accounts (evidence-gated), search_everywhere.\n"
+        "Over --stdio the caller is $CANDOR_PRINCIPAL (default admin); over --http, the principal of the\n"
+        "bearer token (--tokens; no token: anonymous, who sees no service accounts).\n"
+        "Cursors and snapshot tokens are sealed with $CANDOR_SEALING_KEYS ('id:HEX[,id:HEX…]'); without\n"
+        "it, with a random key that dies with the process.";
+    opts.options = {
+        {"--db", "PATH", "SQLite database (default " + default_db_path() + "); created and seeded on first run",
+         [&](std::string_view v) {
+             db_path = std::string(v);
+             return !db_path.empty();
+         }},
+        {"--seed-tickets", "N", "tickets to seed into a new database (default 10000)",
+         [&](std::string_view v) {
+             if (positive(v, 10'000'000, seed_tickets)) return true;
+             std::cerr << "error: --seed-tickets expects 0..10000000\n";
+             return false;
+         }},
+        {"--slow-source", "NAME", "search_everywhere: NAME (tickets, knowledge_base, chat) answers after 5 s",
+         [&](std::string_view v) {
+             config.slow_source = std::string(v);
+             return true;
+         }},
+        {"--fail-source", "NAME", "search_everywhere: NAME fails at once",
+         [&](std::string_view v) {
+             config.fail_source = std::string(v);
+             return true;
+         }},
+        {"--token-ttl", "SECONDS", "lifetime of snapshot tokens (default 900)",
+         [&](std::string_view v) {
+             long s = 0;
+             if (!positive(v, 86'400, s) || s == 0) {
+                 std::cerr << "error: --token-ttl expects 1..86400\n";
+                 return false;
+             }
+             config.token_ttl = std::chrono::seconds(s);
+             return true;
+         }},
+        {"--kb-stale-after", "SECONDS", "the knowledge base is STALE_INDEX after this age (default 3600)",
+         [&](std::string_view v) {
+             long s = 0;
+             if (!positive(v, 10'000'000, s)) {
+                 std::cerr << "error: --kb-stale-after expects 0..10000000\n";
+                 return false;
+             }
+             config.kb_stale_after = std::chrono::seconds(s);
+             return true;
+         }},
+    };
+    const char* who = std::getenv("CANDOR_PRINCIPAL");
+    opts.stdio_caller = candor::mcp::principal{who && *who ? who : "admin"};
+
+    opts.prepare = [&]() -> bool {
+        for (const auto& name : {config.slow_source, config.fail_source}) {
+            if (!name.empty() && name != "tickets" && name != "knowledge_base" && name != "chat") {
+                std::cerr << "error: sources are tickets, knowledge_base and chat, not '" << name << "'\n";
+                return false;
+            }
+        }
+        std::error_code ec;
+        const auto parent = std::filesystem::path(db_path).parent_path();
+        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+        auto db = candor::sql_collection::open_sqlite(db_path);
+        if (!db) {
+            std::cerr << "error: cannot open database '" << db_path << "': " << db.error().message << "\n";
+            return false;
+        }
+        if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r) {
+            std::cerr << "error: cannot prepare database '" << db_path << "': " << r.error().message << "\n";
+            return false;
+        }
+        auto store = candor::evidence::open_sqlite_store(db_path);
+        if (!store) {
+            std::cerr << "error: cannot open the evidence store in '" << db_path << "'\n";
+            return false;
+        }
+        std::shared_ptr<const candor::evidence::key_ring> keys;
+        if (const char* k = std::getenv("CANDOR_SEALING_KEYS"); k && *k) {
+            auto ring = candor::evidence::key_ring::from_config(k);
+            if (!ring) {
+                std::cerr << "error: CANDOR_SEALING_KEYS: " << candor::evidence::to_string(ring.error()) << "\n";
+                return false;
+            }
+            keys = std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
+        } else {
+            keys = std::make_shared<const candor::evidence::key_ring>(candor::evidence::key_ring::ephemeral(
+                [](std::string_view m) { std::cerr << "helpdesk: " << m << "\n"; }));
+        }
+        std::cerr << "helpdesk: database " << db_path << "\n";
+        helpdesk::add_tools(srv, {*db, keys, *store, config, {}});
+        return true;
+    };
+    return candor::app::run(srv, argc, argv, opts);
+}

@@ -1,0 +1,153 @@
+// search_everywhere: one query, three sources at once (tickets by title, the knowledge base,
+// the chat log), each under its own deadline; late or failing sources are named, the rest kept.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"  // Asio executor comparisons (GCC 12)
+#endif
+
+#include "tools.hpp"
+
+#include <candor/paging/fan_out.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <ctime>
+#include <stdexcept>
+
+namespace helpdesk {
+
+namespace ce = candor::envelope;
+namespace mcp = candor::mcp;
+namespace pg = candor::paging;
+
+namespace {
+
+constexpr std::size_t per_source_limit = 20;
+
+struct source_query {
+    std::string name;
+    std::string sql;  // one `?`: the query text
+    std::vector<std::string> columns;
+};
+
+const source_query& query_of(std::string_view name) {
+    // Case-insensitive substring search with instr(): the query is a bound parameter, and no
+    // LIKE wildcards need escaping.
+    static const source_query q[] = {
+        {"tickets",
+         "SELECT id, title, status FROM tickets WHERE candor_to IS NULL AND instr(lower(title), lower(?1)) > 0 "
+         "ORDER BY id LIMIT " + std::to_string(per_source_limit + 1),
+         {"id", "title", "status"}},
+        {"knowledge_base",
+         "SELECT id, title, body FROM kb_articles WHERE instr(lower(title), lower(?1)) > 0 OR "
+         "instr(lower(body), lower(?1)) > 0 ORDER BY id LIMIT " + std::to_string(per_source_limit + 1),
+         {"id", "title", "body"}},
+        {"chat",
+         "SELECT id, channel, author, text, at FROM chat_messages WHERE instr(lower(text), lower(?1)) > 0 "
+         "ORDER BY id LIMIT " + std::to_string(per_source_limit + 1),
+         {"id", "channel", "author", "text", "at"}},
+    };
+    for (const auto& s : q)
+        if (s.name == name) return s;
+    throw std::logic_error("unknown source");
+}
+
+std::string iso_time(std::chrono::system_clock::time_point t) {
+    const std::time_t tt = std::chrono::system_clock::to_time_t(t);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char b[32];
+    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return b;
+}
+
+boost::asio::awaitable<ce::envelope> ask(std::shared_ptr<sc::sql_database> db, std::string name, std::string text,
+                                         settings config) {
+    if (config.fail_source == name) throw std::runtime_error("source failure injected by --fail-source");
+    if (config.slow_source == name) {
+        // Later than any default deadline; cancelled with the fan-out's timer.
+        boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, std::chrono::seconds(5));
+        co_await t.async_wait(boost::asio::use_awaitable);
+    }
+    const auto& q = query_of(name);
+    boost::json::array items;
+    const sc::sql_value params[] = {text};
+    auto r = db->query(q.sql, params, [&](const sc::sql_row& row) {
+        boost::json::object item;
+        for (std::size_t i = 0; i < q.columns.size(); ++i)
+            if (const auto* s = std::get_if<std::string>(&row[i])) item[q.columns[i]] = *s;
+        items.push_back(std::move(item));
+        return true;
+    });
+    if (!r) throw std::runtime_error("database: " + r.error().message);
+    const bool more = items.size() > per_source_limit;
+    if (more) items.pop_back();
+    ce::envelope e = more ? ce::partial(std::move(items),
+                                        {std::string(ce::reason_codes::result_limit_reached),
+                                         "more than " + std::to_string(per_source_limit) +
+                                             " matches; use a more specific query",
+                                         {{"limit", per_source_limit}}})
+                          : ce::complete(std::move(items));
+    if (more) e.continue_with(ce::continuation::narrow_query("add words to the query"));
+    if (name == "knowledge_base") {
+        auto refreshed = kb_refreshed_at(*db);
+        if (!refreshed) throw std::runtime_error("database: " + refreshed.error().message);
+        const auto age = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now() - *refreshed);
+        if (age >= config.kb_stale_after)
+            e.add_warning({std::string(ce::warning_codes::stale_index),
+                           "the knowledge-base index was last refreshed " + iso_time(*refreshed) +
+                               "; newer articles may be missing",
+                           {{"refreshed_at", iso_time(*refreshed)}, {"age_seconds", age.count()}}});
+    }
+    co_return e;
+}
+
+class search_everywhere final : public mcp::json_tool {
+public:
+    explicit search_everywhere(const shared& s)
+        : json_tool(mcp::tool_info("search_everywhere",
+                                   "Search tickets (by title), the knowledge base and the chat log at once. Each "
+                                   "source has deadline_ms to answer; a late or failing source is named in "
+                                   "SOURCE_UNAVAILABLE and the others' results are kept.")
+                        .with_title("Search everywhere")
+                        .with_deadline(std::chrono::seconds(65))
+                        .with_input_schema(
+                            {{"type", "object"},
+                             {"properties",
+                              {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}},
+                               {"deadline_ms",
+                                {{"type", "integer"}, {"minimum", 1}, {"maximum", 60000}, {"default", 2000},
+                                 {"description", "Time each source has to answer (default 2000)."}}}}},
+                             {"required", {"query"}},
+                             {"additionalProperties", false}})),
+          db_(s.db),
+          config_(s.config) {}
+
+    boost::asio::awaitable<ce::envelope> call(const boost::json::object& args, mcp::call_context&) override {
+        const std::string text(args.at("query").as_string());
+        std::chrono::milliseconds deadline{2000};
+        if (const auto* d = args.if_contains("deadline_ms"); d && d->is_number())
+            deadline = std::chrono::milliseconds(d->to_number<std::int64_t>());
+        std::vector<pg::fan_source> sources;
+        for (const char* name : {"tickets", "knowledge_base", "chat"}) {
+            sources.push_back({name, deadline, [db = db_, n = std::string(name), text, c = config_] {
+                                   return ask(db, n, text, c);
+                               }});
+        }
+        auto e = co_await pg::fan_out(std::move(sources));
+        co_return e;
+    }
+
+private:
+    std::shared_ptr<sc::sql_database> db_;
+    settings config_;
+};
+
+}  // namespace
+
+std::shared_ptr<mcp::tool_handler> make_search_everywhere(const shared& s) {
+    return std::make_shared<search_everywhere>(s);
+}
+
+}  // namespace helpdesk

@@ -1,0 +1,193 @@
+#include "tools.hpp"
+
+#include <candor/paging/aggregate.hpp>
+#include <candor/sql_collection/collection.hpp>
+
+namespace helpdesk {
+
+namespace ce = candor::envelope;
+namespace ev = candor::evidence;
+namespace mcp = candor::mcp;
+namespace pg = candor::paging;
+
+namespace {
+
+pg::collection_options paging_options(const shared& s, std::size_t default_size) {
+    pg::collection_options o;
+    o.keys = s.keys;
+    o.evidence = s.evidence;
+    o.default_page_size = default_size;
+    o.max_page_size = 100;
+    o.token_ttl = s.config.token_ttl;
+    return o;
+}
+
+std::shared_ptr<pg::collection_tool> search_tickets(const shared& s) {
+    sc::collection_spec spec;
+    spec.table = tickets_table();
+    // The argument budget (depth 5, 200 values) is checked first by the framework; this one
+    // applies inside `filter`.
+    spec.limits = {.max_depth = 2, .max_nodes = 190, .max_in = 50, .max_value_bytes = 200};
+    auto o = paging_options(s, 20);
+    o.accept_deadline = true;
+    o.max_deadline_ms = 60'000;
+    return sc::make_collection(
+        s.db, std::move(spec),
+        mcp::tool_info("search_tickets",
+                       "Search helpdesk tickets, ordered by id, one page at a time over a pinned snapshot. "
+                       "When the result says complete: false, read incomplete_reasons and continue with "
+                       "continuation.cursor; absence of a ticket is only evidence when complete is true.")
+            .with_title("Search tickets")
+            .with_budget({.max_bytes = 64 * 1024, .max_depth = 5, .max_nodes = 200}),
+        std::move(o));
+}
+
+// owner_missing: true  → unowned accounts that are still active (not archived)
+//                false → accounts with an owner
+boost::json::value accounts_filter(const boost::json::object& query) {
+    const auto* m = query.if_contains("owner_missing");
+    if (!m || !m->is_bool()) return boost::json::object{};
+    if (m->get_bool()) return boost::json::object{{"owner", nullptr}, {"archived", false}};
+    return boost::json::object{{"owner", boost::json::object{{"ne", nullptr}}}};
+}
+
+std::shared_ptr<pg::collection_tool> list_service_accounts(const shared& s) {
+    sc::collection_spec spec;
+    spec.table = accounts_table();
+    spec.filter_argument.clear();
+    spec.query_filter = accounts_filter;
+    spec.visibility = account_visibility;
+    boost::json::object schema{
+        {"type", "object"},
+        {"properties",
+         {{"owner_missing",
+           {{"type", "boolean"},
+            {"description", "true: only active accounts without an owner; false: only accounts with an owner"}}}}}};
+    return sc::make_collection(
+        s.db, std::move(spec),
+        mcp::tool_info("list_service_accounts",
+                       "List service accounts, ordered by id, over a pinned snapshot. The last page of a complete "
+                       "walk carries snapshot_token: the evidence archive_service_accounts needs.")
+            .with_title("List service accounts")
+            .with_input_schema(std::move(schema)),
+        paging_options(s, 50));
+}
+
+class find_unowned final : public mcp::json_tool {
+public:
+    explicit find_unowned(std::shared_ptr<pg::collection_tool> accounts)
+        : json_tool(mcp::tool_info("find_unowned_accounts",
+                                   "Inventory of active service accounts without an owner: walks "
+                                   "list_service_accounts (pages of 50) up to max_pages. complete: true with a "
+                                   "snapshot_token only if it walked everything; otherwise CLIENT_PAGE_LIMIT and a "
+                                   "continuation.cursor to pass back as cursor.")
+                        .with_title("Find unowned service accounts")
+                        .with_input_schema(
+                            {{"type", "object"},
+                             {"properties",
+                              {{"max_pages",
+                                {{"type", "integer"}, {"minimum", 1}, {"maximum", 20}, {"default", 10},
+                                 {"description", "Pages of 50 accounts to walk at most (default 10)."}}},
+                               {"cursor",
+                                {{"type", "string"},
+                                 {"minLength", 1},
+                                 {"description", "continuation.cursor of an earlier call, to resume its walk."}}}}},
+                             {"additionalProperties", false}})),
+          accounts_(std::move(accounts)) {}
+
+    boost::asio::awaitable<ce::envelope> call(const boost::json::object& args, mcp::call_context& ctx) override {
+        pg::walk_request r;
+        r.query = {{"owner_missing", true}};
+        if (const auto* c = args.if_contains("cursor"); c && c->is_string()) r.cursor = std::string(c->get_string());
+        r.caller = ctx.caller();
+        r.deadline = ctx.deadline() - std::chrono::milliseconds(100);
+        std::size_t pages = 10;
+        if (const auto* m = args.if_contains("max_pages"); m && m->is_number()) pages = m->to_number<std::size_t>();
+        r.limits = {.max_pages = pages, .max_items = 100'000, .page_size = 50};
+        auto e = co_await pg::walk_all(*accounts_, std::move(r));
+        co_return e;
+    }
+
+private:
+    std::shared_ptr<pg::collection_tool> accounts_;
+};
+
+class archive_accounts final : public ev::gated_action {
+public:
+    explicit archive_accounts(const shared& s)
+        : gated_action(mcp::tool_info("archive_service_accounts",
+                                      "Archive service accounts (irreversible: they stop authenticating). Needs the "
+                                      "snapshot_token of a complete list_service_accounts walk (e.g. from "
+                                      "find_unowned_accounts) and ids that walk returned. Each account is checked "
+                                      "again (still unowned, not archived) when it is archived; the result lists "
+                                      "archived and skipped ids.")
+                           .with_title("Archive service accounts")
+                           .with_action(mcp::action_class::irreversible_write),
+                       ev::evidence_requirement{"list_service_accounts", s.keys, s.evidence, 100, {}}),
+          db_(s.db),
+          approval_(s.approval) {}
+
+    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,
+                                                                      mcp::call_context& ctx) override {
+        std::optional<ev::skip> skipped;
+        const auto caller = ctx.caller();
+        auto r = db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+            auto current = sc::read_current(tx, accounts_table(), boost::json::value(id));
+            if (!current) return current.error();
+            if (!*current) {
+                skipped = ev::skip{"ACCOUNT_NOT_FOUND", "no such account"};
+                return {};
+            }
+            const auto& a = **current;
+            if (!may_see_team(caller, std::string_view(a.at("team").as_string()))) {
+                skipped = ev::skip{"ACCOUNT_NOT_VISIBLE", "the account is not visible to this caller"};
+            } else if (a.at("archived").as_bool()) {
+                skipped = ev::skip{"ACCOUNT_ALREADY_ARCHIVED", "the account was archived already"};
+            } else if (!a.at("owner").is_null()) {
+                skipped = ev::skip{"ACCOUNT_HAS_OWNER", "the account has an owner now"};
+            }
+            if (skipped) return {};
+            auto u = sc::update_row(tx, accounts_table(), boost::json::value(id), {{"archived", true}});
+            if (!u) return u.error();
+            return {};
+        });
+        if (!r) co_return ev::skip{"SOURCE_UNAVAILABLE", "the database failed; the account was left unchanged"};
+        if (skipped) co_return *skipped;
+        co_return boost::system::result<void, ev::skip>{};
+    }
+
+protected:
+    boost::asio::awaitable<ce::envelope> run(const ev::verified_evidence& evidence, const boost::json::object& args,
+                                             mcp::call_context& ctx) override {
+        if (approval_) {
+            if (auto answer = co_await approval_(evidence, args, ctx)) co_return std::move(*answer);
+        }
+        auto e = co_await act_each(evidence, args, ctx);
+        // The contract names the done ids `archived`.
+        if (e.data && e.data->is_object()) {
+            auto& o = e.data->get_object();
+            boost::json::object renamed;
+            renamed["archived"] = o["done"];
+            renamed["skipped"] = o["skipped"];
+            e.data = std::move(renamed);
+        }
+        co_return e;
+    }
+
+private:
+    std::shared_ptr<sc::sql_database> db_;
+    approval_step approval_;
+};
+
+}  // namespace
+
+void add_tools(mcp::server& srv, const shared& s) {
+    auto accounts = list_service_accounts(s);
+    srv.add_tool(search_tickets(s)).value();
+    srv.add_tool(accounts).value();
+    srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
+    srv.add_tool(std::make_shared<archive_accounts>(s)).value();
+    srv.add_tool(make_search_everywhere(s)).value();
+}
+
+}  // namespace helpdesk

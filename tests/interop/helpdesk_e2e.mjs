@@ -1,0 +1,200 @@
+// End-to-end tests of the helpdesk demo with the official MCP TypeScript SDK client.
+//   node helpdesk_e2e.mjs stdio /path/to/helpdesk WORKDIR
+//   node helpdesk_e2e.mjs http MAIN_URL FAULTS_URL      (see run-helpdesk.sh)
+// The SDK validates every structuredContent against the tool's outputSchema, so each call that
+// returns also proves the envelope matches the advertised schema.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [mode, a, b] = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail) {
+  if (ok) {
+    passed++;
+    console.log(`ok   ${name}`);
+  } else {
+    failed++;
+    console.log(`FAIL ${name}${detail !== undefined ? ": " + (typeof detail === "string" ? detail : JSON.stringify(detail)).slice(0, 2000) : ""}`);
+  }
+}
+
+const clients = [];
+async function connect(principal, faults) {
+  let transport;
+  if (mode === "stdio") {
+    const db = `${b}/${faults ? "faults" : "main"}.db`;
+    const args = ["--stdio", "--db", db];
+    if (faults) args.push("--slow-source", "chat", "--fail-source", "knowledge_base", "--token-ttl", "1");
+    else args.push("--kb-stale-after", "0");
+    transport = new StdioClientTransport({
+      command: a,
+      args,
+      env: { CANDOR_PRINCIPAL: principal, CANDOR_SEALING_KEYS: process.env.CANDOR_SEALING_KEYS },
+      stderr: "ignore",
+    });
+  } else {
+    transport = new StreamableHTTPClientTransport(new URL(faults ? b : a), {
+      requestInit: { headers: { Authorization: `Bearer ${principal}-token` } },
+    });
+  }
+  const client = new Client({ name: `helpdesk-e2e-${principal}`, version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+async function call(client, name, args) {
+  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+  return { isError: r.isError === true, env: r.structuredContent };
+}
+const codes = (env) => (env?.incomplete_reasons ?? []).map((r) => r.code);
+const errorCode = (env) => env?.errors?.[0]?.code;
+
+try {
+  const admin = await connect("admin", false);
+  const teamA = await connect("team-a", false);
+
+  // --- tools are there, with their action classes -------------------------------------------
+  const { tools } = await admin.listTools();
+  const names = tools.map((t) => t.name).sort();
+  check("the helpdesk tools are listed",
+        ["archive_service_accounts", "find_unowned_accounts", "list_service_accounts", "search_everywhere", "search_tickets"]
+          .every((n) => names.includes(n)), names);
+  const archiveTool = tools.find((t) => t.name === "archive_service_accounts");
+  check("archive_service_accounts is destructive", archiveTool?.annotations?.destructiveHint === true);
+
+  // --- the dept-3/open walk over 10,000 tickets ----------------------------------------------
+  {
+    const filter = { and: [{ department: "dept-3" }, { status: "open" }] };
+    const seen = [];
+    let cursor;
+    let pages = 0;
+    let onlyLastComplete = true;
+    let lastComplete = false;
+    for (;;) {
+      const { isError, env } = await call(admin, "search_tickets", cursor ? { filter, page_size: 100, cursor } : { filter, page_size: 100 });
+      if (isError) { check("search_tickets pages are not errors", false, env); break; }
+      pages++;
+      for (const t of env.data) seen.push(t.id);
+      const next = env.continuation?.cursor;
+      if (!next) { lastComplete = env.complete === true && env.status === "complete" && typeof env.snapshot_token === "string"; break; }
+      if (env.complete !== false || !codes(env).includes("MORE_PAGES_AVAILABLE")) onlyLastComplete = false;
+      cursor = next;
+      if (pages > 50) break;
+    }
+    const expected = [];
+    for (let i = 1; i <= 10000; i++) if (i % 24 === 3) expected.push("T-" + String(i).padStart(6, "0"));
+    check("dept-3/open walk returns exactly the ids with i = 3 (mod 24), in order",
+          JSON.stringify(seen) === JSON.stringify(expected), { got: seen.length, expected: expected.length });
+    check("each id once", new Set(seen).size === seen.length);
+    check("every page but the last is incomplete with MORE_PAGES_AVAILABLE", onlyLastComplete && pages === 5, { pages });
+    check("the last page is complete and carries a snapshot_token", lastComplete);
+  }
+
+  // --- filter problems are repairable errors with a path ------------------------------------
+  {
+    const { isError, env } = await call(admin, "search_tickets", { filter: { and: [{ department: "dept-3" }, { stat: "open" }] } });
+    check("unknown filter field: FILTER_UNKNOWN_FIELD at /filter/and/1/stat",
+          isError && errorCode(env) === "FILTER_UNKNOWN_FIELD" && env.errors[0].path === "/filter/and/1/stat" && env.errors[0].repairable === true, env);
+    const hostile = await call(admin, "search_tickets", { filter: { title: "' OR 1=1 --" } });
+    check("a hostile value is only a value", !hostile.isError && hostile.env.complete === true && hostile.env.data.length === 0, hostile.env);
+  }
+
+  // --- team-a: the inventory is incomplete and cannot archive ------------------------------
+  let teamAToken;
+  {
+    const list = await call(teamA, "list_service_accounts", { owner_missing: true });
+    check("team-a's list says VISIBILITY_RESTRICTED", codes(list.env).includes("VISIBILITY_RESTRICTED"), list.env);
+    check("team-a sees only team-a accounts", list.env.data.every((x) => x.team === "team-a"));
+    const inv = await call(teamA, "find_unowned_accounts", {});
+    teamAToken = inv.env.snapshot_token;
+    check("team-a's inventory is incomplete (VISIBILITY_RESTRICTED)",
+          inv.env.complete === false && codes(inv.env).includes("VISIBILITY_RESTRICTED") && typeof teamAToken === "string", inv.env);
+    const ids = inv.env.data.slice(0, 2).map((x) => x.id);
+    const refused = await call(teamA, "archive_service_accounts", { ids, snapshot_token: teamAToken });
+    check("team-a cannot archive: EVIDENCE_INCOMPLETE", refused.isError && errorCode(refused.env) === "EVIDENCE_INCOMPLETE", refused.env);
+  }
+
+  // --- admin: a complete inventory archives exactly the requested ids -----------------------
+  {
+    const inv = await call(admin, "find_unowned_accounts", {});
+    const all = inv.env.data.map((x) => x.id);
+    const expected = [];
+    for (let j = 7; j <= 500; j += 7) expected.push("svc-" + String(j).padStart(3, "0"));
+    check("admin's inventory is complete with a snapshot_token",
+          inv.env.complete === true && typeof inv.env.snapshot_token === "string", inv.env);
+    check("admin's inventory is every unowned account", JSON.stringify(all) === JSON.stringify(expected), all);
+    const token = inv.env.snapshot_token;
+    const ids = ["svc-007", "svc-014", "svc-070"];
+    const done = await call(admin, "archive_service_accounts", { ids, snapshot_token: token });
+    check("admin archives exactly the requested ids",
+          !done.isError && JSON.stringify(done.env.data.archived) === JSON.stringify(ids) && done.env.data.skipped.length === 0, done.env);
+    const again = await call(admin, "archive_service_accounts", { ids: ["svc-007"], snapshot_token: token });
+    check("archiving again re-checks and skips (ACCOUNT_ALREADY_ARCHIVED)",
+          !again.isError && again.env.data.archived.length === 0 && again.env.data.skipped[0]?.code === "ACCOUNT_ALREADY_ARCHIVED" &&
+          (again.env.warnings ?? []).some((w) => w.code === "OBJECTS_SKIPPED"), again.env);
+    const after = await call(admin, "find_unowned_accounts", {});
+    check("archived accounts leave the inventory", after.env.data.length === expected.length - 3, after.env.data.length);
+
+    // Every EVIDENCE_* code.
+    const missing = await call(admin, "archive_service_accounts", { ids: ["svc-021"] });
+    check("EVIDENCE_MISSING without a token", missing.isError && errorCode(missing.env) === "EVIDENCE_MISSING", missing.env);
+    const flipped = token.slice(0, 10) + (token[10] === "A" ? "B" : "A") + token.slice(11);
+    const invalid = await call(admin, "archive_service_accounts", { ids: ["svc-021"], snapshot_token: flipped });
+    check("EVIDENCE_INVALID for a tampered token", invalid.isError && errorCode(invalid.env) === "EVIDENCE_INVALID", invalid.env);
+    const notCovered = await call(admin, "archive_service_accounts", { ids: ["svc-021", "svc-001"], snapshot_token: token });
+    check("EVIDENCE_NOT_COVERED names the uncovered id",
+          notCovered.isError && errorCode(notCovered.env) === "EVIDENCE_NOT_COVERED" &&
+          JSON.stringify(notCovered.env.errors[0].ids) === JSON.stringify(["svc-001"]), notCovered.env);
+    const replay = await call(teamA, "archive_service_accounts", { ids: ["svc-014"], snapshot_token: token });
+    check("EVIDENCE_SCOPE_MISMATCH for another principal's token",
+          replay.isError && errorCode(replay.env) === "EVIDENCE_SCOPE_MISMATCH", replay.env);
+    const tickets = await call(admin, "search_tickets", { filter: { id: "T-000001" } });
+    const otherResource = await call(admin, "archive_service_accounts", { ids: ["svc-021"], snapshot_token: tickets.env.snapshot_token });
+    check("EVIDENCE_SCOPE_MISMATCH for another collection's token",
+          otherResource.isError && errorCode(otherResource.env) === "EVIDENCE_SCOPE_MISMATCH", otherResource.env);
+    const short = await call(admin, "find_unowned_accounts", { max_pages: 1 });
+    check("a walk stopped by max_pages is CLIENT_PAGE_LIMIT with a continuation",
+          short.env.complete === false && codes(short.env).includes("CLIENT_PAGE_LIMIT") && typeof short.env.continuation?.cursor === "string", short.env);
+    const incomplete = await call(admin, "archive_service_accounts", { ids: ["svc-021"], snapshot_token: short.env.snapshot_token });
+    check("EVIDENCE_INCOMPLETE for a stopped walk", incomplete.isError && errorCode(incomplete.env) === "EVIDENCE_INCOMPLETE", incomplete.env);
+    const resumed = await call(admin, "find_unowned_accounts", { cursor: short.env.continuation.cursor });
+    check("the continuation resumes the walk where it stopped",
+          resumed.env.data.length + short.env.data.length === expected.length - 3, { first: short.env.data.length, rest: resumed.env.data.length });
+  }
+
+  // --- search_everywhere -------------------------------------------------------------------
+  {
+    const all = await call(admin, "search_everywhere", { query: "printer" });
+    check("search_everywhere answers from every source",
+          !all.isError && ["tickets", "knowledge_base", "chat"].every((s) => s in (all.env.data ?? {})), all.env);
+    const stale = (all.env.warnings ?? []).find((w) => w.code === "STALE_INDEX");
+    check("the knowledge base says STALE_INDEX with its source and refresh time",
+          stale?.source === "knowledge_base" && typeof stale?.refreshed_at === "string", all.env.warnings);
+  }
+
+  // --- faults: a late source, a failing source, an expired token ------------------------------
+  {
+    const faults = await connect("admin", true);
+    const started = Date.now();
+    const r = await call(faults, "search_everywhere", { query: "printer", deadline_ms: 500 });
+    const elapsed = Date.now() - started;
+    const unavailable = (r.env.incomplete_reasons ?? []).filter((x) => x.code === "SOURCE_UNAVAILABLE");
+    check("a late and a failing source are each SOURCE_UNAVAILABLE, the other kept",
+          r.env.complete === false && unavailable.some((x) => x.source === "chat" && x.cause === "late") &&
+          unavailable.some((x) => x.source === "knowledge_base" && x.cause === "failed") && Array.isArray(r.env.data?.tickets), r.env);
+    check("the late source did not hold the answer back", elapsed < 4000, elapsed);
+    const inv = await call(faults, "find_unowned_accounts", {});
+    await new Promise((res) => setTimeout(res, 1500));
+    const expired = await call(faults, "archive_service_accounts", { ids: ["svc-007"], snapshot_token: inv.env.snapshot_token });
+    check("EVIDENCE_EXPIRED after the token's lifetime", expired.isError && errorCode(expired.env) === "EVIDENCE_EXPIRED", expired.env);
+  }
+} catch (e) {
+  check("no exception", false, e?.stack ?? String(e));
+} finally {
+  for (const c of clients) await c.close().catch(() => {});
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
