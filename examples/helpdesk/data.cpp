@@ -1,5 +1,7 @@
 #include "data.hpp"
 
+#include <candor/evidence/seal.hpp>
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -20,11 +22,6 @@ std::string padded(const char* prefix, int n, int width) {
     char b[32];
     std::snprintf(b, sizeof b, "%s%0*d", prefix, width, n);
     return b;
-}
-
-std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
 }
 
 struct article {
@@ -138,7 +135,7 @@ boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, in
                 !r)
                 return r.error();
         }
-        const sc::sql_value refreshed[] = {std::to_string(now_ms())};
+        const sc::sql_value refreshed[] = {std::to_string(candor::evidence::to_epoch_ms(std::chrono::system_clock::now()))};
         if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('kb_refreshed_at', ?)", refreshed); !r)
             return r.error();
         if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('seeded', '1')", {}); !r) return r.error();
@@ -153,7 +150,7 @@ boost::system::result<std::chrono::system_clock::time_point, sc::db_error> kb_re
         return false;
     });
     if (!r) return r.error();
-    return std::chrono::system_clock::time_point(std::chrono::milliseconds(ms));
+    return candor::evidence::from_epoch_ms(ms);
 }
 
 std::optional<boost::json::value> account_visibility(const candor::mcp::principal& p) {

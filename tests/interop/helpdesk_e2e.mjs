@@ -6,19 +6,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { check, finish } from "./check.mjs";
 
 const [mode, a, b] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}${detail !== undefined ? ": " + (typeof detail === "string" ? detail : JSON.stringify(detail)).slice(0, 2000) : ""}`);
-  }
-}
 
 const clients = [];
 async function connect(principal, faults) {
@@ -196,5 +186,4 @@ try {
 } finally {
   for (const c of clients) await c.close().catch(() => {});
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

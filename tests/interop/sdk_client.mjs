@@ -6,19 +6,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { check, finish } from "./check.mjs";
 
 const [mode, target] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}${detail ? ": " + detail : ""}`);
-  }
-}
 
 const transport =
   mode === "stdio"
@@ -67,5 +57,4 @@ try {
 } finally {
   await client.close().catch(() => {});
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();
