@@ -31,42 +31,54 @@ std::vector<std::string> v(std::initializer_list<const char*> l) { return {l.beg
 }  // namespace
 
 TEST_P(Store, ClosedWalkCoversExactlyTheRecordedIds) {
-    s->record("w1", v({"a", "b"}));
-    s->record("w1", v({"c", "a"}));
+    s->record("w1", v({"a", "b"}), t0 + std::chrono::hours(1));
+    s->record("w1", v({"c", "a"}), t0 + std::chrono::hours(1));
     s->close("w1", t0 + std::chrono::minutes(5));
     EXPECT_EQ(s->uncovered("w1", v({"a", "b", "c"}), t0).value(), std::vector<std::string>{});
     EXPECT_EQ(s->uncovered("w1", v({"a", "x", "c", "y"}), t0).value(), v({"x", "y"}));
 }
 
 TEST_P(Store, OpenUnknownOrExpiredWalksCoverNothing) {
-    s->record("open", v({"a"}));
+    s->record("open", v({"a"}), t0 + std::chrono::hours(1));
     EXPECT_FALSE(s->uncovered("open", v({"a"}), t0));
     EXPECT_FALSE(s->uncovered("unknown", v({"a"}), t0));
-    s->record("w", v({"a"}));
+    s->record("w", v({"a"}), t0 + std::chrono::hours(1));
     s->close("w", t0 + std::chrono::minutes(5));
     EXPECT_TRUE(s->uncovered("w", v({"a"}), t0 + std::chrono::minutes(4)));
     EXPECT_FALSE(s->uncovered("w", v({"a"}), t0 + std::chrono::minutes(5)));
 }
 
 TEST_P(Store, AClosedSetNeverGrows) {
-    s->record("w", v({"a"}));
+    s->record("w", v({"a"}), t0 + std::chrono::hours(1));
     s->close("w", t0 + std::chrono::minutes(5));
-    s->record("w", v({"b"}));
+    s->record("w", v({"b"}), t0 + std::chrono::hours(1));
     EXPECT_EQ(s->uncovered("w", v({"a", "b"}), t0).value(), v({"b"}));
 }
 
 TEST_P(Store, WalksAreSeparate) {
-    s->record("w1", v({"a"}));
-    s->record("w2", v({"b"}));
+    s->record("w1", v({"a"}), t0 + std::chrono::hours(1));
+    s->record("w2", v({"b"}), t0 + std::chrono::hours(1));
     s->close("w1", t0 + std::chrono::minutes(5));
     s->close("w2", t0 + std::chrono::minutes(5));
     EXPECT_EQ(s->uncovered("w1", v({"b"}), t0).value(), v({"b"}));
 }
 
+TEST_P(Store, AbandonedOpenWalksArePurgedOnceTheyCanNoLongerContinue) {
+    s->record("abandoned", v({"a"}), t0 + std::chrono::minutes(15));
+    s->record("going", v({"a"}), t0 + std::chrono::minutes(15));
+    s->record("going", v({"b"}), t0 + std::chrono::minutes(30));  // a later page extends it
+    s->purge(t0 + std::chrono::minutes(20));
+    s->close("going", t0 + std::chrono::hours(1));
+    s->close("abandoned", t0 + std::chrono::hours(1));
+    // The abandoned walk's ids are gone: closing it now covers nothing it delivered before.
+    EXPECT_EQ(s->uncovered("abandoned", v({"a"}), t0).value(), v({"a"}));
+    EXPECT_EQ(s->uncovered("going", v({"a", "b"}), t0).value(), std::vector<std::string>{});
+}
+
 TEST_P(Store, PurgeDropsExpiredWalksOnly) {
-    s->record("old", v({"a"}));
+    s->record("old", v({"a"}), t0 + std::chrono::hours(1));
     s->close("old", t0);
-    s->record("new", v({"a"}));
+    s->record("new", v({"a"}), t0 + std::chrono::hours(1));
     s->close("new", t0 + std::chrono::hours(1));
     s->purge(t0 + std::chrono::minutes(1));
     EXPECT_FALSE(s->uncovered("old", v({"a"}), t0 - std::chrono::hours(1)));
@@ -85,7 +97,7 @@ TEST(SqliteStore, EvidenceSurvivesReopeningTheDatabaseFile) {
     const auto t0 = ev::wall_time(std::chrono::hours(500'000));
     {
         auto s = ev::open_sqlite_store(path).value();
-        s->record("w", v({"a", "b"}));
+        s->record("w", v({"a", "b"}), t0 + std::chrono::hours(1));
         s->close("w", t0 + std::chrono::minutes(5));
     }
     auto s = ev::open_sqlite_store(path).value();

@@ -379,3 +379,39 @@ TEST(Collection, SourceReturningItemsOutOfOrderIsAnInternalErrorNotAPage) {
         .value();
     EXPECT_EQ(first_error_code(h.call("bad", {})), "INTERNAL_ERROR");
 }
+
+namespace {
+// Counts purges and forwards everything to a memory store.
+struct counting_store final : ev::evidence_store {
+    std::shared_ptr<ev::evidence_store> inner = ev::make_memory_store();
+    int purges = 0;
+    void record(std::string_view w, std::span<const std::string> ids, ev::wall_time until) override { inner->record(w, ids, until); }
+    void close(std::string_view w, ev::wall_time expiry) override { inner->close(w, expiry); }
+    std::optional<std::vector<std::string>> uncovered(std::string_view w, std::span<const std::string> ids,
+                                                      ev::wall_time now) const override {
+        return inner->uncovered(w, ids, now);
+    }
+    void purge(ev::wall_time now) override {
+        ++purges;
+        inner->purge(now);
+    }
+};
+}  // namespace
+
+TEST(Collection, PagesPurgeTheEvidenceStoreAtMostOncePerInterval) {
+    auto store = std::make_shared<counting_store>();
+    collection_harness h(pg::snapshot_mode::pinned, [&](pg::collection_options& o) {
+        o.evidence = store;
+        o.evidence_purge_interval = std::chrono::seconds(60);
+    });
+    h.fill(10);
+    h.page({});
+    h.page({});
+    const int first = store->purges;
+    EXPECT_LE(first, 1);
+    h.page({});
+    EXPECT_EQ(store->purges, first);  // within the interval: no second purge
+    h.clocks.wall += std::chrono::seconds(61);
+    h.page({});
+    EXPECT_EQ(store->purges, first + 1);
+}

@@ -1,5 +1,6 @@
 #include <candor/evidence/store.hpp>
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -16,10 +17,11 @@ struct string_hash {
 
 class memory_store final : public evidence_store {
 public:
-    void record(std::string_view walk, std::span<const std::string> ids) override {
+    void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) override {
         std::lock_guard lock(mutex_);
         auto& w = walks_[std::string(walk)];
         if (w.closed) return;  // a closed set never grows: the token refers to exactly it
+        w.expiry = std::max(w.expiry, open_until);
         for (const auto& id : ids) w.ids.insert(id);
     }
 
@@ -43,14 +45,14 @@ public:
 
     void purge(wall_time now) override {
         std::lock_guard lock(mutex_);
-        std::erase_if(walks_, [now](const auto& kv) { return kv.second.closed && kv.second.expiry <= now; });
+        std::erase_if(walks_, [now](const auto& kv) { return kv.second.expiry <= now; });
     }
 
 private:
     struct walk_set {
         std::unordered_set<std::string, string_hash, std::equal_to<>> ids;
         bool closed = false;
-        wall_time expiry{};
+        wall_time expiry{};  // closed: the token's expiry; open: until when it may continue
     };
     mutable std::mutex mutex_;
     std::unordered_map<std::string, walk_set, string_hash, std::equal_to<>> walks_;

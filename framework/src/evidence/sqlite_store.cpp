@@ -24,20 +24,22 @@ class sqlite_store final : public evidence_store {
 public:
     explicit sqlite_store(sqlite::database db)
         : db_(std::move(db)),
-          insert_walk_(prepared(db_, "INSERT OR IGNORE INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?1, 0, 0)")),
+          // An open walk's expiry is how long it may still continue; a closed one's is fixed.
+          insert_walk_(prepared(db_, "INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?1, 0, ?2) "
+                                     "ON CONFLICT(walk) DO UPDATE SET expiry_ms = max(expiry_ms, ?2) WHERE closed = 0")),
           insert_id_(prepared(db_, "INSERT OR IGNORE INTO candor_evidence_id(walk, id) "
                                    "SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM candor_evidence_walk WHERE walk = ?1 AND closed = 0)")),
           close_(prepared(db_, "UPDATE candor_evidence_walk SET closed = 1, expiry_ms = ?2 WHERE walk = ?1")),
           find_walk_(prepared(db_, "SELECT closed, expiry_ms FROM candor_evidence_walk WHERE walk = ?1")),
           find_id_(prepared(db_, "SELECT 1 FROM candor_evidence_id WHERE walk = ?1 AND id = ?2")),
           purge_ids_(prepared(db_, "DELETE FROM candor_evidence_id WHERE walk IN "
-                                   "(SELECT walk FROM candor_evidence_walk WHERE closed = 1 AND expiry_ms <= ?1)")),
-          purge_walks_(prepared(db_, "DELETE FROM candor_evidence_walk WHERE closed = 1 AND expiry_ms <= ?1")) {}
+                                   "(SELECT walk FROM candor_evidence_walk WHERE expiry_ms <= ?1)")),
+          purge_walks_(prepared(db_, "DELETE FROM candor_evidence_walk WHERE expiry_ms <= ?1")) {}
 
-    void record(std::string_view walk, std::span<const std::string> ids) override {
+    void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) override {
         std::lock_guard lock(mutex_);
         auto tx = sqlite::transaction::begin(db_).value();
-        open_walk(walk);
+        open_walk(walk, open_until);
         for (const auto& id : ids) {
             sqlite::reset_on_exit g{insert_id_};
             insert_id_.bind(1, walk);
@@ -49,7 +51,7 @@ public:
 
     void close(std::string_view walk, wall_time expiry) override {
         std::lock_guard lock(mutex_);
-        open_walk(walk);
+        open_walk(walk, expiry);
         sqlite::reset_on_exit g{close_};
         close_.bind(1, walk);
         close_.bind(2, to_epoch_ms(expiry));
@@ -95,9 +97,10 @@ private:
     mutable sqlite::statement find_walk_, find_id_;
     sqlite::statement purge_ids_, purge_walks_;
 
-    void open_walk(std::string_view walk) {
+    void open_walk(std::string_view walk, wall_time open_until) {
         sqlite::reset_on_exit g{insert_walk_};
         insert_walk_.bind(1, walk);
+        insert_walk_.bind(2, to_epoch_ms(open_until));
         run(insert_walk_);
     }
 };

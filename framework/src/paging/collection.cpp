@@ -98,6 +98,16 @@ std::uint64_t ceil_seconds(std::chrono::milliseconds ms) {
 
 }  // namespace
 
+void collection_tool::purge_evidence_now_and_then(wall_time now) {
+    const std::int64_t now_ms = evidence::to_epoch_ms(now);
+    std::int64_t last = last_purge_ms_.load(std::memory_order_relaxed);
+    const std::int64_t interval_ms = std::chrono::milliseconds(opts_.evidence_purge_interval).count();
+    if (now_ms - last < interval_ms) return;
+    // One page of all those running at this moment does the purge.
+    if (!last_purge_ms_.compare_exchange_strong(last, now_ms, std::memory_order_relaxed)) return;
+    opts_.evidence->purge(now);
+}
+
 std::string visibility_of(const mcp::principal& p) {
     return p.id.empty() ? std::string("anonymous") : "principal:" + p.id;
 }
@@ -363,7 +373,10 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     if (!pinned) e.add_warning(live_warning());
 
     if (pinned && opts_.evidence) {
-        opts_.evidence->record(state.walk, ids);
+        const auto now = wall_now();
+        // The open walk lives as long as its newest cursor can still be used.
+        opts_.evidence->record(state.walk, ids, now + opts_.cursor_ttl);
+        purge_evidence_now_and_then(now);
         if (out.ended) {
             const auto expiry = wall_now() + opts_.token_ttl;
             opts_.evidence->close(state.walk, expiry);

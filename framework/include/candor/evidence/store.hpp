@@ -33,7 +33,10 @@ public:
 
     /// Add delivered ids to an open walk (created on first use). Repeating an id is harmless
     /// (a page fetched twice with the same cursor delivers the same ids).
-    virtual void record(std::string_view walk, std::span<const std::string> ids) = 0;
+    /// @param open_until the open walk is dropped by `purge` after this time unless another
+    ///        page extends it: a walk whose cursor expired can never be continued, so an
+    ///        abandoned walk does not stay forever (collections pass now + the cursor TTL)
+    virtual void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) = 0;
 
     /// The walk ended: keep its set until `expiry`, after which it is gone.
     virtual void close(std::string_view walk, wall_time expiry) = 0;
@@ -46,8 +49,8 @@ public:
                                                               std::span<const std::string> ids,
                                                               wall_time now) const = 0;
 
-    /// Drop every closed walk that expired before `now` (open walks of abandoned walks stay
-    /// until a later version ages them out; see docs/completeness.md).
+    /// Drop every walk, closed or abandoned, whose time is up at `now` (closed: its expiry;
+    /// open: its `open_until`).
     virtual void purge(wall_time now) = 0;
 };
 

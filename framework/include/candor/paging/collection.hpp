@@ -34,6 +34,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -81,6 +82,8 @@ struct collection_options {
     std::shared_ptr<const evidence::key_ring> keys;
     /// Where delivered ids of pinned walks go; without one, no snapshot tokens are issued.
     std::shared_ptr<evidence::evidence_store> evidence;
+    /// How often (at most) a page also purges the store of expired and abandoned walks.
+    std::chrono::seconds evidence_purge_interval{60};
     /// Wall clock for cursor and token times; defaults to `system_clock::now`.
     std::function<wall_time()> wall_clock;
     /// Monotonic clock for deadlines; defaults to `steady_clock::now`.
@@ -148,6 +151,10 @@ private:
     std::string order_text_;
     std::shared_ptr<data_source> source_;
     collection_options opts_;
+    /// When this tool last purged the evidence store (epoch ms).
+    std::atomic<std::int64_t> last_purge_ms_{0};
+
+    void purge_evidence_now_and_then(wall_time now);
 };
 
 /// `scope.visibility` for a principal: "principal:<id>", or "anonymous".
