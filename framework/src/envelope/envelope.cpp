@@ -210,9 +210,11 @@ boost::json::object to_json(const issue& i) {
     return o;
 }
 
-boost::system::result<boost::json::object, breach> seal(const envelope& e,
-                                                        std::string_view default_resource) {
-    if (auto r = check(e); !r) return r.error();
+namespace {
+
+// The fields of the wire form in their documented order; `data` and the extensions are added
+// by the caller (copied or moved).
+boost::json::object sealed_head(const envelope& e, std::string_view default_resource) {
     boost::json::object o;
     o["status"] = to_string(*e.status);
     o["complete"] = *e.complete;
@@ -226,14 +228,37 @@ boost::system::result<boost::json::object, breach> seal(const envelope& e,
                                               : std::string_view(e.scope.snapshot);
     o["scope"] = std::move(sc);
     o["warnings"] = notes_to_json(e.warnings);
+    return o;
+}
+
+void add_errors(const envelope& e, boost::json::object& o) {
+    if (*e.status != outcome::error) return;
+    boost::json::array errs;
+    errs.reserve(e.errors.size());
+    for (const auto& i : e.errors) errs.emplace_back(to_json(i));
+    o["errors"] = std::move(errs);
+}
+
+}  // namespace
+
+boost::system::result<boost::json::object, breach> seal(const envelope& e,
+                                                        std::string_view default_resource) {
+    if (auto r = check(e); !r) return r.error();
+    auto o = sealed_head(e, default_resource);
     if (e.data) o["data"] = *e.data;
-    if (*e.status == outcome::error) {
-        boost::json::array errs;
-        errs.reserve(e.errors.size());
-        for (const auto& i : e.errors) errs.emplace_back(to_json(i));
-        o["errors"] = std::move(errs);
-    }
+    add_errors(e, o);
     for (const auto& kv : e.extensions) o[kv.key()] = kv.value();
+    return o;
+}
+
+boost::system::result<boost::json::object, breach> seal(envelope&& e, std::string_view default_resource) {
+    if (auto r = check(e); !r) return r.error();
+    auto o = sealed_head(e, default_resource);
+    // Boost.JSON moves only between equal storages and copies otherwise, so data that lives
+    // in another arena (e.g. an argument's document) is still copied out of it.
+    if (e.data) o["data"] = std::move(*e.data);
+    add_errors(e, o);
+    for (auto& kv : e.extensions) o[kv.key()] = std::move(kv.value());
     return o;
 }
 

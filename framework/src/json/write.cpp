@@ -1,5 +1,6 @@
 #include <candor/json/write.hpp>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -35,31 +36,37 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
     return 0;
 }
 
+// Bytes written as they are: printable ASCII other than '"' and '\\'.
+constexpr auto plain_bytes = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return t;
+}();
+
 bool write_string(std::string_view s, std::string& out) {
     out.push_back('"');
     std::size_t run = 0;  // start of the pending run of characters copied as they are
     std::size_t i = 0;
-    while (i < s.size()) {
+    const std::size_t n = s.size();
+    while (i < n) {
+        while (i < n && plain_bytes[static_cast<unsigned char>(s[i])]) ++i;
+        if (i == n) break;
         const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-            ++i;
-            continue;
-        }
         if (c >= 0x80) {
-            const std::size_t n = utf8_sequence(s, i);
-            if (n == 0) return false;
-            i += n;
+            const std::size_t len = utf8_sequence(s, i);
+            if (len == 0) return false;
+            i += len;
             continue;
         }
         out.append(s.data() + run, i - run);
         switch (c) {
-            case '"': out.append("\\\""); break;
-            case '\\': out.append("\\\\"); break;
-            case '\n': out.append("\\n"); break;
-            case '\r': out.append("\\r"); break;
-            case '\t': out.append("\\t"); break;
-            case '\b': out.append("\\b"); break;
-            case '\f': out.append("\\f"); break;
+            case '"': out.append("\\\"", 2); break;
+            case '\\': out.append("\\\\", 2); break;
+            case '\n': out.append("\\n", 2); break;
+            case '\r': out.append("\\r", 2); break;
+            case '\t': out.append("\\t", 2); break;
+            case '\b': out.append("\\b", 2); break;
+            case '\f': out.append("\\f", 2); break;
             default: {
                 const char esc[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 0xF]};
                 out.append(esc, 6);
@@ -67,7 +74,7 @@ bool write_string(std::string_view s, std::string& out) {
         }
         run = ++i;
     }
-    out.append(s.data() + run, s.size() - run);
+    out.append(s.data() + run, n - run);
     out.push_back('"');
     return true;
 }

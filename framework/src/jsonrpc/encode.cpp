@@ -22,10 +22,15 @@ boost::json::object error_to_json(const error_object& e, bool with_data) {
 
 boost::system::result<std::string, json::write_error> encode_result(const request_id& id,
                                                                     const boost::json::value& result) {
-    auto o = base();
-    o["id"] = id.to_json();
-    o["result"] = result;
-    return json::to_string(o);
+    // Written around `result` rather than copying it into a message object: results are the
+    // large messages (a page of items, twice: as text and as structuredContent).
+    std::string out = R"({"jsonrpc":"2.0","id":)";
+    if (auto r = json::write(id.to_json(), out); !r) return r.error();
+    out += R"(,"result":)";
+    // One level less than the whole message may have, as before.
+    if (auto r = json::write(result, out, 511); !r) return r.error();
+    out += '}';
+    return out;
 }
 
 std::string encode_error(const std::optional<request_id>& id, const error_object& error) {

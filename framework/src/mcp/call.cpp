@@ -217,7 +217,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
     std::optional<call_record> record;
     boost::json::object result;
     if (auto* env = std::get_if<envelope::envelope>(&out)) {
-        auto sealed = envelope::seal(*env, tool_name);
+        auto sealed = envelope::seal(std::move(*env), tool_name);
         if (!sealed) {
             // Default-constructed outcomes (a thrown exception) land here too, already logged.
             if (env->status)
@@ -252,7 +252,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                 {"content", boost::json::array{text_block("internal error in the tool")}}, {"isError", true}};
         }
     }
-    const std::size_t bytes_out = send_result(id, result);
+    const std::size_t bytes_out = send_result(id, boost::json::value(std::move(result)));
     if (record) {
         record->bytes_out = bytes_out;
         publish(*record, origin);

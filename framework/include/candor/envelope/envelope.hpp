@@ -150,6 +150,10 @@ boost::system::result<void, breach> check(const envelope& e);
 /// @return the JSON object, or the first breach
 boost::system::result<boost::json::object, breach> seal(const envelope& e,
                                                         std::string_view default_resource = {});
+/// As above, moving `data` and the extensions out of `e` instead of copying them when they
+/// share the result's storage (the response path: a result's data is serialized once and then
+/// dropped). On a breach `e` is left untouched.
+boost::system::result<boost::json::object, breach> seal(envelope&& e, std::string_view default_resource = {});
 
 /// The error envelope the framework answers with when a tool has a bug: `INTERNAL_ERROR`, no
 /// internals, not repairable. Serialized, always valid.
