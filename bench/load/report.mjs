@@ -1,0 +1,50 @@
+// Summarizes the load benchmark's RESULT lines (bench/load/run.sh): medians over the
+// repetitions, Candor/peer ratios, and the targets of issue 10 marked met or missed.
+//   node report.mjs RESULTS_FILE
+import { readFileSync } from 'node:fs';
+
+const rows = readFileSync(process.argv[2], 'utf8').split('\n').filter((l) => l.startsWith('RESULT '))
+  .map((l) => Object.fromEntries(l.slice(7).trim().split(' ').map((kv) => kv.split('='))));
+const median = (xs) => { const s = xs.map(Number).sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const groups = new Map();
+for (const r of rows) {
+  const k = `${r.transport}|${r.pin}|${r.conc}`;
+  if (!groups.has(k)) groups.set(k, { candor: [], peer: [] });
+  groups.get(k)[r.server].push(r);
+}
+const stat = (rs, f) => (rs.length ? median(rs.map((r) => r[f])) : NaN);
+const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : '–');
+const ms = (us) => fmt(us / 1000, 2);
+
+console.log('\n| transport | pinning | in flight | server | req/s | p50 ms | p90 ms | p99 ms | CPU µs/call | peak RSS MB | runs |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+const summary = {};
+for (const [k, g] of groups) {
+  const [transport, pin, conc] = k.split('|');
+  for (const server of ['candor', 'peer']) {
+    const rs = g[server];
+    const s = { rps: stat(rs, 'rps'), p50: stat(rs, 'p50_us'), p90: stat(rs, 'p90_us'), p99: stat(rs, 'p99_us'), cpu: stat(rs, 'cpu_us'), rss: stat(rs, 'rss_kb') };
+    summary[`${k}|${server}`] = s;
+    console.log(`| ${transport} | ${pin} | ${conc} | ${server === 'candor' ? 'Candor' : 'TS SDK'} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${fmt(s.cpu, 1)} | ${fmt(s.rss / 1024, 1)} | ${rs.length} |`);
+  }
+}
+console.log('\n| scenario | Candor/peer throughput | peer/Candor CPU per call |');
+console.log('|---|---|---|');
+for (const k of groups.keys()) {
+  const c = summary[`${k}|candor`], p = summary[`${k}|peer`];
+  console.log(`| ${k.replaceAll('|', ' ')} | ${fmt(c.rps / p.rps, 1)}× | ${fmt(p.cpu / c.cpu, 1)}× |`);
+}
+const maxRss = (server) => Math.max(...rows.filter((r) => r.server === server).map((r) => Number(r.rss_kb)));
+const conns = [...groups.keys()].find((k) => k.startsWith('http|pinned'))?.split('|')[2] ?? '16';
+const http = (s) => summary[`http|pinned|${conns}|${s}`];
+const stdio = (s) => summary[`stdio|pinned|64|${s}`];
+const targets = [
+  ['HTTP throughput ≥ 25× the peer (pinned)', http('candor') && http('candor').rps / http('peer').rps, (x) => x >= 25, (x) => fmt(x, 1) + '×'],
+  ['stdio throughput ≥ 10× the peer (pinned, 64 in flight)', stdio('candor') && stdio('candor').rps / stdio('peer').rps, (x) => x >= 10, (x) => fmt(x, 1) + '×'],
+  [`p99 ≤ 2 ms at ${conns} connections (pinned)`, http('candor')?.p99, (x) => x <= 2000, (x) => ms(x) + ' ms'],
+  ['peak RSS ≤ 1/5 of the peer (largest of all runs)', maxRss('candor') / maxRss('peer'), (x) => x <= 0.2, (x) => '1/' + fmt(1 / x, 1)],
+];
+console.log('\n| target | measured | |');
+console.log('|---|---|---|');
+for (const [name, x, ok, show] of targets)
+  console.log(`| ${name} | ${Number.isFinite(x) ? show(x) : '–'} | ${Number.isFinite(x) ? (ok(x) ? 'met' : '**missed**') : 'not measured'} |`);

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The load benchmark: Candor's bench-server and the TypeScript SDK peer (bench/load/peer), run
+# interleaved (A B A B …) in the same run, every reply validated. Called by `scripts/bench --load`.
+# Settings (environment): LOAD_REPS (2), LOAD_SECONDS (5, measured per run), LOAD_WARMUP (2),
+# LOAD_CONNECTIONS (16), LOAD_MODES ("pinned unpinned"), LOAD_RESULTS (file for the raw lines).
+# Pinned: server on CPU 0 (`taskset -c 0`, Candor with --threads 1), load generator on CPU 1.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+here="$root/bench/load"
+reps="${LOAD_REPS:-2}"
+seconds="${LOAD_SECONDS:-5}"
+warmup="${LOAD_WARMUP:-2}"
+conns="${LOAD_CONNECTIONS:-16}"
+modes="${LOAD_MODES:-pinned unpinned}"
+results="${LOAD_RESULTS:-$root/build/bench/load-results.txt}"
+candor="$root/build/bench/bench/bench-server"
+peer=(node "$here/peer/server.mjs")
+
+[ -x "$candor" ] || { echo "load: $candor is not built" >&2; exit 2; }
+command -v wrk >/dev/null || { echo "load: wrk is missing (scripts/setup-deps --load)" >&2; exit 2; }
+if [ ! -d "$here/peer/node_modules" ] || [ "$here/peer/package.json" -nt "$here/peer/node_modules" ]; then
+  (cd "$here/peer" && npm install --prefer-offline --no-audit --no-fund --loglevel=error && touch node_modules)
+fi
+mkdir -p "$(dirname "$results")"
+: > "$results"
+
+server_pid=""
+cleanup() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; }
+trap cleanup EXIT
+
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+# start_http NAME PIN -> sets server_pid and url
+start_http() {
+  local name="$1" pin="$2" port; port="$(free_port)"
+  local -a cmd
+  if [ "$name" = candor ]; then
+    cmd=("$candor" --http "127.0.0.1:$port" --stateless)
+    [ "$pin" = pinned ] && cmd+=(--threads 1)
+  else
+    cmd=("${peer[@]}" --http "$port")
+  fi
+  if [ "$pin" = pinned ]; then taskset -c 0 "${cmd[@]}" 2>/dev/null & else "${cmd[@]}" 2>/dev/null & fi
+  server_pid=$!
+  url="http://127.0.0.1:$port/mcp"
+  for _ in $(seq 100); do
+    curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0
+    sleep 0.1
+  done
+  echo "load: $name did not start on port $port" >&2
+  exit 1
+}
+
+stop_server() { cleanup; server_pid=""; }
+
+failed=0
+record() {  # record LINE: append, and fail the run on invalid replies
+  echo "$1" | tee -a "$results"
+  local bad; bad="$(field invalid "$1")"
+  if [ "${bad:-1}" != 0 ] || [ "$(field non2xx "$1")" != "${2:-0}" ]; then failed=1; fi
+}
+
+run_http() {  # run_http NAME PIN REP
+  local name="$1" pin="$2" rep="$3" load=() threads=2
+  [ "$pin" = pinned ] && { load=(taskset -c 1); threads=1; }
+  start_http "$name" "$pin"
+  "${load[@]}" wrk -t"$threads" -c"$conns" -d"${warmup}s" --timeout 10s -s "$here/search_tickets.lua" "$url" >/dev/null
+  local before; before="$(ticks "$server_pid")"
+  local out; out="$("${load[@]}" wrk -t"$threads" -c"$conns" -d"${seconds}s" --timeout 10s -s "$here/search_tickets.lua" "$url")"
+  local after peak; after="$(ticks "$server_pid")"; peak="$(hwm "$server_pid")"
+  stop_server
+  local line; line="$(grep '^WRK_RESULT' <<<"$out")"
+  grep '^WRK_FIRST_FAILURE' <<<"$out" >&2 || true
+  local n cpu; n="$(field requests "$line")"
+  cpu="$(awk -v t=$((after - before)) -v n="$n" 'BEGIN { printf "%.1f", n ? t * 10000 / n : 0 }')"
+  record "RESULT server=$name transport=http pin=$pin conc=$conns rep=$rep rps=$(field rps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$cpu rss_kb=$peak invalid=$(field invalid "$line") errors=$(field socket_errors "$line") non2xx=$(field non2xx "$line")"
+}
+
+run_stdio() {  # run_stdio NAME PIN REP INFLIGHT
+  local name="$1" pin="$2" rep="$3" inflight="$4" load=() srv=()
+  [ "$pin" = pinned ] && { load=(taskset -c 1); srv=(taskset -c 0); }
+  if [ "$name" = candor ]; then srv+=("$candor" --stdio); else srv+=("${peer[@]}" --stdio); fi
+  local out
+  out="$("${load[@]}" node "$here/driver.mjs" stdio --inflight "$inflight" --warmup "$warmup" --duration "$seconds" -- "${srv[@]}")" || true
+  local line; line="$(grep '^STDIO_RESULT' <<<"$out" || true)"
+  grep '^STDIO_FIRST_FAILURE' <<<"$out" >&2 || true
+  [ -n "$line" ] || { echo "load: stdio driver failed for $name" >&2; failed=1; return; }
+  record "RESULT server=$name transport=stdio pin=$pin conc=$inflight rep=$rep rps=$(field cps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$(field cpu_us_per_call "$line") rss_kb=$(field peak_rss_kb "$line") invalid=$(field invalid "$line") errors=0 non2xx=0"
+}
+
+echo "== verifying both servers (pages, cursors, enums, echo) over HTTP and stdio"
+for name in candor peer; do
+  start_http "$name" unpinned
+  node "$here/driver.mjs" verify-http "$url"
+  stop_server
+  if [ "$name" = candor ]; then node "$here/driver.mjs" verify-stdio -- "$candor" --stdio
+  else node "$here/driver.mjs" verify-stdio -- "${peer[@]}" --stdio; fi
+done
+
+echo "== machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $reps repetitions, ${warmup}s warm-up + ${seconds}s measured per run, modes: $modes"
+for rep in $(seq "$reps"); do
+  for pin in $modes; do
+    for name in candor peer; do run_http "$name" "$pin" "$rep"; done
+    for name in candor peer; do run_stdio "$name" "$pin" "$rep" 64; done
+    if [ "$pin" = pinned ]; then for name in candor peer; do run_stdio "$name" "$pin" "$rep" 1; done; fi
+  done
+done
+echo "== load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+node "$here/report.mjs" "$results"
+if [ "$failed" != 0 ]; then echo "load: FAILED — some replies were invalid (see above)" >&2; exit 1; fi

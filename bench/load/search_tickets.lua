@@ -1,0 +1,75 @@
+-- wrk script of the load benchmark (scripts/bench --load): POSTs the measured call
+-- tools/call search_tickets {"department":"dept-3","status":"open","page_size":20}
+-- to a stateless Streamable HTTP endpoint over keep-alive connections, and validates EVERY
+-- reply: HTTP 200, no JSON-RPC error, "isError":false, complete:false with
+-- MORE_PAGES_AVAILABLE and a next_cursor continuation, and exactly the 20 expected ids in
+-- order (T-000003, T-000027, ..., T-000459) in structuredContent. The ids inside content[0]'s
+-- text are escaped (\"id\":\"T-...\") and so not matched by the pattern below.
+-- done() prints one line "WRK_RESULT key=value ..." that scripts/bench parses.
+
+wrk.method = "POST"
+wrk.path = "/mcp"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["MCP-Protocol-Version"] = "2025-06-18"
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_tickets",' ..
+           '"arguments":{"department":"dept-3","status":"open","page_size":20}}}'
+
+local expected = {}
+for k = 0, 19 do expected[#expected + 1] = string.format("T-%06d", 3 + 24 * k) end
+
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  ok = 0
+  failures = 0
+  first_failure = ""
+end
+
+local function check(status, body)
+  if status ~= 200 then return "HTTP " .. status end
+  if body:find('"error":{', 1, true) and not body:find('"result":', 1, true) then return "JSON-RPC error" end
+  if not body:find('"isError":false', 1, true) then return "isError is not false" end
+  if not body:find('"complete":false', 1, true) then return "complete is not false" end
+  if not body:find('"MORE_PAGES_AVAILABLE"', 1, true) then return "no MORE_PAGES_AVAILABLE" end
+  if not body:find('"kind":"next_cursor","cursor":"', 1, true) and not body:find('"cursor":"[^"]+","kind":"next_cursor"') then
+    return "no next_cursor continuation"
+  end
+  local n = 0
+  for id in body:gmatch('"id":"(T%-%d+)"') do
+    n = n + 1
+    if expected[n] ~= id then return "unexpected id " .. id .. " at " .. n end
+  end
+  if n ~= 20 then return n .. " ids instead of 20" end
+  return nil
+end
+
+function response(status, headers, body)
+  local why = check(status, body)
+  if why then
+    failures = failures + 1
+    if first_failure == "" then first_failure = why .. ": " .. body:sub(1, 300) end
+  else
+    ok = ok + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local good, bad, first = 0, 0, ""
+  for _, t in ipairs(threads) do
+    good = good + t:get("ok")
+    bad = bad + t:get("failures")
+    if first == "" then first = t:get("first_failure") end
+  end
+  local e = summary.errors
+  local socket_errors = e.connect + e.read + e.write + e.timeout
+  io.write(string.format(
+    "WRK_RESULT requests=%d seconds=%.3f rps=%.1f p50_us=%d p90_us=%d p99_us=%d max_us=%d valid=%d invalid=%d socket_errors=%d non2xx=%d\n",
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    good, bad, socket_errors, e.status))
+  if first ~= "" then io.write("WRK_FIRST_FAILURE " .. first .. "\n") end
+end

@@ -1,0 +1,199 @@
+// bench-server: the workload of the load benchmark (docs/performance.md, "Load"), written with
+// Candor's public API the way a tool author would write it.
+//   bench-server --stdio
+//   bench-server --http PORT [--stateless] [--threads N]
+//
+// Dataset: 100,000 tickets made at start-up, kept in memory in id order. Tools:
+//   search_tickets {department?, status?, page_size?, cursor?} — a collection tool (keyset
+//     pages in id order, sealed cursors, the envelope; the framework puts the envelope's JSON
+//     into content[0] as text and into structuredContent);
+//   echo {text ≤ 1000 characters} → {text}.
+// Cursors are sealed with CANDOR_SEALING_KEYS ("id:HEX,…") when set, else with a random key.
+#include <candor/app/command_line.hpp>
+#include <candor/mcp/typed_tool.hpp>
+#include <candor/paging/collection.hpp>
+#include <candor/paging/typed_source.hpp>
+
+#include <boost/describe.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pg = candor::paging;
+
+// ---------------------------------------------------------------------------------------------
+// The data
+
+struct ticket {
+    std::string id;
+    std::string department;
+    std::string status;
+    int priority = 0;
+    std::string title;
+    std::string created_at;
+};
+BOOST_DESCRIBE_STRUCT(ticket, (), (id, department, status, priority, title, created_at))
+
+inline constexpr int ticket_count = 100'000;
+
+std::string day_after_2026_01_01(int days) {
+    static constexpr std::array<int, 12> month_days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};  // 2026: no leap day
+    int month = 0;
+    while (days >= month_days[static_cast<std::size_t>(month)]) days -= month_days[static_cast<std::size_t>(month++)];
+    char text[32];
+    std::snprintf(text, sizeof text, "2026-%02d-%02d", month + 1, days + 1);
+    return text;
+}
+
+std::vector<ticket> make_tickets() {
+    static constexpr std::array<const char*, 3> statuses{"open", "pending", "closed"};
+    std::vector<ticket> out;
+    out.reserve(ticket_count);
+    for (int i = 1; i <= ticket_count; ++i) {
+        char id[16];
+        std::snprintf(id, sizeof id, "T-%06d", i);
+        out.push_back({id, "dept-" + std::to_string(i % 8), statuses[static_cast<std::size_t>((i * 7) % 3)],
+                       1 + i % 5, "Ticket " + std::to_string(i), day_after_2026_01_01(i % 300)});
+    }
+    return out;  // ids are zero-padded: generation order is id order
+}
+
+// ---------------------------------------------------------------------------------------------
+// The query: typed, its schema generated from the struct
+
+enum class ticket_status { open, pending, closed };
+BOOST_DESCRIBE_ENUM(ticket_status, open, pending, closed)
+
+struct ticket_query {
+    std::optional<std::string> department;
+    std::optional<ticket_status> status;
+};
+BOOST_DESCRIBE_STRUCT(ticket_query, (), (department, status))
+
+void describe_contract(candor::contract::spec<ticket_query>& s) {
+    s.field(&ticket_query::department)
+        .description("Only tickets of this department")
+        .one_of({"dept-0", "dept-1", "dept-2", "dept-3", "dept-4", "dept-5", "dept-6", "dept-7"});
+    s.field(&ticket_query::status).description("Only tickets in this status");
+}
+
+std::string_view to_string(ticket_status s) {
+    switch (s) {
+    case ticket_status::open: return "open";
+    case ticket_status::pending: return "pending";
+    case ticket_status::closed: return "closed";
+    }
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The source: up to N tickets after a key that match the query
+
+class ticket_source final : public pg::typed_source<ticket> {
+public:
+    ticket_source(std::vector<ticket> tickets, candor::contract::contract<ticket_query> query)
+        : tickets_(std::move(tickets)), query_(std::move(query)) {}
+
+    std::string_view name() const noexcept override { return "tickets"; }
+    // The tickets never change after start-up: every page reads the same (only) version.
+    pg::snapshot_mode snapshots() const noexcept override { return pg::snapshot_mode::pinned; }
+    boost::asio::awaitable<boost::system::result<std::string, pg::source_error>> open_snapshot(
+        const boost::json::object&, const candor::mcp::principal&) override {
+        co_return std::string("v1");
+    }
+
+    boost::asio::awaitable<boost::system::result<pg::typed_page<ticket>, pg::source_error>> fetch_items(
+        const pg::fetch_request& r) override {
+        // The collection tool checked the arguments against this schema already; this only
+        // turns the query into its C++ type.
+        auto q = query_.check(r.query);
+        if (!q) co_return pg::source_error{pg::source_error::kind::unavailable, "query does not convert", {}};
+        std::optional<std::string_view> status;
+        if (q->status) status = to_string(*q->status);
+
+        auto it = tickets_.begin();
+        if (r.after) {
+            const std::string_view after = r.after->at(0).as_string();
+            it = std::upper_bound(tickets_.begin(), tickets_.end(), after,
+                                  [](std::string_view key, const ticket& t) { return key < t.id; });
+        }
+        pg::typed_page<ticket> out;
+        for (; it != tickets_.end() && out.items.size() < r.limit; ++it) {
+            // Look at the clock now and then, not per row.
+            if ((++out.items_scanned & 4095u) == 0 && std::chrono::steady_clock::now() > r.deadline) {
+                out.out_of_time = true;
+                break;
+            }
+            if (q->department && it->department != *q->department) continue;
+            if (status && it->status != *status) continue;
+            out.items.push_back(*it);
+        }
+        co_return out;
+    }
+
+private:
+    std::vector<ticket> tickets_;
+    candor::contract::contract<ticket_query> query_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// echo
+
+struct echo_args {
+    std::string text;
+};
+BOOST_DESCRIBE_STRUCT(echo_args, (), (text))
+
+void describe_contract(candor::contract::spec<echo_args>& s) {
+    s.field(&echo_args::text).description("Text to send back").max_length(1000);
+}
+
+boost::asio::awaitable<candor::envelope::envelope> echo(echo_args a, candor::mcp::call_context&) {
+    co_return candor::envelope::complete(boost::json::object{{"text", std::move(a.text)}});
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::shared_ptr<const candor::evidence::key_ring> sealing_keys() {
+    if (const char* config = std::getenv("CANDOR_SEALING_KEYS")) {
+        auto ring = candor::evidence::key_ring::from_config(config);
+        if (!ring) {
+            std::cerr << "bench-server: CANDOR_SEALING_KEYS is not a valid key list\n";
+            std::exit(2);
+        }
+        return std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
+    }
+    return std::make_shared<const candor::evidence::key_ring>(
+        candor::evidence::key_ring::ephemeral([](std::string_view line) { std::cerr << line << '\n'; }));
+}
+
+int main(int argc, char** argv) {
+    candor::contract::contract<ticket_query> query("tickets-query/1");
+    auto tickets_info = candor::mcp::tool_info("search_tickets",
+                                               "Search support tickets by department and status, in id order, "
+                                               "one page at a time.")
+                            .with_input_schema(query.schema().as_object());
+    pg::collection_options o;
+    o.keys = sealing_keys();
+    o.default_page_size = 20;
+    o.max_page_size = 100;
+    o.item_schema = boost::json::object{{"type", "object"}};
+
+    // The stdio load runs keep 64 calls in flight on one connection (the default allows 16).
+    candor::mcp::server srv({.name = "candor-bench-server", .version = "1.0.0", .max_calls_in_flight = 64});
+    srv.add_tool(std::make_shared<pg::collection_tool>(
+                     std::move(tickets_info), pg::ordering{{"id"}},
+                     std::make_shared<ticket_source>(make_tickets(), std::move(query)), o))
+        .value();
+    srv.add_tool(candor::mcp::make_typed_tool<echo_args>(candor::mcp::tool_info("echo", "Sends the text back."), echo))
+        .value();
+    return candor::app::run(srv, argc, argv, {.summary = "The load benchmark's workload: 100,000 tickets, search_tickets and echo."});
+}
