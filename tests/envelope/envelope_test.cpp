@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 
 namespace ce = candor::envelope;
@@ -189,4 +190,44 @@ TEST(Envelope, InternalErrorEnvelopeHasNoInternals) {
     EXPECT_EQ(field(err, "code"), "INTERNAL_ERROR");
     EXPECT_EQ(field(err, "repairable"), false);
     EXPECT_EQ(err.as_object().size(), 5u);
+}
+
+TEST(Envelope, MovingSealWritesWhatCopyingSealWrites) {
+    auto make = [] {
+        auto e = ce::partial(boost::json::array{boost::json::object{{"id", "T-1"}, {"n", 1}}, boost::json::object{{"id", "T-2"}}},
+                             limit_reason());
+        e.continue_with(ce::continuation::next_cursor("abc"));
+        e.extensions["page"] = boost::json::object{{"returned", 2}};
+        e.add_warning({"LIVE_VIEW", "live", {}});
+        return e;
+    };
+    const auto copy_source = make();
+    auto copied = ce::seal(copy_source, "t");
+    auto moved = ce::seal(make(), "t");
+    ASSERT_TRUE(copied);
+    ASSERT_TRUE(moved);
+    EXPECT_EQ(candor::json::to_string(*moved).value(), candor::json::to_string(*copied).value());
+}
+
+TEST(Envelope, MovingSealLeavesTheEnvelopeOnABreach) {
+    auto e = ce::complete(boost::json::array{1, 2});
+    e.extensions["complete"] = true;  // reserved: a breach
+    auto sealed = ce::seal(std::move(e), "t");
+    ASSERT_FALSE(sealed);
+    EXPECT_EQ(sealed.error(), ce::breach::reserved_key);
+    ASSERT_TRUE(e.data);  // NOLINT(bugprone-use-after-move): a breach moves nothing
+    EXPECT_EQ(*e.data, (boost::json::array{1, 2}));
+}
+
+TEST(Envelope, MovingSealCopiesDataOutOfAnotherArena) {
+    boost::json::object sealed;
+    {
+        boost::json::monotonic_resource arena;
+        boost::json::storage_ptr sp(&arena);
+        boost::json::array items(sp);
+        items.emplace_back(boost::json::object({{"id", "a long enough string to be allocated"}}, sp));
+        auto e = ce::complete(boost::json::value(std::move(items), sp));
+        sealed = ce::seal(std::move(e), "t").value();
+    }  // the arena is gone; the sealed result must not point into it (ASan checks this)
+    EXPECT_EQ(sealed.at("data").at(0).at("id"), "a long enough string to be allocated");
 }

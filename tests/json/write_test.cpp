@@ -54,3 +54,21 @@ TEST(Write, DeepValueIsRefusedNotOverflowed) {
     EXPECT_EQ(r.error(), candor::json::write_error::too_deep);
     EXPECT_TRUE(candor::json::to_string(v, 5000));
 }
+
+TEST(Write, EscapesExactlyWhatJsonRequires) {
+    // Plain runs between escapes, at the start and at the end; UTF-8 passes through unescaped.
+    boost::json::value v = "\"a\\b/\x01\x1f\n\r\t\b\f\xc3\xa9z\x7f\"";
+    auto out = candor::json::to_string(v);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(*out, R"("\"a\\b/\u0001\u001f\n\r\t\b\f)"
+                    "\xc3\xa9z\x7f"
+                    R"(\"")");
+    auto plain = candor::json::to_string(boost::json::value("plain text, no escapes"));
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(*plain, "\"plain text, no escapes\"");
+}
+
+TEST(Write, RefusesInvalidUtf8AfterAPlainRun) {
+    EXPECT_FALSE(candor::json::to_string(boost::json::value("abc\"def\xe2\x82")));
+    EXPECT_FALSE(candor::json::to_string(boost::json::value("abcdef\xed\xa0\x80")));  // a surrogate
+}

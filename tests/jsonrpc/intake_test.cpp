@@ -190,6 +190,33 @@ TEST(JsonRpcEncode, ResultWithNonFiniteNumberIsRefused) {
     EXPECT_FALSE(rpc::encode_result(rpc::request_id("a"), o));
 }
 
+TEST(JsonRpcEncode, ResultIsWrittenInsideTheMessage) {
+    const boost::json::object result{{"content", boost::json::array{"x\"y"}}, {"isError", false}};
+    auto text = rpc::encode_result(rpc::request_id(7), result);
+    ASSERT_TRUE(text);
+    EXPECT_EQ(*text, R"({"jsonrpc":"2.0","id":7,"result":{"content":["x\"y"],"isError":false}})");
+    auto named = rpc::encode_result(rpc::request_id("r-1"), boost::json::array{});
+    ASSERT_TRUE(named);
+    EXPECT_EQ(*named, R"({"jsonrpc":"2.0","id":"r-1","result":[]})");
+}
+
+TEST(JsonRpcEncode, ResultDepthCountsTheMessageLevel) {
+    // The whole message may be 512 containers deep: its own object and 511 in the result.
+    auto nested = [](int depth) {
+        boost::json::value v = boost::json::array{};
+        boost::json::value* cur = &v;
+        for (int i = 1; i < depth; ++i) {
+            cur->as_array().emplace_back(boost::json::array{});
+            cur = &cur->as_array().back();
+        }
+        return v;
+    };
+    EXPECT_TRUE(rpc::encode_result(rpc::request_id(1), nested(511)));
+    auto deep = rpc::encode_result(rpc::request_id(1), nested(512));
+    ASSERT_FALSE(deep);
+    EXPECT_EQ(deep.error(), candor::json::write_error::too_deep);
+}
+
 TEST(JsonRpcEncode, ErrorDataThatCannotBeWrittenIsDropped) {
     auto e = rpc::error_object::make(rpc::error_code::internal_error, "x",
                                      boost::json::value(std::numeric_limits<double>::quiet_NaN()));
