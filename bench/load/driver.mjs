@@ -4,7 +4,8 @@
 //   node driver.mjs stdio --inflight N --warmup S --duration S -- CMD ARGS...
 //       spawns the server, initializes, keeps N calls of the measured call in flight,
 //       validates every reply, and prints one line
-//       "STDIO_RESULT calls=… seconds=… cps=… p50_us=… p90_us=… p99_us=… cpu_us_per_call=… peak_rss_kb=… invalid=…"
+//       "STDIO_RESULT calls=… seconds=… cps=… p50_us=… p90_us=… p99_us=… cpu_us_per_call=… peak_rss_kb=… invalid=…
+//        server_cpu_pct=… load_cpu_pct=…" (CPU use of the server and of this driver, % of one core)
 //   node driver.mjs proc PID                    prints "PROC cpu_ticks=… hwm_kb=… clk_tck=100"
 // Exit status 1 when any reply is invalid.
 import { spawn } from 'node:child_process';
@@ -186,12 +187,14 @@ async function stdioLoad(argv, inflight, warmupS, durationS) {
   for (let i = 0; i < inflight; i++) sendOne();
   await new Promise((r) => setTimeout(r, warmupS * 1000));
   const before = procStats(s.child.pid);
+  const selfBefore = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   measuring = true;
   await new Promise((r) => setTimeout(r, durationS * 1000));
   measuring = false;
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const after = procStats(s.child.pid);
+  const self = process.cpuUsage(selfBefore);
   stopping = true;
   await Promise.race([finished, new Promise((r) => setTimeout(r, 5000))]);
   s.stop();
@@ -199,7 +202,8 @@ async function stdioLoad(argv, inflight, warmupS, durationS) {
   const cpuUs = ((after.ticks - before.ticks) / CLK_TCK) * 1e6;
   console.log(`STDIO_RESULT calls=${calls} seconds=${seconds.toFixed(3)} cps=${(calls / seconds).toFixed(1)} ` +
     `p50_us=${Math.round(percentile(lat, 50))} p90_us=${Math.round(percentile(lat, 90))} p99_us=${Math.round(percentile(lat, 99))} ` +
-    `cpu_us_per_call=${(cpuUs / Math.max(1, calls)).toFixed(1)} peak_rss_kb=${after.hwmKb} invalid=${invalid}`);
+    `cpu_us_per_call=${(cpuUs / Math.max(1, calls)).toFixed(1)} peak_rss_kb=${after.hwmKb} invalid=${invalid} ` +
+    `server_cpu_pct=${((cpuUs / 1e6 / seconds) * 100).toFixed(0)} load_cpu_pct=${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)}`);
   if (invalid) { console.log('STDIO_FIRST_FAILURE ' + firstInvalid); process.exit(1); }
   process.exit(0);
 }

@@ -30,6 +30,8 @@ trap cleanup EXIT
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'; }
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# CPU ticks of this script's waited-for children so far (cutime + cstime): wrk's, after it exits.
+children_ticks() { awk '{print $16 + $17}' "/proc/$$/stat"; }
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
 field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
@@ -69,14 +71,18 @@ run_http() {  # run_http NAME PIN REP
   start_http "$name" "$pin"
   "${load[@]}" wrk -t"$threads" -c"$conns" -d"${warmup}s" --timeout 10s -s "$here/search_tickets.lua" "$url" >/dev/null
   local before; before="$(ticks "$server_pid")"
-  local out; out="$("${load[@]}" wrk -t"$threads" -c"$conns" -d"${seconds}s" --timeout 10s -s "$here/search_tickets.lua" "$url")"
-  local after peak; after="$(ticks "$server_pid")"; peak="$(hwm "$server_pid")"
+  local out t_start t_end; t_start="$(children_ticks)"
+  out="$("${load[@]}" wrk -t"$threads" -c"$conns" -d"${seconds}s" --timeout 10s -s "$here/search_tickets.lua" "$url")"
+  local after peak; after="$(ticks "$server_pid")"; peak="$(hwm "$server_pid")"; t_end="$(children_ticks)"
   stop_server
   local line; line="$(grep '^WRK_RESULT' <<<"$out")"
   grep '^WRK_FIRST_FAILURE' <<<"$out" >&2 || true
   local n cpu; n="$(field requests "$line")"
   cpu="$(awk -v t=$((after - before)) -v n="$n" 'BEGIN { printf "%.1f", n ? t * 10000 / n : 0 }')"
-  record "RESULT server=$name transport=http pin=$pin conc=$conns rep=$rep rps=$(field rps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$cpu rss_kb=$peak invalid=$(field invalid "$line") errors=$(field socket_errors "$line") non2xx=$(field non2xx "$line")"
+  local secs scpu lcpu; secs="$(field seconds "$line")"
+  scpu="$(awk -v t=$((after - before)) -v s="$secs" 'BEGIN { printf "%.0f", s ? t / s : 0 }')"
+  lcpu="$(awk -v t=$((t_end - t_start)) -v s="$secs" 'BEGIN { printf "%.0f", s ? t / s : 0 }')"
+  record "RESULT server=$name transport=http pin=$pin conc=$conns rep=$rep rps=$(field rps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$cpu rss_kb=$peak invalid=$(field invalid "$line") errors=$(field socket_errors "$line") non2xx=$(field non2xx "$line") server_cpu_pct=$scpu load_cpu_pct=$lcpu"
 }
 
 run_stdio() {  # run_stdio NAME PIN REP INFLIGHT
@@ -88,7 +94,7 @@ run_stdio() {  # run_stdio NAME PIN REP INFLIGHT
   local line; line="$(grep '^STDIO_RESULT' <<<"$out" || true)"
   grep '^STDIO_FIRST_FAILURE' <<<"$out" >&2 || true
   [ -n "$line" ] || { echo "load: stdio driver failed for $name" >&2; failed=1; return; }
-  record "RESULT server=$name transport=stdio pin=$pin conc=$inflight rep=$rep rps=$(field cps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$(field cpu_us_per_call "$line") rss_kb=$(field peak_rss_kb "$line") invalid=$(field invalid "$line") errors=0 non2xx=0"
+  record "RESULT server=$name transport=stdio pin=$pin conc=$inflight rep=$rep rps=$(field cps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$(field cpu_us_per_call "$line") rss_kb=$(field peak_rss_kb "$line") invalid=$(field invalid "$line") errors=0 non2xx=0 server_cpu_pct=$(field server_cpu_pct "$line") load_cpu_pct=$(field load_cpu_pct "$line")"
 }
 
 echo "== verifying both servers (pages, cursors, enums, echo) over HTTP and stdio"
