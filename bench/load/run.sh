@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The load benchmark: Candor's bench-server and the TypeScript SDK peer (bench/load/peer), run
 # interleaved (A B A B …) in the same run, every reply validated. Called by `scripts/bench --load`.
-# Settings (environment): LOAD_REPS (2), LOAD_SECONDS (5, measured per run), LOAD_WARMUP (2),
+# Settings (environment): LOAD_REPS (2), LOAD_SECONDS (4, measured per run), LOAD_WARMUP (2),
 # LOAD_CONNECTIONS (16), LOAD_MODES ("pinned unpinned"), LOAD_RESULTS (file for the raw lines).
 # Pinned: server on CPU 0 (`taskset -c 0`, Candor with --threads 1), load generator on CPU 1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/bench/load"
 reps="${LOAD_REPS:-2}"
-seconds="${LOAD_SECONDS:-5}"
+seconds="${LOAD_SECONDS:-4}"
 warmup="${LOAD_WARMUP:-2}"
 conns="${LOAD_CONNECTIONS:-16}"
 modes="${LOAD_MODES:-pinned unpinned}"
