@@ -27,6 +27,8 @@ inline constexpr std::string_view partial_field_set = "PARTIAL_FIELD_SET";
 inline constexpr std::string_view default_scope_applied = "DEFAULT_SCOPE_APPLIED";
 inline constexpr std::string_view default_sort_applied = "DEFAULT_SORT_APPLIED";
 inline constexpr std::string_view value_normalized = "VALUE_NORMALIZED";
+/// A reversible write stored a draft although an external source could not confirm it.
+inline constexpr std::string_view unverified_draft = "UNVERIFIED_DRAFT";
 }  // namespace warning_codes
 
 /// Error codes the framework itself puts into error envelopes (`errors[].code`). The intake
@@ -40,6 +42,28 @@ inline constexpr std::string_view deadline_exceeded = "DEADLINE_EXCEEDED";
 /// The connection already has the maximum number of tool calls in flight.
 inline constexpr std::string_view too_many_calls_in_flight = "TOO_MANY_CALLS_IN_FLIGHT";
 }  // namespace error_codes
+
+/// Codes of the validation pipeline (docs/validation.md): `errors[].code`, except where noted.
+namespace validation_codes {
+/// An external check's source failed or missed its deadline (never a silent pass).
+inline constexpr std::string_view source_unavailable = "SOURCE_UNAVAILABLE";
+/// The caller used up its repair attempts for this tool within the window.
+inline constexpr std::string_view repair_limit_exceeded = "REPAIR_LIMIT_EXCEEDED";
+/// The user declined the action when asked (elicitation).
+inline constexpr std::string_view action_declined = "ACTION_DECLINED";
+/// The user cancelled the question, or chose "cancel".
+inline constexpr std::string_view action_cancelled = "ACTION_CANCELLED";
+/// No usable answer to the approval question (timeout, client error, unusable narrowing).
+inline constexpr std::string_view action_not_approved = "ACTION_NOT_APPROVED";
+/// Two-step approval: no `plan_token`; the plan is in `details.plan`.
+inline constexpr std::string_view plan_token_required = "PLAN_TOKEN_REQUIRED";
+/// Malformed or tampered `plan_token`.
+inline constexpr std::string_view plan_token_invalid = "PLAN_TOKEN_INVALID";
+/// The `plan_token` is past its expiry.
+inline constexpr std::string_view plan_token_expired = "PLAN_TOKEN_EXPIRED";
+/// The `plan_token` was issued for another tool, caller, targets or arguments.
+inline constexpr std::string_view plan_token_mismatch = "PLAN_TOKEN_MISMATCH";
+}  // namespace validation_codes
 
 /// True for a well-formed code: 1–64 characters of [A-Z0-9_], starting with a letter.
 /// @complexity linear in the length of `code`

@@ -1,0 +1,329 @@
+#pragma once
+/// @file
+/// Validated tools: typed arguments checked by three layers, in order, before any side effect.
+///
+/// 1. structure — intake and budget (framework), then the contract (schema + typed conversion);
+/// 2. business — invariants across fields, declared by the tool next to its domain code;
+/// 3. external — asynchronous checks against current sources of truth, each with its own
+///    deadline; a source that fails or misses it is `SOURCE_UNAVAILABLE`, never a pass.
+///
+/// A layer runs only when the one before it found nothing; all issues of a layer are reported
+/// together. External checks may substitute a value the backend knows (a current price): the
+/// substitution is applied to the arguments and reported as a `VALUE_NORMALIZED` warning with
+/// the old and the new value. Failed attempts are counted per caller (`repair_budget`); after
+/// `max_repairs` the answer is `REPAIR_LIMIT_EXCEEDED`. Then, by action class:
+/// - read_only: unavailable sources make the result partial (`SOURCE_UNAVAILABLE` reason);
+/// - reversible_write: with `allow_unverified_draft`, unavailable sources still let the
+///   handler store a draft, flagged `UNVERIFIED_DRAFT`; otherwise refused;
+/// - irreversible_write: runs only when every layer passed with no issue, the declared
+///   evidence holds, and a human approved (elicitation, or the two-step plan token).
+///
+/// @code
+/// struct archive : candor::validation::validated_tool<archive_args> {
+///     archive() : validated_tool(tool_info("archive_notes", "…").with_action(irreversible_write)) {
+///         add_invariant([](const archive_args& a) { return issue_list{}; });
+///         add_external_check({"notes", 500ms, [this](const archive_args& a, call_context& ctx) { … }});
+///     }
+///     awaitable<envelope> execute(archive_args a, const verdict& v, call_context& ctx) override;
+/// };
+/// @endcode
+
+#include <candor/contract/contract.hpp>
+#include <candor/envelope/codes.hpp>
+#include <candor/json/intake.hpp>
+#include <candor/mcp/tool.hpp>
+#include <candor/mcp/typed_tool.hpp>
+#include <candor/validation/approval.hpp>
+#include <candor/validation/pipeline.hpp>
+#include <candor/validation/plan_token.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+// GCC 12 reports -Wmismatched-new-delete on the coroutine frame of `invoke` (Asio's frame
+// allocator pairs its own operator new/delete; the warning is a known false positive of GCC's
+// coroutine lowering, not a mismatch).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace candor::validation {
+
+/// A substitution and how to apply it to the typed arguments.
+template <class Args>
+struct correction {
+    substitution what;
+    std::function<void(Args&)> apply;
+};
+
+/// What one external check found: issues (layer external is set by the framework) and
+/// substitutions the backend makes itself.
+template <class Args>
+struct check_result {
+    issue_list issues;
+    std::vector<correction<Args>> corrections;
+
+    /// Report that the backend replaces the value at `path` (a JSON Pointer) with the truth.
+    check_result& normalize(std::string path, boost::json::value old_value, boost::json::value new_value,
+                            std::string message, std::function<void(Args&)> apply) {
+        corrections.push_back({{std::move(path), std::move(old_value), std::move(new_value), std::move(message)},
+                               std::move(apply)});
+        return *this;
+    }
+};
+
+/// One external check: a named source, its own deadline, and the asynchronous check. The
+/// check must honour cancellation (every Asio operation does): at the deadline it is cancelled
+/// and the source is reported unavailable. An exception from it counts as unavailable too.
+template <class Args>
+struct external_check {
+    std::string source;
+    std::chrono::milliseconds deadline{2000};
+    std::function<boost::asio::awaitable<check_result<Args>>(const Args&, mcp::call_context&)> run;
+};
+
+namespace detail {
+/// The operation's value, or nothing when it threw (the source failed).
+template <class T>
+boost::asio::awaitable<std::optional<T>> guarded(boost::asio::awaitable<T> op) {
+    try {
+        co_return co_await std::move(op);
+    } catch (const std::exception&) {
+        co_return std::nullopt;
+    }
+}
+
+template <class T>
+struct timed {
+    std::optional<T> value;
+    bool timed_out = false;
+};
+
+/// Race the operation against its deadline; the loser is cancelled (and awaited).
+template <class T>
+boost::asio::awaitable<timed<T>> within(boost::asio::awaitable<T> op, std::chrono::milliseconds deadline) {
+    using namespace boost::asio::experimental::awaitable_operators;
+    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, deadline);
+    auto r = co_await (guarded(std::move(op)) || timer.async_wait(boost::asio::use_awaitable));
+    timed<T> out;
+    if (r.index() == 0) out.value = std::move(std::get<0>(r));
+    else out.timed_out = true;
+    co_return out;
+}
+}  // namespace detail
+
+template <class Args>
+class validated_tool : public mcp::tool_handler {
+public:
+    /// @param info the declaration; its input schema is the contract's (plus `plan_token` when
+    ///        approval applies); formats such as `date` are asserted
+    explicit validated_tool(mcp::tool_info info, validation_options opts = {}, std::string contract_version = "1")
+        : contract_(std::move(contract_version), contract::contract_options{info.budget, true}),
+          info_(std::move(info)),
+          pipeline_(info_, std::move(opts)) {
+        info_.input_schema = mcp::detail::input_schema_from(contract_.schema());
+        if (pipeline_.approval_applies()) {
+            auto& props = info_.input_schema["properties"];
+            if (props.is_object())
+                props.as_object()[plan_token_argument] = boost::json::object{
+                    {"type", "string"},
+                    {"maxLength", 4096},
+                    {"description", "The plan_token of an earlier answer to the same call, once the user approved that plan."}};
+        }
+    }
+
+    const mcp::tool_info& info() const noexcept final { return info_; }
+
+    /// Structure and business layers, offline (no external checks, no approval).
+    issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final {
+        std::optional<json::document> stripped;
+        const boost::json::value* v = &arguments;
+        if (pipeline_.approval_applies() && strip_token(arguments, doc, stripped, nullptr)) {
+            if (!stripped) return {};  // unreachable: canonical text of budgeted arguments parses
+            v = &stripped->root();
+            doc = &*stripped;
+        }
+        auto args = contract_.check(*v, doc);
+        if (!args) return std::move(args.error());
+        return business(*args);
+    }
+
+    boost::asio::awaitable<mcp::tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
+                                                     mcp::call_context& ctx) final {
+        auto t = pipeline_.begin(ctx);
+        // The token is not an argument of the action: it is taken out before the contract and
+        // the arguments' fingerprint.
+        std::optional<json::document> stripped;
+        std::optional<std::string> token;
+        const boost::json::value* v = &arguments;
+        const json::document* d = &doc;
+        if (pipeline_.approval_applies() && strip_token(arguments, &doc, stripped, &token) && stripped) {
+            v = &stripped->root();
+            d = &*stripped;
+        }
+
+        auto parsed = contract_.check(*v, d);
+        if (!parsed) co_return pipeline_.refuse(t, std::move(parsed.error()));
+        Args args = std::move(*parsed);
+
+        if (auto issues = business(args); !issues.empty()) co_return pipeline_.refuse(t, std::move(issues));
+
+        verdict result;
+        issue_list external;
+        std::vector<correction<Args>> corrections;
+        for (const auto& check : checks_) {
+            const auto started = std::chrono::steady_clock::now();
+            detail::timed<check_result<Args>> outcome;
+            try {
+                outcome = co_await detail::within(check.run(args, ctx), check.deadline);
+            } catch (const std::exception&) {
+                // check.run threw before it returned its coroutine: the source failed.
+            }
+            const auto latency =
+                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+            auto& found = outcome.value;
+            t.observation.external_checks.push_back({latency, !found.has_value()});
+            if (!found) {
+                external.push_back(detail::pipeline::source_unavailable(check.source, outcome.timed_out));
+                result.unavailable_sources.push_back(check.source);
+                continue;
+            }
+            for (auto& i : found->issues) {
+                i.where = layer::external;
+                external.push_back(std::move(i));
+            }
+            for (auto& c : found->corrections) corrections.push_back(std::move(c));
+        }
+        const bool only_unavailable = external.size() == result.unavailable_sources.size();
+        if (!external.empty() && !(only_unavailable && pipeline_.may_run_unverified()))
+            co_return pipeline_.refuse(t, std::move(external));
+
+        // Substitutions change the arguments only once the whole layer has passed.
+        std::vector<substitution> applied;
+        for (auto& c : corrections) {
+            if (c.apply) c.apply(args);
+            applied.push_back(std::move(c.what));
+        }
+        pipeline_.normalized(t, result, std::move(applied));
+        pipeline_.passed(t);
+
+        if (info_.action == mcp::action_class::irreversible_write || pipeline_.approval_applies()) {
+            action_plan planned = plan(args);
+            if (info_.action == mcp::action_class::irreversible_write || has_evidence_) {
+                auto ev = co_await check_evidence(args, ctx);
+                planned.evidence = ev.state;
+                if (!ev.issues.empty()) co_return pipeline_.stop(t, std::move(ev.issues));
+            }
+            if (pipeline_.approval_applies()) {
+                auto* approver = pipeline_.options().approver.get();
+                if (approver != nullptr && approver->available(ctx)) {
+                    approval_decision decision;
+                    if (auto refused = co_await pipeline_.ask(t, ctx, planned, decision))
+                        co_return std::move(*refused);
+                    if (decision.what == approval_decision::choice::narrow) {
+                        if (!narrow(args, decision.ids)) co_return pipeline_.cannot_narrow(t);
+                        result.narrowed_to = decision.ids;
+                    }
+                } else {
+                    const auto fp = arguments_fingerprint(
+                        canonical_arguments(arguments, &doc, plan_token_argument, info_.budget.max_depth + 1));
+                    if (auto refused = pipeline_.check_plan_token(t, ctx, token, fp, planned))
+                        co_return std::move(*refused);
+                }
+                result.approved = true;
+            }
+        }
+
+        auto e = co_await execute(std::move(args), result, ctx);
+        co_return pipeline_.finish(t, std::move(e), result);
+    }
+
+    /// The tool's work, on arguments that passed every layer (substitutions applied).
+    virtual boost::asio::awaitable<envelope::envelope> execute(Args args, const verdict& v, mcp::call_context& ctx) = 0;
+
+    /// What an approved call would do (irreversible tools): a sentence and the target ids.
+    virtual action_plan plan(const Args& args) const {
+        (void)args;
+        action_plan p;
+        p.summary = info_.name;
+        return p;
+    }
+
+    /// Narrow the arguments to `ids` (a non-empty subset of the plan's targets). Return false
+    /// when the tool cannot act on a subset (the call is then refused, nothing done).
+    virtual bool narrow(Args& args, const std::vector<std::string>& ids) const {
+        (void)args;
+        (void)ids;
+        return false;
+    }
+
+    /// The evidence an irreversible action rests on (e.g. `evidence::verify` on a snapshot
+    /// token the arguments carry). Default: none declared.
+    virtual boost::asio::awaitable<evidence_result> check_evidence(const Args& args, mcp::call_context& ctx) {
+        (void)args;
+        (void)ctx;
+        co_return evidence_result{};
+    }
+
+    const contract::contract<Args>& argument_contract() const noexcept { return contract_; }
+    const validation_options& options() const noexcept { return pipeline_.options(); }
+
+protected:
+    /// Declare a business invariant (pure, on the typed arguments). Call from the constructor.
+    void add_invariant(std::function<issue_list(const Args&)> rule) { invariants_.push_back(std::move(rule)); }
+    /// Declare an external check. Call from the constructor.
+    void add_external_check(external_check<Args> check) { checks_.push_back(std::move(check)); }
+    /// Ask for `check_evidence` on tools that are not irreversible writes too.
+    void declare_evidence() noexcept { has_evidence_ = true; }
+
+private:
+    issue_list business(const Args& args) const {
+        issue_list out;
+        for (const auto& rule : invariants_) {
+            for (auto& i : rule(args)) {
+                i.where = layer::business;
+                out.push_back(std::move(i));
+            }
+        }
+        return out;
+    }
+
+    /// True when `arguments` carry `plan_token`; then `stripped` holds them without it (exact
+    /// number texts kept) and `token` the token ("" when it is not a string).
+    bool strip_token(const boost::json::value& arguments, const json::document* doc,
+                     std::optional<json::document>& stripped, std::optional<std::string>* token) const {
+        const auto* o = arguments.if_object();
+        const auto* found = o != nullptr ? o->if_contains(plan_token_argument) : nullptr;
+        if (found == nullptr) return false;
+        if (token != nullptr) *token = found->is_string() ? std::string(found->get_string()) : std::string();
+        auto text = canonical_arguments(arguments, doc, plan_token_argument, info_.budget.max_depth + 1);
+        auto reparsed = json::parse(text);
+        if (reparsed) stripped.emplace(std::move(*reparsed));
+        return true;
+    }
+
+    contract::contract<Args> contract_;
+    mcp::tool_info info_;
+    detail::pipeline pipeline_;
+    std::vector<std::function<issue_list(const Args&)>> invariants_;
+    std::vector<external_check<Args>> checks_;
+    bool has_evidence_ = false;
+};
+
+}  // namespace candor::validation
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,228 @@
+// GCC 12: see framework/src/mcp/call.cpp (false positives inside Asio's executors).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+
+#include <candor/validation/pipeline.hpp>
+
+#include <candor/envelope/codes.hpp>
+#include <candor/evidence/token.hpp>
+#include <candor/validation/plan_token.hpp>
+
+#include <algorithm>
+
+namespace candor::validation::detail {
+
+namespace vc = envelope::validation_codes;
+
+namespace {
+
+issue make_issue(std::string_view code, std::string message, bool repairable, boost::json::object details = {}) {
+    issue i;
+    i.code = std::string(code);
+    i.message = std::move(message);
+    i.repairable = repairable;
+    i.where = layer::external;
+    i.details = std::move(details);
+    return i;
+}
+
+issue approval_refusal(const approval_decision& d) {
+    using choice = approval_decision::choice;
+    switch (d.what) {
+    case choice::declined:
+        return make_issue(vc::action_declined, "The user declined the action. Nothing was done.", false);
+    case choice::cancelled:
+        return make_issue(vc::action_cancelled, "The user cancelled the action. Nothing was done.", false);
+    default:
+        return make_issue(vc::action_not_approved,
+                          "No usable approval (" + (d.why.empty() ? std::string("no answer") : d.why) +
+                              "). Nothing was done.",
+                          false);
+    }
+}
+
+}  // namespace
+
+pipeline::pipeline(const mcp::tool_info& info, validation_options opts)
+    : tool_(info.name), action_(info.action), opts_(std::move(opts)) {
+    if (!opts_.repairs) opts_.repairs = std::make_shared<repair_budget>();
+    if (!opts_.metrics) opts_.metrics = metrics::shared();
+    if (!opts_.approver) opts_.approver = std::make_shared<elicitation_approver>();
+    if (!opts_.plan_keys && approval_applies())
+        opts_.plan_keys = std::make_shared<const evidence::key_ring>(evidence::key_ring::ephemeral([](std::string_view) {}));
+}
+
+bool pipeline::approval_applies() const noexcept {
+    return opts_.approval == approval_policy::always ||
+           (opts_.approval == approval_policy::irreversible && action_ == mcp::action_class::irreversible_write);
+}
+
+bool pipeline::may_run_unverified() const noexcept {
+    return action_ == mcp::action_class::read_only ||
+           (action_ == mcp::action_class::reversible_write && opts_.allow_unverified_draft);
+}
+
+std::chrono::system_clock::time_point pipeline::wall_now() const {
+    return opts_.wall_clock ? opts_.wall_clock() : std::chrono::system_clock::now();
+}
+
+call_tracker pipeline::begin(const mcp::call_context& ctx) const {
+    call_tracker t;
+    t.key = repair_budget::key(tool_, ctx.session().id, ctx.caller().id);
+    t.client = ctx.session().client_name;
+    t.action = action_;
+    t.observation.first_pass = opts_.repairs->failures(t.key) == 0;
+    t.observation.write = action_ != mcp::action_class::read_only;
+    return t;
+}
+
+void pipeline::record(call_tracker& t) const { opts_.metrics->record(tool_, t.client, t.observation); }
+
+envelope::envelope pipeline::refuse(call_tracker& t, issue_list issues) const {
+    // An outage is not the caller's mistake: it does not use up a repair attempt.
+    const bool outage_only = std::all_of(issues.begin(), issues.end(), [](const issue& i) {
+        return i.code == vc::source_unavailable;
+    });
+    auto& budget = *opts_.repairs;
+    const std::size_t failures = outage_only ? budget.failures(t.key) : budget.record_failure(t.key);
+    const bool exceeded = !outage_only && budget.exceeded(failures);
+    const std::size_t remaining = exceeded ? 0 : budget.remaining_after(failures);
+    for (auto& i : issues) {
+        if (exceeded) i.repairable = false;
+        i.details["repairs_remaining"] = remaining;
+    }
+    if (exceeded) {
+        auto limit = make_issue(
+            vc::repair_limit_exceeded,
+            "These arguments failed validation again and the repair attempts for this tool are used up. Do not "
+            "retry with guessed values: ask the user, or report the issues below.",
+            false,
+            boost::json::object{{"max_repairs", budget.options().max_repairs},
+                                {"window_s", budget.options().window.count()},
+                                {"repairs_remaining", 0}});
+        limit.where = issues.front().where;
+        issues.insert(issues.begin(), std::move(limit));
+        t.observation.repair_limit_hit = true;
+    }
+    for (const auto& i : issues) t.observation.issues.emplace_back(i.code, i.where);
+    t.observation.valid = false;
+    t.observation.stopped_before_write = t.observation.write;
+    record(t);
+    return envelope::failure(std::move(issues));
+}
+
+envelope::envelope pipeline::stop(call_tracker& t, issue_list issues) const {
+    for (const auto& i : issues) t.observation.issues.emplace_back(i.code, i.where);
+    t.observation.stopped_before_write = t.observation.write;
+    record(t);
+    return envelope::failure(std::move(issues));
+}
+
+void pipeline::passed(call_tracker& t) const {
+    opts_.repairs->record_success(t.key);
+    t.observation.valid = true;
+}
+
+issue pipeline::source_unavailable(const std::string& source, bool timed_out) {
+    return make_issue(vc::source_unavailable,
+                      "The source '" + source + "' " + (timed_out ? "did not answer before its deadline" : "failed") +
+                          "; the arguments could not be checked against it. Try again later.",
+                      false, boost::json::object{{"source", source}, {"cause", timed_out ? "deadline" : "failure"}});
+}
+
+void pipeline::normalized(call_tracker& t, verdict& v, std::vector<substitution> applied) const {
+    for (auto& s : applied) {
+        ++t.observation.fixed_by_backend;
+        v.warnings.push_back({std::string(envelope::warning_codes::value_normalized), std::move(s.message),
+                              boost::json::object{{"path", s.path},
+                                                  {"old", std::move(s.old_value)},
+                                                  {"new", std::move(s.new_value)}}});
+    }
+}
+
+envelope::envelope pipeline::cannot_narrow(call_tracker& t) const {
+    return stop(t, {make_issue(vc::action_not_approved,
+                               "The user narrowed the action, but this tool cannot act on a subset. Nothing was done.",
+                               false)});
+}
+
+std::optional<envelope::envelope> pipeline::check_plan_token(call_tracker& t, const mcp::call_context& ctx,
+                                                             const std::optional<std::string>& token,
+                                                             const std::string& arguments_fp,
+                                                             const action_plan& plan) const {
+    const auto principal = evidence::principal_fingerprint(ctx.caller().id);
+    const auto targets = targets_fingerprint(plan.targets);
+    const auto now = wall_now();
+    if (!token) {
+        plan_claims claims{tool_, principal, arguments_fp, targets, now + opts_.plan_ttl};
+        return stop(t, {make_issue(vc::plan_token_required,
+                                   "Nothing was done: this action needs the user's approval. Show the plan to the "
+                                   "user; if they approve, call again with the same arguments and this plan_token.",
+                                   true,
+                                   boost::json::object{{"plan", plan.to_json()},
+                                                       {"plan_token", seal_plan_token(*opts_.plan_keys, claims)},
+                                                       {"expires_in_s", opts_.plan_ttl.count()}})});
+    }
+    auto claims = open_plan_token(*opts_.plan_keys, *token);
+    if (!claims)
+        return stop(t, {make_issue(vc::plan_token_invalid,
+                                   "The plan_token is malformed or was altered. Nothing was done; call without "
+                                   "plan_token to get a new plan and ask the user again.",
+                                   false)});
+    if (claims->expiry <= now)
+        return stop(t, {make_issue(vc::plan_token_expired,
+                                   "The plan_token has expired. Nothing was done; call without plan_token to get a "
+                                   "new plan and ask the user again.",
+                                   false)});
+    std::string_view mismatch;
+    if (claims->tool != tool_) mismatch = "tool";
+    else if (claims->principal != principal) mismatch = "caller";
+    else if (claims->targets != targets) mismatch = "targets";
+    else if (claims->arguments != arguments_fp) mismatch = "arguments";
+    if (!mismatch.empty())
+        return stop(t, {make_issue(vc::plan_token_mismatch,
+                                   "The plan_token was approved for other " + std::string(mismatch) +
+                                       ". Nothing was done; a plan is approved only for its exact targets and "
+                                       "arguments.",
+                                   false, boost::json::object{{"mismatch", mismatch}})});
+    return std::nullopt;
+}
+
+boost::asio::awaitable<std::optional<envelope::envelope>> pipeline::ask(call_tracker& t, mcp::call_context& ctx,
+                                                                        const action_plan& plan,
+                                                                        approval_decision& decision) const {
+    approval_request request{tool_, plan};
+    decision = co_await opts_.approver->ask(request, ctx);
+    using choice = approval_decision::choice;
+    if (decision.what == choice::proceed || decision.what == choice::narrow) co_return std::nullopt;
+    co_return stop(t, {approval_refusal(decision)});
+}
+
+envelope::envelope pipeline::finish(call_tracker& t, envelope::envelope e, const verdict& v) const {
+    if (e.status == envelope::outcome::error) {
+        record(t);
+        return e;
+    }
+    for (const auto& w : v.warnings) e.add_warning(w);
+    if (v.unverified()) {
+        for (const auto& source : v.unavailable_sources)
+            e.add_reason({std::string(envelope::reason_codes::source_unavailable),
+                          "the source '" + source + "' could not confirm the arguments",
+                          boost::json::object{{"source", source}}});
+        if (e.status == envelope::outcome::complete) {
+            e.status = envelope::outcome::partial;
+            e.complete = false;
+        }
+        if (action_ == mcp::action_class::reversible_write) {
+            e.add_warning({std::string(envelope::warning_codes::unverified_draft),
+                           "stored as an unverified draft: an external source could not confirm it",
+                           {}});
+            t.observation.unverified_draft = true;
+        }
+    }
+    record(t);
+    return e;
+}
+
+}  // namespace candor::validation::detail
