@@ -1,0 +1,228 @@
+// GCC 12: see framework/src/mcp/call.cpp (false positives inside Asio's executors).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#endif
+
+#include <candor_examples/order_draft.hpp>
+
+#include <boost/describe/enum_to_string.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+
+#include <ctime>
+#include <stdexcept>
+
+namespace candor_examples::order_draft {
+
+namespace cv = candor::validation;
+using candor::issue;
+using candor::issue_list;
+
+void describe_contract(candor::contract::spec<order_line>& s) {
+    s.field(&order_line::sku).description("Catalog SKU").length(1, 64);
+    s.field(&order_line::quantity).description("Units").range(1, 100);
+    s.field(&order_line::unit_price)
+        .description("Price per unit in the order's currency")
+        .exclusive_minimum("0")
+        .max_digits(12)
+        .decimal_places(2);
+}
+
+void describe_contract(candor::contract::spec<order_args>& s) {
+    s.field(&order_args::customer_id).description("The customer the order is for").length(1, 64);
+    s.field(&order_args::currency).description("RUB, USD or EUR");
+    s.field(&order_args::delivery_date).description("Delivery date, YYYY-MM-DD, not in the past").format("date");
+    s.field(&order_args::discount)
+        .description("Discount on the whole order, ≤ the subtotal")
+        .minimum("0")
+        .max_digits(12)
+        .decimal_places(2);
+    s.field(&order_args::total)
+        .description("Subtotal (Σ quantity × unit_price) minus discount")
+        .minimum("0")
+        .max_digits(12)
+        .decimal_places(2);
+    s.field(&order_args::lines).description("What to order").items(1, 50);
+}
+
+std::optional<decimal> subtotal(const order_args& a) {
+    decimal sum;
+    for (const auto& line : a.lines) {
+        auto amount = line.unit_price.multiply(line.quantity);
+        if (!amount) return std::nullopt;
+        auto next = sum.add(*amount);
+        if (!next) return std::nullopt;
+        sum = *next;
+    }
+    return sum;
+}
+
+namespace {
+
+issue make_issue(std::string_view code, std::string path, std::string message, bool repairable,
+                 boost::json::object details = {}) {
+    issue i;
+    i.code = std::string(code);
+    i.path = std::move(path);
+    i.message = std::move(message);
+    i.repairable = repairable;
+    i.details = std::move(details);
+    return i;
+}
+
+std::string line_path(std::size_t i, std::string_view field) {
+    return "/lines/" + std::to_string(i) + "/" + std::string(field);
+}
+
+}  // namespace
+
+issue_list business_issues(const order_args& a, std::string_view today) {
+    issue_list out;
+    const auto sub = subtotal(a);
+    if (sub) {
+        if (a.discount > *sub) {
+            out.push_back(make_issue(codes::discount_exceeds_subtotal, "/discount",
+                                     "The discount " + a.discount.to_string() + " exceeds the subtotal " +
+                                         sub->to_string() + "; a discount cannot be larger than what is ordered.",
+                                     false, {{"subtotal", sub->to_string()}}));
+        } else if (auto expected = sub->subtract(a.discount); expected && *expected != a.total) {
+            out.push_back(make_issue(codes::total_mismatch, "/total",
+                                     "The total must be " + expected->to_string() + " (subtotal " + sub->to_string() +
+                                         " minus discount " + a.discount.to_string() + "), not " +
+                                         a.total.to_string() + ".",
+                                     true, {{"expected", expected->to_string()}}));
+        }
+    }
+    // Both texts are valid ISO dates (the contract asserts `format: date`), so their order is
+    // the calendar's.
+    if (std::string_view(a.delivery_date) < today) {
+        out.push_back(make_issue(codes::delivery_date_in_past, "/delivery_date",
+                                 "The delivery date " + a.delivery_date + " is in the past (today is " +
+                                     std::string(today) + "); use today or a later date.",
+                                 true, {{"today", std::string(today)}}));
+    }
+    return out;
+}
+
+std::string utc_today() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+    return buf;
+}
+
+create_order_draft::create_order_draft(order_tool_options opts)
+    : validated_tool(candor::mcp::tool_info(opts.name,
+                                            "Creates an order draft for a customer. Lines are checked against the "
+                                            "catalog (SKU and current price); the total must equal the sum of the "
+                                            "lines minus the discount; the delivery date must not be in the past.")
+                         .with_title("Create order draft")
+                         .with_action(opts.action)
+                         .with_data_schema(boost::json::parse(R"({"type":"object","properties":{
+                             "draft_id":{"type":"string"},"verified":{"type":"boolean"},
+                             "total":{"type":"string"},"currency":{"type":"string"},"lines":{"type":"integer"}},
+                             "required":["draft_id","verified","total","currency","lines"]})")),
+                     opts.validation, "order_draft/1"),
+      opts_(std::move(opts)) {
+    if (!opts_.catalog || !opts_.access || !opts_.drafts)
+        throw std::invalid_argument("create_order_draft: catalog, access and drafts are required");
+    if (!opts_.today) opts_.today = utc_today;
+    add_invariant([this](const order_args& a) { return business_issues(a, opts_.today()); });
+    add_external_check({"customer_access", opts_.access_deadline,
+                        [this](const order_args& a, candor::mcp::call_context& ctx) { return check_access(a, ctx); }});
+    add_external_check({"catalog", opts_.catalog_deadline,
+                        [this](const order_args& a, candor::mcp::call_context&) { return check_catalog(a); }});
+}
+
+boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_access(const order_args& a,
+                                                                                     candor::mcp::call_context& ctx) {
+    cv::check_result<order_args> r;
+    const bool allowed = co_await opts_.access->may_order(ctx.caller().id, a.customer_id);
+    if (!allowed)
+        r.issues.push_back(make_issue(codes::permission_denied, "/customer_id",
+                                      "You may not create orders for this customer.", false));
+    co_return r;
+}
+
+boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_catalog(const order_args& a) {
+    cv::check_result<order_args> r;
+    bool repriced = false;
+    order_args corrected = a;
+    for (std::size_t i = 0; i < a.lines.size(); ++i) {
+        const auto& line = a.lines[i];
+        auto price = co_await opts_.catalog->price(line.sku, a.currency);
+        if (!price) {
+            auto near = co_await opts_.catalog->similar(line.sku, opts_.max_candidates);
+            boost::json::array candidates;
+            for (auto& s : near) candidates.emplace_back(s);
+            r.issues.push_back(make_issue(codes::unknown_sku, line_path(i, "sku"),
+                                          "The catalog has no SKU '" + line.sku + "'" +
+                                              (candidates.empty() ? std::string(".") : "; did you mean one of the candidates?"),
+                                          true, {{"candidates", std::move(candidates)}}));
+            continue;
+        }
+        if (*price == line.unit_price) continue;
+        if (opts_.stale_prices == stale_price_policy::refuse) {
+            r.issues.push_back(make_issue(codes::stale_price, line_path(i, "unit_price"),
+                                          "The unit price " + line.unit_price.to_string() +
+                                              " is not the current catalog price " + price->to_string() + ".",
+                                          false, {{"catalog_price", price->to_string()}}));
+            continue;
+        }
+        corrected.lines[i].unit_price = *price;
+        repriced = true;
+        const decimal p = *price;
+        r.normalize(line_path(i, "unit_price"), boost::json::value(line.unit_price.to_string()),
+                    boost::json::value(p.to_string()), "The unit price was replaced by the current catalog price.",
+                    [i, p](order_args& args) { args.lines[i].unit_price = p; });
+    }
+    if (repriced && r.issues.empty()) {
+        const auto sub = subtotal(corrected);
+        auto total = sub ? sub->subtract(a.discount) : boost::system::result<decimal, candor::contract::decimal_error>(
+                                                          candor::contract::decimal_error::overflow);
+        if (!total || total->is_negative()) {
+            // The catalog prices leave nothing to discount: the backend cannot fix this alone.
+            r.corrections.clear();
+            r.issues.push_back(make_issue(codes::stale_price, "/lines",
+                                          "The unit prices are not the current catalog prices, and at the catalog "
+                                          "prices the discount exceeds the subtotal.",
+                                          false));
+        } else if (*total != a.total) {
+            const decimal t = *total;
+            r.normalize("/total", boost::json::value(a.total.to_string()), boost::json::value(t.to_string()),
+                        "The total was recomputed with the current catalog prices.",
+                        [t](order_args& args) { args.total = t; });
+        }
+    }
+    co_return r;
+}
+
+cv::action_plan create_order_draft::plan(const order_args& args) const {
+    cv::action_plan p;
+    p.summary = "Create an order for customer " + args.customer_id + " with " + std::to_string(args.lines.size()) +
+                " line(s), total " + args.total.to_string() + " " + std::string(boost::describe::enum_to_string(args.currency, "?"));
+    p.targets.push_back(args.customer_id);
+    return p;
+}
+
+boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(order_args args,
+                                                                              const cv::verdict& v,
+                                                                              candor::mcp::call_context&) {
+    const auto id = co_await opts_.drafts->store(args, v.unverified());
+    boost::json::object data;
+    data["draft_id"] = id;
+    data["verified"] = !v.unverified();
+    data["total"] = args.total.to_string();
+    data["currency"] = boost::describe::enum_to_string(args.currency, "?");
+    data["lines"] = args.lines.size();
+    co_return candor::envelope::complete(std::move(data));
+}
+
+std::shared_ptr<create_order_draft> make_create_order_draft(order_tool_options opts) {
+    return std::make_shared<create_order_draft>(std::move(opts));
+}
+
+}  // namespace candor_examples::order_draft

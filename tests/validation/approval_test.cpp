@@ -1,0 +1,431 @@
+#include <candor/validation/approval.hpp>
+
+#include "support.hpp"
+
+#include <candor/validation/validated_tool.hpp>
+
+#include <boost/describe/class.hpp>
+#include <boost/json/parse.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace notes {
+
+struct archive_args {
+    std::vector<std::string> ids;
+    std::string reason;
+};
+BOOST_DESCRIBE_STRUCT(archive_args, (), (ids, reason))
+
+inline void describe_contract(candor::contract::spec<archive_args>& s) {
+    s.field(&archive_args::ids).items(1, 20).length(1, 32);
+    s.field(&archive_args::reason).length(1, 200);
+}
+
+}  // namespace notes
+
+namespace {
+
+namespace cv = candor::validation;
+using notes::archive_args;
+using validation_test::answer;
+using validation_test::at;
+using validation_test::harness;
+using validation_test::text;
+using ::testing::ElementsAre;
+
+// Everything archive_notes did to the world.
+struct world {
+    std::set<std::string> notes{"n1", "n2", "n3", "n4"};
+    std::vector<std::string> archived;
+    int external_checks = 0;
+};
+
+// An approver scripted by the test: records what it was asked and answers as told.
+struct scripted_approver : cv::approver {
+    bool can_ask = true;
+    cv::approval_decision answer;
+    std::vector<cv::approval_request> asked;
+    bool available(const candor::mcp::call_context&) const override { return can_ask; }
+    boost::asio::awaitable<cv::approval_decision> ask(const cv::approval_request& r, candor::mcp::call_context&) override {
+        asked.push_back(r);
+        co_return answer;
+    }
+};
+
+class archive_notes : public cv::validated_tool<archive_args> {
+public:
+    archive_notes(std::shared_ptr<world> w, cv::validation_options o, std::string name = "archive_notes",
+                  bool incomplete_evidence = false)
+        : validated_tool(candor::mcp::tool_info(std::move(name), "Archives notes for good.")
+                             .with_action(candor::mcp::action_class::irreversible_write),
+                         std::move(o)),
+          world_(std::move(w)),
+          incomplete_evidence_(incomplete_evidence) {
+        add_invariant([](const archive_args& a) {
+            candor::issue_list out;
+            std::set<std::string> seen;
+            for (std::size_t i = 0; i < a.ids.size(); ++i)
+                if (!seen.insert(a.ids[i]).second)
+                    out.push_back({"DUPLICATE_ID", "/ids/" + std::to_string(i), "listed twice", true,
+                                   candor::layer::business, {}, {}});
+            return out;
+        });
+        add_external_check({"notes", std::chrono::milliseconds(500),
+                            [this](const archive_args& a, candor::mcp::call_context&) -> boost::asio::awaitable<cv::check_result<archive_args>> {
+                                ++world_->external_checks;
+                                cv::check_result<archive_args> r;
+                                for (std::size_t i = 0; i < a.ids.size(); ++i)
+                                    if (!world_->notes.contains(a.ids[i]))
+                                        r.issues.push_back({"NOTE_NOT_FOUND", "/ids/" + std::to_string(i),
+                                                            "no such note", true, candor::layer::contract, {}, {}});
+                                co_return r;
+                            }});
+    }
+
+    cv::action_plan plan(const archive_args& a) const override {
+        cv::action_plan p;
+        p.summary = "Archive " + std::to_string(a.ids.size()) + " note(s)";
+        p.targets = a.ids;
+        return p;
+    }
+    bool narrow(archive_args& a, const std::vector<std::string>& ids) const override {
+        a.ids = ids;
+        return true;
+    }
+    boost::asio::awaitable<cv::evidence_result> check_evidence(const archive_args&, candor::mcp::call_context&) override {
+        cv::evidence_result r;
+        r.state.declared = true;
+        if (incomplete_evidence_) {
+            r.state.complete = false;
+            r.state.reasons = {"MORE_PAGES_AVAILABLE"};
+            r.issues.push_back({"EVIDENCE_INCOMPLETE", "", "the inventory was incomplete", false,
+                                candor::layer::external, {}, {}});
+        }
+        co_return r;
+    }
+    boost::asio::awaitable<candor::envelope::envelope> execute(archive_args a, const cv::verdict& v,
+                                                               candor::mcp::call_context&) override {
+        boost::json::array done;
+        for (auto& id : a.ids) {
+            world_->archived.push_back(id);
+            done.emplace_back(id);
+        }
+        co_return candor::envelope::complete(boost::json::object{{"archived", std::move(done)}, {"approved", v.approved}});
+    }
+
+private:
+    std::shared_ptr<world> world_;
+    bool incomplete_evidence_;
+};
+
+struct approval_fixture : ::testing::Test {
+    std::shared_ptr<world> w = std::make_shared<world>();
+    std::shared_ptr<scripted_approver> approver = std::make_shared<scripted_approver>();
+    std::shared_ptr<const candor::evidence::key_ring> keys = std::make_shared<const candor::evidence::key_ring>(
+        candor::evidence::key_ring::from_keys({{"k1", std::string(32, 'k')}}).value());
+    std::chrono::system_clock::time_point wall = std::chrono::system_clock::now();
+    harness h;
+
+    cv::validation_options options(bool with_approver) {
+        cv::validation_options o;
+        o.metrics = std::make_shared<cv::metrics>();
+        o.plan_keys = keys;
+        o.plan_ttl = std::chrono::seconds(60);
+        o.wall_clock = [this] { return wall; };
+        if (with_approver) o.approver = approver;
+        return o;
+    }
+    void mount(bool with_approver, std::string name = "archive_notes", bool incomplete_evidence = false) {
+        h.server()
+            .add_tool(std::make_shared<archive_notes>(w, options(with_approver), std::move(name), incomplete_evidence))
+            .value();
+    }
+    static std::string with_token(std::string_view args, const std::string& token) {
+        auto v = boost::json::parse(args);
+        v.as_object()["plan_token"] = token;
+        return boost::json::serialize(v);
+    }
+    static std::string token_of(const answer& a) { return text(at(a.error("PLAN_TOKEN_REQUIRED"), "plan_token")); }
+};
+
+constexpr std::string_view two_notes = R"({"ids": ["n1", "n2"], "reason": "done"})";
+
+TEST_F(approval_fixture, WithoutElicitationTheFirstCallReturnsAPlanAndDoesNothing) {
+    mount(false);
+    auto a = harness::call(h.client("alice"), "archive_notes", two_notes);
+    ASSERT_THAT(a.codes(), ElementsAre("PLAN_TOKEN_REQUIRED"));
+    auto e = a.error("PLAN_TOKEN_REQUIRED");
+    EXPECT_EQ(at(e, "repairable"), true);
+    auto plan = at(e, "plan");
+    EXPECT_EQ(text(at(plan, "action")), "Archive 2 note(s)");
+    EXPECT_EQ(at(plan, "targets"), boost::json::parse(R"(["n1","n2"])"));
+    EXPECT_EQ(at(plan, "count"), 2);
+    EXPECT_EQ(at(at(plan, "evidence"), "complete"), true);
+    EXPECT_FALSE(token_of(a).empty());
+    EXPECT_EQ(at(e, "expires_in_s"), 60);
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, ThePlanTokenExecutesExactlyThatPlan) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    auto a = harness::call(alice, "archive_notes", with_token(two_notes, token));
+    EXPECT_EQ(a.status(), "complete") << boost::json::serialize(a.env);
+    EXPECT_EQ(at(a.data(), "approved"), true);
+    EXPECT_THAT(w->archived, ElementsAre("n1", "n2"));
+}
+
+TEST_F(approval_fixture, KeyOrderDoesNotChangeTheArguments) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    auto a = harness::call(alice, "archive_notes",
+                           R"({"plan_token": ")" + token + R"(", "reason": "done", "ids": ["n1", "n2"]})");
+    EXPECT_EQ(a.status(), "complete") << boost::json::serialize(a.env);
+}
+
+TEST_F(approval_fixture, APlanTokenCannotBeReusedForOtherTargets) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    for (std::string_view other : {R"({"ids": ["n1", "n3"], "reason": "done"})",
+                                   R"({"ids": ["n1", "n2", "n3"], "reason": "done"})",
+                                   R"({"ids": ["n1"], "reason": "done"})"}) {
+        auto a = harness::call(alice, "archive_notes", with_token(other, token));
+        ASSERT_THAT(a.codes(), ElementsAre("PLAN_TOKEN_MISMATCH")) << other;
+        EXPECT_EQ(text(at(a.error("PLAN_TOKEN_MISMATCH"), "mismatch")), "targets");
+        EXPECT_EQ(at(a.error("PLAN_TOKEN_MISMATCH"), "repairable"), false);
+    }
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, APlanTokenCannotBeReusedForOtherArguments) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    auto a = harness::call(alice, "archive_notes", with_token(R"({"ids": ["n2", "n1"], "reason": "other"})", token));
+    ASSERT_THAT(a.codes(), ElementsAre("PLAN_TOKEN_MISMATCH"));
+    EXPECT_EQ(text(at(a.error("PLAN_TOKEN_MISMATCH"), "mismatch")), "arguments");
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, APlanTokenBelongsToItsCallerAndTool) {
+    mount(false);
+    mount(false, "archive_notes_too");
+    auto token = token_of(harness::call(h.client("alice"), "archive_notes", two_notes));
+    auto bob = harness::call(h.client("bob"), "archive_notes", with_token(two_notes, token));
+    ASSERT_THAT(bob.codes(), ElementsAre("PLAN_TOKEN_MISMATCH"));
+    EXPECT_EQ(text(at(bob.error("PLAN_TOKEN_MISMATCH"), "mismatch")), "caller");
+    auto other = harness::call(h.client("alice"), "archive_notes_too", with_token(two_notes, token));
+    ASSERT_THAT(other.codes(), ElementsAre("PLAN_TOKEN_MISMATCH"));
+    EXPECT_EQ(text(at(other.error("PLAN_TOKEN_MISMATCH"), "mismatch")), "tool");
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, TamperedOrMistypedTokensAreInvalid) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    auto flipped = token;
+    flipped[flipped.size() / 2] = flipped[flipped.size() / 2] == 'A' ? 'B' : 'A';
+    EXPECT_THAT(harness::call(alice, "archive_notes", with_token(two_notes, flipped)).codes(),
+                ElementsAre("PLAN_TOKEN_INVALID"));
+    EXPECT_THAT(harness::call(alice, "archive_notes", with_token(two_notes, "")).codes(),
+                ElementsAre("PLAN_TOKEN_INVALID"));
+    auto v = boost::json::parse(two_notes);
+    v.as_object()["plan_token"] = 42;
+    EXPECT_THAT(harness::call(alice, "archive_notes", boost::json::serialize(v)).codes(),
+                ElementsAre("PLAN_TOKEN_INVALID"));
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, ExpiredTokensAreRefused) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    wall += std::chrono::seconds(61);
+    EXPECT_THAT(harness::call(alice, "archive_notes", with_token(two_notes, token)).codes(),
+                ElementsAre("PLAN_TOKEN_EXPIRED"));
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, ValidationRunsBeforeAnyPlanIsOffered) {
+    mount(false);
+    auto a = harness::call(h.client("alice"), "archive_notes", R"({"ids": ["n1", "n9"], "reason": "done"})");
+    ASSERT_THAT(a.codes(), ElementsAre("NOTE_NOT_FOUND"));
+    EXPECT_EQ(text(at(a.error("NOTE_NOT_FOUND"), "layer")), "external");
+    auto b = harness::call(h.client("bob"), "archive_notes", R"({"ids": ["n1", "n1"], "reason": "done"})");
+    EXPECT_THAT(b.codes(), ElementsAre("DUPLICATE_ID"));
+    EXPECT_EQ(w->external_checks, 1);  // the business issue stopped bob's call before the check
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, AValidTokenDoesNotBypassValidation) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    w->notes.erase("n2");  // gone between the plan and its execution
+    EXPECT_THAT(harness::call(alice, "archive_notes", with_token(two_notes, token)).codes(),
+                ElementsAre("NOTE_NOT_FOUND"));
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, ToolsListOffersThePlanTokenArgument) {
+    mount(false);
+    auto r = h.client("alice").request("tools/list");
+    auto tool = validation_test::item(at(at(r, "result"), "tools"), 0);
+    EXPECT_EQ(text(at(at(at(at(tool, "inputSchema"), "properties"), "plan_token"), "type")), "string");
+    EXPECT_EQ(at(at(tool, "annotations"), "destructiveHint"), true);
+}
+
+TEST_F(approval_fixture, ApproverSeesThePlanAndProceedExecutes) {
+    mount(true);
+    approver->answer.what = cv::approval_decision::choice::proceed;
+    auto a = harness::call(h.client("alice"), "archive_notes", two_notes);
+    EXPECT_EQ(a.status(), "complete") << boost::json::serialize(a.env);
+    ASSERT_EQ(approver->asked.size(), 1u);
+    EXPECT_EQ(approver->asked[0].tool, "archive_notes");
+    EXPECT_THAT(approver->asked[0].plan.targets, ElementsAre("n1", "n2"));
+    EXPECT_TRUE(approver->asked[0].plan.evidence.declared);
+    EXPECT_TRUE(approver->asked[0].plan.evidence.complete);
+    EXPECT_THAT(w->archived, ElementsAre("n1", "n2"));
+}
+
+TEST_F(approval_fixture, DeclineExecutesNothing) {
+    mount(true);
+    approver->answer.what = cv::approval_decision::choice::declined;
+    auto a = harness::call(h.client("alice"), "archive_notes", two_notes);
+    ASSERT_THAT(a.codes(), ElementsAre("ACTION_DECLINED"));
+    EXPECT_EQ(at(a.error("ACTION_DECLINED"), "repairable"), false);
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, CancelExecutesNothing) {
+    mount(true);
+    approver->answer.what = cv::approval_decision::choice::cancelled;
+    EXPECT_THAT(harness::call(h.client("alice"), "archive_notes", two_notes).codes(), ElementsAre("ACTION_CANCELLED"));
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, NoUsableAnswerExecutesNothing) {
+    mount(true);
+    approver->answer = {cv::approval_decision::choice::unavailable, {}, "elicitation failed: timeout"};
+    auto a = harness::call(h.client("alice"), "archive_notes", two_notes);
+    ASSERT_THAT(a.codes(), ElementsAre("ACTION_NOT_APPROVED"));
+    EXPECT_NE(text(at(a.error("ACTION_NOT_APPROVED"), "message")).find("timeout"), std::string::npos);
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, NarrowActsOnTheChosenIdsOnly) {
+    mount(true);
+    approver->answer = {cv::approval_decision::choice::narrow, {"n2"}, {}};
+    auto a = harness::call(h.client("alice"), "archive_notes", two_notes);
+    EXPECT_EQ(a.status(), "complete") << boost::json::serialize(a.env);
+    EXPECT_THAT(w->archived, ElementsAre("n2"));
+}
+
+TEST_F(approval_fixture, IncompleteEvidenceRefusesBeforeAsking) {
+    mount(true, "archive_notes", true);
+    approver->answer.what = cv::approval_decision::choice::proceed;
+    auto a = harness::call(h.client("alice"), "archive_notes", two_notes);
+    EXPECT_THAT(a.codes(), ElementsAre("EVIDENCE_INCOMPLETE"));
+    EXPECT_TRUE(approver->asked.empty());
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST_F(approval_fixture, UnavailableApproverFallsBackToThePlan) {
+    approver->can_ask = false;
+    mount(true);
+    EXPECT_THAT(harness::call(h.client("alice"), "archive_notes", two_notes).codes(), ElementsAre("PLAN_TOKEN_REQUIRED"));
+    EXPECT_TRUE(approver->asked.empty());
+}
+
+// Through the default approver and a client that declared elicitation. Until the transport
+// routes replies to server requests, `elicit` answers `not_supported` at once; once it does,
+// the client sees `elicitation/create` and declines. Nothing happens either way.
+TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
+    cv::validation_options o = options(false);
+    o.approver = std::make_shared<cv::elicitation_approver>(std::chrono::milliseconds(2000));
+    h.server().add_tool(std::make_shared<archive_notes>(w, o)).value();
+    auto& c = h.client("alice", true);
+    const auto id = c.next_id();
+    c.send(boost::json::serialize(boost::json::object{
+        {"jsonrpc", "2.0"},
+        {"id", id},
+        {"method", "tools/call"},
+        {"params", {{"name", "archive_notes"}, {"arguments", boost::json::parse(two_notes)}}}}));
+    boost::json::value question;
+    c.run_until([&] {
+        for (const auto& m : c.received()) {
+            if (at(m, "id") == id) return true;
+            if (text(at(m, "method")) == "elicitation/create") {
+                question = m;
+                return true;
+            }
+        }
+        return false;
+    });
+    if (question.is_object()) {
+        const auto message = text(at(at(question, "params"), "message"));
+        EXPECT_NE(message.find("n1, n2"), std::string::npos) << message;
+        c.send(boost::json::serialize(boost::json::object{
+            {"jsonrpc", "2.0"}, {"id", at(question, "id")}, {"result", {{"action", "decline"}}}}));
+        c.run_until([&] { return !c.response_to(id).is_null(); });
+        answer a{at(at(c.response_to(id), "result"), "structuredContent")};
+        EXPECT_THAT(a.codes(), ElementsAre("ACTION_DECLINED"));
+    } else {
+        answer a{at(at(c.response_to(id), "result"), "structuredContent")};
+        EXPECT_THAT(a.codes(), ElementsAre("ACTION_NOT_APPROVED"));
+    }
+    EXPECT_TRUE(w->archived.empty());
+}
+
+TEST(ElicitationApprover, ReadsEveryAnswer) {
+    using choice = cv::approval_decision::choice;
+    cv::action_plan plan;
+    plan.targets = {"a", "b", "c"};
+    auto read = [&](candor::mcp::elicitation_action act, std::string_view content) {
+        candor::mcp::elicitation_result r;
+        r.action = act;
+        if (!content.empty()) r.content = boost::json::parse(content).as_object();
+        return cv::elicitation_approver::interpret(r, plan);
+    };
+    using act = candor::mcp::elicitation_action;
+    EXPECT_EQ(read(act::decline, "").what, choice::declined);
+    EXPECT_EQ(read(act::cancel, "").what, choice::cancelled);
+    EXPECT_EQ(read(act::accept, R"({"decision":"proceed"})").what, choice::proceed);
+    EXPECT_EQ(read(act::accept, R"({"decision":"cancel"})").what, choice::cancelled);
+    EXPECT_EQ(read(act::accept, R"({})").what, choice::unavailable);
+    EXPECT_EQ(read(act::accept, R"({"decision":"yes"})").what, choice::unavailable);
+    auto narrowed = read(act::accept, R"({"decision":"narrow","ids":" c , a,,c"})");
+    EXPECT_EQ(narrowed.what, choice::narrow);
+    EXPECT_THAT(narrowed.ids, ElementsAre("c", "a"));
+    EXPECT_EQ(read(act::accept, R"({"decision":"narrow","ids":"a,z"})").what, choice::unavailable);
+    EXPECT_EQ(read(act::accept, R"({"decision":"narrow","ids":" , "})").what, choice::unavailable);
+    EXPECT_EQ(read(act::accept, R"({"decision":"narrow"})").what, choice::unavailable);
+}
+
+TEST(ElicitationApprover, MessageShowsActionScopeAndEvidence) {
+    cv::approval_request r;
+    r.tool = "archive_notes";
+    r.plan.summary = "Archive 2 notes";
+    r.plan.targets = {"n1", "n2"};
+    r.plan.evidence = {true, false, {"MORE_PAGES_AVAILABLE"}};
+    const auto m = cv::elicitation_approver::message(r);
+    EXPECT_NE(m.find("Archive 2 notes"), std::string::npos);
+    EXPECT_NE(m.find("Targets (2): n1, n2"), std::string::npos);
+    EXPECT_NE(m.find("INCOMPLETE (MORE_PAGES_AVAILABLE)"), std::string::npos);
+    const auto schema = cv::elicitation_approver::requested_schema();
+    EXPECT_EQ(at(at(at(schema, "properties"), "decision"), "enum"), boost::json::parse(R"(["proceed","narrow","cancel"])"));
+}
+
+}  // namespace
