@@ -184,6 +184,21 @@ TEST_F(approval_fixture, ThePlanTokenExecutesExactlyThatPlan) {
     EXPECT_THAT(w->archived, ElementsAre("n1", "n2"));
 }
 
+TEST_F(approval_fixture, APlanTokenRunsItsActionOnce) {
+    mount(false);
+    auto& alice = h.client("alice");
+    auto token = token_of(harness::call(alice, "archive_notes", two_notes));
+    EXPECT_EQ(harness::call(alice, "archive_notes", with_token(two_notes, token)).status(), "complete");
+    w->archived.clear();
+    EXPECT_THAT(harness::call(alice, "archive_notes", with_token(two_notes, token)).codes(),
+                ElementsAre("PLAN_TOKEN_USED"));
+    EXPECT_TRUE(w->archived.empty());
+    // A new plan for the same call is a new approval.
+    auto again = token_of(harness::call(alice, "archive_notes", two_notes));
+    EXPECT_NE(again, token);
+    EXPECT_EQ(harness::call(alice, "archive_notes", with_token(two_notes, again)).status(), "complete");
+}
+
 TEST_F(approval_fixture, KeyOrderDoesNotChangeTheArguments) {
     mount(false);
     auto& alice = h.client("alice");
@@ -387,6 +402,53 @@ TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
         EXPECT_THAT(a.codes(), ElementsAre("ACTION_NOT_APPROVED"));
     }
     EXPECT_TRUE(w->archived.empty());
+}
+
+// A read-only lookup whose only source is down: partial, never a silent complete.
+class lookup_notes : public cv::validated_tool<archive_args> {
+public:
+    explicit lookup_notes(cv::validation_options o)
+        : validated_tool(candor::mcp::tool_info("lookup_notes", "Looks notes up."), std::move(o)) {
+        add_external_check({"index", std::chrono::milliseconds(100),
+                            [](const archive_args&, candor::mcp::call_context&) -> boost::asio::awaitable<cv::check_result<archive_args>> {
+                                throw std::runtime_error("index down");
+                                co_return cv::check_result<archive_args>{};
+                            }});
+    }
+    boost::asio::awaitable<candor::envelope::envelope> execute(archive_args a, const cv::verdict& v,
+                                                               candor::mcp::call_context&) override {
+        ran = true;
+        unverified = v.unverified();
+        co_return candor::envelope::complete(boost::json::object{{"found", a.ids.size()}});
+    }
+    bool ran = false;
+    bool unverified = false;
+};
+
+TEST_F(approval_fixture, ReadOnlyToolsAnswerPartialWhenASourceIsDown) {
+    auto tool = std::make_shared<lookup_notes>(options(false));
+    h.server().add_tool(tool).value();
+    auto a = harness::call(h.client("alice"), "lookup_notes", two_notes);
+    EXPECT_EQ(a.status(), "partial") << boost::json::serialize(a.env);
+    EXPECT_THAT(a.reason_codes(), ElementsAre("SOURCE_UNAVAILABLE"));
+    EXPECT_TRUE(a.warning_codes().empty());
+    EXPECT_TRUE(tool->ran);
+    EXPECT_TRUE(tool->unverified);
+    auto r = h.client("bob").request("tools/list");
+    EXPECT_EQ(at(at(validation_test::item(at(at(r, "result"), "tools"), 0), "inputSchema"), "properties").as_object().contains("plan_token"), false);
+}
+
+TEST(PlanLedger, RemembersUntilExpiryAndStaysBounded) {
+    using clock = std::chrono::system_clock;
+    const auto t0 = clock::time_point(std::chrono::seconds(1'000'000));
+    cv::plan_ledger ledger(2);
+    EXPECT_EQ(ledger.consume("a", t0 + std::chrono::seconds(10), t0), cv::plan_ledger::verdict::fresh);
+    EXPECT_EQ(ledger.consume("a", t0 + std::chrono::seconds(10), t0), cv::plan_ledger::verdict::used);
+    EXPECT_EQ(ledger.consume("b", t0 + std::chrono::seconds(20), t0), cv::plan_ledger::verdict::fresh);
+    EXPECT_EQ(ledger.consume("c", t0 + std::chrono::seconds(20), t0), cv::plan_ledger::verdict::full);
+    EXPECT_EQ(ledger.consume("c", t0 + std::chrono::seconds(20), t0 + std::chrono::seconds(10)),
+              cv::plan_ledger::verdict::fresh);  // "a" expired and made room
+    EXPECT_EQ(ledger.size(), 2u);
 }
 
 TEST(ElicitationApprover, ReadsEveryAnswer) {

@@ -49,6 +49,7 @@ pipeline::pipeline(const mcp::tool_info& info, validation_options opts)
     if (!opts_.repairs) opts_.repairs = std::make_shared<repair_budget>();
     if (!opts_.metrics) opts_.metrics = metrics::shared();
     if (!opts_.approver) opts_.approver = std::make_shared<elicitation_approver>();
+    if (!opts_.plan_ledger) opts_.plan_ledger = std::make_shared<plan_ledger>();
     if (!opts_.plan_keys && approval_applies())
         opts_.plan_keys = std::make_shared<const evidence::key_ring>(evidence::key_ring::ephemeral([](std::string_view) {}));
 }
@@ -186,7 +187,21 @@ std::optional<envelope::envelope> pipeline::check_plan_token(call_tracker& t, co
                                        ". Nothing was done; a plan is approved only for its exact targets and "
                                        "arguments.",
                                    false, boost::json::object{{"mismatch", mismatch}})});
-    return std::nullopt;
+    switch (opts_.plan_ledger->consume(claims->nonce, claims->expiry, now)) {
+    case plan_ledger::verdict::fresh:
+        return std::nullopt;
+    case plan_ledger::verdict::used:
+        return stop(t, {make_issue(vc::plan_token_used,
+                                   "This plan_token was already executed; an approval runs its action once. Nothing "
+                                   "was done; call without plan_token for a new plan.",
+                                   false)});
+    case plan_ledger::verdict::full:
+        break;
+    }
+    return stop(t, {make_issue(vc::action_not_approved,
+                               "Too many approved plans are pending on this server; nothing was done. Try again "
+                               "later.",
+                               false)});
 }
 
 boost::asio::awaitable<std::optional<envelope::envelope>> pipeline::ask(call_tracker& t, mcp::call_context& ctx,

@@ -98,7 +98,7 @@ std::string seal_plan_token(const evidence::key_ring& keys, const plan_claims& c
                                 {"g", claims.targets},
                                 {"e", expiry},
                                 // A fresh nonce: two plans for the same call are distinct tokens.
-                                {"n", evidence::random_hex(8)}};
+                                {"n", claims.nonce.empty() ? evidence::random_hex(16) : claims.nonce}};
     return keys.seal(plan_token_purpose, boost::json::serialize(payload));
 }
 
@@ -117,12 +117,32 @@ boost::system::result<plan_claims, evidence::seal_error> open_plan_token(const e
         into = std::string(v->get_string());
         return true;
     };
-    if (!text("t", c.tool) || !text("p", c.principal) || !text("a", c.arguments) || !text("g", c.targets))
+    if (!text("t", c.tool) || !text("p", c.principal) || !text("a", c.arguments) || !text("g", c.targets) ||
+        !text("n", c.nonce))
         return evidence::seal_error::malformed;
     const auto* e = o.if_contains("e");
     if (e == nullptr || !e->is_int64()) return evidence::seal_error::malformed;
     c.expiry = std::chrono::system_clock::time_point(std::chrono::seconds(e->get_int64()));
     return c;
+}
+
+plan_ledger::verdict plan_ledger::consume(const std::string& nonce, std::chrono::system_clock::time_point expiry,
+                                          std::chrono::system_clock::time_point now) {
+    std::lock_guard lock(mutex_);
+    while (!by_expiry_.empty() && by_expiry_.begin()->first <= now) {
+        used_.erase(by_expiry_.begin()->second);
+        by_expiry_.erase(by_expiry_.begin());
+    }
+    if (used_.contains(nonce)) return verdict::used;
+    if (used_.size() >= max_entries_) return verdict::full;
+    used_.emplace(nonce, expiry);
+    by_expiry_.emplace(expiry, nonce);
+    return verdict::fresh;
+}
+
+std::size_t plan_ledger::size() const {
+    std::lock_guard lock(mutex_);
+    return used_.size();
 }
 
 }  // namespace candor::validation

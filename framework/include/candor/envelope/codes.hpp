@@ -61,6 +61,8 @@ inline constexpr std::string_view plan_token_required = "PLAN_TOKEN_REQUIRED";
 inline constexpr std::string_view plan_token_invalid = "PLAN_TOKEN_INVALID";
 /// The `plan_token` is past its expiry.
 inline constexpr std::string_view plan_token_expired = "PLAN_TOKEN_EXPIRED";
+/// The `plan_token` was already executed (an approval runs its action once).
+inline constexpr std::string_view plan_token_used = "PLAN_TOKEN_USED";
 /// The `plan_token` was issued for another tool, caller, targets or arguments.
 inline constexpr std::string_view plan_token_mismatch = "PLAN_TOKEN_MISMATCH";
 }  // namespace validation_codes

@@ -10,6 +10,7 @@
 #include <candor/mcp/tool.hpp>
 #include <candor/validation/approval.hpp>
 #include <candor/validation/metrics.hpp>
+#include <candor/validation/plan_token.hpp>
 #include <candor/validation/repair_budget.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -47,6 +48,8 @@ struct validation_options {
     /// harmless for tokens that live minutes, but configure a ring for several replicas).
     std::shared_ptr<const evidence::key_ring> plan_keys;
     std::chrono::seconds plan_ttl{600};
+    /// Executed plan tokens (single use). Default: one per tool.
+    std::shared_ptr<validation::plan_ledger> plan_ledger;
     /// Wall clock for plan expiry; defaults to `system_clock::now`.
     std::function<std::chrono::system_clock::time_point()> wall_clock;
 };
