@@ -130,10 +130,11 @@ public:
     /// @param info the declaration; its input schema is the contract's (plus `plan_token` when
     ///        approval applies); formats such as `date` are asserted
     explicit validated_tool(mcp::tool_info info, validation_options opts = {}, std::string contract_version = "1")
-        : contract_(std::move(contract_version), contract::contract_options{info.budget, true}),
+        : contract_(contract_version, contract::contract_options{info.budget, true}),
           info_(std::move(info)),
           pipeline_(info_, std::move(opts)) {
         info_.input_schema = mcp::detail::input_schema_from(contract_.schema());
+        info_.contract_version = std::move(contract_version);
         if (pipeline_.approval_applies()) {
             auto& props = info_.input_schema["properties"];
             if (props.is_object())
