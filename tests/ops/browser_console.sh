@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The console in a real browser: start SERVER over HTTP with --ops-token and --journal, make a
-# complete, a partial and a refused call, open /ops in headless Chromium, check that the calls
-# and their codes are on the rendered page, and save a screenshot to ARTIFACT_DIR.
-# Usage: browser_console.sh SERVER ARTIFACT_DIR      (exit 77: skipped, Chromium absent)
+# The console in a real browser: start the helpdesk demo over HTTP with --ops-token and
+# --journal, make a complete, a partial and a refused call (an archive without evidence), open
+# /ops in headless Chromium, check that the calls and their codes are on the rendered page, and
+# save a screenshot to ARTIFACT_DIR.
+# Usage: browser_console.sh HELPDESK ARTIFACT_DIR      (exit 77: skipped, Chromium absent)
 set -euo pipefail
 server="$1"
 artifacts="$2"
@@ -17,7 +18,8 @@ mkdir -p "$artifacts"
 token="console-test-$RANDOM$RANDOM"
 work="$(mktemp -d)"
 log="$work/server.log"
-"$server" --http 127.0.0.1:0 --ops-token "$token" --journal "$work/journal.jsonl" 2>"$log" &
+"$server" --http 127.0.0.1:0 --db "$work/helpdesk.db" --seed-tickets 30 --ops-token "$token" \
+  --journal "$work/journal.jsonl" 2>"$log" &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 url=""
@@ -40,10 +42,10 @@ session="$(curl -sS -D - -o /dev/null -X POST "$url" -H 'Content-Type: applicati
   | tr -d '\r' | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}')"
 [ -n "$session" ] || { echo "no session id"; exit 1; }
 post "$session" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
-call() { post "$session" "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"search_notes\",\"arguments\":$2}}"; }
-call 2 '{"query":"Note 7","limit":10}' | grep -q '"status":"complete"' || { echo "complete call failed"; exit 1; }
-call 3 '{"query":"printer","limit":2}' | grep -q 'RESULT_LIMIT_REACHED' || { echo "partial call failed"; exit 1; }
-call 4 '{"query":"printer","limit":99}' | grep -q 'OUT_OF_RANGE' || { echo "refused call failed"; exit 1; }
+call() { post "$session" "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":$3}}"; }
+call 2 search_tickets '{"page_size":100}' | grep -q '"status":"complete"' || { echo "complete call failed"; exit 1; }
+call 3 search_tickets '{"page_size":2,"filter":{"department":"dept-3"}}' | grep -q 'MORE_PAGES_AVAILABLE' || { echo "partial call failed"; exit 1; }
+call 4 archive_service_accounts '{"ids":["svc-007"]}' | grep -q 'EVIDENCE_MISSING' || { echo "refused call failed"; exit 1; }
 post "$session" '{"jsonrpc":"2.0","id":5,"method":"no/such/method"}' | grep -q -- '-32601' || { echo "refusal failed"; exit 1; }
 
 # Without the token the console is closed.
@@ -64,23 +66,24 @@ fail=0
 expect() {
   if grep -q -- "$1" "$dom"; then echo "ok: page shows $1"; else echo "FAIL: page does not show $1"; fail=1; fi
 }
-expect 'search_notes'
+expect 'search_tickets'
+expect 'archive_service_accounts'
 expect 'browser-test-agent'
-expect 'RESULT_LIMIT_REACHED'
-expect 'OUT_OF_RANGE'
+expect 'MORE_PAGES_AVAILABLE'
+expect 'EVIDENCE_MISSING'
 expect 'JSONRPC_-32601'
 expect '>complete<'
 expect '>partial<'
 expect '>error<'
 expect '<svg'
-# The selected call's envelope metadata: its reason with the limit, never the data.
+# The selected call's envelope metadata: its reason and continuation kind, never the data.
 expect '"incomplete_reasons": \['
-expect '"limit": 2'
+expect '"kind": "next_cursor"'
 if grep -q '"data"' "$dom"; then echo "FAIL: metadata shows data"; fail=1; fi
 # The rows were rendered by the page's script (the recent-calls table is empty in the HTML).
 rows="$(grep -o '<tr class="call' "$dom" | wc -l)"
 [ "$rows" -ge 4 ] || { echo "FAIL: $rows call rows rendered, expected 4"; fail=1; }
 [ -s "$artifacts/console.png" ] && echo "screenshot: $artifacts/console.png" || { echo "FAIL: no screenshot"; fail=1; }
 # Nothing the agent sent as argument text reached the journal.
-if grep -q 'printer\|Note 7' "$work/journal.jsonl"; then echo "FAIL: argument values in the journal"; fail=1; fi
+if grep -q 'svc-007\|dept-3' "$work/journal.jsonl"; then echo "FAIL: argument values in the journal"; fail=1; fi
 exit $fail

@@ -389,18 +389,16 @@ TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
         }
         return false;
     });
-    if (question.is_object()) {
-        const auto message = text(at(at(question, "params"), "message"));
-        EXPECT_NE(message.find("n1, n2"), std::string::npos) << message;
-        c.send(boost::json::serialize(boost::json::object{
-            {"jsonrpc", "2.0"}, {"id", at(question, "id")}, {"result", {{"action", "decline"}}}}));
-        c.run_until([&] { return !c.response_to(id).is_null(); });
-        answer a{at(at(c.response_to(id), "result"), "structuredContent")};
-        EXPECT_THAT(a.codes(), ElementsAre("ACTION_DECLINED"));
-    } else {
-        answer a{at(at(c.response_to(id), "result"), "structuredContent")};
-        EXPECT_THAT(a.codes(), ElementsAre("ACTION_NOT_APPROVED"));
-    }
+    // The client declared elicitation, so the question must come before any answer.
+    ASSERT_TRUE(question.is_object()) << "the call was answered without asking";
+    EXPECT_TRUE(w->archived.empty());  // nothing done while the question is open
+    const auto message = text(at(at(question, "params"), "message"));
+    EXPECT_NE(message.find("n1, n2"), std::string::npos) << message;
+    c.send(boost::json::serialize(boost::json::object{
+        {"jsonrpc", "2.0"}, {"id", at(question, "id")}, {"result", {{"action", "decline"}}}}));
+    c.run_until([&] { return !c.response_to(id).is_null(); });
+    answer a{at(at(c.response_to(id), "result"), "structuredContent")};
+    EXPECT_THAT(a.codes(), ElementsAre("ACTION_DECLINED"));
     EXPECT_TRUE(w->archived.empty());
 }
 
