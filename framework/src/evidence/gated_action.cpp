@@ -116,7 +116,7 @@ boost::asio::awaitable<ce::envelope> gated_action::call(const boost::json::objec
         for (const auto& v : a->get_array())
             if (v.is_string()) ids.emplace_back(v.get_string());
     auto ok = verify(req_, token_ptr, ids, ctx.caller().id);
-    if (ok.has_error()) co_return ce::failure(std::move(ok.error()));
+    if (ok.has_error()) co_return ce::failure(ok.error());
     const verified_evidence evidence = std::move(ok).value();
     auto result = co_await run(evidence, args, ctx);
     co_return result;

@@ -84,9 +84,11 @@ void connection::on_prompts_get(const rpc::request& req) {
     pr.name = entry->info.name;
     if (const auto* args = req.params->if_contains("arguments")) {
         if (!args->is_object()) return send_error(req.id, detail::invalid_params("params.arguments must be an object"));
-        for (const auto& [key, value] : args->get_object()) {
+        for (const auto& member : args->get_object()) {
+            const std::string_view key = member.key();
+            const auto& value = member.value();
             const auto& declared = entry->info.arguments;
-            const bool known = std::any_of(declared.begin(), declared.end(), [&](const prompt_argument& a) { return a.name == key; });
+            const bool known = std::any_of(declared.begin(), declared.end(), [key](const prompt_argument& a) { return a.name == key; });
             if (!known)
                 return send_error(req.id, detail::invalid_params("prompt " + pr.name + " has no argument " + std::string(key)));
             if (!value.is_string())
