@@ -2,6 +2,7 @@
 
 #include "support.hpp"
 
+#include <candor/validation/approval_gate.hpp>
 #include <candor/validation/validated_tool.hpp>
 
 #include <boost/describe/class.hpp>
@@ -486,6 +487,89 @@ TEST(ElicitationApprover, MessageShowsActionScopeAndEvidence) {
     EXPECT_NE(m.find("INCOMPLETE (MORE_PAGES_AVAILABLE)"), std::string::npos);
     const auto schema = cv::elicitation_approver::requested_schema();
     EXPECT_EQ(at(at(at(schema, "properties"), "decision"), "enum"), boost::json::parse(R"(["proceed","narrow","cancel"])"));
+}
+
+// The gate on its own, in a tool that is not a validated_tool (e.g. an evidence-gated action):
+// a plain JSON tool that purges the ids it is given once approved.
+class purge_notes final : public candor::mcp::json_tool {
+public:
+    purge_notes(std::shared_ptr<world> w, std::shared_ptr<const cv::approval_gate> gate)
+        : json_tool(declaration()), world_(std::move(w)), gate_(std::move(gate)) {}
+
+    static candor::mcp::tool_info declaration() {
+        boost::json::object schema{
+            {"type", "object"},
+            {"properties", {{"ids", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}}}}},
+            {"required", {"ids"}},
+            {"additionalProperties", false}};
+        cv::approval_gate::declare_token(schema);
+        return candor::mcp::tool_info("purge_notes", "Purges notes.")
+            .with_input_schema(std::move(schema))
+            .with_action(candor::mcp::action_class::irreversible_write);
+    }
+
+    boost::asio::awaitable<candor::envelope::envelope> call(const boost::json::object& args,
+                                                            candor::mcp::call_context& ctx) override {
+        cv::action_plan plan;
+        plan.summary = "Purge notes";
+        for (const auto& id : args.at("ids").as_array()) plan.targets.emplace_back(id.as_string());
+        auto approval = co_await gate_->approve(ctx, plan, args);
+        if (!approval.approved()) co_return candor::envelope::failure(std::move(approval.refusal));
+        const auto& ids = approval.decision.what == cv::approval_decision::choice::narrow ? approval.decision.ids
+                                                                                          : plan.targets;
+        for (const auto& id : ids) world_->archived.push_back(id);
+        co_return candor::envelope::complete(boost::json::object{{"purged", ids.size()}});
+    }
+
+private:
+    std::shared_ptr<world> world_;
+    std::shared_ptr<const cv::approval_gate> gate_;
+};
+
+TEST_F(approval_fixture, TheGateAloneRunsTheTwoStepFlowForAPlainTool) {
+    auto gate = std::make_shared<const cv::approval_gate>(
+        "purge_notes", cv::approval_options{.plan_keys = keys, .wall_clock = [this] { return wall; }});
+    h.server().add_tool(std::make_shared<purge_notes>(w, gate)).value();
+    auto& alice = h.client("alice");
+    constexpr std::string_view args = R"({"ids": ["n1", "n2"]})";
+
+    auto plan = harness::call(alice, "purge_notes", args);
+    ASSERT_THAT(plan.codes(), ElementsAre("PLAN_TOKEN_REQUIRED"));
+    EXPECT_EQ(at(at(plan.error("PLAN_TOKEN_REQUIRED"), "plan"), "targets"), boost::json::parse(R"(["n1","n2"])"));
+    EXPECT_TRUE(w->archived.empty());
+    const auto token = token_of(plan);
+
+    // A token this server did not seal is invalid; another caller's use is a mismatch.
+    EXPECT_THAT(harness::call(alice, "purge_notes", R"({"ids": ["n1", "n2"], "plan_token": "AQx"})").codes(),
+                ElementsAre("PLAN_TOKEN_INVALID"));
+    EXPECT_THAT(harness::call(h.client("bob"), "purge_notes", with_token(args, token)).codes(),
+                ElementsAre("PLAN_TOKEN_MISMATCH"));
+    EXPECT_TRUE(w->archived.empty());
+
+    auto done = harness::call(alice, "purge_notes", with_token(args, token));
+    EXPECT_EQ(done.status(), "complete") << boost::json::serialize(done.env);
+    EXPECT_THAT(w->archived, ElementsAre("n1", "n2"));
+    EXPECT_THAT(harness::call(alice, "purge_notes", with_token(args, token)).codes(), ElementsAre("PLAN_TOKEN_USED"));
+    wall += std::chrono::minutes(11);
+    auto late = token_of(harness::call(alice, "purge_notes", args));
+    wall += std::chrono::minutes(11);
+    EXPECT_THAT(harness::call(alice, "purge_notes", with_token(args, late)).codes(), ElementsAre("PLAN_TOKEN_EXPIRED"));
+}
+
+TEST_F(approval_fixture, TheGateAloneAsksWhenItCanAndNarrows) {
+    auto gate = std::make_shared<const cv::approval_gate>("purge_notes",
+                                                          cv::approval_options{.approver = approver, .plan_keys = keys});
+    h.server().add_tool(std::make_shared<purge_notes>(w, gate)).value();
+    auto& alice = h.client("alice");
+    approver->answer = {cv::approval_decision::choice::declined, {}, {}};
+    EXPECT_THAT(harness::call(alice, "purge_notes", R"({"ids": ["n1", "n2"]})").codes(), ElementsAre("ACTION_DECLINED"));
+    EXPECT_TRUE(w->archived.empty());
+    approver->answer = {cv::approval_decision::choice::narrow, {"n2"}, {}};
+    EXPECT_EQ(harness::call(alice, "purge_notes", R"({"ids": ["n1", "n2"]})").status(), "complete");
+    EXPECT_THAT(w->archived, ElementsAre("n2"));
+    ASSERT_EQ(approver->asked.size(), 2u);
+    EXPECT_EQ(approver->asked[0].tool, "purge_notes");
+    EXPECT_THAT(approver->asked[0].plan.targets, ElementsAre("n1", "n2"));
 }
 
 }  // namespace

@@ -11,13 +11,7 @@ namespace ce = candor::envelope;
 namespace {
 
 issue refusal(std::string_view code, std::string path, std::string message) {
-    issue i;
-    i.code = std::string(code);
-    i.path = std::move(path);
-    i.message = std::move(message);
-    i.repairable = false;
-    i.where = layer::external;
-    return i;
+    return make_issue(layer::external, code, std::move(path), std::move(message), false);
 }
 
 mcp::tool_info with_evidence_arguments(mcp::tool_info info, const evidence_requirement& req) {

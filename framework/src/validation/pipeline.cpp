@@ -6,8 +6,6 @@
 #include <candor/validation/pipeline.hpp>
 
 #include <candor/envelope/codes.hpp>
-#include <candor/evidence/token.hpp>
-#include <candor/validation/plan_token.hpp>
 
 #include <algorithm>
 
@@ -17,29 +15,9 @@ namespace vc = envelope::validation_codes;
 
 namespace {
 
+// The issues of this file are all external, about the call as a whole.
 issue make_issue(std::string_view code, std::string message, bool repairable, boost::json::object details = {}) {
-    issue i;
-    i.code = std::string(code);
-    i.message = std::move(message);
-    i.repairable = repairable;
-    i.where = layer::external;
-    i.details = std::move(details);
-    return i;
-}
-
-issue approval_refusal(const approval_decision& d) {
-    using choice = approval_decision::choice;
-    switch (d.what) {
-    case choice::declined:
-        return make_issue(vc::action_declined, "The user declined the action. Nothing was done.", false);
-    case choice::cancelled:
-        return make_issue(vc::action_cancelled, "The user cancelled the action. Nothing was done.", false);
-    default:
-        return make_issue(vc::action_not_approved,
-                          "No usable approval (" + (d.why.empty() ? std::string("no answer") : d.why) +
-                              "). Nothing was done.",
-                          false);
-    }
+    return candor::make_issue(layer::external, code, "", std::move(message), repairable, std::move(details));
 }
 
 }  // namespace
@@ -48,10 +26,14 @@ pipeline::pipeline(const mcp::tool_info& info, validation_options opts)
     : tool_(info.name), action_(info.action), opts_(std::move(opts)) {
     if (!opts_.repairs) opts_.repairs = std::make_shared<repair_budget>();
     if (!opts_.metrics) opts_.metrics = metrics::shared();
-    if (!opts_.approver) opts_.approver = std::make_shared<elicitation_approver>();
-    if (!opts_.plan_ledger) opts_.plan_ledger = std::make_shared<plan_ledger>();
-    if (!opts_.plan_keys && approval_applies())
-        opts_.plan_keys = std::make_shared<const evidence::key_ring>(evidence::key_ring::ephemeral([](std::string_view) {}));
+    if (approval_applies()) {
+        gate_.emplace(tool_, approval_options{opts_.approver, opts_.plan_keys, opts_.plan_ttl, opts_.plan_ledger,
+                                              opts_.wall_clock});
+        // Report the defaults the gate filled in.
+        opts_.approver = gate_->options().approver;
+        opts_.plan_keys = gate_->options().plan_keys;
+        opts_.plan_ledger = gate_->options().plan_ledger;
+    }
 }
 
 bool pipeline::approval_applies() const noexcept {
@@ -62,10 +44,6 @@ bool pipeline::approval_applies() const noexcept {
 bool pipeline::may_run_unverified() const noexcept {
     return action_ == mcp::action_class::read_only ||
            (action_ == mcp::action_class::reversible_write && opts_.allow_unverified_draft);
-}
-
-std::chrono::system_clock::time_point pipeline::wall_now() const {
-    return opts_.wall_clock ? opts_.wall_clock() : std::chrono::system_clock::now();
 }
 
 call_tracker pipeline::begin(const mcp::call_context& ctx) const {
@@ -148,70 +126,15 @@ envelope::envelope pipeline::cannot_narrow(call_tracker& t) const {
                                false)});
 }
 
-std::optional<envelope::envelope> pipeline::check_plan_token(call_tracker& t, const mcp::call_context& ctx,
-                                                             const std::optional<std::string>& token,
-                                                             const std::string& arguments_fp,
-                                                             const action_plan& plan) const {
-    const auto principal = evidence::principal_fingerprint(ctx.caller().id);
-    const auto targets = targets_fingerprint(plan.targets);
-    const auto now = wall_now();
-    if (!token) {
-        plan_claims claims{tool_, principal, arguments_fp, targets, now + opts_.plan_ttl};
-        return stop(t, {make_issue(vc::plan_token_required,
-                                   "Nothing was done: this action needs the user's approval. Show the plan to the "
-                                   "user; if they approve, call again with the same arguments and this plan_token.",
-                                   true,
-                                   boost::json::object{{"plan", plan.to_json()},
-                                                       {"plan_token", seal_plan_token(*opts_.plan_keys, claims)},
-                                                       {"expires_in_s", opts_.plan_ttl.count()}})});
-    }
-    auto claims = open_plan_token(*opts_.plan_keys, *token);
-    if (!claims)
-        return stop(t, {make_issue(vc::plan_token_invalid,
-                                   "The plan_token is malformed or was altered. Nothing was done; call without "
-                                   "plan_token to get a new plan and ask the user again.",
-                                   false)});
-    if (claims->expiry <= now)
-        return stop(t, {make_issue(vc::plan_token_expired,
-                                   "The plan_token has expired. Nothing was done; call without plan_token to get a "
-                                   "new plan and ask the user again.",
-                                   false)});
-    std::string_view mismatch;
-    if (claims->tool != tool_) mismatch = "tool";
-    else if (claims->principal != principal) mismatch = "caller";
-    else if (claims->targets != targets) mismatch = "targets";
-    else if (claims->arguments != arguments_fp) mismatch = "arguments";
-    if (!mismatch.empty())
-        return stop(t, {make_issue(vc::plan_token_mismatch,
-                                   "The plan_token was approved for other " + std::string(mismatch) +
-                                       ". Nothing was done; a plan is approved only for its exact targets and "
-                                       "arguments.",
-                                   false, boost::json::object{{"mismatch", mismatch}})});
-    switch (opts_.plan_ledger->consume(claims->nonce, claims->expiry, now)) {
-    case plan_ledger::verdict::fresh:
-        return std::nullopt;
-    case plan_ledger::verdict::used:
-        return stop(t, {make_issue(vc::plan_token_used,
-                                   "This plan_token was already executed; an approval runs its action once. Nothing "
-                                   "was done; call without plan_token for a new plan.",
-                                   false)});
-    case plan_ledger::verdict::full:
-        break;
-    }
-    return stop(t, {make_issue(vc::action_not_approved,
-                               "Too many approved plans are pending on this server; nothing was done. Try again "
-                               "later.",
-                               false)});
-}
-
-boost::asio::awaitable<std::optional<envelope::envelope>> pipeline::ask(call_tracker& t, mcp::call_context& ctx,
-                                                                        const action_plan& plan,
-                                                                        approval_decision& decision) const {
-    approval_request request{tool_, plan};
-    decision = co_await opts_.approver->ask(request, ctx);
-    using choice = approval_decision::choice;
-    if (decision.what == choice::proceed || decision.what == choice::narrow) co_return std::nullopt;
-    co_return stop(t, {approval_refusal(decision)});
+boost::asio::awaitable<std::optional<envelope::envelope>> pipeline::approve(call_tracker& t, mcp::call_context& ctx,
+                                                                            const action_plan& plan,
+                                                                            const std::optional<std::string>& token,
+                                                                            const std::string& arguments_fp,
+                                                                            approval_decision& decision) const {
+    auto outcome = co_await gate_->approve(ctx, plan, token, arguments_fp);
+    if (!outcome.approved()) co_return stop(t, std::move(outcome.refusal));
+    decision = std::move(outcome.decision);
+    co_return std::nullopt;
 }
 
 envelope::envelope pipeline::finish(call_tracker& t, envelope::envelope e, const verdict& v) const {

@@ -45,6 +45,10 @@ struct issue {
 
 using issue_list = std::vector<issue>;
 
+/// An issue found by `where` (no schema keyword).
+issue make_issue(layer where, std::string_view code, std::string path, std::string message, bool repairable,
+                 boost::json::object details = {});
+
 /// Makes `boost::system::result<T, issue_list>::value()` throw `std::invalid_argument` naming
 /// the first issue (a bug at the caller: it should have checked).
 [[noreturn]] void throw_exception_from_error(const issue_list& issues, const boost::source_location& loc);

@@ -9,6 +9,7 @@
 #include <candor/json/document.hpp>
 #include <candor/mcp/tool.hpp>
 #include <candor/validation/approval.hpp>
+#include <candor/validation/approval_gate.hpp>
 #include <candor/validation/metrics.hpp>
 #include <candor/validation/plan_token.hpp>
 #include <candor/validation/repair_budget.hpp>
@@ -112,15 +113,13 @@ public:
     /// How unavailable sources are handled: true when the handler may run on them.
     bool may_run_unverified() const noexcept;
 
-    /// The two-step flow: check `token` (or issue a plan). Empty when approved.
-    std::optional<envelope::envelope> check_plan_token(call_tracker& t, const mcp::call_context& ctx,
-                                                       const std::optional<std::string>& token,
-                                                       const std::string& arguments_fingerprint,
-                                                       const action_plan& plan) const;
-    /// Ask the approver. `decision` is set on return when approved (proceed or narrow).
-    boost::asio::awaitable<std::optional<envelope::envelope>> ask(call_tracker& t, mcp::call_context& ctx,
-                                                                  const action_plan& plan,
-                                                                  approval_decision& decision) const;
+    /// The approval step (`approval_gate::approve`); empty when approved, and then `decision`
+    /// holds proceed or narrow. Only when `approval_applies()`.
+    boost::asio::awaitable<std::optional<envelope::envelope>> approve(call_tracker& t, mcp::call_context& ctx,
+                                                                      const action_plan& plan,
+                                                                      const std::optional<std::string>& token,
+                                                                      const std::string& arguments_fp,
+                                                                      approval_decision& decision) const;
 
     /// Mark the handler's envelope (unverified sources, normalized values) and record.
     envelope::envelope finish(call_tracker& t, envelope::envelope e, const verdict& v) const;
@@ -136,7 +135,7 @@ private:
     std::string tool_;
     mcp::action_class action_;
     validation_options opts_;
-    std::chrono::system_clock::time_point wall_now() const;
+    std::optional<approval_gate> gate_;
     void record(call_tracker& t) const;
 };
 

@@ -135,14 +135,7 @@ public:
           pipeline_(info_, std::move(opts)) {
         info_.input_schema = mcp::detail::input_schema_from(contract_.schema());
         info_.contract_version = std::move(contract_version);
-        if (pipeline_.approval_applies()) {
-            auto& props = info_.input_schema["properties"];
-            if (props.is_object())
-                props.as_object()[plan_token_argument] = boost::json::object{
-                    {"type", "string"},
-                    {"maxLength", 4096},
-                    {"description", "The plan_token of an earlier answer to the same call, once the user approved that plan."}};
-        }
+        if (pipeline_.approval_applies()) approval_gate::declare_token(info_.input_schema);
     }
 
     const mcp::tool_info& info() const noexcept final { return info_; }
@@ -228,20 +221,14 @@ public:
                 if (!ev.issues.empty()) co_return pipeline_.stop(t, std::move(ev.issues));
             }
             if (pipeline_.approval_applies()) {
-                auto* approver = pipeline_.options().approver.get();
-                if (approver != nullptr && approver->available(ctx)) {
-                    approval_decision decision;
-                    if (auto refused = co_await pipeline_.ask(t, ctx, planned, decision))
-                        co_return std::move(*refused);
-                    if (decision.what == approval_decision::choice::narrow) {
-                        if (!narrow(args, decision.ids)) co_return pipeline_.cannot_narrow(t);
-                        result.narrowed_to = decision.ids;
-                    }
-                } else {
-                    const auto fp = arguments_fingerprint(
-                        canonical_arguments(arguments, &doc, plan_token_argument, info_.budget.max_depth + 1));
-                    if (auto refused = pipeline_.check_plan_token(t, ctx, token, fp, planned))
-                        co_return std::move(*refused);
+                const auto fp = arguments_fingerprint(
+                    canonical_arguments(arguments, &doc, plan_token_argument, info_.budget.max_depth + 1));
+                approval_decision decision;
+                if (auto refused = co_await pipeline_.approve(t, ctx, planned, token, fp, decision))
+                    co_return std::move(*refused);
+                if (decision.what == approval_decision::choice::narrow) {
+                    if (!narrow(args, decision.ids)) co_return pipeline_.cannot_narrow(t);
+                    result.narrowed_to = decision.ids;
                 }
                 result.approved = true;
             }
