@@ -46,7 +46,9 @@ const show = (label, args, env, pick) => {
   const summary = { status: env.status, complete: env.complete };
   if (env.incomplete_reasons?.length) summary.incomplete_reasons = env.incomplete_reasons.map(({ code, message, ...rest }) => ({ code, ...rest }));
   if (env.warnings?.length) summary.warnings = env.warnings.map(({ code, message, ...rest }) => ({ code, ...rest }));
-  if (env.errors?.length) summary.errors = env.errors;
+  if (env.errors?.length)
+    summary.errors = env.errors.map((e) =>
+      e.plan_token ? { ...e, plan_token: e.plan_token.slice(0, 16) + "…" } : e);
   Object.assign(summary, pick ? pick(env) : {});
   if (env.continuation) summary.continuation = { ...env.continuation, ...(env.continuation.cursor ? { cursor: env.continuation.cursor.slice(0, 16) + "…" } : {}) };
   if (env.snapshot_token) summary.snapshot_token = env.snapshot_token.slice(0, 16) + "…";
@@ -84,11 +86,32 @@ show("admin: archive_service_accounts", { ids: ["svc-007", "svc-014"], snapshot_
 env = await admin.call("archive_service_accounts", { ids: ["svc-007", "svc-001"], snapshot_token: token });
 show("admin: archive_service_accounts", { ids: ["svc-007", "svc-001"], snapshot_token: "<admin's token>" }, env);
 
-env = await admin.call("archive_service_accounts", { ids: ["svc-007", "svc-014"], snapshot_token: token });
-show("admin: archive_service_accounts", { ids: ["svc-007", "svc-014"], snapshot_token: "<admin's token>" }, env, (e) => ({ data: e.data }));
+args = { ids: ["svc-007", "svc-014"], snapshot_token: token };
+env = await admin.call("archive_service_accounts", args);
+show("admin: archive_service_accounts", { ids: args.ids, snapshot_token: "<admin's token>" }, env);
+// This client cannot elicit, so approval is two-step: the user reads the plan above and says yes.
+const planToken = env.errors[0].plan_token;
+env = await admin.call("archive_service_accounts", { ...args, plan_token: planToken });
+show("admin: archive_service_accounts (the user approved the plan)",
+     { ids: args.ids, snapshot_token: "<admin's token>", plan_token: "<the plan's token>" }, env, (e) => ({ data: e.data }));
 
-env = await admin.call("archive_service_accounts", { ids: ["svc-007"], snapshot_token: token });
-show("admin: archive_service_accounts (again)", { ids: ["svc-007"], snapshot_token: "<admin's token>" }, env, (e) => ({ data: e.data }));
+env = await admin.call("archive_service_accounts", { ...args, plan_token: planToken });
+show("admin: archive_service_accounts (the same plan_token again)",
+     { ids: args.ids, snapshot_token: "<admin's token>", plan_token: "<the plan's token>" }, env);
+
+args = { ids: ["svc-007"], snapshot_token: token };
+env = await admin.call("archive_service_accounts", args);
+env = await admin.call("archive_service_accounts", { ...args, plan_token: env.errors[0].plan_token });
+show("admin: archive_service_accounts (svc-007 again, approved)",
+     { ids: ["svc-007"], snapshot_token: "<admin's token>", plan_token: "<its plan's token>" }, env, (e) => ({ data: e.data }));
+
+const order = { customer_id: "cust-3", currency: "USD", delivery_date: "2099-12-01", discount: 0, total: 8,
+                lines: [{ sku: "SKU-003", quantity: 2, unit_price: 4 }] };
+env = await admin.call("create_order_draft", order);
+show("admin: create_order_draft (a stale unit price)", order, env, (e) => ({ data: e.data }));
+args = { ...order, customer_id: "cust-blocked", lines: [{ sku: "SKU-3", quantity: 2, unit_price: 4 }] };
+env = await admin.call("create_order_draft", args);
+show("admin: create_order_draft", args, env);
 
 args = { query: "printer" };
 env = await admin.call("search_everywhere", args);

@@ -5,6 +5,7 @@
 //   helpdesk --http 127.0.0.1:8080 --tokens tokens.txt
 //   helpdesk --db /tmp/h.db --seed-tickets 1000 --stdio
 #include "data.hpp"
+#include "orders.hpp"
 #include "tools.hpp"
 
 #include <candor/app/command_line.hpp>
@@ -118,6 +119,10 @@ int main(int argc, char** argv) {
         }
         if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r) {
             std::cerr << "error: cannot prepare database '" << db_path << "': " << r.error().message << "\n";
+            return false;
+        }
+        if (auto r = helpdesk::prepare_orders(**db); !r) {
+            std::cerr << "error: cannot prepare the order tables in '" << db_path << "': " << r.error().message << "\n";
             return false;
         }
         auto store = candor::evidence::open_sqlite_store(db_path);

@@ -6,8 +6,13 @@
 #endif
 #include "tools.hpp"
 
+#include "orders.hpp"
+
 #include <candor/paging/aggregate.hpp>
 #include <candor/sql_collection/collection.hpp>
+
+#include <algorithm>
+#include <set>
 
 namespace helpdesk {
 
@@ -15,6 +20,7 @@ namespace ce = candor::envelope;
 namespace ev = candor::evidence;
 namespace mcp = candor::mcp;
 namespace pg = candor::paging;
+namespace cv = candor::validation;
 
 namespace {
 
@@ -124,14 +130,24 @@ public:
         : gated_action(mcp::tool_info("archive_service_accounts",
                                       "Archive service accounts (irreversible: they stop authenticating). Needs the "
                                       "snapshot_token of a complete list_service_accounts walk (e.g. from "
-                                      "find_unowned_accounts) and ids that walk returned. Each account is checked "
-                                      "again (still unowned, not archived) when it is archived; the result lists "
-                                      "archived and skipped ids.")
+                                      "find_unowned_accounts) and ids that walk returned, and the user's approval: "
+                                      "asked through elicitation when the client supports it; otherwise the first "
+                                      "call answers PLAN_TOKEN_REQUIRED with the plan and a plan_token, and a second "
+                                      "call with the same arguments plus that plan_token archives. Each account is "
+                                      "checked again (still unowned, not archived) when it is archived; the result "
+                                      "lists archived and skipped ids.")
                            .with_title("Archive service accounts")
+                           .with_input_schema(archive_schema())
                            .with_action(mcp::action_class::irreversible_write),
                        ev::evidence_requirement{"list_service_accounts", s.keys, s.evidence, 100, {}}),
           db_(s.db),
           approval_(s.approval) {}
+
+    static boost::json::object archive_schema() {
+        boost::json::object schema{{"type", "object"}, {"additionalProperties", false}};
+        cv::approval_gate::declare_token(schema);
+        return schema;
+    }
 
     boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,
                                                                       mcp::call_context& ctx) override {
@@ -165,16 +181,43 @@ public:
 protected:
     boost::asio::awaitable<ce::envelope> run(const ev::verified_evidence& evidence, const boost::json::object& args,
                                              mcp::call_context& ctx) override {
-        if (approval_) {
-            if (auto answer = co_await approval_(evidence, args, ctx)) co_return std::move(*answer);
-        }
-        auto e = co_await act_each(evidence, args, ctx);
+        cv::action_plan plan;
+        plan.summary = "Archive " + std::to_string(evidence.ids.size()) +
+                       " service account(s); archived accounts stop authenticating.";
+        plan.targets = evidence.ids;
+        // The gate refuses incomplete inventories, so what reaches here is complete.
+        plan.evidence = {.declared = true, .complete = evidence.claims.complete, .reasons = {}};
+        auto approval = co_await approval_->approve(ctx, plan, args, 8);
+        if (!approval.approved()) co_return ce::failure(std::move(approval.refusal));
+        const bool narrowed = approval.decision.what == cv::approval_decision::choice::narrow;
+        ev::verified_evidence approved = evidence;
+        if (narrowed) approved.ids = approval.decision.ids;
+        auto e = co_await act_each(approved, args, ctx);
         // The contract names the done ids `archived`.
         if (e.data && e.data->is_object()) {
             auto& o = e.data->get_object();
             boost::json::object renamed;
             renamed["archived"] = o["done"];
             renamed["skipped"] = o["skipped"];
+            // Ids the user left out when narrowing are skipped too, and say so.
+            if (narrowed) {
+                auto& skipped = renamed["skipped"];
+                if (!skipped.is_array()) skipped = boost::json::array{};
+                const std::set<std::string> kept(approved.ids.begin(), approved.ids.end());
+                for (const auto& id : evidence.ids) {
+                    if (kept.count(id) != 0) continue;
+                    skipped.get_array().push_back(boost::json::object{
+                        {"id", id},
+                        {"code", "NARROWED_BY_USER"},
+                        {"message", "the user approved the action for other ids only"}});
+                }
+                const bool warned = std::any_of(e.warnings.begin(), e.warnings.end(), [](const ce::warning& w) {
+                    return w.code == ev::codes::objects_skipped;
+                });
+                if (!warned && kept.size() < evidence.ids.size())
+                    e.add_warning({std::string(ev::codes::objects_skipped),
+                                   "some ids were not archived; see skipped for why", {}});
+            }
             e.data = std::move(renamed);
         }
         co_return e;
@@ -182,18 +225,22 @@ protected:
 
 private:
     std::shared_ptr<sc::sql_database> db_;
-    approval_step approval_;
+    std::shared_ptr<const cv::approval_gate> approval_;
 };
 
 }  // namespace
 
-void add_tools(mcp::server& srv, const shared& s) {
+void add_tools(mcp::server& srv, shared s) {
+    if (!s.approval)
+        s.approval = std::make_shared<const cv::approval_gate>("archive_service_accounts",
+                                                               cv::approval_options{.plan_keys = s.keys});
     auto accounts = list_service_accounts(s);
     srv.add_tool(search_tickets(s)).value();
     srv.add_tool(accounts).value();
     srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
     srv.add_tool(std::make_shared<archive_accounts>(s)).value();
     srv.add_tool(make_search_everywhere(s)).value();
+    srv.add_tool(make_order_tool(s.db)).value();
 }
 
 }  // namespace helpdesk

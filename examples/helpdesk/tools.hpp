@@ -8,13 +8,12 @@
 #include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/mcp/server.hpp>
+#include <candor/validation/approval_gate.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace helpdesk {
@@ -26,24 +25,19 @@ struct settings {
     std::string fail_source;  ///< this search_everywhere source fails at once
 };
 
-/// The approval step between archive's evidence gate and the archive itself. Return an
-/// envelope to answer with instead of archiving (a plan waiting for approval, a refusal), or
-/// nothing to go ahead. Unset: no approval step (the seam where `candor::validation`'s
-/// elicitation / plan_token approval plugs in).
-using approval_step = std::function<boost::asio::awaitable<std::optional<candor::envelope::envelope>>(
-    const candor::evidence::verified_evidence&, const boost::json::object& arguments, candor::mcp::call_context&)>;
-
 struct shared {
     std::shared_ptr<sc::sql_database> db;
     std::shared_ptr<const candor::evidence::key_ring> keys;
     std::shared_ptr<candor::evidence::evidence_store> evidence;
     settings config;
-    approval_step approval;
+    /// Approval before archiving: elicitation when the client can be asked, else a plan and a
+    /// `plan_token` (default: a gate whose plan tokens are sealed with `keys`).
+    std::shared_ptr<const candor::validation::approval_gate> approval;
 };
 
 /// Register search_tickets, list_service_accounts, find_unowned_accounts,
 /// archive_service_accounts and search_everywhere.
-void add_tools(candor::mcp::server& srv, const shared& s);
+void add_tools(candor::mcp::server& srv, shared s);
 
 /// search_everywhere (search_everywhere.cpp).
 std::shared_ptr<candor::mcp::tool_handler> make_search_everywhere(const shared& s);

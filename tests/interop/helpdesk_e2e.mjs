@@ -6,12 +6,15 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { check, finish } from "./check.mjs";
 
 const [mode, a, b] = process.argv.slice(2);
 
 const clients = [];
-async function connect(principal, faults) {
+// elicit: null (the client cannot elicit: archive goes through plan + plan_token), or a function
+// answering each elicitation/create request.
+async function connect(principal, faults, elicit = null) {
   let transport;
   if (mode === "stdio") {
     const db = `${b}/${faults ? "faults" : "main"}.db`;
@@ -29,7 +32,9 @@ async function connect(principal, faults) {
       requestInit: { headers: { Authorization: `Bearer ${principal}-token` } },
     });
   }
-  const client = new Client({ name: `helpdesk-e2e-${principal}`, version: "1.0.0" });
+  const client = new Client({ name: `helpdesk-e2e-${principal}`, version: "1.0.0" },
+                            elicit ? { capabilities: { elicitation: {} } } : {});
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, async (req) => elicit(req.params));
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -41,6 +46,13 @@ async function call(client, name, args) {
 }
 const codes = (env) => (env?.incomplete_reasons ?? []).map((r) => r.code);
 const errorCode = (env) => env?.errors?.[0]?.code;
+// The two-step approval of a client that cannot elicit: the first call answers the plan and a
+// plan_token; the user approves; the same call again with the token acts.
+async function archiveApproved(client, args) {
+  const plan = await call(client, "archive_service_accounts", args);
+  if (!(plan.isError && errorCode(plan.env) === "PLAN_TOKEN_REQUIRED")) return plan;
+  return call(client, "archive_service_accounts", { ...args, plan_token: plan.env.errors[0].plan_token });
+}
 
 try {
   const admin = await connect("admin", false);
@@ -50,7 +62,8 @@ try {
   const { tools } = await admin.listTools();
   const names = tools.map((t) => t.name).sort();
   check("the helpdesk tools are listed",
-        ["archive_service_accounts", "find_unowned_accounts", "list_service_accounts", "search_everywhere", "search_tickets"]
+        ["archive_service_accounts", "create_order_draft", "find_unowned_accounts", "list_service_accounts", "search_everywhere",
+         "search_tickets"]
           .every((n) => names.includes(n)), names);
   const archiveTool = tools.find((t) => t.name === "archive_service_accounts");
   check("archive_service_accounts is destructive", archiveTool?.annotations?.destructiveHint === true);
@@ -118,10 +131,27 @@ try {
     check("admin's inventory is every unowned account", JSON.stringify(all) === JSON.stringify(expected), all);
     const token = inv.env.snapshot_token;
     const ids = ["svc-007", "svc-014", "svc-070"];
-    const done = await call(admin, "archive_service_accounts", { ids, snapshot_token: token });
-    check("admin archives exactly the requested ids",
+    // Approval, two-step (this client cannot elicit): the plan first, nothing archived yet.
+    const planned = await call(admin, "archive_service_accounts", { ids, snapshot_token: token });
+    const planIssue = planned.env?.errors?.[0];
+    check("the first archive call answers the plan: PLAN_TOKEN_REQUIRED with the targets",
+          planned.isError && planIssue?.code === "PLAN_TOKEN_REQUIRED" && planIssue.repairable === true &&
+          JSON.stringify(planIssue.plan?.targets) === JSON.stringify(ids) && planIssue.plan?.evidence?.complete === true &&
+          typeof planIssue.plan_token === "string", planned.env);
+    const planToken = planIssue?.plan_token ?? "";
+    const stillThere = await call(admin, "find_unowned_accounts", {});
+    check("nothing is archived before approval", stillThere.env.data.length === expected.length, stillThere.env.data.length);
+    const otherIds = await call(admin, "archive_service_accounts", { ids: ["svc-007"], snapshot_token: token, plan_token: planToken });
+    check("a plan_token for other ids: PLAN_TOKEN_MISMATCH", otherIds.isError && errorCode(otherIds.env) === "PLAN_TOKEN_MISMATCH", otherIds.env);
+    const forged = planToken.slice(0, 12) + (planToken[12] === "A" ? "B" : "A") + planToken.slice(13);
+    const tampered = await call(admin, "archive_service_accounts", { ids, snapshot_token: token, plan_token: forged });
+    check("a tampered plan_token: PLAN_TOKEN_INVALID", tampered.isError && errorCode(tampered.env) === "PLAN_TOKEN_INVALID", tampered.env);
+    const done = await call(admin, "archive_service_accounts", { ids, snapshot_token: token, plan_token: planToken });
+    check("admin archives exactly the requested ids once approved",
           !done.isError && JSON.stringify(done.env.data.archived) === JSON.stringify(ids) && done.env.data.skipped.length === 0, done.env);
-    const again = await call(admin, "archive_service_accounts", { ids: ["svc-007"], snapshot_token: token });
+    const replayed = await call(admin, "archive_service_accounts", { ids, snapshot_token: token, plan_token: planToken });
+    check("an executed plan_token runs once: PLAN_TOKEN_USED", replayed.isError && errorCode(replayed.env) === "PLAN_TOKEN_USED", replayed.env);
+    const again = await archiveApproved(admin, { ids: ["svc-007"], snapshot_token: token });
     check("archiving again re-checks and skips (ACCOUNT_ALREADY_ARCHIVED)",
           !again.isError && again.env.data.archived.length === 0 && again.env.data.skipped[0]?.code === "ACCOUNT_ALREADY_ARCHIVED" &&
           (again.env.warnings ?? []).some((w) => w.code === "OBJECTS_SKIPPED"), again.env);
@@ -153,6 +183,61 @@ try {
     const resumed = await call(admin, "find_unowned_accounts", { cursor: short.env.continuation.cursor });
     check("the continuation resumes the walk where it stopped",
           resumed.env.data.length + short.env.data.length === expected.length - 3, { first: short.env.data.length, rest: resumed.env.data.length });
+  }
+
+  // --- approval through elicitation: decline, narrow, proceed ---------------------------------
+  {
+    const answers = [];
+    const asked = [];
+    const asker = await connect("admin", false, (params) => {
+      asked.push(params);
+      return answers.shift() ?? { action: "cancel" };
+    });
+    const inv = await call(asker, "find_unowned_accounts", {});
+    const token = inv.env.snapshot_token;
+    const ids = ["svc-021", "svc-028"];
+    answers.push({ action: "decline" });
+    const declined = await call(asker, "archive_service_accounts", { ids, snapshot_token: token });
+    check("the user is asked through elicitation/create, with the targets in the message",
+          asked.length === 1 && asked[0].message.includes("svc-021") && asked[0].message.includes("svc-028") &&
+          asked[0].requestedSchema?.properties?.decision !== undefined, asked[0]);
+    check("a declined approval: ACTION_DECLINED", declined.isError && errorCode(declined.env) === "ACTION_DECLINED", declined.env);
+    answers.push({ action: "accept", content: { decision: "narrow", ids: "svc-028" } });
+    const narrowed = await call(asker, "archive_service_accounts", { ids, snapshot_token: token });
+    check("narrowed by the user: only that id archived, the other skipped with NARROWED_BY_USER",
+          !narrowed.isError && JSON.stringify(narrowed.env.data.archived) === JSON.stringify(["svc-028"]) &&
+          narrowed.env.data.skipped.length === 1 && narrowed.env.data.skipped[0].id === "svc-021" &&
+          narrowed.env.data.skipped[0].code === "NARROWED_BY_USER", narrowed.env);
+    answers.push({ action: "accept", content: { decision: "proceed" } });
+    const proceeded = await call(asker, "archive_service_accounts", { ids: ["svc-021"], snapshot_token: token });
+    check("approved through elicitation: archived",
+          !proceeded.isError && JSON.stringify(proceeded.env.data.archived) === JSON.stringify(["svc-021"]), proceeded.env);
+  }
+
+  // --- create_order_draft over the SQLite catalog --------------------------------------------
+  {
+    const order = (over) => ({
+      customer_id: "cust-3", currency: "USD", delivery_date: "2099-12-01", discount: 0, total: 9,
+      lines: [{ sku: "SKU-003", quantity: 2, unit_price: 4.5 }], ...over,
+    });
+    const ok = await call(admin, "create_order_draft", order({}));
+    check("a valid draft is stored and its id returned",
+          !ok.isError && ok.env.complete === true && /^D-\d{6}$/.test(ok.env.data?.draft_id ?? "") && Number(ok.env.data.total) === 9, ok.env);
+    const second = await call(admin, "create_order_draft", order({}));
+    check("each draft gets its own id", !second.isError && second.env.data?.draft_id !== ok.env.data?.draft_id, second.env);
+    const blocked = await call(admin, "create_order_draft", order({ customer_id: "cust-blocked" }));
+    check("cust-blocked: PERMISSION_DENIED, not repairable",
+          blocked.isError && blocked.env.errors.some((e) => e.code === "PERMISSION_DENIED" && e.repairable === false), blocked.env);
+    const unknown = await call(admin, "create_order_draft", order({ lines: [{ sku: "SKU-3", quantity: 2, unit_price: 4.5 }] }));
+    const sku = unknown.env?.errors?.find((e) => e.code === "UNKNOWN_SKU");
+    check("an unknown SKU: UNKNOWN_SKU at /lines/0/sku with SKU-003 first among the candidates",
+          unknown.isError && sku?.path === "/lines/0/sku" && sku?.candidates?.[0] === "SKU-003", unknown.env);
+    const stale = await call(admin, "create_order_draft", order({ lines: [{ sku: "SKU-003", quantity: 2, unit_price: 4 }], total: 8 }));
+    check("a stale price is replaced by the catalog's (VALUE_NORMALIZED) and the total recomputed",
+          !stale.isError && Number(stale.env.data?.total) === 9 && (stale.env.warnings ?? []).some((w) => w.code === "VALUE_NORMALIZED"), stale.env);
+    const discount = await call(admin, "create_order_draft", order({ discount: 21.6, total: 0 }));
+    check("a discount above the subtotal: DISCOUNT_EXCEEDS_SUBTOTAL",
+          discount.isError && discount.env.errors.some((e) => e.code === "DISCOUNT_EXCEEDS_SUBTOTAL"), discount.env);
   }
 
   // --- search_everywhere -------------------------------------------------------------------

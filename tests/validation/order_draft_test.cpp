@@ -221,6 +221,7 @@ TEST_F(order_fixture, UnknownSkuCarriesCandidates) {
     EXPECT_GE(candidates.get_array().size(), 3u);
     EXPECT_LE(candidates.get_array().size(), 5u);
     EXPECT_EQ(text(item(candidates, 0)), "SKU-1001");
+    EXPECT_NE(text(at(e, "message")).find("did you mean"), std::string::npos) << text(at(e, "message"));
     EXPECT_TRUE(backend->drafts().empty());
 }
 
@@ -317,6 +318,19 @@ TEST_F(order_fixture, FailingCatalogIsSourceUnavailableNeverAPass) {
     EXPECT_EQ(text(at(e, "source")), "catalog");
     EXPECT_EQ(text(at(e, "cause")), "failure");
     EXPECT_TRUE(backend->drafts().empty());
+}
+
+TEST_F(order_fixture, AFailingDraftStoreStoresNothingAndSaysSo) {
+    mount();
+    backend->drafts_failing = true;
+    auto a = call(h.client("alice"), valid_order);
+    ASSERT_THAT(a.codes(), ElementsAre("SOURCE_UNAVAILABLE"));
+    EXPECT_EQ(a.status(), "error");
+    EXPECT_EQ(text(at(a.error("SOURCE_UNAVAILABLE"), "source")), "drafts");
+    EXPECT_TRUE(backend->drafts().empty());
+    backend->drafts_failing = false;
+    EXPECT_EQ(call(h.client("alice"), valid_order).status(), "complete");
+    EXPECT_EQ(backend->drafts().size(), 1u);
 }
 
 TEST_F(order_fixture, SlowCatalogMissesItsDeadline) {

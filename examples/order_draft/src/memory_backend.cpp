@@ -55,10 +55,14 @@ boost::asio::awaitable<bool> memory_backend::may_order(std::string principal_id,
     co_return std::find(grants_.begin(), grants_.end(), std::make_pair(principal_id, customer_id)) != grants_.end();
 }
 
-boost::asio::awaitable<std::string> memory_backend::store(const order_args& order, bool unverified) {
+boost::asio::awaitable<boost::system::result<std::string, store_error>> memory_backend::store(const order_args& order,
+                                                                                              bool unverified) {
+    using stored_id = boost::system::result<std::string, store_error>;
+    if (drafts_failing) co_return stored_id(boost::system::in_place_error, store_error{"the draft store is down"});
     std::string id = "D-" + std::to_string(drafts_.size() + 1);
     drafts_.push_back({id, order, unverified});
-    co_return id;
+    // A store_error can be made from a string too: say which one this is.
+    co_return stored_id(boost::system::in_place_value, std::move(id));
 }
 
 }  // namespace candor_examples::order_draft

@@ -5,6 +5,8 @@
 
 #include <candor_examples/order_draft.hpp>
 
+#include <candor/envelope/codes.hpp>
+
 #include <boost/describe/enum_to_string.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -158,10 +160,11 @@ boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_c
             auto near = co_await opts_.catalog->similar(line.sku, opts_.max_candidates);
             boost::json::array candidates;
             for (auto& s : near) candidates.emplace_back(s);
-            r.issues.push_back(make_issue(codes::unknown_sku, line_path(i, "sku"),
-                                          "The catalog has no SKU '" + line.sku + "'" +
-                                              (candidates.empty() ? std::string(".") : "; did you mean one of the candidates?"),
-                                          true, {{"candidates", std::move(candidates)}}));
+            // The message first: the arguments below are evaluated in no fixed order.
+            std::string message = "The catalog has no SKU '" + line.sku + "'" +
+                                  (candidates.empty() ? std::string(".") : "; did you mean one of the candidates?");
+            r.issues.push_back(make_issue(codes::unknown_sku, line_path(i, "sku"), std::move(message), true,
+                                          {{"candidates", std::move(candidates)}}));
             continue;
         }
         if (*price == line.unit_price) continue;
@@ -211,14 +214,25 @@ cv::action_plan create_order_draft::plan(const order_args& args) const {
 boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(order_args args,
                                                                               const cv::verdict& v,
                                                                               candor::mcp::call_context&) {
-    const auto id = co_await opts_.drafts->store(args, v.unverified());
+    auto id = co_await opts_.drafts->store(args, v.unverified());
+    if (!id) {
+        auto i = make_issue(candor::envelope::validation_codes::source_unavailable, "",
+                            "The draft store failed; nothing was stored. Try again later.", false,
+                            {{"source", "drafts"}, {"cause", "failure"}});
+        i.where = candor::layer::external;
+        co_return candor::envelope::failure({std::move(i)});
+    }
     boost::json::object data;
-    data["draft_id"] = id;
+    data["draft_id"] = *id;
     data["verified"] = !v.unverified();
     data["total"] = args.total.to_string();
     data["currency"] = boost::describe::enum_to_string(args.currency, "?");
     data["lines"] = args.lines.size();
     co_return candor::envelope::complete(std::move(data));
+}
+
+void throw_exception_from_error(const store_error& e, const boost::source_location& loc) {
+    boost::throw_exception(std::runtime_error("draft store: " + e.message), loc);
 }
 
 std::shared_ptr<create_order_draft> make_create_order_draft(order_tool_options opts) {

@@ -21,6 +21,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/describe/class.hpp>
 #include <boost/describe/enum.hpp>
+#include <boost/system/result.hpp>
 
 #include <chrono>
 #include <functional>
@@ -94,12 +95,20 @@ public:
     virtual boost::asio::awaitable<bool> may_order(std::string principal_id, std::string customer_id) = 0;
 };
 
+/// A draft store that could not store (for the server log; the caller sees
+/// `SOURCE_UNAVAILABLE` with `details.source` "drafts", and nothing was stored).
+struct store_error {
+    std::string message;
+};
+[[noreturn]] void throw_exception_from_error(const store_error& e, const boost::source_location& loc);
+
 /// Where a draft goes (the tool's side effect).
 class draft_store {
 public:
     virtual ~draft_store() = default;
-    /// @return the new draft's id
-    virtual boost::asio::awaitable<std::string> store(const order_args& order, bool unverified) = 0;
+    /// Store the whole draft or nothing. @return the new draft's id
+    virtual boost::asio::awaitable<boost::system::result<std::string, store_error>> store(const order_args& order,
+                                                                                         bool unverified) = 0;
 };
 
 /// What the backend does with a unit price that differs from the catalog.
@@ -154,7 +163,8 @@ public:
     boost::asio::awaitable<std::optional<decimal>> price(std::string sku, currency_code currency) override;
     boost::asio::awaitable<std::vector<std::string>> similar(std::string sku, std::size_t limit) override;
     boost::asio::awaitable<bool> may_order(std::string principal_id, std::string customer_id) override;
-    boost::asio::awaitable<std::string> store(const order_args& order, bool unverified) override;
+    boost::asio::awaitable<boost::system::result<std::string, store_error>> store(const order_args& order,
+                                                                                 bool unverified) override;
 
     struct stored {
         std::string id;
@@ -167,6 +177,8 @@ public:
     /// Make the catalog fail (throw) or hang (never answer until cancelled).
     enum class catalog_mode { up, failing, hanging };
     catalog_mode mode = catalog_mode::up;
+    /// Make `store` fail (nothing stored).
+    bool drafts_failing = false;
 
 private:
     struct price_entry {

@@ -1,0 +1,187 @@
+// GCC 12 (at -O1 with the sanitizers): see tools.cpp (coroutine frames).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+#include "orders.hpp"
+
+#include <boost/describe/enum_to_string.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <stdexcept>
+
+namespace helpdesk {
+
+namespace sc = candor::sql_collection;
+namespace od = candor_examples::order_draft;
+using candor::contract::decimal;
+
+namespace {
+
+constexpr int catalog_size = 20;
+constexpr const char* currencies[] = {"RUB", "USD", "EUR"};
+
+std::string sku_name(int k) {
+    char b[16];
+    std::snprintf(b, sizeof b, "SKU-%03d", k);
+    return b;
+}
+
+// A source that fails is reported by the tool as SOURCE_UNAVAILABLE (the catalog and access
+// interfaces signal failure by throwing).
+[[noreturn]] void source_failed(const char* what, const sc::db_error& e) {
+    throw std::runtime_error(std::string(what) + ": " + e.message);
+}
+
+// The number in "SKU-3", "sku 003", "3": the digits at the end, if any.
+std::optional<int> trailing_number(std::string_view s) {
+    std::size_t start = s.size();
+    while (start > 0 && s[start - 1] >= '0' && s[start - 1] <= '9') --start;
+    if (start == s.size() || s.size() - start > 6) return std::nullopt;
+    int n = 0;
+    std::from_chars(s.data() + start, s.data() + s.size(), n);
+    return n;
+}
+
+}  // namespace
+
+boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
+    return db.transaction([](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        const char* ddl[] = {
+            "CREATE TABLE IF NOT EXISTS catalog_prices(sku TEXT NOT NULL, currency TEXT NOT NULL, price TEXT NOT NULL, "
+            "PRIMARY KEY(sku, currency))",
+            "CREATE TABLE IF NOT EXISTS customers(id TEXT PRIMARY KEY, may_order INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS order_drafts(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+            "customer_id TEXT NOT NULL, currency TEXT NOT NULL, delivery_date TEXT NOT NULL, discount TEXT NOT NULL, "
+            "total TEXT NOT NULL, lines TEXT NOT NULL, unverified INTEGER NOT NULL, created_at TEXT NOT NULL "
+            "DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+        };
+        for (const char* s : ddl)
+            if (auto r = tx.execute(s, {}); !r) return r.error();
+        for (int k = 1; k <= catalog_size; ++k) {
+            const auto price = decimal::parse("1.50")->multiply(k);  // exact: SKU-003 costs 4.50
+            for (const char* c : currencies) {
+                const sc::sql_value p[] = {sku_name(k), std::string(c), price->to_string()};
+                if (auto r = tx.execute("INSERT OR IGNORE INTO catalog_prices(sku, currency, price) VALUES(?, ?, ?)", p);
+                    !r)
+                    return r.error();
+            }
+        }
+        for (int c = 1; c <= 9; ++c) {
+            const sc::sql_value p[] = {"cust-" + std::to_string(c)};
+            if (auto r = tx.execute("INSERT OR IGNORE INTO customers(id, may_order) VALUES(?, 1)", p); !r)
+                return r.error();
+        }
+        if (auto r = tx.execute("INSERT OR IGNORE INTO customers(id, may_order) VALUES('cust-blocked', 0)", {}); !r)
+            return r.error();
+        return {};
+    });
+}
+
+boost::asio::awaitable<std::optional<decimal>> sqlite_orders::price(std::string sku, od::currency_code currency) {
+    std::optional<std::string> text;
+    const sc::sql_value p[] = {std::move(sku), std::string(boost::describe::enum_to_string(currency, "?"))};
+    auto r = db_->query("SELECT price FROM catalog_prices WHERE sku = ? AND currency = ?", p, [&](const sc::sql_row& row) {
+        if (const auto* s = std::get_if<std::string>(&row[0])) text = *s;
+        return false;
+    });
+    if (!r) source_failed("catalog", r.error());
+    if (!text) co_return std::nullopt;
+    auto d = decimal::parse(*text);
+    if (!d) throw std::runtime_error("catalog: a stored price is not a decimal");
+    co_return *d;
+}
+
+boost::asio::awaitable<std::vector<std::string>> sqlite_orders::similar(std::string sku, std::size_t limit) {
+    std::vector<std::string> all;
+    auto r = db_->query("SELECT DISTINCT sku FROM catalog_prices ORDER BY sku LIMIT 10000", {},
+                        [&](const sc::sql_row& row) {
+                            if (const auto* s = std::get_if<std::string>(&row[0])) all.push_back(*s);
+                            return true;
+                        });
+    if (!r) source_failed("catalog", r.error());
+    // The same number first ("SKU-3" → SKU-003), then the longest common prefix (ties in
+    // catalog order).
+    const auto wanted = trailing_number(sku);
+    auto score = [&](const std::string& candidate) {
+        std::size_t common = 0;
+        while (common < sku.size() && common < candidate.size() && sku[common] == candidate[common]) ++common;
+        const bool same_number = wanted && trailing_number(candidate) == wanted;
+        return (same_number ? 1000 : 0) + common;
+    };
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (auto& s : all) {
+        const auto v = score(s);
+        if (v > 0) scored.emplace_back(v, std::move(s));
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(std::move(scored[i].second));
+    co_return out;
+}
+
+boost::asio::awaitable<bool> sqlite_orders::may_order(std::string, std::string customer_id) {
+    bool allowed = false;
+    const sc::sql_value p[] = {std::move(customer_id)};
+    auto r = db_->query("SELECT may_order FROM customers WHERE id = ?", p, [&](const sc::sql_row& row) {
+        if (const auto* v = std::get_if<std::int64_t>(&row[0])) allowed = *v != 0;
+        return false;
+    });
+    if (!r) source_failed("customers", r.error());
+    co_return allowed;
+}
+
+boost::asio::awaitable<boost::system::result<std::string, od::store_error>> sqlite_orders::store(
+    const od::order_args& order, bool unverified) {
+    boost::json::array lines;
+    for (const auto& l : order.lines)
+        lines.push_back(boost::json::object{{"sku", l.sku}, {"quantity", l.quantity}, {"unit_price", l.unit_price.to_string()}});
+    const std::string lines_text = boost::json::serialize(lines);
+    std::string id;
+    auto r = db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        std::int64_t seq = 1;
+        if (auto q = tx.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM order_drafts", {},
+                              [&](const sc::sql_row& row) {
+                                  if (const auto* v = std::get_if<std::int64_t>(&row[0])) seq = *v;
+                                  return false;
+                              });
+            !q)
+            return q.error();
+        char b[32];
+        std::snprintf(b, sizeof b, "D-%06lld", static_cast<long long>(seq));
+        id = b;
+        const sc::sql_value p[] = {seq,
+                                   id,
+                                   order.customer_id,
+                                   std::string(boost::describe::enum_to_string(order.currency, "?")),
+                                   order.delivery_date,
+                                   order.discount.to_string(),
+                                   order.total.to_string(),
+                                   lines_text,
+                                   std::int64_t{unverified ? 1 : 0}};
+        if (auto e = tx.execute("INSERT INTO order_drafts(seq, id, customer_id, currency, delivery_date, discount, "
+                                "total, lines, unverified) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                p);
+            !e)
+            return e.error();
+        return {};
+    });
+    using stored = boost::system::result<std::string, od::store_error>;
+    if (!r) co_return stored(boost::system::in_place_error, od::store_error{r.error().message});
+    co_return stored(boost::system::in_place_value, std::move(id));
+}
+
+std::shared_ptr<candor::mcp::tool_handler> make_order_tool(std::shared_ptr<sc::sql_database> db) {
+    auto backend = std::make_shared<sqlite_orders>(std::move(db));
+    od::order_tool_options o;
+    o.catalog = backend;
+    o.access = backend;
+    o.drafts = backend;
+    return od::make_create_order_draft(std::move(o));
+}
+
+}  // namespace helpdesk

@@ -1,0 +1,38 @@
+#pragma once
+// create_order_draft over the helpdesk's SQLite database: a catalog of 20 SKUs (SKU-k costs
+// k × 1.50, in each currency), customers cust-1 … cust-9 who may order and cust-blocked who may
+// not, and a table of stored drafts.
+
+#include <candor/sql_collection/database.hpp>
+#include <candor_examples/order_draft.hpp>
+
+#include <memory>
+
+namespace helpdesk {
+
+/// Create the order tables and fill in the catalog and customers (idempotent: existing rows
+/// are kept, so a database from an earlier version gains them on its next start).
+boost::system::result<void, candor::sql_collection::db_error> prepare_orders(candor::sql_collection::sql_database& db);
+
+/// The catalog, customer access and draft store over `db` (tables from `prepare_orders`).
+class sqlite_orders final : public candor_examples::order_draft::catalog,
+                            public candor_examples::order_draft::customer_access,
+                            public candor_examples::order_draft::draft_store {
+public:
+    explicit sqlite_orders(std::shared_ptr<candor::sql_collection::sql_database> db) : db_(std::move(db)) {}
+
+    boost::asio::awaitable<std::optional<candor::contract::decimal>> price(
+        std::string sku, candor_examples::order_draft::currency_code currency) override;
+    boost::asio::awaitable<std::vector<std::string>> similar(std::string sku, std::size_t limit) override;
+    boost::asio::awaitable<bool> may_order(std::string principal_id, std::string customer_id) override;
+    boost::asio::awaitable<boost::system::result<std::string, candor_examples::order_draft::store_error>> store(
+        const candor_examples::order_draft::order_args& order, bool unverified) override;
+
+private:
+    std::shared_ptr<candor::sql_collection::sql_database> db_;
+};
+
+/// The create_order_draft tool over `db`.
+std::shared_ptr<candor::mcp::tool_handler> make_order_tool(std::shared_ptr<candor::sql_collection::sql_database> db);
+
+}  // namespace helpdesk
