@@ -72,3 +72,21 @@ TEST(Write, RefusesInvalidUtf8AfterAPlainRun) {
     EXPECT_FALSE(candor::json::to_string(boost::json::value("abc\"def\xe2\x82")));
     EXPECT_FALSE(candor::json::to_string(boost::json::value("abcdef\xed\xa0\x80")));  // a surrogate
 }
+
+TEST(Write, WriteStringEscapesAsAJsonStringLiteral) {
+    std::string out = "x=";
+    ASSERT_TRUE(candor::json::write_string("{\"a\":\"b\\c\"}\n\t\x01é", out));
+    EXPECT_EQ(out, R"(x="{\"a\":\"b\\c\"}\n\t\u0001é")");
+    // It parses back to the same text.
+    auto doc = candor::json::parse(out.substr(2));
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->root().as_string(), "{\"a\":\"b\\c\"}\n\t\x01é");
+}
+
+TEST(Write, WriteStringLeavesTheOutputAsItWasOnInvalidUtf8) {
+    std::string out = "keep";
+    auto r = candor::json::write_string("ok\xc3", out);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error(), candor::json::write_error::invalid_utf8);
+    EXPECT_EQ(out, "keep");
+}

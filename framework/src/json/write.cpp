@@ -43,7 +43,7 @@ constexpr auto plain_bytes = [] {
     return t;
 }();
 
-bool write_string(std::string_view s, std::string& out) {
+bool append_string(std::string_view s, std::string& out) {
     out.push_back('"');
     std::size_t run = 0;  // start of the pending run of characters copied as they are
     std::size_t i = 0;
@@ -104,7 +104,7 @@ bool write_scalar(const boost::json::value& v, std::string& out) {
             if (text.find_first_of(".eE") == std::string_view::npos) out.append(".0");
             return true;
         }
-        case boost::json::kind::string: return write_string(v.get_string(), out);
+        case boost::json::kind::string: return append_string(v.get_string(), out);
         default: return true;  // containers are handled by the caller
     }
 }
@@ -154,7 +154,7 @@ boost::system::result<void, write_error> write(const boost::json::value& root, s
         const boost::json::value* child;
         if (is_object) {
             const auto& kv = *(f.container->get_object().begin() + f.next);
-            if (!write_string(kv.key(), out)) return fail(write_error::invalid_utf8);
+            if (!append_string(kv.key(), out)) return fail(write_error::invalid_utf8);
             out.push_back(':');
             child = &kv.value();
         } else {
@@ -176,6 +176,15 @@ boost::system::result<std::string, write_error> to_string(const boost::json::val
     auto r = write(v, out, max_depth);
     if (!r) return r.error();
     return out;
+}
+
+boost::system::result<void, write_error> write_string(std::string_view s, std::string& out) {
+    const std::size_t restore = out.size();
+    // Room for the quotes and some escapes, so that a long text grows the buffer once.
+    out.reserve(restore + s.size() + s.size() / 4 + 2);
+    if (append_string(s, out)) return {};
+    out.resize(restore);
+    return write_error::invalid_utf8;
 }
 
 std::string_view to_string(write_error e) noexcept {

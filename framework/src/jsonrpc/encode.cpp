@@ -20,16 +20,23 @@ boost::json::object error_to_json(const error_object& e, bool with_data) {
 
 }  // namespace
 
-boost::system::result<std::string, json::write_error> encode_result(const request_id& id,
-                                                                    const boost::json::value& result) {
-    // Written around `result` rather than copying it into a message object: results are the
-    // large messages (a page of items, twice: as text and as structuredContent).
-    std::string out = R"({"jsonrpc":"2.0","id":)";
+boost::system::result<std::string, json::write_error> open_result(const request_id& id, std::size_t reserve) {
+    std::string out;
+    out.reserve(reserve + 48);
+    out = R"({"jsonrpc":"2.0","id":)";
     if (auto r = json::write(id.to_json(), out); !r) return r.error();
     out += R"(,"result":)";
+    return out;
+}
+
+boost::system::result<std::string, json::write_error> encode_result(const request_id& id,
+                                                                    const boost::json::value& result) {
+    // Written around `result` rather than copying it into a message object.
+    auto out = open_result(id);
+    if (!out) return out.error();
     // One level less than the whole message may have, as before.
-    if (auto r = json::write(result, out, 511); !r) return r.error();
-    out += '}';
+    if (auto r = json::write(result, *out, 511); !r) return r.error();
+    *out += '}';
     return out;
 }
 

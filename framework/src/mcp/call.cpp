@@ -236,6 +236,29 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         const bool is_error = status && *status == "error";
         if (!observers_.empty())
             record = record_call(id, origin, &*sealed, status && status->is_string() ? std::string(status->get_string()) : "");
+        // The envelope is serialized once: its text is both content[0].text (escaped) and
+        // structuredContent (as it is).
+        const std::size_t twice = 2 * text->size() + text->size() / 4 + 96;
+        if (auto message = rpc::open_result(id, twice)) {
+            *message += R"({"content":[{"type":"text","text":)";
+            if (json::write_string(*text, *message)) {
+                *message += "}]";
+                if (rules_.structured_content) {
+                    *message += R"(,"structuredContent":)";
+                    *message += *text;
+                }
+                *message += is_error ? R"(,"isError":true}})" : R"(,"isError":false}})";
+                const std::size_t bytes_out = message->size();
+                send_text(std::move(*message), message_route{id, true});
+                if (record) {
+                    record->bytes_out = bytes_out;
+                    publish(*record, origin);
+                }
+                return;
+            }
+        }
+        // Not reached with a well-formed id (ids and the envelope's text passed the writer
+        // already); kept as the general path.
         result["content"] = boost::json::array{text_block(std::move(*text))};
         if (rules_.structured_content) result["structuredContent"] = std::move(*sealed);
         result["isError"] = is_error;

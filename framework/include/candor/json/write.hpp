@@ -32,6 +32,10 @@ boost::system::result<void, write_error> write(const boost::json::value& v, std:
 boost::system::result<std::string, write_error> to_string(const boost::json::value& v,
                                                           std::size_t max_depth = 512);
 
+/// Append `s` as a JSON string literal (quoted, escaped). On error (`s` is not valid UTF-8)
+/// `out` is left as it was.
+boost::system::result<void, write_error> write_string(std::string_view s, std::string& out);
+
 std::string_view to_string(write_error e) noexcept;
 
 [[noreturn]] void throw_exception_from_error(write_error e, const boost::source_location& loc);

@@ -20,6 +20,11 @@ namespace candor::jsonrpc {
 boost::system::result<std::string, json::write_error> encode_result(const request_id& id,
                                                                     const boost::json::value& result);
 
+/// The opening `{"jsonrpc":"2.0","id":…,"result":` of a result message whose result the caller
+/// writes as JSON text itself (already serialized by `json::write`), then closes with `}`.
+/// Saves serializing a large result twice when its text is needed anyway.
+boost::system::result<std::string, json::write_error> open_result(const request_id& id, std::size_t reserve = 0);
+
 /// `{"jsonrpc":"2.0","id":…|null,"error":{code,message,data?}}`. Never fails: data that
 /// cannot be serialized is dropped.
 std::string encode_error(const std::optional<request_id>& id, const error_object& error);
