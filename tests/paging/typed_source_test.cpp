@@ -4,7 +4,15 @@
 
 #include <boost/describe/class.hpp>
 
+#include <candor/envelope/envelope.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/monotonic_resource.hpp>
+
 #include <algorithm>
+#include <optional>
 
 namespace typed_items {
 
@@ -52,4 +60,45 @@ TEST(TypedSource, TypedItemsArePagedAsJsonObjects) {
     auto rest = h.call("accounts", {{"cursor", at(first, "continuation", "cursor")}});
     EXPECT_EQ(at(rest, "complete"), true);
     EXPECT_EQ(at(at(rest, "data").as_array()[1], "id"), "svc-005");
+}
+
+TEST(TypedSource, APageLivesInOneArenaAndTheEnvelopeAdoptsIt) {
+    typed_items::accounts src;
+    for (int i = 1; i <= 3; ++i) src.rows.push_back({"svc-00" + std::to_string(i), "team-a", i});
+    boost::asio::io_context io;
+    std::optional<pg::fetch_result> got;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+            const boost::json::object query;
+            const std::string snapshot;
+            const candor::mcp::principal caller;
+            const pg::fetch_request r{query, nullptr, 10, snapshot, caller,
+                                      std::chrono::steady_clock::now() + std::chrono::seconds(5)};
+            auto f = co_await src.fetch(r);
+            if (f) got = std::move(*f);
+        },
+        boost::asio::detached);
+    io.run();
+    ASSERT_TRUE(got);
+    ASSERT_EQ(got->items.size(), 3u);
+    // A shared (self-owning) arena, and every item in it.
+    EXPECT_TRUE(got->storage.is_shared());
+    for (const auto& item : got->items) EXPECT_EQ(item.storage().get(), got->storage.get());
+    EXPECT_EQ(got->items[1].at("team"), "team-a");
+    EXPECT_EQ(got->items[2].at("age_days"), 3);
+
+    // The sealed envelope is built in the data's arena, so the data is moved into it, not copied;
+    // data in a storage that does not own itself (an argument document's) is not adopted.
+    boost::json::array data(got->storage);
+    for (auto& i : got->items) data.push_back(std::move(i));
+    auto sealed = candor::envelope::seal(candor::envelope::complete(std::move(data)), "accounts").value();
+    EXPECT_EQ(sealed.storage().get(), got->storage.get());
+    EXPECT_EQ(sealed.at("data").as_array().size(), 3u);
+    boost::json::monotonic_resource borrowed;
+    const boost::json::storage_ptr not_owned(&borrowed);
+    boost::json::array other(not_owned);
+    other.push_back(1);
+    auto plain = candor::envelope::seal(candor::envelope::complete(std::move(other)), "accounts").value();
+    EXPECT_NE(plain.storage().get(), not_owned.get());
 }

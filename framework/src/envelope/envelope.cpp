@@ -215,7 +215,14 @@ namespace {
 // The fields of the wire form in their documented order; `data` and the extensions are added
 // by the caller (copied or moved).
 boost::json::object sealed_head(const envelope& e, std::string_view default_resource) {
-    boost::json::object o;
+    // Data built in an arena of its own (a shared storage) takes the envelope with it, so that
+    // moving it in below moves rather than copies. Other storages (an argument document's
+    // arena, which does not own itself) are never adopted.
+    boost::json::storage_ptr sp;
+    if (e.data && e.data->storage().is_shared()) sp = e.data->storage();
+    boost::json::object o(sp);
+    // Seven head fields, data or errors, the extensions: one allocation instead of regrowing.
+    o.reserve(8 + e.extensions.size());
     o["status"] = to_string(*e.status);
     o["complete"] = *e.complete;
     o["incomplete_reasons"] = notes_to_json(e.incomplete_reasons);

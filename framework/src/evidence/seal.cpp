@@ -5,6 +5,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -194,14 +195,32 @@ std::string fingerprint(std::string_view label, std::string_view text) {
 }
 
 std::string random_hex(std::size_t n) {
-    std::string bytes(n, '\0');
-    if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n)) != 1)
-        throw std::runtime_error("no randomness");
+    // OpenSSL's generator costs microseconds per call (locks, a fork check): every first page
+    // of a walk asks for an id. Each thread draws a block at a time and hands it out; the bytes
+    // are the generator's all the same, each used once.
+    struct pool {
+        std::array<unsigned char, 4096> bytes;
+        std::size_t used = 4096;
+    };
+    thread_local pool p;
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;
-    for (unsigned char c : bytes) {
-        out.push_back(digits[c >> 4]);
-        out.push_back(digits[c & 15]);
+    out.reserve(2 * n);
+    while (n > 0) {
+        if (p.used == p.bytes.size()) {
+            if (RAND_bytes(p.bytes.data(), static_cast<int>(p.bytes.size())) != 1)
+                throw std::runtime_error("no randomness");
+            p.used = 0;
+        }
+        const std::size_t take = std::min(n, p.bytes.size() - p.used);
+        for (std::size_t i = 0; i < take; ++i) {
+            const unsigned char c = p.bytes[p.used + i];
+            out.push_back(digits[c >> 4]);
+            out.push_back(digits[c & 15]);
+        }
+        OPENSSL_cleanse(p.bytes.data() + p.used, take);
+        p.used += take;
+        n -= take;
     }
     return out;
 }

@@ -265,6 +265,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     }
 
     std::vector<boost::json::value> items;
+    boost::json::storage_ptr storage;
     bool out_of_time = false;
     bool hidden = false;
     bool more = false;
@@ -310,6 +311,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         out_of_time = f.out_of_time;
         hidden = f.hidden_in_scope;
         items = std::move(f.items);
+        storage = f.storage;
         if (items.size() > effective + 1) throw std::logic_error("data source returned more items than asked for");
         if (items.size() > effective) {
             more = true;
@@ -330,7 +332,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         last = std::move(key);
     }
 
-    boost::json::array data;
+    boost::json::array data(storage);
     data.reserve(items.size());
     for (auto& i : items) data.push_back(std::move(i));
     ce::envelope e;

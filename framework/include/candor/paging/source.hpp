@@ -78,6 +78,10 @@ struct fetch_result {
     /// Items in ascending key order, each after `request.after`, at most `limit`. Each item is
     /// an object holding every ordering field (the unique one becomes the item's evidence id).
     std::vector<boost::json::value> items;
+    /// Where `items` live, when the source built them in an arena of their own (a shared
+    /// storage, e.g. `boost::json::make_shared_resource<monotonic_resource>()`): the page and
+    /// the envelope around them are then built in it too, and freed at once. Default: the heap.
+    boost::json::storage_ptr storage;
     /// The deadline stopped the scan: `items` is a correct prefix, but not everything.
     bool out_of_time = false;
     /// Rows examined (for `TIME_BUDGET_EXCEEDED`'s `items_scanned`); 0 if unknown.

@@ -17,11 +17,38 @@
 
 #include <candor/paging/source.hpp>
 
+#include <boost/describe/members.hpp>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/value_from.hpp>
+#include <boost/mp11/algorithm.hpp>
 
 #include <vector>
 
 namespace candor::paging {
+
+namespace detail {
+
+/// `boost::json::value_from(item)`, with the object of a described struct reserved up front
+/// (Boost.JSON grows it member by member otherwise: five reallocations for six members). A
+/// type with its own `tag_invoke` conversion is converted by it.
+template <class Item>
+boost::json::value item_to_json(const Item& item, const boost::json::storage_ptr& sp) {
+    constexpr bool own_conversion = requires(boost::json::value& jv, const Item& t) {
+        tag_invoke(boost::json::value_from_tag{}, jv, t);
+    };
+    if constexpr (!own_conversion && boost::describe::has_describe_members<Item>::value) {
+        using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+        boost::json::value out(boost::json::object_kind, sp);
+        auto& o = out.get_object();
+        o.reserve(boost::mp11::mp_size<members>::value);
+        boost::mp11::mp_for_each<members>([&](auto d) { o.emplace(d.name, boost::json::value_from(item.*d.pointer, sp)); });
+        return out;
+    } else {
+        return boost::json::value_from(item, sp);
+    }
+}
+
+}  // namespace detail
 
 /// A typed fetch result: like `fetch_result`, with C++ items.
 template <class Item>
@@ -44,8 +71,11 @@ public:
         auto typed = co_await fetch_items(request);
         if (!typed) co_return typed.error();
         fetch_result out;
+        // The page's items, and the envelope the collection builds around them, live in one
+        // arena: a few allocations per page instead of several per item, and no walk to free.
+        out.storage = boost::json::make_shared_resource<boost::json::monotonic_resource>();
         out.items.reserve(typed->items.size());
-        for (const auto& item : typed->items) out.items.push_back(boost::json::value_from(item));
+        for (const auto& item : typed->items) out.items.push_back(detail::item_to_json(item, out.storage));
         out.out_of_time = typed->out_of_time;
         out.items_scanned = typed->items_scanned;
         out.hidden_in_scope = typed->hidden_in_scope;
