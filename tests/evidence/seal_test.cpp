@@ -5,6 +5,9 @@
 #include <candor/evidence/token.hpp>
 #include <candor/paging/cursor.hpp>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 using namespace candor::test;
 
 namespace {
@@ -190,4 +193,33 @@ TEST(Seal, NormalizingAQueryDeeperThanTheCeilingIsAnErrorNotARecursionWithoutBou
     for (std::size_t i = 0; i < candor::json::depth_ceiling + 5; ++i) v = boost::json::array{std::move(v)};
     boost::json::object q{{"deep", std::move(v)}};
     EXPECT_EQ(pg::normalize_query(q, {}).error(), pg::query_error::too_deep);
+}
+
+// Known answer: the MAC is HMAC-SHA-256 with the key's secret over
+// len(purpose) | purpose | 0 | version | id_len | id | payload, checked against OpenSSL's
+// one-shot HMAC (the sealer keeps per-thread contexts; they must agree, key after key).
+TEST(Seal, TheMacIsHmacSha256OverThePurposeAndTheBody) {
+    for (const std::string& secret : {std::string(32, 'k'), std::string(48, 'q'), std::string(32, 'k')}) {
+        auto ring = ev::key_ring::from_keys({{"k1", secret}}).value();
+        for (std::string_view payload : {std::string_view("{}"), std::string_view("a longer payload, twice")}) {
+            const auto sealed = ring.seal("cursor", payload);
+            std::string raw;
+            ASSERT_TRUE(ev::detail::base64url_decode(sealed, raw));
+            ASSERT_GT(raw.size(), 32u);
+            const std::string body = raw.substr(0, raw.size() - 32);
+            std::string input;
+            input.push_back(static_cast<char>(6));
+            input += "cursor";
+            input.push_back('\0');
+            input += body;
+            unsigned char expected[32];
+            unsigned int len = 0;
+            ASSERT_NE(HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+                           reinterpret_cast<const unsigned char*>(input.data()), input.size(), expected, &len),
+                      nullptr);
+            ASSERT_EQ(len, 32u);
+            EXPECT_EQ(raw.substr(raw.size() - 32), std::string(reinterpret_cast<const char*>(expected), 32));
+            EXPECT_EQ(ring.open("cursor", sealed).value(), payload);
+        }
+    }
 }

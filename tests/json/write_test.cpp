@@ -90,3 +90,27 @@ TEST(Write, WriteStringLeavesTheOutputAsItWasOnInvalidUtf8) {
     EXPECT_EQ(r.error(), candor::json::write_error::invalid_utf8);
     EXPECT_EQ(out, "keep");
 }
+
+// The escaper scans 8 bytes at a time: every special byte at every offset of strings around
+// the 8-byte boundaries, and plain bytes whose arithmetic could trip the word test.
+TEST(Write, EscapesEverySpecialByteAtEveryOffset) {
+    const std::string specials[] = {"\"", "\\", "\n", std::string(1, '\x01'), std::string(1, '\x1f'), "\xc3\xa9", "\x7f"};
+    for (std::size_t len = 0; len <= 40; ++len) {
+        for (const auto& special : specials) {
+            for (std::size_t at = 0; at <= len; ++at) {
+                std::string s(len, 'a');
+                // Neighbours just above the thresholds (0x20 space, 0x21, 0x23, 0x5d).
+                for (std::size_t k = 0; k < len; ++k) s[k] = " !#]a~"[k % 6];
+                s.insert(at, special);
+                std::string out;
+                ASSERT_TRUE(candor::json::write_string(s, out)) << len << " " << at;
+                auto doc = candor::json::parse(out);
+                ASSERT_TRUE(doc) << out;
+                ASSERT_EQ(doc->root().as_string(), s) << out;
+                for (char c : out) ASSERT_GE(static_cast<unsigned char>(c), 0x20u) << out;
+            }
+        }
+    }
+    std::string out;
+    EXPECT_FALSE(candor::json::write_string(std::string(17, 'a') + "\xff" + std::string(9, 'b'), out));
+}

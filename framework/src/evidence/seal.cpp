@@ -2,12 +2,14 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <vector>
 
 namespace candor::evidence {
 
@@ -28,20 +30,74 @@ bool is_valid_key_id(std::string_view id) {
     return true;
 }
 
+// OpenSSL 3 looks an algorithm up in its provider store on every implicit use (a lock and a
+// hash lookup per call). Each algorithm is fetched once, and each thread keeps an HMAC context
+// per key, initialized once and restarted for every MAC with the key it already holds.
+const EVP_MD* sha256() {
+    static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    if (md == nullptr) throw std::runtime_error("SHA-256 is not available");
+    return md;
+}
+
+class hmac_contexts {
+public:
+    ~hmac_contexts() {
+        for (auto& e : entries_) {
+            EVP_MAC_CTX_free(e.ctx);
+            OPENSSL_cleanse(e.secret.data(), e.secret.size());
+        }
+    }
+
+    /// A context ready to take the message, for `secret`.
+    EVP_MAC_CTX* ready(const std::string& secret) {
+        for (auto& e : entries_) {
+            if (e.secret == secret) {
+                if (!EVP_MAC_init(e.ctx, nullptr, 0, nullptr)) throw std::runtime_error("HMAC-SHA-256 failed");
+                return e.ctx;
+            }
+        }
+        static EVP_MAC* const hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+        if (hmac == nullptr) throw std::runtime_error("HMAC is not available");
+        EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(hmac);
+        char digest[] = "SHA256";
+        const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+        if (ctx == nullptr ||
+            !EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), params)) {
+            EVP_MAC_CTX_free(ctx);
+            throw std::runtime_error("HMAC-SHA-256 failed");
+        }
+        // A few keys per ring; a thread that sees more (rings made and dropped) starts over.
+        if (entries_.size() == 8) {
+            EVP_MAC_CTX_free(entries_.front().ctx);
+            OPENSSL_cleanse(entries_.front().secret.data(), entries_.front().secret.size());
+            entries_.erase(entries_.begin());
+        }
+        entries_.push_back({secret, ctx});
+        return ctx;
+    }
+
+private:
+    struct entry {
+        std::string secret;
+        EVP_MAC_CTX* ctx;
+    };
+    std::vector<entry> entries_;
+};
+
 std::array<unsigned char, mac_size> mac_of(const std::string& secret, std::string_view purpose,
                                            std::string_view body) {
+    thread_local hmac_contexts contexts;
+    EVP_MAC_CTX* ctx = contexts.ready(secret);
     // The purpose is framed by its length so that ("ab", "c…") and ("a", "bc…") differ.
-    std::string input;
-    input.reserve(purpose.size() + body.size() + 2);
-    input.push_back(static_cast<char>(purpose.size()));
-    input.append(purpose);
-    input.push_back('\0');
-    input.append(body);
+    const unsigned char frame[] = {static_cast<unsigned char>(purpose.size())};
+    const unsigned char zero[] = {0};
     std::array<unsigned char, mac_size> out{};
-    unsigned int len = 0;
-    if (!HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
-              reinterpret_cast<const unsigned char*>(input.data()), input.size(), out.data(), &len) ||
-        len != mac_size)
+    std::size_t len = 0;
+    if (!EVP_MAC_update(ctx, frame, 1) ||
+        !EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(purpose.data()), purpose.size()) ||
+        !EVP_MAC_update(ctx, zero, 1) ||
+        !EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(body.data()), body.size()) ||
+        !EVP_MAC_final(ctx, out.data(), &len, out.size()) || len != mac_size)
         throw std::runtime_error("HMAC-SHA-256 failed");
     return out;
 }
@@ -183,7 +239,7 @@ std::string fingerprint(std::string_view label, std::string_view text) {
     input.append(text);
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int len = 0;
-    if (!EVP_Digest(input.data(), input.size(), md, &len, EVP_sha256(), nullptr))
+    if (!EVP_Digest(input.data(), input.size(), md, &len, sha256(), nullptr))
         throw std::runtime_error("SHA-256 failed");
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;

@@ -1,7 +1,10 @@
 #include <candor/json/write.hpp>
 
 #include <array>
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -36,46 +39,68 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
     return 0;
 }
 
-// Bytes written as they are: printable ASCII other than '"' and '\\'.
-constexpr auto plain_bytes = [] {
-    std::array<bool, 256> t{};
-    for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+
+// How many bytes each byte becomes inside a JSON string (bytes from 0x80 are checked as UTF-8
+// sequences and copied as they are).
+constexpr auto escaped_size = [] {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 256; ++c) t[static_cast<std::size_t>(c)] = c < 0x20 ? 6 : 1;
+    for (unsigned char c : {'"', '\\', '\n', '\r', '\t', '\b', '\f'}) t[c] = 2;
     return t;
 }();
 
+// Two passes: measure (and check the UTF-8), then grow `out` once and fill it with plain
+// stores. Strings here are mostly short runs between characters to escape (keys, ids, JSON text
+// inside a string with a quote every few bytes), where an append call per run costs more than
+// the bytes it copies.
 bool append_string(std::string_view s, std::string& out) {
-    out.push_back('"');
-    std::size_t run = 0;  // start of the pending run of characters copied as they are
-    std::size_t i = 0;
     const std::size_t n = s.size();
-    while (i < n) {
-        while (i < n && plain_bytes[static_cast<unsigned char>(s[i])]) ++i;
-        if (i == n) break;
+    std::size_t size = 2;
+    for (std::size_t i = 0; i < n;) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
         if (c >= 0x80) {
             const std::size_t len = utf8_sequence(s, i);
             if (len == 0) return false;
+            size += len;
             i += len;
-            continue;
+        } else {
+            size += escaped_size[c];
+            ++i;
         }
-        out.append(s.data() + run, i - run);
-        switch (c) {
-            case '"': out.append("\\\"", 2); break;
-            case '\\': out.append("\\\\", 2); break;
-            case '\n': out.append("\\n", 2); break;
-            case '\r': out.append("\\r", 2); break;
-            case '\t': out.append("\\t", 2); break;
-            case '\b': out.append("\\b", 2); break;
-            case '\f': out.append("\\f", 2); break;
-            default: {
-                const char esc[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 0xF]};
-                out.append(esc, 6);
+    }
+    const std::size_t at = out.size();
+    out.resize(at + size);
+    char* q = out.data() + at;
+    *q++ = '"';
+    if (size == n + 2) {
+        std::memcpy(q, s.data(), n);  // nothing to escape
+        q += n;
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            const unsigned char c = static_cast<unsigned char>(s[i]);
+            if (escaped_size[c] == 1) {
+                *q++ = static_cast<char>(c);
+                continue;
+            }
+            *q++ = '\\';
+            switch (c) {
+                case '"': *q++ = '"'; break;
+                case '\\': *q++ = '\\'; break;
+                case '\n': *q++ = 'n'; break;
+                case '\r': *q++ = 'r'; break;
+                case '\t': *q++ = 't'; break;
+                case '\b': *q++ = 'b'; break;
+                case '\f': *q++ = 'f'; break;
+                default:
+                    *q++ = 'u';
+                    *q++ = '0';
+                    *q++ = '0';
+                    *q++ = hex_digits[c >> 4];
+                    *q++ = hex_digits[c & 0xF];
             }
         }
-        run = ++i;
     }
-    out.append(s.data() + run, n - run);
-    out.push_back('"');
+    *q = '"';
     return true;
 }
 
@@ -179,11 +204,7 @@ boost::system::result<std::string, write_error> to_string(const boost::json::val
 }
 
 boost::system::result<void, write_error> write_string(std::string_view s, std::string& out) {
-    const std::size_t restore = out.size();
-    // Room for the quotes and some escapes, so that a long text grows the buffer once.
-    out.reserve(restore + s.size() + s.size() / 4 + 2);
-    if (append_string(s, out)) return {};
-    out.resize(restore);
+    if (append_string(s, out)) return {};  // on failure it left `out` as it was
     return write_error::invalid_utf8;
 }
 
