@@ -114,3 +114,15 @@ TEST(Write, EscapesEverySpecialByteAtEveryOffset) {
     std::string out;
     EXPECT_FALSE(candor::json::write_string(std::string(17, 'a') + "\xff" + std::string(9, 'b'), out));
 }
+
+TEST(Write, ObjectsAndArraysWriteAsTheirValuesDo) {
+    const boost::json::object o{{"a", boost::json::array{1, "x", boost::json::object{{"b", nullptr}}}}, {"c", true}};
+    EXPECT_EQ(candor::json::to_string(o).value(), candor::json::to_string(boost::json::value(o)).value());
+    const boost::json::array a{1, boost::json::array{2, boost::json::array{3}}};
+    EXPECT_EQ(candor::json::to_string(a).value(), "[1,[2,[3]]]");
+    EXPECT_EQ(candor::json::to_string(a, 2).error(), candor::json::write_error::too_deep);
+    const boost::json::object bad{{"k", std::numeric_limits<double>::quiet_NaN()}};
+    std::string out = "keep";
+    EXPECT_EQ(candor::json::write(bad, out).error(), candor::json::write_error::non_finite_number);
+    EXPECT_EQ(out, "keep");
+}

@@ -136,10 +136,15 @@ bool write_scalar(const boost::json::value& v, std::string& out) {
 
 }  // namespace
 
-boost::system::result<void, write_error> write(const boost::json::value& root, std::string& out,
-                                               std::size_t max_depth) {
+namespace {
+
+// Writes a container (an object or an array, the other null) with an explicit stack.
+boost::system::result<void, write_error> write_tree(const boost::json::object* root_object,
+                                                    const boost::json::array* root_array, std::string& out,
+                                                    std::size_t max_depth) {
     struct frame {
-        const boost::json::value* container;
+        const boost::json::object* object;  // exactly one of the two is set
+        const boost::json::array* array;
         std::size_t next;
     };
     const std::size_t restore = out.size();
@@ -149,45 +154,37 @@ boost::system::result<void, write_error> write(const boost::json::value& root, s
     };
 
     std::vector<frame> stack;
-    auto open = [&](const boost::json::value& v) -> bool {
-        if (v.is_object() || v.is_array()) {
-            if (stack.size() + 1 > max_depth) return false;
-            out.push_back(v.is_object() ? '{' : '[');
-            stack.push_back(frame{&v, 0});
-        }
+    auto open = [&](const boost::json::object* o, const boost::json::array* a) -> bool {
+        if (stack.size() + 1 > max_depth) return false;
+        out.push_back(o != nullptr ? '{' : '[');
+        stack.push_back(frame{o, a, 0});
         return true;
     };
 
-    if (!root.is_structured()) {
-        if (!write_scalar(root, out)) {
-            return fail(root.is_double() ? write_error::non_finite_number : write_error::invalid_utf8);
-        }
-        return {};
-    }
-    if (!open(root)) return fail(write_error::too_deep);
+    if (!open(root_object, root_array)) return fail(write_error::too_deep);
     while (!stack.empty()) {
         frame& f = stack.back();
-        const bool is_object = f.container->is_object();
-        const std::size_t size = is_object ? f.container->get_object().size()
-                                           : f.container->get_array().size();
+        const std::size_t size = f.object != nullptr ? f.object->size() : f.array->size();
         if (f.next == size) {
-            out.push_back(is_object ? '}' : ']');
+            out.push_back(f.object != nullptr ? '}' : ']');
             stack.pop_back();
             continue;
         }
         if (f.next > 0) out.push_back(',');
         const boost::json::value* child;
-        if (is_object) {
-            const auto& kv = *(f.container->get_object().begin() + f.next);
+        if (f.object != nullptr) {
+            const auto& kv = *(f.object->begin() + f.next);
             if (!append_string(kv.key(), out)) return fail(write_error::invalid_utf8);
             out.push_back(':');
             child = &kv.value();
         } else {
-            child = &f.container->get_array()[f.next];
+            child = &(*f.array)[f.next];
         }
         ++f.next;
-        if (child->is_structured()) {
-            if (!open(*child)) return fail(write_error::too_deep);
+        if (const auto* o = child->if_object()) {
+            if (!open(o, nullptr)) return fail(write_error::too_deep);
+        } else if (const auto* a = child->if_array()) {
+            if (!open(nullptr, a)) return fail(write_error::too_deep);
         } else if (!write_scalar(*child, out)) {
             return fail(child->is_double() ? write_error::non_finite_number : write_error::invalid_utf8);
         }
@@ -195,12 +192,46 @@ boost::system::result<void, write_error> write(const boost::json::value& root, s
     return {};
 }
 
-boost::system::result<std::string, write_error> to_string(const boost::json::value& v,
-                                                          std::size_t max_depth) {
+template <class T>
+boost::system::result<std::string, write_error> into_string(const T& v, std::size_t max_depth) {
     std::string out;
     auto r = write(v, out, max_depth);
     if (!r) return r.error();
     return out;
+}
+
+}  // namespace
+
+boost::system::result<void, write_error> write(const boost::json::value& root, std::string& out,
+                                               std::size_t max_depth) {
+    if (const auto* o = root.if_object()) return write_tree(o, nullptr, out, max_depth);
+    if (const auto* a = root.if_array()) return write_tree(nullptr, a, out, max_depth);
+    const std::size_t restore = out.size();
+    if (write_scalar(root, out)) return {};
+    out.resize(restore);
+    return root.is_double() ? write_error::non_finite_number : write_error::invalid_utf8;
+}
+
+boost::system::result<void, write_error> write(const boost::json::object& root, std::string& out,
+                                               std::size_t max_depth) {
+    return write_tree(&root, nullptr, out, max_depth);
+}
+
+boost::system::result<void, write_error> write(const boost::json::array& root, std::string& out,
+                                               std::size_t max_depth) {
+    return write_tree(nullptr, &root, out, max_depth);
+}
+
+boost::system::result<std::string, write_error> to_string(const boost::json::value& v, std::size_t max_depth) {
+    return into_string(v, max_depth);
+}
+
+boost::system::result<std::string, write_error> to_string(const boost::json::object& v, std::size_t max_depth) {
+    return into_string(v, max_depth);
+}
+
+boost::system::result<std::string, write_error> to_string(const boost::json::array& v, std::size_t max_depth) {
+    return into_string(v, max_depth);
 }
 
 boost::system::result<void, write_error> write_string(std::string_view s, std::string& out) {
