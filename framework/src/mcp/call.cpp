@@ -225,22 +225,17 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                                           std::string(envelope::to_string(sealed.error())));
             sealed = envelope::internal_error_envelope(tool_name);
         }
-        // Held as a value, moved in (the writer takes values: handing it the object would copy
-        // the whole envelope).
-        boost::json::value sealed_value(std::move(*sealed));
-        auto text = json::to_string(sealed_value);
+        auto text = json::to_string(*sealed);  // the object overload: no copy into a value
         if (!text) {
             log(log_level::error, "tool " + tool_name + " returned data that cannot be serialized (" +
                                       std::string(json::to_string(text.error())) + ")");
-            sealed_value = envelope::internal_error_envelope(tool_name);
-            text = json::to_string(sealed_value);
+            sealed = envelope::internal_error_envelope(tool_name);
+            text = json::to_string(*sealed);
         }
-        const auto& sealed_object = sealed_value.get_object();
-        const auto* status = sealed_object.if_contains("status");
+        const auto* status = sealed->if_contains("status");
         const bool is_error = status && *status == "error";
         if (!observers_.empty())
-            record = record_call(id, origin, &sealed_object,
-                                 status && status->is_string() ? std::string(status->get_string()) : "");
+            record = record_call(id, origin, &*sealed, status && status->is_string() ? std::string(status->get_string()) : "");
         // The envelope is serialized once: its text is both content[0].text (escaped) and
         // structuredContent (as it is).
         const std::size_t twice = 2 * text->size() + text->size() / 4 + 96;
@@ -265,7 +260,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
         result["content"] = boost::json::array{text_block(std::move(*text))};
-        if (rules_.structured_content) result["structuredContent"] = std::move(sealed_value);
+        if (rules_.structured_content) result["structuredContent"] = std::move(*sealed);
         result["isError"] = is_error;
     } else {
         auto& content = std::get<content_result>(out);
