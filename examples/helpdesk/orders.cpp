@@ -9,8 +9,6 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
-#include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <stdexcept>
 
@@ -35,16 +33,6 @@ std::string sku_name(int k) {
 // interfaces signal failure by throwing).
 [[noreturn]] void source_failed(const char* what, const sc::db_error& e) {
     throw std::runtime_error(std::string(what) + ": " + e.message);
-}
-
-// The number in "SKU-3", "sku 003", "3": the digits at the end, if any.
-std::optional<int> trailing_number(std::string_view s) {
-    std::size_t start = s.size();
-    while (start > 0 && s[start - 1] >= '0' && s[start - 1] <= '9') --start;
-    if (start == s.size() || s.size() - start > 6) return std::nullopt;
-    int n = 0;
-    std::from_chars(s.data() + start, s.data() + s.size(), n);
-    return n;
 }
 
 }  // namespace
@@ -104,24 +92,7 @@ boost::asio::awaitable<std::vector<std::string>> sqlite_orders::similar(std::str
                             return true;
                         });
     if (!r) source_failed("catalog", r.error());
-    // The same number first ("SKU-3" → SKU-003), then the longest common prefix (ties in
-    // catalog order).
-    const auto wanted = trailing_number(sku);
-    auto score = [&](const std::string& candidate) {
-        std::size_t common = 0;
-        while (common < sku.size() && common < candidate.size() && sku[common] == candidate[common]) ++common;
-        const bool same_number = wanted && trailing_number(candidate) == wanted;
-        return (same_number ? 1000 : 0) + common;
-    };
-    std::vector<std::pair<std::size_t, std::string>> scored;
-    for (auto& s : all) {
-        const auto v = score(s);
-        if (v > 0) scored.emplace_back(v, std::move(s));
-    }
-    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(std::move(scored[i].second));
-    co_return out;
+    co_return od::closest_skus(sku, std::move(all), limit);
 }
 
 boost::asio::awaitable<bool> sqlite_orders::may_order(std::string, std::string customer_id) {

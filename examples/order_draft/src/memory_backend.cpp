@@ -36,19 +36,10 @@ boost::asio::awaitable<std::optional<decimal>> memory_backend::price(std::string
 }
 
 boost::asio::awaitable<std::vector<std::string>> memory_backend::similar(std::string sku, std::size_t limit) {
-    // Candidates share the longest prefix with the unknown SKU (ties in catalog order).
-    std::vector<std::pair<std::size_t, std::string>> scored;
-    for (const auto& e : prices_) {
-        std::size_t common = 0;
-        while (common < sku.size() && common < e.sku.size() && sku[common] == e.sku[common]) ++common;
-        if (common == 0) continue;
-        if (std::none_of(scored.begin(), scored.end(), [&](const auto& s) { return s.second == e.sku; }))
-            scored.emplace_back(common, e.sku);
-    }
-    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(scored[i].second);
-    co_return out;
+    std::vector<std::string> skus;
+    for (const auto& e : prices_)
+        if (std::find(skus.begin(), skus.end(), e.sku) == skus.end()) skus.push_back(e.sku);
+    co_return closest_skus(sku, std::move(skus), limit);
 }
 
 boost::asio::awaitable<bool> memory_backend::may_order(std::string principal_id, std::string customer_id) {

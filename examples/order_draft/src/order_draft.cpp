@@ -12,6 +12,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
+#include <charconv>
 #include <ctime>
 #include <stdexcept>
 
@@ -229,6 +231,36 @@ boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(o
     data["currency"] = boost::describe::enum_to_string(args.currency, "?");
     data["lines"] = args.lines.size();
     co_return candor::envelope::complete(std::move(data));
+}
+
+namespace {
+
+// The number in "SKU-3", "sku 003", "3": the digits at the end, if any.
+std::optional<int> trailing_number(std::string_view s) {
+    std::size_t start = s.size();
+    while (start > 0 && s[start - 1] >= '0' && s[start - 1] <= '9') --start;
+    if (start == s.size() || s.size() - start > 6) return std::nullopt;
+    int n = 0;
+    std::from_chars(s.data() + start, s.data() + s.size(), n);
+    return n;
+}
+
+}  // namespace
+
+std::vector<std::string> closest_skus(std::string_view sku, std::vector<std::string> catalog, std::size_t limit) {
+    const auto wanted = trailing_number(sku);
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (auto& candidate : catalog) {
+        std::size_t common = 0;
+        while (common < sku.size() && common < candidate.size() && sku[common] == candidate[common]) ++common;
+        const bool same_number = wanted && trailing_number(candidate) == wanted;
+        const std::size_t score = (same_number ? 1000 : 0) + common;
+        if (score > 0) scored.emplace_back(score, std::move(candidate));
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(std::move(scored[i].second));
+    return out;
 }
 
 void throw_exception_from_error(const store_error& e, const boost::source_location& loc) {

@@ -77,6 +77,11 @@ std::optional<decimal> subtotal(const order_args& a);
 /// @param today "YYYY-MM-DD" in the business's time zone
 candor::issue_list business_issues(const order_args& a, std::string_view today);
 
+/// At most `limit` of `catalog` (distinct SKUs, in catalog order) that look like `sku`: the same
+/// trailing number first ("SKU-3" → "SKU-003"), then the longest common prefix; ties keep
+/// catalog order; SKUs sharing nothing with `sku` are left out. For `catalog::similar`.
+std::vector<std::string> closest_skus(std::string_view sku, std::vector<std::string> catalog, std::size_t limit);
+
 /// The catalog: the current price of a SKU in a currency, and similar SKUs for hints.
 class catalog {
 public:
