@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 TEST(Write, RoundTripsThroughTheIntake) {
@@ -113,6 +114,32 @@ TEST(Write, EscapesEverySpecialByteAtEveryOffset) {
     }
     std::string out;
     EXPECT_FALSE(candor::json::write_string(std::string(17, 'a') + "\xff" + std::string(9, 'b'), out));
+}
+
+// Many quotes and backslashes at once, at every length around the 16-byte blocks, next to
+// prefixes that move them across block boundaries: the output is exactly the reference escaping.
+TEST(Write, DenseQuotesAndBackslashesAreEscapedExactly) {
+    auto reference = [](std::string_view s) {
+        std::string r = "\"";
+        for (char c : s) {
+            if (c == '"' || c == '\\') r.push_back('\\');
+            r.push_back(c);
+        }
+        return r + "\"";
+    };
+    std::uint32_t state = 12345;
+    auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    const char alphabet[] = "\"\\ab:{},[]0 ~";
+    for (std::size_t len = 0; len <= 100; ++len) {
+        for (int round = 0; round < 20; ++round) {
+            std::string s(len, 'x');
+            const unsigned density = round % 5;  // from none to nearly all escaped
+            for (auto& c : s) c = (next() >> 16) % 5 < density ? "\"\\"[(next() >> 8) & 1] : alphabet[(next() >> 12) % (sizeof alphabet - 1)];
+            std::string out = "prefix";
+            ASSERT_TRUE(candor::json::write_string(s, out)) << s;
+            ASSERT_EQ(out, "prefix" + reference(s)) << "length " << len << ", round " << round;
+        }
+    }
 }
 
 TEST(Write, ObjectsAndArraysWriteAsTheirValuesDo) {

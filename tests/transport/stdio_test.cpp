@@ -12,32 +12,66 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <fcntl.h>
 #include <unistd.h>
 #include <vector>
 
 namespace {
 
-// A server on pipes: the test writes the client's lines, closes its end, and reads every line
-// the server wrote until the server returned.
+// A server on pipes (or regular files, which the transport reads and writes with threads of its
+// own instead of the io_context): the test writes the client's lines, closes its end, and reads
+// every line the server wrote until the server returned.
 struct stdio_run {
     std::vector<boost::json::value> messages;  // parsed, in order
     std::vector<std::string> lines;
     int status = -1;
+    bool input_left_non_blocking = false;  // the pipes' flags after the server returned
+    bool output_left_non_blocking = false;
 };
 
-stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::transport::stdio_options opts = {}) {
-    int in[2];
-    int out[2];
-    if (::pipe(in) != 0 || ::pipe(out) != 0) return {};
+struct stdio_ends {
+    bool input_file = false;   // a regular file instead of a pipe
+    bool output_file = false;
+    std::chrono::milliseconds read_delay{0};  // a client that reads its pipe late
+};
+
+int temp_file() {
+    char name[] = "/tmp/candor-stdio-XXXXXX";
+    const int fd = ::mkstemp(name);
+    if (fd >= 0) ::unlink(name);
+    return fd;
+}
+
+stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::transport::stdio_options opts = {},
+                    stdio_ends ends = {}) {
+    int in[2] = {-1, -1};
+    int out[2] = {-1, -1};
+    if (ends.input_file) {
+        in[0] = temp_file();
+        if (in[0] < 0 || ::write(in[0], input.data(), input.size()) != static_cast<ssize_t>(input.size()) ||
+            ::lseek(in[0], 0, SEEK_SET) != 0)
+            return {};
+    } else if (::pipe(in) != 0) {
+        return {};
+    }
+    if (ends.output_file) {
+        out[1] = temp_file();
+        if (out[1] < 0) return {};
+    } else if (::pipe(out) != 0) {
+        return {};
+    }
     opts.input_fd = in[0];
     opts.output_fd = out[1];
     opts.handle_signals = false;
     stdio_run r;
     std::thread server([&] {
         r.status = candor::transport::serve_stdio(srv, opts);
-        ::close(out[1]);
+        r.input_left_non_blocking = (::fcntl(in[0], F_GETFL) & O_NONBLOCK) != 0;
+        r.output_left_non_blocking = (::fcntl(out[1], F_GETFL) & O_NONBLOCK) != 0;
+        if (!ends.output_file) ::close(out[1]);
     });
     std::thread writer([&] {
+        if (ends.input_file) return;
         std::string_view rest = input;
         while (!rest.empty()) {
             const auto n = ::write(in[1], rest.data(), rest.size());
@@ -48,15 +82,23 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
     });
     std::string all;
     char buf[4096];
-    for (;;) {
-        const auto n = ::read(out[0], buf, sizeof buf);
-        if (n <= 0) break;
-        all.append(buf, static_cast<std::size_t>(n));
+    if (ends.output_file) {
+        server.join();
+        ::lseek(out[1], 0, SEEK_SET);
+        for (ssize_t n; (n = ::read(out[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+        ::close(out[1]);
+    } else {
+        std::this_thread::sleep_for(ends.read_delay);
+        for (;;) {
+            const auto n = ::read(out[0], buf, sizeof buf);
+            if (n <= 0) break;
+            all.append(buf, static_cast<std::size_t>(n));
+        }
+        server.join();
+        ::close(out[0]);
     }
     writer.join();
-    server.join();
     ::close(in[0]);
-    ::close(out[0]);
     std::size_t at = 0;
     while (at < all.size()) {
         const auto nl = all.find('\n', at);
@@ -70,8 +112,12 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
     return r;
 }
 
-std::unique_ptr<candor::mcp::server> echo_server() {
-    auto srv = std::make_unique<candor::mcp::server>();
+// `in_flight`: tool calls one connection may run at once (all of a test's input may arrive in
+// one read).
+std::unique_ptr<candor::mcp::server> echo_server(std::size_t in_flight = 16) {
+    candor::mcp::server_options o;
+    o.max_calls_in_flight = in_flight;
+    auto srv = std::make_unique<candor::mcp::server>(o);
     boost::json::object schema{{"type", "object"},
                                {"properties", {{"text", {{"type", "string"}}}}},
                                {"required", {"text"}},
@@ -264,4 +310,47 @@ TEST(Stdio, ElicitationGoesToStdoutAndTheReplyOnStdinReachesTheTool) {
     EXPECT_EQ(request.at("params").at("message"), "Colour?");
     ASSERT_TRUE(answer.is_object());
     EXPECT_EQ(answer.at("result").at("content").at(0).at("text"), R"({"colour":"teal"})");
+}
+
+// Pipes are served by the io_context (epoll), regular files by reader and writer threads: the
+// same conversation gets the same answers either way.
+std::string echo_calls(int first, int last, const std::string& text = "hi") {
+    std::string input;
+    for (int i = first; i <= last; ++i)
+        input += R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
+                 R"(,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" + text + "\"}}}\n";
+    return input;
+}
+
+TEST(Stdio, RegularFilesAreServedByThreadsWithTheSameAnswers) {
+    candor::transport::stdio_options opts;
+    opts.max_line_bytes = 1000;
+    const std::string input = initialize + echo_calls(2, 40) + std::string(3000, 'x') + "\n" +
+                              R"({"jsonrpc":"2.0","id":41,"method":"ping"})";
+    for (auto ends : {stdio_ends{}, stdio_ends{true, false}, stdio_ends{false, true}, stdio_ends{true, true}}) {
+        SCOPED_TRACE(std::string(ends.input_file ? "file" : "pipe") + " in, " + (ends.output_file ? "file" : "pipe") + " out");
+        auto srv = echo_server(64);
+        auto r = run_stdio(*srv, input, opts, ends);
+        EXPECT_EQ(r.status, 0);
+        for (int i = 1; i <= 41; ++i) EXPECT_NE(find_id(r, i), nullptr) << "no answer to id " << i;
+        EXPECT_EQ(r.lines.size(), 42u) << "41 answers and the INPUT_TOO_LARGE error";
+        ASSERT_NE(find_id(r, 40), nullptr);
+        EXPECT_EQ(find_id(r, 40)->at("result").at("structuredContent").at("data").at("text"), "hi");
+    }
+}
+
+TEST(Stdio, AClientThatReadsLateLosesNothingAndThePipesKeepTheirFlags) {
+    // About 600 KB of answers: far more than a pipe holds, so the server's writes would block;
+    // it waits for the pipe to drain instead, and writes everything in order.
+    auto srv = echo_server(200);
+    const std::string text(2000, 'y');
+    auto r = run_stdio(*srv, initialize + echo_calls(2, 151, text), {}, stdio_ends{false, false, std::chrono::milliseconds(300)});
+    EXPECT_EQ(r.status, 0);
+    ASSERT_EQ(r.lines.size(), 151u);
+    for (int i = 1; i <= 151; ++i) ASSERT_NE(find_id(r, i), nullptr) << "no answer to id " << i;
+    EXPECT_EQ(find_id(r, 151)->at("result").at("structuredContent").at("data").at("text").as_string(), text);
+    // The transport made its pipe ends non-blocking for the io_context; it gives them back as
+    // they were (they are shared with whoever started the server).
+    EXPECT_FALSE(r.input_left_non_blocking);
+    EXPECT_FALSE(r.output_left_non_blocking);
 }

@@ -9,6 +9,10 @@
 #include <stdexcept>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace candor::json {
 
 namespace {
@@ -49,11 +53,19 @@ constexpr auto escaped_size = [] {
     return t;
 }();
 
-// Two passes: measure (and check the UTF-8), then grow `out` once and fill it with plain
-// stores. Strings here are mostly short runs between characters to escape (keys, ids, JSON text
-// inside a string with a quote every few bytes), where an append call per run costs more than
-// the bytes it copies.
-bool append_string(std::string_view s, std::string& out) {
+// The common case in one class per byte: 1 for '"' and '\\' (written as a backslash and the
+// byte), 2 for what needs the general path (control characters, and bytes from 0x80, whose
+// UTF-8 must be checked), 0 for a byte copied as it is.
+constexpr auto byte_class = [] {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 256; ++c) t[static_cast<std::size_t>(c)] = (c < 0x20 || c >= 0x80) ? 2 : 0;
+    t['"'] = 1;
+    t['\\'] = 1;
+    return t;
+}();
+
+// Any byte, with its escapes and UTF-8 check; `size` is what it will take, quotes included.
+bool append_string_general(std::string_view s, std::string& out) {
     const std::size_t n = s.size();
     std::size_t size = 2;
     for (std::size_t i = 0; i < n;) {
@@ -72,32 +84,103 @@ bool append_string(std::string_view s, std::string& out) {
     out.resize(at + size);
     char* q = out.data() + at;
     *q++ = '"';
-    if (size == n + 2) {
-        std::memcpy(q, s.data(), n);  // nothing to escape
+    for (std::size_t i = 0; i < n; ++i) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (escaped_size[c] == 1) {
+            *q++ = static_cast<char>(c);
+            continue;
+        }
+        *q++ = '\\';
+        switch (c) {
+            case '"': *q++ = '"'; break;
+            case '\\': *q++ = '\\'; break;
+            case '\n': *q++ = 'n'; break;
+            case '\r': *q++ = 'r'; break;
+            case '\t': *q++ = 't'; break;
+            case '\b': *q++ = 'b'; break;
+            case '\f': *q++ = 'f'; break;
+            default:
+                *q++ = 'u';
+                *q++ = '0';
+                *q++ = '0';
+                *q++ = hex_digits[c >> 4];
+                *q++ = hex_digits[c & 0xF];
+        }
+    }
+    *q = '"';
+    return true;
+}
+
+// Two passes: count the quotes and backslashes (and notice anything that needs the general
+// path: control characters, and bytes from 0x80 whose UTF-8 must be checked), then grow `out`
+// once and fill it. Strings here are mostly printable ASCII with a quote every few bytes —
+// keys, ids, and above all an envelope's JSON text inside content[0].text — so both passes look
+// at 16 bytes at a time where SSE2 is there, and copy the runs between escapes with 16-byte
+// stores that the next run overwrites.
+bool append_string(std::string_view s, std::string& out) {
+    const std::size_t n = s.size();
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    std::size_t escapes = 0;
+    unsigned special = 0;
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    auto escape_mask = [&](__m128i v) {
+        return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash))));
+    };
+    for (; i + 16 <= n; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        escapes += static_cast<std::size_t>(__builtin_popcount(escape_mask(v)));
+        // Signed compare: below 0x20, and every byte from 0x80 (negative).
+        special |= static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, space)));
+    }
+#endif
+    for (; i < n; ++i) {
+        const unsigned k = byte_class[p[i]];
+        escapes += k & 1u;
+        special |= k & 2u;
+    }
+    if (special != 0) return append_string_general(s, out);
+
+    const std::size_t at = out.size();
+    out.resize(at + n + escapes + 2);
+    char* q = out.data() + at;
+    *q++ = '"';
+    if (escapes == 0) {
+        std::memcpy(q, p, n);
         q += n;
     } else {
-        for (std::size_t i = 0; i < n; ++i) {
-            const unsigned char c = static_cast<unsigned char>(s[i]);
-            if (escaped_size[c] == 1) {
-                *q++ = static_cast<char>(c);
-                continue;
+        i = 0;
+#if defined(__SSE2__)
+        // A 16-byte store at q stays inside the output as long as 16 bytes of input are left
+        // after the run it copies (the output is never shorter than the input): blocks are
+        // taken while 32 bytes remain.
+        for (; i + 32 <= n; i += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            unsigned m = escape_mask(v);
+            std::size_t from = 0;
+            while (m != 0) {
+                const auto k = static_cast<std::size_t>(__builtin_ctz(m));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + from)));
+                q += k - from;
+                *q++ = '\\';
+                *q++ = static_cast<char>(p[i + k]);
+                from = k + 1;
+                m &= m - 1;
             }
-            *q++ = '\\';
-            switch (c) {
-                case '"': *q++ = '"'; break;
-                case '\\': *q++ = '\\'; break;
-                case '\n': *q++ = 'n'; break;
-                case '\r': *q++ = 'r'; break;
-                case '\t': *q++ = 't'; break;
-                case '\b': *q++ = 'b'; break;
-                case '\f': *q++ = 'f'; break;
-                default:
-                    *q++ = 'u';
-                    *q++ = '0';
-                    *q++ = '0';
-                    *q++ = hex_digits[c >> 4];
-                    *q++ = hex_digits[c & 0xF];
-            }
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + from)));
+            q += 16 - from;
+        }
+#endif
+        // Each byte is stored as a backslash that the byte itself overwrites unless escaped.
+        for (; i < n; ++i) {
+            const unsigned char c = p[i];
+            const std::size_t e = byte_class[c];  // 0 or 1 here
+            q[0] = '\\';
+            q[e] = static_cast<char>(c);
+            q += 1 + e;
         }
     }
     *q = '"';

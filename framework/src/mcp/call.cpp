@@ -34,6 +34,11 @@ boost::json::object text_block(std::string text) {
     return boost::json::object{{"type", "text"}, {"text", std::move(text)}};
 }
 
+std::string& envelope_text_buffer() {
+    thread_local std::string buffer;
+    return buffer;
+}
+
 const boost::json::value& empty_arguments() {
     static const boost::json::value empty = boost::json::object{};
     return empty;
@@ -225,27 +230,38 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                                           std::string(envelope::to_string(sealed.error())));
             sealed = envelope::internal_error_envelope(tool_name);
         }
-        auto text = json::to_string(*sealed);  // the object overload: no copy into a value
-        if (!text) {
+        // The envelope's text is written into a buffer this thread keeps from call to call (taken
+        // out while in use, so a nested call gets its own): no string grown from empty per call.
+        std::string text = std::move(envelope_text_buffer());
+        text.clear();
+        if (auto written = json::write(*sealed, text); !written) {
             log(log_level::error, "tool " + tool_name + " returned data that cannot be serialized (" +
-                                      std::string(json::to_string(text.error())) + ")");
+                                      std::string(json::to_string(written.error())) + ")");
             sealed = envelope::internal_error_envelope(tool_name);
-            text = json::to_string(*sealed);
+            text.clear();
+            (void)json::write(*sealed, text);
         }
+        // A large reply does not keep its buffer pinned to the thread.
+        struct give_back {
+            std::string& text;
+            ~give_back() {
+                if (text.capacity() <= (256u << 10)) envelope_text_buffer() = std::move(text);
+            }
+        } keep{text};
         const auto* status = sealed->if_contains("status");
         const bool is_error = status && *status == "error";
         if (!observers_.empty())
             record = record_call(id, origin, &*sealed, status && status->is_string() ? std::string(status->get_string()) : "");
         // The envelope is serialized once: its text is both content[0].text (escaped) and
         // structuredContent (as it is).
-        const std::size_t twice = 2 * text->size() + text->size() / 4 + 96;
+        const std::size_t twice = 2 * text.size() + text.size() / 4 + 96;
         if (auto message = rpc::open_result(id, twice)) {
             *message += R"({"content":[{"type":"text","text":)";
-            if (json::write_string(*text, *message)) {
+            if (json::write_string(text, *message)) {
                 *message += "}]";
                 if (rules_.structured_content) {
                     *message += R"(,"structuredContent":)";
-                    *message += *text;
+                    *message += text;
                 }
                 *message += is_error ? R"(,"isError":true}})" : R"(,"isError":false}})";
                 const std::size_t bytes_out = message->size();
@@ -259,7 +275,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         }
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
-        result["content"] = boost::json::array{text_block(std::move(*text))};
+        result["content"] = boost::json::array{text_block(text)};
         if (rules_.structured_content) result["structuredContent"] = std::move(*sealed);
         result["isError"] = is_error;
     } else {

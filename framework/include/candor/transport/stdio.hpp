@@ -7,6 +7,10 @@
 /// `data.code` is `INPUT_TOO_LARGE`; the stream stays usable. On end of input the transport
 /// stops reading, lets the calls in flight finish (within `shutdown_grace`), flushes and
 /// returns; on SIGINT/SIGTERM it cancels the calls in flight and returns.
+///
+/// Pipes and sockets are read and written by the io_context itself (made non-blocking while the
+/// transport runs, their flags restored when it returns); terminals and regular files by a
+/// reader and a writer thread. A client that stops reading never blocks the server.
 
 #include <candor/mcp/server.hpp>
 
