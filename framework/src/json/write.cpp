@@ -1,13 +1,14 @@
 #include <candor/json/write.hpp>
 
-#include <array>
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <cmath>
 #include <stdexcept>
-#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -43,6 +44,42 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
     return 0;
 }
 
+// The output: `out` grown ahead (doubling, its zero-filled slack past `len_`), written through a
+// raw pointer, cut to the written length at the end. A string's bytes are stored without a
+// capacity check each; `room(n)` makes sure n bytes fit first.
+class sink {
+public:
+    explicit sink(std::string& out) : out_(out), start_(out.size()), len_(out.size()) {}
+    sink(const sink&) = delete;
+    sink& operator=(const sink&) = delete;
+    ~sink() { out_.resize(len_); }
+
+    /// Where the next n bytes go; they fit.
+    char* room(std::size_t n) {
+        // Grow by what this sink wrote so far (at least 256 bytes): doubling, never in
+        // proportion to what `out` held before.
+        if (out_.size() - len_ < n) out_.resize(len_ + std::max(n, len_ - start_ + 256));
+        return out_.data() + len_;
+    }
+    /// The bytes up to `end` (a pointer from `room`) are written.
+    void commit(const char* end) noexcept { len_ = static_cast<std::size_t>(end - out_.data()); }
+
+    void put(char c) { *room(1) = c, ++len_; }
+    void put(std::string_view s) {
+        char* q = room(s.size());
+        std::memcpy(q, s.data(), s.size());
+        len_ += s.size();
+    }
+
+    std::size_t size() const noexcept { return len_; }
+    /// Forget what was written after `size`.
+    void rewind(std::size_t size) noexcept { len_ = size; }
+
+private:
+    std::string& out_;
+    std::size_t start_;
+    std::size_t len_;
+};
 
 // How many bytes each byte becomes inside a JSON string (bytes from 0x80 are checked as UTF-8
 // sequences and copied as they are).
@@ -53,19 +90,8 @@ constexpr auto escaped_size = [] {
     return t;
 }();
 
-// The common case in one class per byte: 1 for '"' and '\\' (written as a backslash and the
-// byte), 2 for what needs the general path (control characters, and bytes from 0x80, whose
-// UTF-8 must be checked), 0 for a byte copied as it is.
-constexpr auto byte_class = [] {
-    std::array<unsigned char, 256> t{};
-    for (int c = 0; c < 256; ++c) t[static_cast<std::size_t>(c)] = (c < 0x20 || c >= 0x80) ? 2 : 0;
-    t['"'] = 1;
-    t['\\'] = 1;
-    return t;
-}();
-
-// Any byte, with its escapes and UTF-8 check; `size` is what it will take, quotes included.
-bool append_string_general(std::string_view s, std::string& out) {
+// Any byte, with its escapes and UTF-8 check.
+bool append_string_general(std::string_view s, sink& out) {
     const std::size_t n = s.size();
     std::size_t size = 2;
     for (std::size_t i = 0; i < n;) {
@@ -80,9 +106,7 @@ bool append_string_general(std::string_view s, std::string& out) {
             ++i;
         }
     }
-    const std::size_t at = out.size();
-    out.resize(at + size);
-    char* q = out.data() + at;
+    char* q = out.room(size);
     *q++ = '"';
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -107,109 +131,214 @@ bool append_string_general(std::string_view s, std::string& out) {
                 *q++ = hex_digits[c & 0xF];
         }
     }
-    *q = '"';
+    *q++ = '"';
+    out.commit(q);
     return true;
 }
 
-// Two passes: count the quotes and backslashes (and notice anything that needs the general
-// path: control characters, and bytes from 0x80 whose UTF-8 must be checked), then grow `out`
-// once and fill it. Strings here are mostly printable ASCII with a quote every few bytes —
-// keys, ids, and above all an envelope's JSON text inside content[0].text — so both passes look
-// at 16 bytes at a time where SSE2 is there, and copy the runs between escapes with 16-byte
-// stores that the next run overwrites.
-bool append_string(std::string_view s, std::string& out) {
+// Short strings (keys, ids, most values) that need no escape at all are the common case: eight
+// bytes at a time, no branch per byte.
+constexpr std::uint64_t ones = 0x0101010101010101ull;
+constexpr std::uint64_t highs = 0x8080808080808080ull;
+
+std::uint64_t load8(const char* p) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+}
+
+// Non-zero if a byte of `w` is '"', '\\', below 0x20, or from 0x80.
+constexpr std::uint64_t needs_care(std::uint64_t w) noexcept {
+    const std::uint64_t q = w ^ (ones * '"');
+    const std::uint64_t b = w ^ (ones * '\\');
+    return ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w;
+}
+
+// True (and the string written) if `s` is plain: shorter than 16 bytes, nothing to escape.
+bool append_short_plain(std::string_view s, sink& out) {
     const std::size_t n = s.size();
+    const char* p = s.data();
+    std::uint64_t care;
+    if (n >= 8) {
+        care = needs_care(load8(p)) | needs_care(load8(p + n - 8));
+    } else {
+        std::uint64_t w = ones * 'a';  // padding that needs no care
+        std::memcpy(&w, p, n);
+        care = needs_care(w);
+    }
+    if ((care & highs) != 0) return false;
+    char* q = out.room(n + 2);
+    *q = '"';
+    std::memcpy(q + 1, p, n);
+    q[n + 1] = '"';
+    out.commit(q + n + 2);
+    return true;
+}
+
+#if defined(__SSE2__)
+
+// Longer strings, 16 bytes at a time, two passes: count the quotes and backslashes (and notice
+// anything that needs the general path: control characters, and bytes from 0x80 whose UTF-8
+// must be checked), then fill, copying the runs between escapes with 16-byte stores that the
+// next run overwrites. The typical long string is an envelope's JSON text inside
+// content[0].text: printable ASCII with a quote every few bytes. The last bytes (fewer than a
+// block) are copied into a padded block on the stack first, so nothing is read past the string;
+// 16 bytes of slack are asked of the sink, so nothing is written past the output.
+class sse_escaper {
+public:
+    // Bits set for the quotes and backslashes among the 16 bytes at `b`.
+    unsigned escapes(const unsigned char* b) const noexcept {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+        return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote_), _mm_cmpeq_epi8(v, backslash_))));
+    }
+
+    // Counts the escapes in the 16 bytes at `b`; remembers any byte for the general path.
+    void measure(const unsigned char* b) noexcept {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+        // 0xFF per escaped byte: subtracting it adds one to that byte's counter.
+        counts_ = _mm_sub_epi8(counts_, _mm_or_si128(_mm_cmpeq_epi8(v, quote_), _mm_cmpeq_epi8(v, backslash_)));
+        // Signed compare: below 0x20, and every byte from 0x80 (negative).
+        special_ |= static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, space_)));
+        if (++blocks_ == 255) flush();  // before a byte counter can overflow
+    }
+
+    std::size_t total() noexcept {
+        flush();
+        return total_;
+    }
+    bool special() const noexcept { return special_ != 0; }
+
+private:
+    void flush() noexcept {
+        const __m128i sums = _mm_sad_epu8(counts_, _mm_setzero_si128());
+        total_ += static_cast<std::size_t>(_mm_cvtsi128_si64(sums)) +
+                  static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+        counts_ = _mm_setzero_si128();
+        blocks_ = 0;
+    }
+
+    const __m128i quote_ = _mm_set1_epi8('"');
+    const __m128i backslash_ = _mm_set1_epi8('\\');
+    const __m128i space_ = _mm_set1_epi8(0x20);
+    __m128i counts_ = _mm_setzero_si128();
+    unsigned blocks_ = 0;
+    unsigned special_ = 0;
+    std::size_t total_ = 0;
+};
+
+// Writes the first `len` (≤ 16) bytes at `b`, escaped, at `q`; 32 bytes are readable at `b`
+// and 16 writable past the output.
+inline char* fill_block(const sse_escaper& e, const unsigned char* b, std::size_t len, char* q) noexcept {
+    unsigned m = e.escapes(b) & ((1u << len) - 1u);
+    std::size_t from = 0;
+    while (m != 0) {
+        const auto k = static_cast<std::size_t>(__builtin_ctz(m));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + from)));
+        q += k - from;
+        *q++ = '\\';
+        *q++ = static_cast<char>(b[k]);
+        from = k + 1;
+        m &= m - 1;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + from)));
+    return q + (len - from);
+}
+
+bool append_string(std::string_view s, sink& out) {
+    const std::size_t n = s.size();
+    if (n < 16 && append_short_plain(s, out)) return true;
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    sse_escaper e;
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) e.measure(p + i);
+    if (i < n) {
+        unsigned char last[16];
+        std::memset(last, 'a', sizeof last);
+        std::memcpy(last, p + i, n - i);
+        e.measure(last);
+    }
+    if (e.special()) return append_string_general(s, out);
+
+    const std::size_t size = n + e.total() + 2;
+    char* const start = out.room(size + 16);
+    char* q = start;
+    *q++ = '"';
+    i = 0;
+    for (; i + 32 <= n; i += 16) q = fill_block(e, p + i, 16, q);
+    if (i < n) {  // fewer than 32 bytes left
+        unsigned char rest[48];
+        std::memset(rest, 'a', sizeof rest);
+        std::memcpy(rest, p + i, n - i);
+        const std::size_t left = n - i;
+        q = fill_block(e, rest, std::min<std::size_t>(left, 16), q);
+        if (left > 16) q = fill_block(e, rest + 16, left - 16, q);
+    }
+    *q = '"';
+    out.commit(start + size);
+    return true;
+}
+
+#else
+
+// Without SSE2: count the quotes and backslashes (noticing anything for the general path), then
+// store each byte as a backslash that the byte itself overwrites unless it is escaped.
+constexpr auto byte_class = [] {
+    std::array<unsigned char, 256> t{};  // 1: '"' or '\\'; 2: the general path; 0: copied
+    for (int c = 0; c < 256; ++c) t[static_cast<std::size_t>(c)] = (c < 0x20 || c >= 0x80) ? 2 : 0;
+    t['"'] = 1;
+    t['\\'] = 1;
+    return t;
+}();
+
+bool append_string(std::string_view s, sink& out) {
+    const std::size_t n = s.size();
+    if (n < 16 && append_short_plain(s, out)) return true;
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     std::size_t escapes = 0;
     unsigned special = 0;
-    std::size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x20);
-    auto escape_mask = [&](__m128i v) {
-        return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash))));
-    };
-    for (; i + 16 <= n; i += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-        escapes += static_cast<std::size_t>(__builtin_popcount(escape_mask(v)));
-        // Signed compare: below 0x20, and every byte from 0x80 (negative).
-        special |= static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, space)));
-    }
-#endif
-    for (; i < n; ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
         const unsigned k = byte_class[p[i]];
         escapes += k & 1u;
         special |= k & 2u;
     }
     if (special != 0) return append_string_general(s, out);
-
-    const std::size_t at = out.size();
-    out.resize(at + n + escapes + 2);
-    char* q = out.data() + at;
+    char* q = out.room(n + escapes + 2);
     *q++ = '"';
-    if (escapes == 0) {
-        std::memcpy(q, p, n);
-        q += n;
-    } else {
-        i = 0;
-#if defined(__SSE2__)
-        // A 16-byte store at q stays inside the output as long as 16 bytes of input are left
-        // after the run it copies (the output is never shorter than the input): blocks are
-        // taken while 32 bytes remain.
-        for (; i + 32 <= n; i += 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-            unsigned m = escape_mask(v);
-            std::size_t from = 0;
-            while (m != 0) {
-                const auto k = static_cast<std::size_t>(__builtin_ctz(m));
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + from)));
-                q += k - from;
-                *q++ = '\\';
-                *q++ = static_cast<char>(p[i + k]);
-                from = k + 1;
-                m &= m - 1;
-            }
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + from)));
-            q += 16 - from;
-        }
-#endif
-        // Each byte is stored as a backslash that the byte itself overwrites unless escaped.
-        for (; i < n; ++i) {
-            const unsigned char c = p[i];
-            const std::size_t e = byte_class[c];  // 0 or 1 here
-            q[0] = '\\';
-            q[e] = static_cast<char>(c);
-            q += 1 + e;
-        }
+    for (std::size_t i = 0; i < n; ++i) {
+        const unsigned char c = p[i];
+        const std::size_t e = byte_class[c];  // 0 or 1 here
+        q[0] = '\\';
+        q[e] = static_cast<char>(c);
+        q += 1 + e;
     }
-    *q = '"';
+    *q++ = '"';
+    out.commit(q);
     return true;
 }
 
-bool write_scalar(const boost::json::value& v, std::string& out) {
-    char buf[32];
+#endif
+
+template <class Int>
+void put_integer(Int i, sink& out) {
+    char* q = out.room(24);
+    out.commit(std::to_chars(q, q + 24, i).ptr);
+}
+
+bool write_scalar(const boost::json::value& v, sink& out) {
     switch (v.kind()) {
-        case boost::json::kind::null: out.append("null"); return true;
-        case boost::json::kind::bool_: out.append(v.get_bool() ? "true" : "false"); return true;
-        case boost::json::kind::int64: {
-            auto r = std::to_chars(buf, buf + sizeof buf, v.get_int64());
-            out.append(buf, r.ptr);
-            return true;
-        }
-        case boost::json::kind::uint64: {
-            auto r = std::to_chars(buf, buf + sizeof buf, v.get_uint64());
-            out.append(buf, r.ptr);
-            return true;
-        }
+        case boost::json::kind::null: out.put("null"); return true;
+        case boost::json::kind::bool_: out.put(v.get_bool() ? std::string_view("true") : std::string_view("false")); return true;
+        case boost::json::kind::int64: put_integer(v.get_int64(), out); return true;
+        case boost::json::kind::uint64: put_integer(v.get_uint64(), out); return true;
         case boost::json::kind::double_: {
             const double d = v.get_double();
             if (!std::isfinite(d)) return false;
+            char buf[32];
             auto r = std::to_chars(buf, buf + sizeof buf, d);
             const std::string_view text(buf, static_cast<std::size_t>(r.ptr - buf));
-            out.append(text);
+            out.put(text);
             // Keep a double a double when it is read back ("3" would become an integer).
-            if (text.find_first_of(".eE") == std::string_view::npos) out.append(".0");
+            if (text.find_first_of(".eE") == std::string_view::npos) out.put(".0");
             return true;
         }
         case boost::json::kind::string: return append_string(v.get_string(), out);
@@ -217,29 +346,26 @@ bool write_scalar(const boost::json::value& v, std::string& out) {
     }
 }
 
-}  // namespace
-
-namespace {
-
 // Writes a container (an object or an array, the other null) with an explicit stack.
 boost::system::result<void, write_error> write_tree(const boost::json::object* root_object,
-                                                    const boost::json::array* root_array, std::string& out,
+                                                    const boost::json::array* root_array, std::string& text,
                                                     std::size_t max_depth) {
     struct frame {
         const boost::json::object* object;  // exactly one of the two is set
         const boost::json::array* array;
         std::size_t next;
     };
+    sink out(text);
     const std::size_t restore = out.size();
     auto fail = [&](write_error e) -> boost::system::result<void, write_error> {
-        out.resize(restore);
+        out.rewind(restore);
         return e;
     };
 
-    std::vector<frame> stack;
+    boost::container::small_vector<frame, 16> stack;
     auto open = [&](const boost::json::object* o, const boost::json::array* a) -> bool {
         if (stack.size() + 1 > max_depth) return false;
-        out.push_back(o != nullptr ? '{' : '[');
+        out.put(o != nullptr ? '{' : '[');
         stack.push_back(frame{o, a, 0});
         return true;
     };
@@ -249,16 +375,16 @@ boost::system::result<void, write_error> write_tree(const boost::json::object* r
         frame& f = stack.back();
         const std::size_t size = f.object != nullptr ? f.object->size() : f.array->size();
         if (f.next == size) {
-            out.push_back(f.object != nullptr ? '}' : ']');
+            out.put(f.object != nullptr ? '}' : ']');
             stack.pop_back();
             continue;
         }
-        if (f.next > 0) out.push_back(',');
+        if (f.next > 0) out.put(',');
         const boost::json::value* child;
         if (f.object != nullptr) {
             const auto& kv = *(f.object->begin() + f.next);
             if (!append_string(kv.key(), out)) return fail(write_error::invalid_utf8);
-            out.push_back(':');
+            out.put(':');
             child = &kv.value();
         } else {
             child = &(*f.array)[f.next];
@@ -285,13 +411,14 @@ boost::system::result<std::string, write_error> into_string(const T& v, std::siz
 
 }  // namespace
 
-boost::system::result<void, write_error> write(const boost::json::value& root, std::string& out,
+boost::system::result<void, write_error> write(const boost::json::value& root, std::string& text,
                                                std::size_t max_depth) {
-    if (const auto* o = root.if_object()) return write_tree(o, nullptr, out, max_depth);
-    if (const auto* a = root.if_array()) return write_tree(nullptr, a, out, max_depth);
+    if (const auto* o = root.if_object()) return write_tree(o, nullptr, text, max_depth);
+    if (const auto* a = root.if_array()) return write_tree(nullptr, a, text, max_depth);
+    sink out(text);
     const std::size_t restore = out.size();
     if (write_scalar(root, out)) return {};
-    out.resize(restore);
+    out.rewind(restore);
     return root.is_double() ? write_error::non_finite_number : write_error::invalid_utf8;
 }
 
@@ -317,8 +444,9 @@ boost::system::result<std::string, write_error> to_string(const boost::json::arr
     return into_string(v, max_depth);
 }
 
-boost::system::result<void, write_error> write_string(std::string_view s, std::string& out) {
-    if (append_string(s, out)) return {};  // on failure it left `out` as it was
+boost::system::result<void, write_error> write_string(std::string_view s, std::string& text) {
+    sink out(text);
+    if (append_string(s, out)) return {};  // on failure it wrote nothing
     return write_error::invalid_utf8;
 }
 

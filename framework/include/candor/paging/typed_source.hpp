@@ -22,6 +22,9 @@
 #include <boost/json/value_from.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace candor::paging {
@@ -41,7 +44,16 @@ boost::json::value item_to_json(const Item& item, const boost::json::storage_ptr
         boost::json::value out(boost::json::object_kind, sp);
         auto& o = out.get_object();
         o.reserve(boost::mp11::mp_size<members>::value);
-        boost::mp11::mp_for_each<members>([&](auto d) { o.emplace(d.name, boost::json::value_from(item.*d.pointer, sp)); });
+        boost::mp11::mp_for_each<members>([&](auto d) {
+            using member = std::remove_cvref_t<decltype(item.*d.pointer)>;
+            // Strings, booleans and numbers are built in place in the object (no temporary value
+            // to move in and destroy); everything else goes through value_from.
+            if constexpr (std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
+                          std::is_same_v<member, bool> || std::is_arithmetic_v<member>)
+                o.emplace(d.name, item.*d.pointer);
+            else
+                o.emplace(d.name, boost::json::value_from(item.*d.pointer, sp));
+        });
         return out;
     } else {
         return boost::json::value_from(item, sp);
