@@ -112,6 +112,24 @@ TEST(Seal, NonCanonicalBase64IsRefused) {
     EXPECT_FALSE(ev::detail::base64url_decode("Q", out));
 }
 
+TEST(Seal, Base64UrlMatchesRfc4648AndRoundTripsEveryLength) {
+    // RFC 4648 section 10, without padding.
+    const std::pair<std::string, std::string> vectors[] = {{"", ""},         {"f", "Zg"},         {"fo", "Zm8"},
+                                                           {"foo", "Zm9v"},  {"foob", "Zm9vYg"},  {"fooba", "Zm9vYmE"},
+                                                           {"foobar", "Zm9vYmFy"}};
+    for (const auto& [bytes, text] : vectors) EXPECT_EQ(ev::detail::base64url_encode(bytes), text);
+    EXPECT_EQ(ev::detail::base64url_encode("\xfb\xff"), "-_8");  // the URL-safe letters
+    for (std::size_t n = 0; n <= 64; ++n) {
+        std::string bytes;
+        for (std::size_t i = 0; i < n; ++i) bytes.push_back(static_cast<char>((i * 37 + n * 11) & 0xFF));
+        const auto text = ev::detail::base64url_encode(bytes);
+        EXPECT_EQ(text.size(), (n * 4 + 2) / 3) << n;
+        std::string back;
+        ASSERT_TRUE(ev::detail::base64url_decode(text, back)) << n;
+        EXPECT_EQ(back, bytes) << n;
+    }
+}
+
 TEST(Seal, RotatedKeysStillOpenAndUnknownKeysDoNot) {
     auto old_ring = ev::key_ring::from_keys({{"old", std::string(32, 'o')}}).value();
     auto rotated = ev::key_ring::from_keys({{"new", std::string(32, 'n')}, {"old", std::string(32, 'o')}}).value();

@@ -92,11 +92,25 @@ TEST(Write, WriteStringLeavesTheOutputAsItWasOnInvalidUtf8) {
     EXPECT_EQ(out, "keep");
 }
 
-// The escaper scans 8 bytes at a time: every special byte at every offset of strings around
-// the 8-byte boundaries, and plain bytes whose arithmetic could trip the word test.
-TEST(Write, EscapesEverySpecialByteAtEveryOffset) {
+// Long strings are escaped with SSSE3 where the CPU has it, else with SSE2: the escaping tests
+// run each path (the first run is the SSE2 one wherever SSSE3 is the default).
+class WritePaths : public ::testing::TestWithParam<bool> {
+protected:
+    void SetUp() override {
+        if (GetParam() && !candor::json::detail::use_ssse3(true)) GTEST_SKIP() << "this CPU has no SSSE3";
+        if (!GetParam()) candor::json::detail::use_ssse3(false);
+    }
+    void TearDown() override { candor::json::detail::use_ssse3(true); }
+};
+INSTANTIATE_TEST_SUITE_P(Escaper, WritePaths, ::testing::Values(false, true),
+                         [](const auto& p) { return p.param ? std::string("ssse3") : std::string("sse2"); });
+
+// Short strings are checked 8 bytes at a time, long ones 8 or 16: every special byte at every
+// offset of strings around those boundaries, and plain bytes whose arithmetic could trip the
+// word test.
+TEST_P(WritePaths, EscapesEverySpecialByteAtEveryOffset) {
     const std::string specials[] = {"\"", "\\", "\n", std::string(1, '\x01'), std::string(1, '\x1f'), "\xc3\xa9", "\x7f"};
-    for (std::size_t len = 0; len <= 40; ++len) {
+    for (std::size_t len = 0; len <= 48; ++len) {
         for (const auto& special : specials) {
             for (std::size_t at = 0; at <= len; ++at) {
                 std::string s(len, 'a');
@@ -118,7 +132,7 @@ TEST(Write, EscapesEverySpecialByteAtEveryOffset) {
 
 // Many quotes and backslashes at once, at every length around the 16-byte blocks, next to
 // prefixes that move them across block boundaries: the output is exactly the reference escaping.
-TEST(Write, DenseQuotesAndBackslashesAreEscapedExactly) {
+TEST_P(WritePaths, DenseQuotesAndBackslashesAreEscapedExactly) {
     auto reference = [](std::string_view s) {
         std::string r = "\"";
         for (char c : s) {

@@ -106,6 +106,14 @@ protected:
                                co_return mcp::content_result{array{object{{"type", "text"}, {"text", "done"}}}};
                            }))
             .value();
+        srv_->add_tool(mcp::make_content_tool(
+                           mcp::tool_info("shape", "Answers with structured content too."),
+                           [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                               mcp::content_result r{array{object{{"type", "text"}, {"text", "{}"}}}};
+                               r.structured_content = object{};
+                               co_return r;
+                           }))
+            .value();
         opts.threads = 2;
         http_ = std::make_unique<candor::transport::http_server>(*srv_, opts);
         ASSERT_TRUE(http_->start());
@@ -131,7 +139,7 @@ TEST_F(HttpFixture, InitializeIssuesASessionIdThatLaterRequestsNeed) {
     auto ok = c_.post(list, {{"Mcp-Session-Id", id}});
     ASSERT_EQ(ok.status, 200u);
     EXPECT_EQ(ok.header("Content-Type"), "application/json");
-    EXPECT_EQ(parse(ok.body).at("result").at("tools").as_array().size(), 2u);
+    EXPECT_EQ(parse(ok.body).at("result").at("tools").as_array().size(), 3u);
     EXPECT_EQ(http_->session_count(), 1u);
 }
 
@@ -224,6 +232,15 @@ TEST_F(HttpFixture, StatelessModeAnswersEveryPostWithoutASession) {
     ASSERT_EQ(r.status, 200u) << r.body;
     EXPECT_TRUE(r.header("Mcp-Session-Id").empty());
     EXPECT_TRUE(parse(r.body).at("result").at("content").is_array());
+    // Each POST is initialized for the version its header names: 2025-03-26 has no
+    // structuredContent.
+    auto now = c_.post(call_body(2, "shape"), {{"MCP-Protocol-Version", "2025-06-18"}});
+    ASSERT_EQ(now.status, 200u) << now.body;
+    EXPECT_TRUE(parse(now.body).at("result").as_object().contains("structuredContent")) << now.body;
+    auto old = c_.post(call_body(3, "shape"), {{"MCP-Protocol-Version", "2025-03-26"}});
+    ASSERT_EQ(old.status, 200u) << old.body;
+    EXPECT_TRUE(parse(old.body).at("result").at("content").is_array());
+    EXPECT_FALSE(parse(old.body).at("result").as_object().contains("structuredContent")) << old.body;
     auto init = c_.post(initialize_body());
     EXPECT_EQ(init.status, 200u);
     EXPECT_TRUE(init.header("Mcp-Session-Id").empty());

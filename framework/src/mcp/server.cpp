@@ -173,6 +173,19 @@ void connection::receive(std::string text) {
     });
 }
 
+void connection::assume_initialized(std::string protocol_version, std::string client_name, std::string client_version) {
+    boost::asio::post(strand_, [self = shared_from_this(), v = std::move(protocol_version), n = std::move(client_name),
+                                cv = std::move(client_version)]() mutable {
+        if (self->phase_ != phase::awaiting_initialize) return;
+        self->rules_ = negotiate(v);
+        self->session_.protocol_version = std::string(self->rules_.version);
+        self->session_.client_name = std::move(n);
+        self->session_.client_version = std::move(cv);
+        self->phase_ = phase::ready;
+        for (const auto& obs : self->observers_) obs->on_session(true);
+    });
+}
+
 void connection::close() {
     boost::asio::post(strand_, [self = shared_from_this()] {
         self->closed_ = true;

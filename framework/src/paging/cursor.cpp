@@ -76,12 +76,44 @@ std::string_view to_string(cursor_binding b) noexcept {
 }
 
 std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) {
-    boost::json::array taints;
-    for (const auto& t : c.taints) taints.emplace_back(t);
-    boost::json::object o{{"t", c.tool},      {"q", c.query},     {"o", c.ordering}, {"p", c.principal},
-                          {"s", c.snapshot},  {"i", evidence::to_epoch_ms(c.issued)}, {"a", c.after}, {"w", c.walk},
-                          {"d", c.delivered}, {"g", c.pages},     {"c", c.clean},    {"n", std::move(taints)}};
-    return keys.seal(cursor_purpose, json::to_string(o).value());
+    // The claims as a JSON object, written member by member (a cursor is sealed on every page
+    // that has a next one; building an object to serialize it cost more than the writing).
+    std::string text;
+    text.reserve(192 + c.tool.size() + c.snapshot.size());
+    auto key = [&](std::string_view k) {
+        text += text.empty() ? "{\"" : ",\"";
+        text += k;
+        text += "\":";
+    };
+    auto string = [&](std::string_view k, std::string_view v) {
+        key(k);
+        json::write_string(v, text).value();  // throws on invalid UTF-8 (a source's snapshot id)
+    };
+    auto number = [&](std::string_view k, auto v) {
+        key(k);
+        text += std::to_string(v);
+    };
+    string("t", c.tool);
+    string("q", c.query);
+    string("o", c.ordering);
+    string("p", c.principal);
+    string("s", c.snapshot);
+    number("i", evidence::to_epoch_ms(c.issued));
+    key("a");
+    json::write(c.after, text).value();
+    string("w", c.walk);
+    number("d", c.delivered);
+    number("g", c.pages);
+    key("c");
+    text += c.clean ? "true" : "false";
+    key("n");
+    text += '[';
+    for (std::size_t i = 0; i < c.taints.size(); ++i) {
+        if (i > 0) text += ',';
+        json::write_string(c.taints[i], text).value();
+    }
+    text += "]}";
+    return keys.seal(cursor_purpose, text);
 }
 
 boost::system::result<cursor_claims, cursor_error> open_cursor(const evidence::key_ring& keys, std::string_view text,

@@ -35,6 +35,7 @@
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
@@ -80,17 +81,6 @@ struct reply {
 
 reply refused(const refusal& r, header_list headers) {
     return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json", std::move(headers)};
-}
-
-// The `initialize` a stateless server performs on the client's behalf before each request.
-std::string implicit_initialize(std::string_view version) {
-    boost::json::object params{{"protocolVersion", version},
-                               {"capabilities", boost::json::object{}},
-                               {"clientInfo", boost::json::object{{"name", "stateless-http"}, {"version", "0"}}}};
-    return jsonrpc::encode_request("candor-stateless-initialize", "initialize", params).value();
-}
-std::string initialized_notification() {
-    return jsonrpc::encode_notification("notifications/initialized", {}).value();
 }
 
 // The session header, as the spec spells it (HTTP field names are case-insensitive).
@@ -148,6 +138,9 @@ public:
         : srv_(srv),
           opts_(std::move(opts)),
           max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
+          // One thread: Asio then keeps handlers posted from it on a private queue and never
+          // wakes another thread for them.
+          ioc_(opts_.threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT),
           acceptor_(net::make_strand(ioc_)),
           sweep_timer_(ioc_),
           sessions_(opts_.max_sessions, opts_.session_idle_timeout) {}
@@ -388,17 +381,45 @@ net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connectio
     }
 }
 
+// A whole response with a body of known length, written as two buffers: the head (formatted
+// here; Beast's serializer cost more per reply than the rest of the HTTP layer) and the body,
+// as it is (never copied into a message object).
 net::awaitable<bool> http_engine::send(tcp_connection& conn, const request_t* req, const reply& r) {
-    http::response<http::string_body> res{r.status, req ? req->version() : 11};
-    res.set(http::field::server, "candor");
-    if (!r.body.empty()) res.set(http::field::content_type, r.content_type);
-    for (const auto& [name, value] : r.headers) res.set(name, value);
+    const bool http10 = req && req->version() == 10;
     const bool keep = req && req->keep_alive() && !draining_;
-    res.keep_alive(keep);
-    res.body() = r.body;
-    res.prepare_payload();
+    const auto status = static_cast<unsigned>(r.status);
+    std::string head;
+    head.reserve(128 + r.content_type.size());
+    head += http10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    head += std::to_string(status);
+    head += ' ';
+    const auto reason = http::obsolete_reason(r.status);
+    head.append(reason.data(), reason.size());
+    head += "\r\nServer: candor\r\n";
+    if (!r.body.empty()) {
+        head += "Content-Type: ";
+        head += r.content_type;
+        head += "\r\n";
+    }
+    for (const auto& [name, value] : r.headers) {
+        // Values are the server's own (session ids, Retry-After); a line break would end the head.
+        if (value.find_first_of("\r\n") != std::string::npos) continue;
+        head += name;
+        head += ": ";
+        head += value;
+        head += "\r\n";
+    }
+    if (http10 && keep) head += "Connection: keep-alive\r\n";
+    if (!http10 && !keep) head += "Connection: close\r\n";
+    if (status != 204 && status != 304 && status >= 200) {
+        head += "Content-Length: ";
+        head += std::to_string(r.body.size());
+        head += "\r\n";
+    }
+    head += "\r\n";
+    const std::array<net::const_buffer, 2> buffers{net::buffer(head), net::buffer(r.body)};
     conn.stream.expires_after(opts_.write_timeout);
-    auto [ec, n] = co_await http::async_write(conn.stream, res, use_tuple);
+    auto [ec, n] = co_await net::async_write(conn.stream, buffers, use_tuple);
     conn.stream.expires_never();
     co_return !ec && keep;
 }
@@ -538,9 +559,9 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
             // Stateless servers initialize implicitly (each POST is self-contained); the
             // synthetic exchange's answers belong to no stream and are dropped.
             const auto v = req.find(version_header);
-            session->connection().receive(implicit_initialize(
-                v != req.end() ? std::string_view(v->value()) : http_policy::assumed_protocol_version));
-            session->connection().receive(initialized_notification());
+            session->connection().assume_initialized(
+                std::string(v != req.end() ? std::string_view(v->value()) : http_policy::assumed_protocol_version),
+                "stateless-http", "0");
         }
         const auto id = request->id;
         const bool keep = co_await answer_request(conn, req, session, id, ex, {});

@@ -51,6 +51,12 @@ boost::system::result<void, write_error> write_string(std::string_view s, std::s
 
 std::string_view to_string(write_error e) noexcept;
 
+namespace detail {
+/// Whether long strings may be escaped with SSSE3 where the CPU has it (the default); off, the
+/// SSE2 path is used. For tests, which run both. @return whether SSSE3 is now used
+bool use_ssse3(bool allowed) noexcept;
+}  // namespace detail
+
 [[noreturn]] void throw_exception_from_error(write_error e, const boost::source_location& loc);
 
 }  // namespace candor::json

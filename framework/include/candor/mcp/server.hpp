@@ -122,6 +122,13 @@ public:
     /// to the connection's strand).
     void receive(std::string text);
 
+    /// For transports without a handshake (stateless HTTP: each request stands alone): the
+    /// connection becomes initialized as if the client had sent `initialize` for
+    /// `protocol_version` (with no capabilities, client `name`/`version` as given) and
+    /// `notifications/initialized`, without building and dropping an InitializeResult.
+    /// Thread-safe; ordered with `receive` (both are posted to the strand).
+    void assume_initialized(std::string protocol_version, std::string client_name, std::string client_version);
+
     /// The transport is gone: cancel every call in flight and send nothing more. Thread-safe.
     void close();
 
