@@ -159,17 +159,31 @@ connection::~connection() {
         for (const auto& o : observers_) o->on_session(false);
 }
 
-void connection::receive(std::string text) {
-    boost::asio::post(strand_, [self = shared_from_this(), t = std::move(text)]() mutable {
+template <class Work>
+void connection::post_guarded(Work work) {
+    boost::asio::post(strand_, [self = shared_from_this(), w = std::move(work)]() mutable {
         // The one catch at the connection boundary: nothing thrown while handling a message
         // (a bug, or bad_alloc) may unwind into the transport's io_context.
         try {
-            self->handle(std::move(t));
+            w(*self);
         } catch (const std::exception& e) {
             self->log(log_level::critical, std::string("message handling failed: ") + e.what());
         } catch (...) {
             self->log(log_level::critical, "message handling failed: unknown exception");
         }
+    });
+}
+
+void connection::receive(std::string text) {
+    post_guarded([t = std::move(text)](connection& c) mutable { c.handle(std::move(t)); });
+}
+
+void connection::receive(rpc::inbound message, std::size_t bytes) {
+    post_guarded([m = std::move(message), bytes](connection& c) mutable {
+        if (c.closed_) return;
+        c.current_ = call_origin{std::chrono::steady_clock::now(), bytes, nullptr};
+        c.current_method_ = {};
+        c.dispatch_message(m);
     });
 }
 
@@ -277,13 +291,17 @@ void connection::handle(std::string text) {
         send_error(in.error().id, in.error().error);
         return;
     }
-    if (auto* req = std::get_if<rpc::request>(&in->msg)) {
+    dispatch_message(*in);
+}
+
+void connection::dispatch_message(rpc::inbound& in) {
+    if (auto* req = std::get_if<rpc::request>(&in.msg)) {
         current_method_ = detail::known_method(req->method);
-        handle_request(*in, *req);
-    } else if (auto* n = std::get_if<rpc::notification>(&in->msg)) {
-        handle_notification(*in, *n);
+        handle_request(in, *req);
+    } else if (auto* n = std::get_if<rpc::notification>(&in.msg)) {
+        handle_notification(in, *n);
     } else {
-        on_response(std::get<rpc::response>(in->msg));
+        on_response(std::get<rpc::response>(in.msg));
     }
 }
 

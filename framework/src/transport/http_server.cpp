@@ -165,7 +165,8 @@ private:
     net::awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
     net::awaitable<bool> answer_request(tcp_connection& conn, const request_t& req,
                                         std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
-                                        std::shared_ptr<exchange> ex, std::string_view session_id);
+                                        std::shared_ptr<exchange> ex, std::string_view session_id,
+                                        jsonrpc::inbound message);
     /// Write one complete response. @return whether the connection may serve another request
     net::awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
     /// Resolve the session of a request (400 without the header, 404 unknown or foreign).
@@ -564,7 +565,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
                 "stateless-http", "0");
         }
         const auto id = request->id;
-        const bool keep = co_await answer_request(conn, req, session, id, ex, {});
+        const bool keep = co_await answer_request(conn, req, session, id, ex, {}, std::move(*in));
         session->close(end_reason::session_closed);
         co_return keep;
     }
@@ -595,7 +596,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
         if (const auto* n = std::get_if<jsonrpc::notification>(&in->msg); n && n->method == "notifications/cancelled") {
             if (auto id = id_from(n->params ? n->params->if_contains("requestId") : nullptr)) session->cancel_request(*id);
         }
-        session->connection().receive(std::move(req.body()));
+        session->connection().receive(std::move(*in), req.body().size());
         {
             const reply reply_{http::status::accepted, {}, "application/json", {}};
             co_return co_await send(conn, &req, reply_);
@@ -612,13 +613,14 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
             co_return co_await send(conn, &req, reply_);
         }
     }
-    const bool keep = co_await answer_request(conn, req, session, id, ex, new_id);
+    const bool keep = co_await answer_request(conn, req, session, id, ex, new_id, std::move(*in));
     co_return keep;
 }
 
 net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const request_t& req,
                                                  std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
-                                                 std::shared_ptr<exchange> ex, std::string_view session_id) {
+                                                 std::shared_ptr<exchange> ex, std::string_view session_id,
+                                                 jsonrpc::inbound message) {
     if (in_flight_.fetch_add(1) >= opts_.max_requests_in_flight) {
         request_done();
         session->forget_request(id);
@@ -634,7 +636,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
 
     header_list headers;
     if (!session_id.empty()) headers.emplace_back(session_header, std::string(session_id));
-    session->connection().receive(std::string(req.body()));
+    session->connection().receive(std::move(message), req.body().size());  // parsed once, here
 
     // JSON unless related messages come before the response; then an SSE stream that carries
     // them and ends with the response.

@@ -122,6 +122,12 @@ public:
     /// to the connection's strand).
     void receive(std::string text);
 
+    /// Hand over a message the transport has read already (with `jsonrpc::read_message` and
+    /// the server's `message_limits`, as `receive` would): it is not parsed a second time.
+    /// `bytes` is the size of its text, for the call records. Thread-safe, ordered with
+    /// `receive`.
+    void receive(jsonrpc::inbound message, std::size_t bytes);
+
     /// For transports without a handshake (stateless HTTP: each request stands alone): the
     /// connection becomes initialized as if the client had sent `initialize` for
     /// `protocol_version` (with no capabilities, client `name`/`version` as given) and
@@ -152,6 +158,9 @@ private:
                routed_send_function send, connection_options opts);
 
     void handle(std::string text);
+    void dispatch_message(jsonrpc::inbound& in);
+    template <class Work>
+    void post_guarded(Work work);
     void handle_request(jsonrpc::inbound& in, jsonrpc::request& req);
     void handle_notification(jsonrpc::inbound& in, jsonrpc::notification& n);
     void on_initialize(const jsonrpc::request& req);
