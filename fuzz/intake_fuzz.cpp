@@ -3,12 +3,16 @@
 //  * an accepted document is within its limits, and `measure` agrees with the intake;
 //  * the guarded writer serializes it and the intake accepts the output as the same value;
 //  * feeding the text in two chunks gives the same verdict as feeding it whole;
-//  * scan() accepts everything parse() accepts, with no violations.
+//  * scan() accepts everything parse() accepts, with no violations;
+//  * the string writer, given the raw text: valid UTF-8 comes back as itself through the
+//    intake, in the same bytes from both escaping paths (SSSE3 and SSE2); anything else is
+//    refused with the output left as it was.
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -24,6 +28,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lim.max_nodes = 1 + static_cast<std::size_t>(data[1]) * 16;
     lim.max_bytes = 1 << 20;
     const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
+
+    {
+        std::string fast = "x";
+        std::string plain = "x";
+        candor::json::detail::use_ssse3(true);
+        const bool fast_ok = candor::json::write_string(text, fast).has_value();
+        candor::json::detail::use_ssse3(false);
+        const bool plain_ok = candor::json::write_string(text, plain).has_value();
+        candor::json::detail::use_ssse3(true);
+        check(fast_ok == plain_ok && fast == plain);
+        if (!fast_ok) {
+            check(fast == "x");
+        } else {
+            candor::json::limits any;
+            any.max_bytes = fast.size() + 1;
+            auto back = candor::json::parse(std::string_view(fast).substr(1), any);
+            check(back.has_value() && back->root().is_string() && back->root().get_string() == text);
+        }
+    }
 
     auto whole = candor::json::parse(text, lim);
 

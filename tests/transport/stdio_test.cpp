@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
 
@@ -353,4 +354,45 @@ TEST(Stdio, AClientThatReadsLateLosesNothingAndThePipesKeepTheirFlags) {
     // they were (they are shared with whoever started the server).
     EXPECT_FALSE(r.input_left_non_blocking);
     EXPECT_FALSE(r.output_left_non_blocking);
+}
+
+TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {
+    // inetd style: stdin and stdout are the same socket, so one descriptor's flags govern both.
+    int sv[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    auto srv = echo_server(200);
+    candor::transport::stdio_options opts;
+    opts.input_fd = sv[0];
+    opts.output_fd = sv[0];
+    opts.handle_signals = false;
+    int status = -1;
+    bool left_non_blocking = true;
+    std::thread server([&] {
+        status = candor::transport::serve_stdio(*srv, opts);
+        left_non_blocking = (::fcntl(sv[0], F_GETFL) & O_NONBLOCK) != 0;
+        ::close(sv[0]);
+    });
+    const std::string input = initialize + echo_calls(2, 151, std::string(2000, 'z'));
+    std::thread writer([&] {
+        std::string_view rest = input;
+        while (!rest.empty()) {
+            const auto n = ::write(sv[1], rest.data(), rest.size());
+            if (n <= 0) break;
+            rest.remove_prefix(static_cast<std::size_t>(n));
+        }
+        ::shutdown(sv[1], SHUT_WR);  // end of input; the replies still come back
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::string all;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(sv[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+    writer.join();
+    server.join();
+    ::close(sv[1]);
+    EXPECT_EQ(status, 0);
+    EXPECT_FALSE(left_non_blocking);
+    std::size_t lines = 0;
+    for (char c : all) lines += c == '\n';
+    EXPECT_EQ(lines, 151u) << "every request answered, in full lines";
+    EXPECT_NE(all.find(R"("id":151,)"), std::string::npos);
 }

@@ -176,7 +176,11 @@ public:
     void push(std::string message) {
         std::lock_guard lock(mutex_);
         if (closing_) return;
-        pending_ += message;
+        if (pending_.empty()) {
+            pending_ = std::move(message);  // the common case: one reply per round, not copied
+        } else {
+            pending_ += message;
+        }
         pending_.push_back('\n');
         if (!flush_posted_ && !waiting_) {
             flush_posted_ = true;
@@ -311,9 +315,12 @@ bool pollable(int fd) {
 
 class reactor_reader : public std::enable_shared_from_this<reactor_reader> {
 public:
-    reactor_reader(boost::asio::io_context& ioc, int fd, std::size_t max_line, std::shared_ptr<mcp::connection> conn,
-                   std::function<void(std::string)> send, std::atomic<bool>& input_ended)
-        : fd_(fd), flags_(::fcntl(fd, F_GETFL)), descriptor_(ioc), split_(max_line), max_line_(max_line),
+    // `flags`: the descriptor's flags before the transport touched it (the writer may have made
+    // it non-blocking already when stdin and stdout are one socket).
+    reactor_reader(boost::asio::io_context& ioc, int fd, int flags, std::size_t max_line,
+                   std::shared_ptr<mcp::connection> conn, std::function<void(std::string)> send,
+                   std::atomic<bool>& input_ended)
+        : fd_(fd), flags_(flags), descriptor_(ioc), split_(max_line), max_line_(max_line),
           conn_(std::move(conn)), send_(std::move(send)), input_ended_(input_ended) {}
 
     /// False if the descriptor could not be taken over (then a thread reads instead).
@@ -333,13 +340,16 @@ public:
         return true;
     }
 
-    /// Stop reading. The pipe is shared with whoever gave it to us: its flags go back to what
-    /// they were (Asio made it non-blocking).
+    /// Stop reading.
     void stop() {
         boost::system::error_code ignored;
         descriptor_.close(ignored);
-        ::fcntl(fd_, F_SETFL, flags_);
     }
+
+    /// The pipe is shared with whoever gave it to us: its flags go back to what they were (Asio
+    /// made it non-blocking). Only once the output is finished: stdin and stdout may be one
+    /// socket, which the writer must find non-blocking while the io_context writes to it.
+    void restore_flags() { ::fcntl(fd_, F_SETFL, flags_); }
 
 private:
     void read() {
@@ -384,6 +394,7 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
     const std::size_t max_line = opts.max_line_bytes.value_or(srv.options().message_limits.max_bytes);
     boost::asio::io_context ioc;
     auto work = boost::asio::make_work_guard(ioc);
+    const int input_flags = ::fcntl(opts.input_fd, F_GETFL);  // before anything changes them
     std::optional<reactor_writer> polled_out;
     std::optional<line_writer> threaded_out;
     if (pollable(opts.output_fd)) {
@@ -417,7 +428,7 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
 
     std::shared_ptr<reactor_reader> polled;
     if (pollable(opts.input_fd)) {
-        polled = std::make_shared<reactor_reader>(ioc, opts.input_fd, max_line, conn, send, input_ended);
+        polled = std::make_shared<reactor_reader>(ioc, opts.input_fd, input_flags, max_line, conn, send, input_ended);
         if (!polled->start()) polled.reset();
     }
 
@@ -500,6 +511,7 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
     }
     conn->close();
     const bool ok = polled_out ? polled_out->finish() : threaded_out->finish();
+    if (polled) polled->restore_flags();
     if (reader.joinable()) {
         if (reader_finished) {
             reader.join();
