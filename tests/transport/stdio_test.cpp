@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
@@ -33,8 +34,20 @@ struct stdio_run {
 struct stdio_ends {
     bool input_file = false;   // a regular file instead of a pipe
     bool output_file = false;
-    std::chrono::milliseconds read_delay{0};  // a client that reads its pipe late
+    bool read_when_full = false;  // a client that reads only once the server's output is full
 };
+
+// Waits until `fd` (a pipe's write end or a socket) takes no more bytes: whoever writes to it
+// next must wait. False after ten seconds.
+bool wait_until_full(int fd) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < give_up) {
+        pollfd p{fd, POLLOUT, 0};
+        if (::poll(&p, 1, 0) == 0) return true;
+        std::this_thread::yield();
+    }
+    return false;
+}
 
 int temp_file() {
     char name[] = "/tmp/candor-stdio-XXXXXX";
@@ -61,6 +74,7 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
     } else if (::pipe(out) != 0) {
         return {};
     }
+    if (ends.read_when_full) ::fcntl(out[1], F_SETPIPE_SZ, 4096);  // one page fills at once
     opts.input_fd = in[0];
     opts.output_fd = out[1];
     opts.handle_signals = false;
@@ -89,7 +103,7 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
         for (ssize_t n; (n = ::read(out[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
         ::close(out[1]);
     } else {
-        std::this_thread::sleep_for(ends.read_delay);
+        if (ends.read_when_full && !wait_until_full(out[1])) ADD_FAILURE() << "the output never filled";
         for (;;) {
             const auto n = ::read(out[0], buf, sizeof buf);
             if (n <= 0) break;
@@ -341,11 +355,12 @@ TEST(Stdio, RegularFilesAreServedByThreadsWithTheSameAnswers) {
 }
 
 TEST(Stdio, AClientThatReadsLateLosesNothingAndThePipesKeepTheirFlags) {
-    // About 600 KB of answers: far more than a pipe holds, so the server's writes would block;
-    // it waits for the pipe to drain instead, and writes everything in order.
+    // About 600 KB of answers, and a client that reads only once the pipe is full: the server's
+    // next write would block; it waits for the pipe to drain instead, and writes everything in
+    // order.
     auto srv = echo_server(200);
     const std::string text(2000, 'y');
-    auto r = run_stdio(*srv, initialize + echo_calls(2, 151, text), {}, stdio_ends{false, false, std::chrono::milliseconds(300)});
+    auto r = run_stdio(*srv, initialize + echo_calls(2, 151, text), {}, stdio_ends{false, false, true});
     EXPECT_EQ(r.status, 0);
     ASSERT_EQ(r.lines.size(), 151u);
     for (int i = 1; i <= 151; ++i) ASSERT_NE(find_id(r, i), nullptr) << "no answer to id " << i;
@@ -365,6 +380,9 @@ TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {
     opts.input_fd = sv[0];
     opts.output_fd = sv[0];
     opts.handle_signals = false;
+    const int small = 4096;  // fills at once
+    ::setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    ::setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     int status = -1;
     bool left_non_blocking = true;
     std::thread server([&] {
@@ -382,7 +400,7 @@ TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {
         }
         ::shutdown(sv[1], SHUT_WR);  // end of input; the replies still come back
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_TRUE(wait_until_full(sv[0])) << "the output never filled";
     std::string all;
     char buf[4096];
     for (ssize_t n; (n = ::read(sv[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
