@@ -128,6 +128,8 @@ TEST_P(WritePaths, EscapesEverySpecialByteAtEveryOffset) {
     }
     std::string out;
     EXPECT_FALSE(candor::json::write_string(std::string(17, 'a') + "\xff" + std::string(9, 'b'), out));
+    ASSERT_TRUE(candor::json::write_string(std::string_view(), out));  // no data pointer at all
+    EXPECT_EQ(out, "\"\"");
 }
 
 // Many quotes and backslashes at once, at every length around the 16-byte blocks, next to

@@ -170,7 +170,7 @@ bool append_short_plain(std::string_view s, sink& out) {
         if (((needs_care(first) | needs_care(second)) & highs) != 0) return false;
     } else {
         first = ones * 'a';  // padding that needs no care
-        std::memcpy(&first, p, n);
+        if (n > 0) std::memcpy(&first, p, n);  // an empty view may have no data pointer
         if ((needs_care(first) & highs) != 0) return false;
     }
     char* q = out.room(n + 10);

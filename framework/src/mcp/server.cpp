@@ -180,23 +180,20 @@ void connection::receive(std::string text) {
 
 void connection::receive(rpc::inbound message, std::size_t bytes) {
     post_guarded([m = std::move(message), bytes](connection& c) mutable {
-        if (c.closed_) return;
-        c.current_ = call_origin{std::chrono::steady_clock::now(), bytes, nullptr};
-        c.current_method_ = {};
-        c.dispatch_message(m);
+        if (c.begin_message(bytes)) c.dispatch_message(m);
     });
 }
 
 void connection::assume_initialized(std::string protocol_version, std::string client_name, std::string client_version) {
-    boost::asio::post(strand_, [self = shared_from_this(), v = std::move(protocol_version), n = std::move(client_name),
-                                cv = std::move(client_version)]() mutable {
-        if (self->phase_ != phase::awaiting_initialize) return;
-        self->rules_ = negotiate(v);
-        self->session_.protocol_version = std::string(self->rules_.version);
-        self->session_.client_name = std::move(n);
-        self->session_.client_version = std::move(cv);
-        self->phase_ = phase::ready;
-        for (const auto& obs : self->observers_) obs->on_session(true);
+    post_guarded([v = std::move(protocol_version), n = std::move(client_name), cv = std::move(client_version)](
+                     connection& c) mutable {
+        if (c.phase_ != phase::awaiting_initialize) return;
+        c.rules_ = negotiate(v);
+        c.session_.protocol_version = std::string(c.rules_.version);
+        c.session_.client_name = std::move(n);
+        c.session_.client_version = std::move(cv);
+        c.phase_ = phase::ready;
+        for (const auto& obs : c.observers_) obs->on_session(true);
     });
 }
 
@@ -282,10 +279,15 @@ void connection::notify_resource_updated(const std::string& uri) {
 // ---------------------------------------------------------------------------------------------
 // connection: dispatch
 
-void connection::handle(std::string text) {
-    if (closed_) return;
-    current_ = call_origin{std::chrono::steady_clock::now(), text.size(), nullptr};
+bool connection::begin_message(std::size_t bytes) {
+    if (closed_) return false;
+    current_ = call_origin{std::chrono::steady_clock::now(), bytes, nullptr};
     current_method_ = {};
+    return true;
+}
+
+void connection::handle(std::string text) {
+    if (!begin_message(text.size())) return;
     auto in = rpc::read_message(text, core_->opts.message_limits);
     if (!in) {
         send_error(in.error().id, in.error().error);

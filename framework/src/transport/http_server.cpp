@@ -557,8 +557,8 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
         auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
         session->open_request(request->id, ex);
         if (!is_initialize) {
-            // Stateless servers initialize implicitly (each POST is self-contained); the
-            // synthetic exchange's answers belong to no stream and are dropped.
+            // Stateless servers initialize implicitly (each POST is self-contained), for the
+            // version the request names.
             const auto v = req.find(version_header);
             session->connection().assume_initialized(
                 std::string(v != req.end() ? std::string_view(v->value()) : http_policy::assumed_protocol_version),

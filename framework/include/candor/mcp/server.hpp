@@ -158,6 +158,8 @@ private:
                routed_send_function send, connection_options opts);
 
     void handle(std::string text);
+    /// Start handling a message of `bytes` (the call records' origin); false once closed.
+    bool begin_message(std::size_t bytes);
     void dispatch_message(jsonrpc::inbound& in);
     template <class Work>
     void post_guarded(Work work);
