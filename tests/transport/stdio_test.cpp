@@ -49,6 +49,15 @@ bool wait_until_full(int fd) {
     return false;
 }
 
+// The client's side: every byte of `text` to `fd` (the server reads as it goes).
+void write_all(int fd, std::string_view text) {
+    while (!text.empty()) {
+        const auto n = ::write(fd, text.data(), text.size());
+        if (n <= 0) return;
+        text.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
 int temp_file() {
     char name[] = "/tmp/candor-stdio-XXXXXX";
     const int fd = ::mkstemp(name);
@@ -87,12 +96,7 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
     });
     std::thread writer([&] {
         if (ends.input_file) return;
-        std::string_view rest = input;
-        while (!rest.empty()) {
-            const auto n = ::write(in[1], rest.data(), rest.size());
-            if (n <= 0) break;
-            rest.remove_prefix(static_cast<std::size_t>(n));
-        }
+        write_all(in[1], input);
         ::close(in[1]);
     });
     std::string all;
@@ -244,14 +248,6 @@ struct line_reader {
     }
 };
 
-void write_all(int fd, std::string_view text) {
-    while (!text.empty()) {
-        const auto n = ::write(fd, text.data(), text.size());
-        if (n <= 0) return;
-        text.remove_prefix(static_cast<std::size_t>(n));
-    }
-}
-
 candor::mcp::content_result answer_text(std::string t) {
     return candor::mcp::content_result{boost::json::array{boost::json::object{{"type", "text"}, {"text", std::move(t)}}}};
 }
@@ -392,12 +388,7 @@ TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {
     });
     const std::string input = initialize + echo_calls(2, 151, std::string(2000, 'z'));
     std::thread writer([&] {
-        std::string_view rest = input;
-        while (!rest.empty()) {
-            const auto n = ::write(sv[1], rest.data(), rest.size());
-            if (n <= 0) break;
-            rest.remove_prefix(static_cast<std::size_t>(n));
-        }
+        write_all(sv[1], input);
         ::shutdown(sv[1], SHUT_WR);  // end of input; the replies still come back
     });
     EXPECT_TRUE(wait_until_full(sv[0])) << "the output never filled";

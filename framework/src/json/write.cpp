@@ -255,7 +255,8 @@ inline char* fill_block(const sse_escaper& e, const unsigned char* b, std::size_
 // time are spread into up to 16 with one shuffle (a table per pattern of bytes to escape says
 // where each byte goes and where a backslash goes), written with one store, and the output
 // grows by 8 plus the number of escapes. The worst case (every byte escaped) is asked of the
-// sink up front; anything for the general path found on the way rewinds it.
+// sink up front and committed only at the end: anything for the general path found on the way
+// leaves nothing behind.
 struct expansion_tables {
     std::array<std::array<unsigned char, 16>, 256> shuffle{};  // output byte j takes input byte shuffle[j]
     std::array<std::array<unsigned char, 16>, 256> slash{};    // 0xFF where a backslash goes
@@ -302,8 +303,7 @@ __attribute__((target("ssse3"))) inline char* spread8(const unsigned char* b, st
 __attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, sink& out) {
     const std::size_t n = s.size();
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const std::size_t restore = out.size();
-    char* q = out.room(2 * n + 2 + 16);
+    char* q = out.room(2 * n + 2 + 16);  // committed only at the end
     *q++ = '"';
     unsigned special = 0;
     std::size_t i = 0;
@@ -314,10 +314,7 @@ __attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, si
         std::memcpy(last, p + i, n - i);
         q = spread8(last, n - i, q, special);
     }
-    if (special != 0) {
-        out.rewind(restore);
-        return append_string_general(s, out);
-    }
+    if (special != 0) return append_string_general(s, out);  // nothing was committed
     *q++ = '"';
     out.commit(q);
     return true;
