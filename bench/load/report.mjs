@@ -38,6 +38,10 @@ const maxRss = (server) => Math.max(...rows.filter((r) => r.server === server).m
 const conns = [...groups.keys()].find((k) => k.startsWith('http|pinned'))?.split('|')[2] ?? '16';
 const http = (s) => summary[`http|pinned|${conns}|${s}`];
 const stdio = (s) => summary[`stdio|pinned|64|${s}`];
+const stdioNode = (s) => summary[`stdio-node|pinned|64|${s}`];
+// The peer's better stdio rate of the two load generators: the target is not met by a driver
+// that happens to suit one server.
+const peerBest = () => Math.max(stdio('peer')?.rps ?? 0, stdioNode('peer')?.rps ?? 0);
 // Throughput as measured, and as the servers' CPU per call would allow on a core of their own
 // (1 s / CPU per call): on a shared machine the measured rate is capped by the scheduler's share.
 const targets = [
@@ -45,6 +49,7 @@ const targets = [
   ['… the same from CPU per call (calls per CPU-second)', http('candor') && http('peer').cpu / http('candor').cpu, (x) => x >= 25, (x) => fmt(x, 1) + '×'],
   ['stdio throughput ≥ 10× the peer (pinned, 64 in flight)', stdio('candor') && stdio('candor').rps / stdio('peer').rps, (x) => x >= 10, (x) => fmt(x, 1) + '×'],
   ['… the same from CPU per call (calls per CPU-second)', stdio('candor') && stdio('peer').cpu / stdio('candor').cpu, (x) => x >= 10, (x) => fmt(x, 1) + '×'],
+  ['… Candor (stdio-load) against the peer\'s best rate under either load generator', stdio('candor') && stdio('candor').rps / peerBest(), (x) => x >= 10, (x) => fmt(x, 1) + '×'],
   [`p99 ≤ 2 ms at ${conns} connections (pinned)`, http('candor')?.p99, (x) => x <= 2000, (x) => ms(x) + ' ms'],
   ['peak RSS ≤ 1/5 of the peer (largest of all runs)', maxRss('candor') / maxRss('peer'), (x) => x <= 0.2, (x) => '1/' + fmt(1 / x, 1)],
 ];
