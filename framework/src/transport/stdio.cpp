@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <condition_variable>
 #include <csignal>
 #include <deque>
@@ -149,10 +150,11 @@ std::string too_large_error(std::size_t limit) {
 }
 
 // The output when it is a pipe or a socket: written from the io_context, without a thread.
-// Replies queue in `pending_`; the first of a round posts a flush behind the handlers already
-// queued, so a burst of replies leaves in one write(2). A client that does not read makes the
-// write return EAGAIN: the rest waits for the descriptor to become writable, and the server
-// keeps serving meanwhile. At the end, `finish` writes what is left, blocking.
+// Replies queue as they are (each with its newline, never copied into a common buffer); the
+// first of a round posts a flush behind the handlers already queued, so a burst of replies
+// leaves in one writev(2). A client that does not read makes the write return EAGAIN: the rest
+// waits for the descriptor to become writable, and the server keeps serving meanwhile. At the
+// end, `finish` writes what is left, blocking.
 class reactor_writer {
 public:
     reactor_writer(boost::asio::io_context& ioc, int fd) : ioc_(ioc), fd_(fd), flags_(::fcntl(fd, F_GETFL)), descriptor_(ioc) {}
@@ -174,14 +176,10 @@ public:
     }
 
     void push(std::string message) {
+        message.push_back('\n');
         std::lock_guard lock(mutex_);
         if (closing_) return;
-        if (pending_.empty()) {
-            pending_ = std::move(message);  // the common case: one reply per round, not copied
-        } else {
-            pending_ += message;
-        }
-        pending_.push_back('\n');
+        queue_.push_back(std::move(message));
         if (!flush_posted_ && !waiting_) {
             flush_posted_ = true;
             boost::asio::post(ioc_, [this] {
@@ -200,30 +198,34 @@ public:
         boost::system::error_code ignored;
         descriptor_.close(ignored);
         ::fcntl(fd_, F_SETFL, flags_);
-        if (!failed_) failed_ = !write_all(fd_, std::string_view(sending_).substr(sent_)) || !write_all(fd_, pending_);
-        sending_.clear();
-        pending_.clear();
+        for (; !failed_ && !queue_.empty(); queue_.pop_front(), sent_ = 0)
+            failed_ = !write_all(fd_, std::string_view(queue_.front()).substr(sent_));
+        queue_.clear();
         return !failed_;
     }
 
 private:
     // Called with the mutex held.
     void write_now() {
-        for (;;) {
+        // Enough messages per call that a burst leaves in one (a reply is a few kilobytes).
+        constexpr std::size_t max_parts = 64;
+        std::array<iovec, max_parts> parts;
+        while (!queue_.empty()) {
             if (failed_ || closing_) return;
-            if (sent_ == sending_.size()) {
-                sending_.clear();
-                sent_ = 0;
-                if (pending_.empty()) {
-                    // Do not keep a burst's buffers forever.
-                    if (sending_.capacity() > (4u << 20)) sending_ = std::string();
-                    return;
-                }
-                sending_.swap(pending_);
+            std::size_t count = 0;
+            for (auto it = queue_.begin(); it != queue_.end() && count < max_parts; ++it, ++count) {
+                const std::size_t skip = count == 0 ? sent_ : 0;
+                parts[count] = iovec{it->data() + skip, it->size() - skip};
             }
-            const ssize_t n = ::write(fd_, sending_.data() + sent_, sending_.size() - sent_);
+            const ssize_t n = ::writev(fd_, parts.data(), static_cast<int>(count));
             if (n >= 0) {
-                sent_ += static_cast<std::size_t>(n);
+                std::size_t left = static_cast<std::size_t>(n);
+                while (left > 0 && left >= queue_.front().size() - sent_) {
+                    left -= queue_.front().size() - sent_;
+                    queue_.pop_front();
+                    sent_ = 0;
+                }
+                sent_ += left;
                 continue;
             }
             if (errno == EINTR) continue;
@@ -245,8 +247,7 @@ private:
     int flags_;
     boost::asio::posix::stream_descriptor descriptor_;
     std::mutex mutex_;
-    std::string pending_;  // queued, not yet being written
-    std::string sending_;  // being written; sent_ bytes of it are out
+    std::deque<std::string> queue_;  // each ends in a newline; sent_ bytes of the first are out
     std::size_t sent_ = 0;
     bool flush_posted_ = false;
     bool waiting_ = false;
