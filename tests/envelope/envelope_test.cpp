@@ -231,3 +231,20 @@ TEST(Envelope, MovingSealCopiesDataOutOfAnotherArena) {
     }  // the arena is gone; the sealed result must not point into it (ASan checks this)
     EXPECT_EQ(sealed.at("data").at(0).at("id"), "a long enough string to be allocated");
 }
+
+TEST(Envelope, WrittenDataCountsAsDataForEveryRuleAndSealsAsItsValue) {
+    ce::envelope e = ce::complete(boost::json::value(nullptr));
+    e.data.reset();
+    e.data_written = candor::json::written::adopt(R"([{"id":"a"}])");
+    ASSERT_TRUE(ce::check(e));
+    EXPECT_EQ(ce::data_value(e), boost::json::parse(R"([{"id":"a"}])"));
+    auto sealed = ce::seal(e, "t").value();
+    EXPECT_EQ(sealed.at("data"), boost::json::parse(R"([{"id":"a"}])"));
+    auto moved = ce::seal(std::move(e), "t").value();
+    EXPECT_EQ(moved, sealed);
+
+    auto err = ce::failure({sample_issue()});
+    err.data_written = candor::json::written::adopt("[]");
+    EXPECT_EQ(ce::check(err).error(), ce::breach::data_on_error);
+    EXPECT_FALSE(ce::data_value(ce::failure({sample_issue()})));
+}

@@ -169,3 +169,41 @@ TEST(Write, ObjectsAndArraysWriteAsTheirValuesDo) {
     EXPECT_EQ(candor::json::write(bad, out).error(), candor::json::write_error::non_finite_number);
     EXPECT_EQ(out, "keep");
 }
+
+TEST(Write, ASinkTakesSeveralValuesAndCutsOnceAtTheEnd) {
+    std::string out = "prefix:";
+    {
+        candor::json::text_sink sink(out);
+        sink.put('[');
+        EXPECT_TRUE(candor::json::write_string("a \"b\"", sink));
+        sink.put(',');
+        EXPECT_TRUE(candor::json::write(boost::json::value{{"k", 1.5}}, sink));
+        sink.put(',');
+        // A failed value leaves nothing behind, and the sink goes on.
+        EXPECT_FALSE(candor::json::write_string("\xFF", sink));
+        EXPECT_EQ(candor::json::write(boost::json::value(std::nan("")), sink).error(), candor::json::write_error::non_finite_number);
+        EXPECT_TRUE(candor::json::write(boost::json::value(nullptr), sink));
+        sink.put(']');
+        EXPECT_EQ(sink.size(), std::string_view(R"(prefix:["a \"b\"",{"k":1.5},null])").size());
+    }
+    EXPECT_EQ(out, R"(prefix:["a \"b\"",{"k":1.5},null])");
+}
+
+TEST(Write, ASplicedMemberIsWrittenAsItsTextAtTheRootOnly) {
+    boost::json::object o{{"a", 1}, {"data", nullptr}, {"inner", {{"data", nullptr}}}, {"z", true}};
+    const auto text = candor::json::written::adopt(R"([{"id":"x"},2])");
+    std::string out;
+    ASSERT_TRUE(candor::json::write(o, out, 512, {"data", &text}));
+    EXPECT_EQ(out, R"({"a":1,"data":[{"id":"x"},2],"inner":{"data":null},"z":true})");
+    out.clear();
+    ASSERT_TRUE(candor::json::write(o, out, 512, {"data", nullptr}));  // no text: the value
+    EXPECT_EQ(out, candor::json::to_string(o).value());
+}
+
+TEST(Write, WrittenTextReadsBackExactlyAndRefusesWhatItsWritersDidNotWrite) {
+    boost::json::value v = {{"d", 0.1}, {"big", 1e300}, {"n", -7}, {"s", "é\n"}, {"deep", boost::json::array{{1, {2, {3}}}}}};
+    const auto w = candor::json::written::adopt(candor::json::to_string(v).value());
+    EXPECT_EQ(w.to_value(), v);
+    EXPECT_THROW((void)candor::json::written::adopt("{\"a\":").to_value(), std::logic_error);
+    EXPECT_THROW((void)candor::json::written::adopt(R"({"a":1,"a":2})").to_value(), std::logic_error);
+}

@@ -3,8 +3,10 @@
 #include "paging/support.hpp"
 
 #include <boost/describe/class.hpp>
+#include <boost/describe/enum.hpp>
 
 #include <candor/envelope/envelope.hpp>
+#include <candor/json/write.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -12,7 +14,11 @@
 #include <boost/json/monotonic_resource.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace typed_items {
 
@@ -44,13 +50,28 @@ struct accounts final : candor::paging::typed_source<account> {
 
 using namespace candor::test;
 
-TEST(TypedSource, TypedItemsArePagedAsJsonObjects) {
-    collection_harness h;
+namespace {
+
+// Five accounts, svc-001 … svc-005, of one team.
+std::shared_ptr<typed_items::accounts> five_accounts(const std::string& team) {
     auto src = std::make_shared<typed_items::accounts>();
-    for (int i = 1; i <= 5; ++i) src->rows.push_back({"svc-00" + std::to_string(i), "team-a", i * 10});
+    for (int i = 1; i <= 5; ++i) src->rows.push_back({"svc-00" + std::to_string(i), team, i * 10});
+    return src;
+}
+
+pg::collection_options pages_of_three(const collection_harness& h) {
     pg::collection_options o;
     o.keys = h.keys;
     o.default_page_size = 3;
+    return o;
+}
+
+}  // namespace
+
+TEST(TypedSource, TypedItemsArePagedAsJsonObjects) {
+    collection_harness h;
+    auto src = five_accounts("team-a");
+    auto o = pages_of_three(h);
     h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}},
                                                           src, o))
         .value();
@@ -101,4 +122,217 @@ TEST(TypedSource, APageLivesInOneArenaAndTheEnvelopeAdoptsIt) {
     other.push_back(1);
     auto plain = candor::envelope::seal(candor::envelope::complete(std::move(other)), "accounts").value();
     EXPECT_NE(plain.storage().get(), not_owned.get());
+}
+
+// ---- items written straight to the wire ------------------------------------------------------
+
+namespace typed_items {
+
+enum class colour { red, green };
+BOOST_DESCRIBE_ENUM(colour, red, green)
+
+struct inner {
+    std::string a;
+    int b = 0;
+};
+BOOST_DESCRIBE_STRUCT(inner, (), (a, b))
+
+// Every kind of member the direct writer handles itself or hands to value_from.
+struct wide {
+    std::string id;
+    std::string note;
+    std::string_view label;
+    bool flag = false;
+    int n = 0;
+    unsigned u = 0;
+    std::int64_t big = 0;
+    double d = 0;
+    float f = 0;
+    std::optional<std::string> maybe;
+    colour c = colour::red;
+    std::vector<int> list;
+    inner nested;
+};
+BOOST_DESCRIBE_STRUCT(wide, (), (id, note, label, flag, n, u, big, d, f, maybe, c, list, nested))
+
+// A type with a conversion of its own: written through it.
+struct custom {
+    std::string id;
+};
+void tag_invoke(boost::json::value_from_tag, boost::json::value& jv, const custom& c) {
+    jv = {{"id", c.id}, {"kind", "custom"}};
+}
+
+// A member name repeated through a base: the base's is hidden (not described), in the tree
+// and in the text alike.
+struct base_part {
+    std::string id;
+};
+BOOST_DESCRIBE_STRUCT(base_part, (), (id))
+struct shadowing : base_part {
+    std::string id;
+};
+BOOST_DESCRIBE_STRUCT(shadowing, (base_part), (id))
+
+template <class T>
+std::string written_text(const T& item) {
+    std::string out;
+    candor::json::text_sink sink(out);
+    EXPECT_TRUE(candor::paging::detail::write_item(item, sink));
+    return out;
+}
+
+template <class T>
+std::string tree_text(const T& item) {
+    return candor::json::to_string(candor::paging::detail::item_to_json(item, {})).value();
+}
+
+}  // namespace typed_items
+
+TEST(TypedSource, AnItemWrittenDirectlyIsByteForByteTheTreesText) {
+    using namespace typed_items;
+    wide w;
+    w.id = "T-000001";
+    w.note = "a \"quoted\" back\\slash, a\nnewline, a tab\t, \x01, é, 😀 and a long tail past sixteen bytes";
+    w.label = "view";
+    w.flag = true;
+    w.n = -42;
+    w.u = 4'000'000'000u;
+    w.big = -9'007'199'254'740'993;
+    w.d = 3.0;  // stays a double: "3.0"
+    w.f = 0.1f;
+    w.c = colour::green;
+    w.list = {1, 2, 3};
+    w.nested = {"x", 7};
+    EXPECT_EQ(written_text(w), tree_text(w));
+    w.maybe = "set";
+    w.d = 0.1;
+    w.list.clear();
+    EXPECT_EQ(written_text(w), tree_text(w));
+    EXPECT_TRUE(candor::paging::detail::writes_directly<wide>);
+
+    EXPECT_FALSE(candor::paging::detail::writes_directly<custom>);
+    EXPECT_EQ(written_text(custom{"c-1"}), tree_text(custom{"c-1"}));
+
+    EXPECT_TRUE(candor::paging::detail::writes_directly<shadowing>);
+    shadowing s;
+    s.base_part::id = "from-base";
+    s.id = "from-derived";
+    EXPECT_EQ(written_text(s), tree_text(s));
+    EXPECT_EQ(written_text(s), R"({"id":"from-derived"})");
+}
+
+TEST(TypedSource, AnItemThatCannotBeWrittenFailsAsTheTreeWould) {
+    typed_items::wide w;
+    w.note = "bad \xC3 UTF-8";
+    std::string out;
+    {
+        candor::json::text_sink sink(out);
+        EXPECT_EQ(candor::paging::detail::write_item(w, sink).error(), candor::json::write_error::invalid_utf8);
+    }
+    EXPECT_FALSE(candor::json::to_string(candor::paging::detail::item_to_json(w, {})));
+    w.note.clear();
+    w.d = std::numeric_limits<double>::infinity();
+    candor::json::text_sink sink(out);
+    EXPECT_EQ(candor::paging::detail::write_item(w, sink).error(), candor::json::write_error::non_finite_number);
+}
+
+namespace {
+
+// Serves one page of a typed collection directly (no MCP), asking for values or for text.
+pg::page serve_page(pg::collection_tool& tool, boost::json::object args, bool written) {
+    boost::asio::io_context io;
+    pg::page_request r;
+    r.caller = {"alice"};
+    r.written = written;
+    for (const auto& kv : args) {
+        if (kv.key() == "page_size") r.page_size = kv.value().to_number<std::size_t>();
+        else if (kv.key() == "cursor") r.cursor = std::string(kv.value().as_string());
+    }
+    return candor::test::run(io, tool.serve(std::move(r)));
+}
+
+}  // namespace
+
+TEST(TypedSource, AWrittenPageHoldsTheSameItemsAsAPageOfValuesWithoutTheLookAhead) {
+    collection_harness h;
+    auto src = five_accounts("team \"a\"");
+    pg::collection_tool tool(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}}, src, pages_of_three(h));
+
+    auto as_values = serve_page(tool, {}, false);
+    auto as_text = serve_page(tool, {}, true);
+    ASSERT_TRUE(as_values.result.data);
+    EXPECT_FALSE(as_values.result.data_written);
+    ASSERT_TRUE(as_text.result.data_written);
+    EXPECT_FALSE(as_text.result.data);
+    // Three of the four items fetched (one looked ahead), the same as values and as text.
+    EXPECT_EQ(candor::envelope::data_value(as_text.result), *as_values.result.data);
+    EXPECT_EQ(as_values.result.data->as_array().size(), 3u);
+    EXPECT_EQ(as_text.result.data_written->text(), candor::json::to_string(*as_values.result.data).value());
+    // The same walk position and verdict.
+    EXPECT_EQ(as_text.state->after, as_values.state->after);
+    EXPECT_EQ(as_text.result.complete, as_values.result.complete);
+    EXPECT_TRUE(as_text.next_cursor);
+
+    // The last page, and an empty one.
+    auto last = serve_page(tool, {{"cursor", *as_text.next_cursor}}, true);
+    EXPECT_EQ(candor::envelope::data_value(last.result)->as_array().size(), 2u);
+    EXPECT_EQ(last.result.complete, true);
+    src->rows.clear();
+    auto empty = serve_page(tool, {}, true);
+    EXPECT_EQ(empty.result.data_written->text(), "[]");
+    EXPECT_EQ(empty.result.complete, true);
+}
+
+namespace typed_items {
+
+struct unkeyed {
+    std::string name;
+};
+BOOST_DESCRIBE_STRUCT(unkeyed, (), (name))
+
+// Items without the ordering field, or out of order: bugs of the source.
+struct broken final : candor::paging::typed_source<account> {
+    bool out_of_order = false;
+    std::string_view name() const noexcept override { return "broken"; }
+    candor::paging::snapshot_mode snapshots() const noexcept override { return candor::paging::snapshot_mode::live; }
+    boost::asio::awaitable<boost::system::result<candor::paging::typed_page<account>, candor::paging::source_error>>
+    fetch_items(const candor::paging::fetch_request&) override {
+        candor::paging::typed_page<account> out;
+        out.items = {{"b", "t", 1}, {out_of_order ? "a" : "c", "t", 2}};
+        co_return out;
+    }
+};
+
+struct unkeyed_source final : candor::paging::typed_source<unkeyed> {
+    std::string_view name() const noexcept override { return "unkeyed"; }
+    candor::paging::snapshot_mode snapshots() const noexcept override { return candor::paging::snapshot_mode::live; }
+    boost::asio::awaitable<boost::system::result<candor::paging::typed_page<unkeyed>, candor::paging::source_error>>
+    fetch_items(const candor::paging::fetch_request&) override {
+        candor::paging::typed_page<unkeyed> out;
+        out.items = {{"x"}};
+        co_return out;
+    }
+};
+
+}  // namespace typed_items
+
+TEST(TypedSource, WrittenItemsWithoutTheirKeyOrOutOfOrderAreAnInternalErrorNotAPage) {
+    collection_harness h;
+    pg::collection_options o;
+    o.keys = h.keys;
+    auto broken = std::make_shared<typed_items::broken>();
+    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("broken", "Broken."), pg::ordering{{"id"}}, broken, o))
+        .value();
+    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("unkeyed", "Unkeyed."), pg::ordering{{"id"}},
+                                                          std::make_shared<typed_items::unkeyed_source>(), o))
+        .value();
+    EXPECT_EQ(at(h.call("broken", {}), "status"), "complete");  // in order: a page
+    broken->out_of_order = true;
+    auto env = h.call("broken", {});
+    EXPECT_EQ(at(env, "status"), "error");
+    EXPECT_EQ(at(at(env, "errors").as_array()[0], "code"), "INTERNAL_ERROR");
+    auto unkeyed = h.call("unkeyed", {});
+    EXPECT_EQ(at(unkeyed, "status"), "error");
+    EXPECT_EQ(at(at(unkeyed, "errors").as_array()[0], "code"), "INTERNAL_ERROR");
 }

@@ -147,6 +147,11 @@ envelope failure(issue_list errors) {
     return e;
 }
 
+std::optional<boost::json::value> data_value(const envelope& e) {
+    if (e.data_written) return e.data_written->to_value();
+    return e.data;
+}
+
 envelope& envelope::add_reason(reason r) {
     incomplete_reasons.push_back(std::move(r));
     return *this;
@@ -175,10 +180,10 @@ boost::system::result<void, breach> check(const envelope& e) {
     if (*e.status == outcome::error) {
         if (e.errors.empty()) return breach::error_without_errors;
         if (!e.incomplete_reasons.empty()) return breach::reasons_on_error;
-        if (e.data) return breach::data_on_error;
+        if (e.data || e.data_written) return breach::data_on_error;
     } else {
         if (!e.errors.empty()) return breach::errors_without_error;
-        if (!e.data) return breach::data_missing;
+        if (!e.data && !e.data_written) return breach::data_missing;
         if (is_complete && !e.incomplete_reasons.empty()) return breach::complete_with_reasons;
         if (!is_complete && e.incomplete_reasons.empty()) return breach::incomplete_without_reasons;
     }
@@ -252,7 +257,8 @@ boost::system::result<boost::json::object, breach> seal(const envelope& e,
                                                         std::string_view default_resource) {
     if (auto r = check(e); !r) return r.error();
     auto o = sealed_head(e, default_resource);
-    if (e.data) o["data"] = *e.data;
+    if (e.data_written) o["data"] = e.data_written->to_value();
+    else if (e.data) o["data"] = *e.data;
     add_errors(e, o);
     for (const auto& kv : e.extensions) o[kv.key()] = kv.value();
     return o;
@@ -263,7 +269,8 @@ boost::system::result<boost::json::object, breach> seal(envelope&& e, std::strin
     auto o = sealed_head(e, default_resource);
     // Boost.JSON moves only between equal storages and copies otherwise, so data that lives
     // in another arena (e.g. an argument's document) is still copied out of it.
-    if (e.data) o["data"] = std::move(*e.data);
+    if (e.data_written) o["data"] = e.data_written->to_value();
+    else if (e.data) o["data"] = std::move(*e.data);
     add_errors(e, o);
     for (auto& kv : e.extensions) o[kv.key()] = std::move(kv.value());
     return o;

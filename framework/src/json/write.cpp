@@ -1,5 +1,8 @@
 #include <candor/json/write.hpp>
 
+#include <candor/json/document.hpp>
+#include <candor/json/intake.hpp>
+
 #include <boost/container/small_vector.hpp>
 
 #include <algorithm>
@@ -46,42 +49,7 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
     return 0;
 }
 
-// The output: `out` grown ahead (doubling, its zero-filled slack past `len_`), written through a
-// raw pointer, cut to the written length at the end. A string's bytes are stored without a
-// capacity check each; `room(n)` makes sure n bytes fit first.
-class sink {
-public:
-    explicit sink(std::string& out) : out_(out), start_(out.size()), len_(out.size()) {}
-    sink(const sink&) = delete;
-    sink& operator=(const sink&) = delete;
-    ~sink() { out_.resize(len_); }
-
-    /// Where the next n bytes go; they fit.
-    char* room(std::size_t n) {
-        // Grow by what this sink wrote so far (at least 256 bytes): doubling, never in
-        // proportion to what `out` held before.
-        if (out_.size() - len_ < n) out_.resize(len_ + std::max(n, len_ - start_ + 256));
-        return out_.data() + len_;
-    }
-    /// The bytes up to `end` (a pointer from `room`) are written.
-    void commit(const char* end) noexcept { len_ = static_cast<std::size_t>(end - out_.data()); }
-
-    void put(char c) { *room(1) = c, ++len_; }
-    void put(std::string_view s) {
-        char* q = room(s.size());
-        std::memcpy(q, s.data(), s.size());
-        len_ += s.size();
-    }
-
-    std::size_t size() const noexcept { return len_; }
-    /// Forget what was written after `size`.
-    void rewind(std::size_t size) noexcept { len_ = size; }
-
-private:
-    std::string& out_;
-    std::size_t start_;
-    std::size_t len_;
-};
+using sink = text_sink;
 
 // How many bytes each byte becomes inside a JSON string (bytes from 0x80 are checked as UTF-8
 // sequences and copied as they are).
@@ -432,14 +400,13 @@ bool write_scalar(const boost::json::value& v, sink& out) {
 
 // Writes a container (an object or an array, the other null) with an explicit stack.
 boost::system::result<void, write_error> write_tree(const boost::json::object* root_object,
-                                                    const boost::json::array* root_array, std::string& text,
-                                                    std::size_t max_depth) {
+                                                    const boost::json::array* root_array, sink& out,
+                                                    std::size_t max_depth, const spliced_member& splice = {}) {
     struct frame {
         const boost::json::object* object;  // exactly one of the two is set
         const boost::json::array* array;
         std::size_t next;
     };
-    sink out(text);
     const std::size_t restore = out.size();
     auto fail = [&](write_error e) -> boost::system::result<void, write_error> {
         out.rewind(restore);
@@ -470,6 +437,11 @@ boost::system::result<void, write_error> write_tree(const boost::json::object* r
             if (!append_string(kv.key(), out)) return fail(write_error::invalid_utf8);
             out.put(':');
             child = &kv.value();
+            if (splice.text != nullptr && stack.size() == 1 && kv.key() == splice.key) {
+                ++f.next;
+                out.put(splice.text->text());
+                continue;
+            }
         } else {
             child = &(*f.array)[f.next];
         }
@@ -495,25 +467,50 @@ boost::system::result<std::string, write_error> into_string(const T& v, std::siz
 
 }  // namespace
 
-boost::system::result<void, write_error> write(const boost::json::value& root, std::string& text,
-                                               std::size_t max_depth) {
-    if (const auto* o = root.if_object()) return write_tree(o, nullptr, text, max_depth);
-    if (const auto* a = root.if_array()) return write_tree(nullptr, a, text, max_depth);
-    sink out(text);
+boost::system::result<void, write_error> write(const boost::json::value& root, sink& out, std::size_t max_depth) {
+    if (const auto* o = root.if_object()) return write_tree(o, nullptr, out, max_depth);
+    if (const auto* a = root.if_array()) return write_tree(nullptr, a, out, max_depth);
     const std::size_t restore = out.size();
     if (write_scalar(root, out)) return {};
     out.rewind(restore);
     return root.is_double() ? write_error::non_finite_number : write_error::invalid_utf8;
 }
 
-boost::system::result<void, write_error> write(const boost::json::object& root, std::string& out,
+boost::system::result<void, write_error> write(const boost::json::value& root, std::string& text,
                                                std::size_t max_depth) {
+    sink out(text);
+    return write(root, out, max_depth);
+}
+
+boost::system::result<void, write_error> write(const boost::json::object& root, std::string& text,
+                                               std::size_t max_depth) {
+    sink out(text);
     return write_tree(&root, nullptr, out, max_depth);
 }
 
-boost::system::result<void, write_error> write(const boost::json::array& root, std::string& out,
+boost::system::result<void, write_error> write(const boost::json::object& root, std::string& text,
+                                               std::size_t max_depth, spliced_member splice) {
+    sink out(text);
+    return write_tree(&root, nullptr, out, max_depth, splice);
+}
+
+boost::system::result<void, write_error> write(const boost::json::array& root, std::string& text,
                                                std::size_t max_depth) {
+    sink out(text);
     return write_tree(nullptr, &root, out, max_depth);
+}
+
+bool write_string(std::string_view s, sink& out) { return append_string(s, out); }
+
+boost::json::value written::to_value() const {
+    limits lim;
+    lim.max_bytes = text_.size();
+    lim.max_depth = depth_ceiling;
+    lim.max_nodes = text_.size() + 1;  // a value takes at least one byte
+    auto doc = parse(text_, lim);
+    // Text these writers produced always parses; anything else was adopted against the rule.
+    if (!doc) throw std::logic_error("json::written holds text that is not what json::write produces");
+    return detach(doc->root());
 }
 
 boost::system::result<std::string, write_error> to_string(const boost::json::value& v, std::size_t max_depth) {

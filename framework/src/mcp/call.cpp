@@ -10,6 +10,7 @@
 #include "server_core.hpp"
 
 #include <candor/envelope/envelope.hpp>
+#include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 #include <candor/jsonrpc/encode.hpp>
 
@@ -222,6 +223,11 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
     std::optional<call_record> record;
     boost::json::object result;
     if (auto* env = std::get_if<envelope::envelope>(&out)) {
+        // Data written already (a typed collection page) goes into the text as it is: the
+        // sealed object holds a placeholder in its place, and the writer splices the text in.
+        std::optional<json::written> written = std::move(env->data_written);
+        env->data_written.reset();
+        if (written) env->data = nullptr;
         auto sealed = envelope::seal(std::move(*env), tool_name);
         if (!sealed) {
             // Default-constructed outcomes (a thrown exception) land here too, already logged.
@@ -234,10 +240,12 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         // out while in use, so a nested call gets its own): no string grown from empty per call.
         std::string text = std::move(envelope_text_buffer());
         text.clear();
-        if (auto written = json::write(*sealed, text); !written) {
+        const json::spliced_member splice{"data", written && sealed->contains("data") ? &*written : nullptr};
+        if (auto done = json::write(*sealed, text, json::depth_ceiling, splice); !done) {
             log(log_level::error, "tool " + tool_name + " returned data that cannot be serialized (" +
-                                      std::string(json::to_string(written.error())) + ")");
+                                      std::string(json::to_string(done.error())) + ")");
             sealed = envelope::internal_error_envelope(tool_name);
+            written.reset();
             text.clear();
             (void)json::write(*sealed, text);
         }
@@ -276,6 +284,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
         result["content"] = boost::json::array{text_block(text)};
+        if (written && sealed->contains("data")) (*sealed)["data"] = written->to_value();
         if (rules_.structured_content) result["structuredContent"] = std::move(*sealed);
         result["isError"] = is_error;
     } else {

@@ -86,6 +86,14 @@ boost::json::array key_of(const boost::json::value& item, const ordering& order)
     return key;
 }
 
+// A written item's key (its ordering fields' values, as the source reported them) must be
+// scalars, as key_of requires of an item value.
+void check_key(std::span<const boost::json::value> key, const ordering& order) {
+    for (std::size_t k = 0; k < key.size(); ++k)
+        if (key[k].is_object() || key[k].is_array())
+            throw std::logic_error("data source returned an item without a scalar '" + order.fields[k] + "'");
+}
+
 std::string id_text(const boost::json::value& v) {
     if (const auto* s = v.if_string()) return std::string(*s);
     return json::to_string(v).value();
@@ -137,6 +145,7 @@ boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::ob
         else
             r.query.emplace(kv.key(), json::detach(kv.value()));
     }
+    r.written = true;  // the page goes to the caller as it is
     auto p = co_await serve(std::move(r));
     co_return std::move(p.result);
 }
@@ -266,6 +275,11 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
 
     std::vector<boost::json::value> items;
     boost::json::storage_ptr storage;
+    // Or the items written already (fetch_result::items_written), with their keys.
+    std::optional<json::written> written;
+    std::vector<std::size_t> written_ends;
+    std::vector<boost::json::value> written_keys;
+    std::size_t count = 0;
     bool out_of_time = false;
     bool hidden = false;
     bool more = false;
@@ -273,7 +287,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         out_of_time = true;
     } else {
         fetch_request fr{req.query, state.after.empty() ? nullptr : &state.after, effective + 1, state.snapshot,
-                         req.caller, req.deadline};
+                         req.caller, req.deadline, req.written ? &order_.fields : nullptr};
         auto fetched = co_await source_->fetch(fr);
         if (!fetched) {
             const auto& err = fetched.error();
@@ -310,33 +324,70 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         out.items_scanned = f.items_scanned;
         out_of_time = f.out_of_time;
         hidden = f.hidden_in_scope;
-        items = std::move(f.items);
-        storage = f.storage;
-        if (items.size() > effective + 1) throw std::logic_error("data source returned more items than asked for");
-        if (items.size() > effective) {
+        if (f.items_written) {
+            if (!req.written) throw std::logic_error("data source wrote items that were asked for as values");
+            written = std::move(f.items_written);
+            written_ends = std::move(f.written_ends);
+            written_keys = std::move(f.written_keys);
+            count = written_ends.size();
+            if (written_keys.size() != count * order_.fields.size())
+                throw std::logic_error("data source wrote items without their key fields");
+        } else {
+            items = std::move(f.items);
+            storage = f.storage;
+            count = items.size();
+        }
+        if (count > effective + 1) throw std::logic_error("data source returned more items than asked for");
+        if (count > effective) {
             more = true;
-            items.resize(effective);
+            count = effective;
         }
     }
 
     // Keyset invariant: strictly increasing, after the cursor's position. A source that breaks
     // it would deliver an item twice or skip one; that is a bug, never a page.
-    boost::json::array last = state.after;
+    using key_view = std::span<const boost::json::value>;
+    const std::size_t fields = order_.fields.size();
+    key_view last(state.after.data(), state.after.size());
+    boost::json::array last_built;  // the last key taken out of an item value
     std::vector<std::string> ids;
-    ids.reserve(items.size());
-    for (const auto& item : items) {
-        auto key = key_of(item, order_);
+    ids.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        key_view key;
+        boost::json::array built;
+        if (written) {
+            key = key_view(written_keys.data() + i * fields, fields);
+            check_key(key, order_);
+        } else {
+            built = key_of(items[i], order_);
+            key = key_view(built.data(), built.size());
+        }
         if (!last.empty() && compare_keys(last, key) >= 0)
             throw std::logic_error("data source returned items out of order or before the cursor");
         ids.push_back(id_text(key.back()));
-        last = std::move(key);
+        if (written) {
+            last = key;
+        } else {
+            last_built = std::move(built);
+            last = key_view(last_built.data(), last_built.size());
+        }
     }
+    boost::json::array last_key(last.begin(), last.end());
 
-    boost::json::array data(storage);
-    data.reserve(items.size());
-    for (auto& i : items) data.push_back(std::move(i));
     ce::envelope e;
-    e.data = std::move(data);
+    if (written) {
+        // Without the look-ahead item: the text up to the end of the last item delivered.
+        std::string text = std::move(*written).release();
+        text.resize(count == 0 ? 1 : written_ends[count - 1]);
+        text.push_back(']');
+        e.data_written = json::written::adopt(std::move(text));
+    } else {
+        items.resize(count);
+        boost::json::array data(storage);
+        data.reserve(items.size());
+        for (auto& i : items) data.push_back(std::move(i));
+        e.data = std::move(data);
+    }
 
     if (hidden) {
         e.add_reason({std::string(ce::reason_codes::visibility_restricted),
@@ -344,7 +395,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
                       "evidence of absence",
                       {{"visibility", sc.visibility}}});
     }
-    state.after = std::move(last);
+    state.after = std::move(last_key);
     state.delivered += ids.size();
     state.pages += 1;
     state.issued = wall_now();

@@ -1,7 +1,10 @@
 // GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor when it
-// compares executors; the warning is in library code instantiated here.
+// compares executors; the warning is in library code instantiated here. It also reports
+// -Wmismatched-new-delete on `fan_out`'s coroutine frame (Asio's frame allocator pairs its own
+// operator new and delete; see validation/validated_tool.hpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wnull-dereference"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 
 #include <candor/paging/fan_out.hpp>
@@ -77,6 +80,12 @@ asio::awaitable<void> run_one(std::shared_ptr<join_state> st, std::size_t i) {
     if (--st->pending == 0) st->done.cancel();
 }
 
+// A source's data as a value (a collection tool's call() may hold its page as written text).
+boost::json::value take_data(ce::envelope& r) {
+    if (r.data_written) return r.data_written->to_value();
+    return r.data ? std::move(*r.data) : boost::json::value(nullptr);
+}
+
 }  // namespace
 
 asio::awaitable<ce::envelope> fan_out(std::vector<fan_source> sources) {
@@ -99,7 +108,7 @@ asio::awaitable<ce::envelope> fan_out(std::vector<fan_source> sources) {
             continue;
         }
         auto& r = *o.result;
-        data[name] = r.data ? std::move(*r.data) : boost::json::value(nullptr);
+        data[name] = take_data(r);
         for (auto& reason : r.incomplete_reasons) {
             if (!reason.details.contains("source")) reason.details["source"] = name;
             e.add_reason(std::move(reason));

@@ -62,6 +62,11 @@ int compare_scalar(const boost::json::value& a, const boost::json::value& b) noe
 }  // namespace
 
 int compare_keys(const boost::json::array& a, const boost::json::array& b) noexcept {
+    return compare_keys(std::span<const boost::json::value>(a.data(), a.size()),
+                        std::span<const boost::json::value>(b.data(), b.size()));
+}
+
+int compare_keys(std::span<const boost::json::value> a, std::span<const boost::json::value> b) noexcept {
     const std::size_t n = std::min(a.size(), b.size());
     for (std::size_t i = 0; i < n; ++i)
         if (int c = compare_scalar(a[i], b[i]); c != 0) return c;

@@ -14,6 +14,7 @@
 
 #include <candor/envelope/codes.hpp>
 #include <candor/error/issue.hpp>
+#include <candor/json/write.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -96,6 +97,11 @@ struct envelope {
     std::vector<warning> warnings;
     /// The tool's result; required unless `status` is error, forbidden when it is.
     std::optional<boost::json::value> data;
+    /// The result already written as JSON text, in place of `data` (a collection over typed
+    /// items fills this when its page goes straight to the wire): counts as `data` for every
+    /// rule, is sent as it is, and is read as a tree with `data_value`. When both are set this
+    /// one is what is sent.
+    std::optional<json::written> data_written;
     /// Only when `status` is error; at least one.
     issue_list errors;
     /// Further top-level members (the completeness machinery adds `page` and
@@ -107,6 +113,10 @@ struct envelope {
     envelope& continue_with(::candor::envelope::continuation c);
     envelope& covering(::candor::envelope::scope s);
 };
+
+/// The envelope's data as a tree, whichever way it is held (`data_written` is parsed); none
+/// if it holds none.
+std::optional<boost::json::value> data_value(const envelope& e);
 
 /// A complete result: the whole requested scope was examined (empty data is fine).
 envelope complete(boost::json::value data);

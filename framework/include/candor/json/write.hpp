@@ -12,6 +12,7 @@
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -48,6 +49,87 @@ boost::system::result<std::string, write_error> to_string(const boost::json::arr
 /// Append `s` as a JSON string literal (quoted, escaped). On error (`s` is not valid UTF-8)
 /// `out` is left as it was.
 boost::system::result<void, write_error> write_string(std::string_view s, std::string& out);
+
+/// Where the piecewise writers below append: a string grown ahead (doubling, its slack past the
+/// written length), written through a raw pointer and cut to the written length when the sink
+/// goes away. Several values written in a row through one sink cost one cut, not one per value.
+class text_sink {
+public:
+    explicit text_sink(std::string& out) : out_(out), start_(out.size()), len_(out.size()) {}
+    text_sink(const text_sink&) = delete;
+    text_sink& operator=(const text_sink&) = delete;
+    ~text_sink() { out_.resize(len_); }
+
+    /// Where the next n bytes go; they fit.
+    char* room(std::size_t n) {
+        // Grow by what this sink wrote so far (at least 256 bytes): doubling, never in
+        // proportion to what `out` held before.
+        if (out_.size() - len_ < n) out_.resize(len_ + std::max(n, len_ - start_ + 256));
+        return out_.data() + len_;
+    }
+    /// The bytes up to `end` (a pointer from `room`) are written.
+    void commit(const char* end) noexcept { len_ = static_cast<std::size_t>(end - out_.data()); }
+
+    /// Raw bytes: JSON punctuation, or text these writers produced.
+    void put(char c) { *room(1) = c, ++len_; }
+    void put(std::string_view s) {
+        if (s.empty()) return;
+        char* q = room(s.size());
+        std::char_traits<char>::copy(q, s.data(), s.size());
+        len_ += s.size();
+    }
+
+    std::size_t size() const noexcept { return len_; }
+    /// Forget what was written after `size`.
+    void rewind(std::size_t size) noexcept { len_ = size; }
+
+private:
+    std::string& out_;
+    std::size_t start_;
+    std::size_t len_;
+};
+
+/// `s` as a JSON string literal. @return false (nothing written) if `s` is not valid UTF-8
+bool write_string(std::string_view s, text_sink& out);
+/// `v` (any kind, containers with an explicit stack). On error nothing is written.
+boost::system::result<void, write_error> write(const boost::json::value& v, text_sink& out,
+                                               std::size_t max_depth = 512);
+
+/// JSON text written by these writers, kept as text: sent as it is (spliced into the message
+/// around it), never parsed again on the way out. A typed collection page carries its items
+/// this way (`envelope::data_written`).
+class written {
+public:
+    written() = default;
+    /// Adopts `text`, which must be one JSON value written by `write`/`write_string` through a
+    /// `text_sink` (or `write`/`to_string`): nothing checks it again. Text from anywhere else
+    /// belongs in a `boost::json::value`.
+    static written adopt(std::string text) {
+        written w;
+        w.text_ = std::move(text);
+        return w;
+    }
+    std::string_view text() const noexcept { return text_; }
+    /// Gives the text up (to cut or extend it: what is adopted again must still be one value).
+    std::string release() && { return std::move(text_); }
+    /// The value as a tree, for readers that want one (parsed with the strict intake, so
+    /// numbers read back exactly as they were written).
+    boost::json::value to_value() const;
+
+private:
+    std::string text_;
+};
+
+/// A member of the root object written as the given text instead of its value (which is then
+/// only a placeholder): how an envelope's `data_written` reaches the wire.
+struct spliced_member {
+    std::string_view key;
+    const written* text = nullptr;
+};
+
+/// `write(root, out, max_depth)`, with `splice.key` written as `splice.text`.
+boost::system::result<void, write_error> write(const boost::json::object& root, std::string& out,
+                                               std::size_t max_depth, spliced_member splice);
 
 std::string_view to_string(write_error e) noexcept;
 

@@ -104,6 +104,9 @@ struct page_request {
     std::optional<std::size_t> page_size;
     mcp::principal caller;
     steady_time deadline = steady_time::max();
+    /// The page goes straight to the wire: a source may write its items as text, and the
+    /// envelope then carries them in `data_written` (read them with `envelope::data_value`).
+    bool written = false;
 };
 
 /// One page and what a caller walking on needs to know about it.

@@ -17,6 +17,7 @@
 /// (bytewise, SQLite's BINARY collation) — and a source must order the same way; the framework
 /// checks that every page is strictly increasing and treats a violation as a bug.
 
+#include <candor/json/write.hpp>
 #include <candor/mcp/call_context.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -28,6 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +58,8 @@ struct ordering {
 
 /// -1, 0 or 1: the order of two keys (arrays of scalars, compared field by field).
 int compare_keys(const boost::json::array& a, const boost::json::array& b) noexcept;
+/// The same for keys held as runs of values.
+int compare_keys(std::span<const boost::json::value> a, std::span<const boost::json::value> b) noexcept;
 
 /// One fetch. The references live as long as the call.
 struct fetch_request {
@@ -71,6 +75,10 @@ struct fetch_request {
     const mcp::principal& caller;
     /// Stop when past this and return what was found with `out_of_time` set.
     std::chrono::steady_clock::time_point deadline;
+    /// Set when the page goes straight to the wire (a `tools/call`): the items will only be
+    /// serialized, so a source may answer with `items_written` instead of `items` (typed
+    /// sources do). These are the ordering fields whose values it then reports per item.
+    const std::vector<std::string>* written_keys = nullptr;
 };
 
 /// What a fetch found.
@@ -78,6 +86,13 @@ struct fetch_result {
     /// Items in ascending key order, each after `request.after`, at most `limit`. Each item is
     /// an object holding every ordering field (the unique one becomes the item's evidence id).
     std::vector<boost::json::value> items;
+    /// Instead of `items`, when `request.written_keys` is set: the same items written as one
+    /// JSON array (`[` item `,` item … `]`, the way `json::write` writes it), with
+    /// `written_ends[i]` the offset just past item i and `written_keys` holding each item's
+    /// values of the requested ordering fields, item after item.
+    std::optional<json::written> items_written;
+    std::vector<std::size_t> written_ends;
+    std::vector<boost::json::value> written_keys;
     /// Where `items` live, when the source built them in an arena of their own (a shared
     /// storage, e.g. `boost::json::make_shared_resource<monotonic_resource>()`): the page and
     /// the envelope around them are then built in it too, and freed at once. Default: the heap.

@@ -22,6 +22,8 @@
 #include <boost/json/value_from.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -60,6 +62,85 @@ boost::json::value item_to_json(const Item& item, const boost::json::storage_ptr
     }
 }
 
+/// Whether a described struct is written member by member (`write_item`): not when it has a
+/// conversion of its own. (A member hidden by a derived class's member of the same name is not
+/// among the described members, so names never repeat.)
+template <class Item>
+consteval bool direct_writable() {
+    if constexpr (requires(boost::json::value& jv, const Item& t) { tag_invoke(boost::json::value_from_tag{}, jv, t); })
+        return false;  // its own conversion decides
+    else
+        return boost::describe::has_describe_members<Item>::value;
+}
+
+template <class Item>
+constexpr bool writes_directly = direct_writable<Item>();
+
+/// A member as JSON: the same value `item_to_json` stores for it, written to `out`.
+template <class Member>
+boost::system::result<void, json::write_error> write_member(const Member& m, json::text_sink& out) {
+    if constexpr (std::is_same_v<Member, std::string> || std::is_same_v<Member, std::string_view>) {
+        if (!json::write_string(m, out)) return json::write_error::invalid_utf8;
+        return {};
+    } else if constexpr (std::is_same_v<Member, bool> || std::is_arithmetic_v<Member>) {
+        return json::write(boost::json::value(m), out);  // scalars: no allocation
+    } else {
+        return json::write(boost::json::value_from(m), out);
+    }
+}
+
+/// `item` written as `json::write(item_to_json(item))` would write it, without the tree.
+template <class Item>
+boost::system::result<void, json::write_error> write_item(const Item& item, json::text_sink& out) {
+    if constexpr (writes_directly<Item>) {
+        using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+        boost::system::result<void, json::write_error> r;
+        bool first = true;
+        out.put('{');
+        boost::mp11::mp_for_each<members>([&](auto d) {
+            if (!r) return;
+            if (!first) out.put(',');
+            first = false;
+            if (!json::write_string(d.name, out)) {
+                r = json::write_error::invalid_utf8;
+                return;
+            }
+            out.put(':');
+            r = write_member(item.*d.pointer, out);
+        });
+        out.put('}');
+        return r;
+    } else {
+        return json::write(item_to_json(item, {}), out);
+    }
+}
+
+/// The value of ordering field `name` of `item`, as `item_to_json(item)` holds it; none if the
+/// item has no such member.
+template <class Item>
+std::optional<boost::json::value> key_field(const Item& item, std::string_view name) {
+    if constexpr (writes_directly<Item>) {
+        using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+        std::optional<boost::json::value> out;
+        boost::mp11::mp_for_each<members>([&](auto d) {
+            if (out || name != d.name) return;
+            using member = std::remove_cvref_t<decltype(item.*d.pointer)>;
+            if constexpr (std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
+                          std::is_same_v<member, bool> || std::is_arithmetic_v<member>)
+                out.emplace(item.*d.pointer);
+            else
+                out.emplace(boost::json::value_from(item.*d.pointer));
+        });
+        return out;
+    } else {
+        auto v = item_to_json(item, {});
+        const auto* o = v.if_object();
+        const auto* f = o ? o->if_contains(name) : nullptr;
+        if (!f) return std::nullopt;
+        return *f;
+    }
+}
+
 }  // namespace detail
 
 /// A typed fetch result: like `fetch_result`, with C++ items.
@@ -83,14 +164,41 @@ public:
         auto typed = co_await fetch_items(request);
         if (!typed) co_return typed.error();
         fetch_result out;
+        out.out_of_time = typed->out_of_time;
+        out.items_scanned = typed->items_scanned;
+        out.hidden_in_scope = typed->hidden_in_scope;
+        if (request.written_keys) {
+            // The page only goes to the wire: each item written straight into the text, and
+            // its ordering fields taken from the C++ value, with no tree in between.
+            const auto& keys = *request.written_keys;
+            std::string text;
+            {
+                json::text_sink sink(text);
+                sink.put('[');
+                out.written_ends.reserve(typed->items.size());
+                out.written_keys.reserve(typed->items.size() * keys.size());
+                for (const auto& item : typed->items) {
+                    if (!out.written_ends.empty()) sink.put(',');
+                    if (auto w = detail::write_item(item, sink); !w)
+                        throw std::runtime_error("typed_source: an item cannot be serialized (" +
+                                                 std::string(json::to_string(w.error())) + ")");
+                    out.written_ends.push_back(sink.size());
+                    for (const auto& k : keys) {
+                        auto v = detail::key_field(item, k);
+                        // The collection reports an item without a key field (a bug) itself.
+                        out.written_keys.push_back(v ? std::move(*v) : boost::json::value(boost::json::object_kind));
+                    }
+                }
+                sink.put(']');
+            }
+            out.items_written = json::written::adopt(std::move(text));
+            co_return out;
+        }
         // The page's items, and the envelope the collection builds around them, live in one
         // arena: a few allocations per page instead of several per item, and no walk to free.
         out.storage = boost::json::make_shared_resource<boost::json::monotonic_resource>();
         out.items.reserve(typed->items.size());
         for (const auto& item : typed->items) out.items.push_back(detail::item_to_json(item, out.storage));
-        out.out_of_time = typed->out_of_time;
-        out.items_scanned = typed->items_scanned;
-        out.hidden_in_scope = typed->hidden_in_scope;
         co_return out;
     }
 };
