@@ -126,6 +126,7 @@ public:
                                   [](std::string_view key, const ticket& t) { return key < t.id; });
         }
         pg::typed_page<ticket> out;
+        out.items.reserve(r.limit);
         for (; it != tickets_.end() && out.items.size() < r.limit; ++it) {
             // Look at the clock now and then, not per row.
             if ((++out.items_scanned & 4095u) == 0 && std::chrono::steady_clock::now() > r.deadline) {

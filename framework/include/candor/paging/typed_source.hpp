@@ -99,13 +99,19 @@ boost::system::result<void, json::write_error> write_item(const Item& item, json
         out.put('{');
         boost::mp11::mp_for_each<members>([&](auto d) {
             if (!r) return;
+            // `"name":` written once per member of the type, then copied per item.
+            static const std::string key = [] {
+                std::string k;
+                {
+                    json::text_sink sink(k);
+                    if (!json::write_string(decltype(d)::name, sink)) throw std::logic_error("member name is not UTF-8");
+                    sink.put(':');
+                }
+                return k;
+            }();
             if (!first) out.put(',');
             first = false;
-            if (!json::write_string(d.name, out)) {
-                r = json::write_error::invalid_utf8;
-                return;
-            }
-            out.put(':');
+            out.put(key);
             r = write_member(item.*d.pointer, out);
         });
         out.put('}');
