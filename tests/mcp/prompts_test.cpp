@@ -6,6 +6,8 @@
 
 #include "fixture.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+
 using namespace candor::test;
 
 namespace {
@@ -161,4 +163,72 @@ TEST_F(Prompts, DeclaredArgumentWithoutACompleterCompletesToNothing) {
     srv.add_prompt({"plain", "", "", {{"x", "", "", false}}}, fn).value();
     auto r = complete(object{{"type", "ref/prompt"}, {"name", "plain"}}, "x", "a");
     EXPECT_EQ(at(r, "result", "completion"), boost::json::parse(R"({"values":[],"hasMore":false})"));
+}
+
+namespace {
+
+// Waits an hour unless cancelled; says whether it saw the cancellation.
+awaitable<void> wait_an_hour(std::shared_ptr<bool> cancelled) {
+    boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
+    t.expires_after(std::chrono::hours(1));
+    auto [ec] = co_await t.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    *cancelled = ec == boost::asio::error::operation_aborted;
+}
+
+void expect_deadline_error(const boost::json::value& r, std::int64_t limit_ms) {
+    EXPECT_EQ(at(r, "error", "code"), -32001) << boost::json::serialize(r);
+    EXPECT_EQ(at(r, "error", "data", "code"), "DEADLINE_EXCEEDED");
+    EXPECT_EQ(at(r, "error", "data", "limit_ms"), limit_ms);
+}
+
+}  // namespace
+
+TEST(RequestDeadlines, ReadersPromptsAndCompletersPastTheDeadlineAreStoppedAndAnsweredOnce) {
+    auto log = std::make_shared<server_log>();
+    auto opts = test_options(log);
+    opts.default_deadline = std::chrono::milliseconds(20);
+    mcp::server s(opts);
+    auto reader_cancelled = std::make_shared<bool>(false);
+    auto prompt_cancelled = std::make_shared<bool>(false);
+    auto completer_cancelled = std::make_shared<bool>(false);
+    s.add_resource({"mem://slow", "slow", "", "", "", std::nullopt},
+                   [reader_cancelled](const mcp::resource_request&) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
+                       co_await wait_an_hour(reader_cancelled);
+                       co_return std::nullopt;
+                   })
+        .value();
+    s.add_prompt({"slow", "", "", {{"x", "", "", false}}}, [prompt_cancelled](const mcp::prompt_request&) -> awaitable<mcp::prompt_result> {
+         co_await wait_an_hour(prompt_cancelled);
+         co_return mcp::prompt_result{};
+     }).value();
+    s.add_completion({mcp::completion_ref::kind::prompt, "slow"},
+                     [completer_cancelled](const mcp::completion_request&) -> awaitable<mcp::completion_result> {
+                         co_await wait_an_hour(completer_cancelled);
+                         co_return mcp::completion_result{};
+                     })
+        .value();
+    boost::asio::io_context io;
+    mcp::memory_client c(s, io);
+    c.initialize();
+
+    auto read = c.request("resources/read", {{"uri", "mem://slow"}});
+    expect_deadline_error(read, 20);
+    auto get = c.request("prompts/get", {{"name", "slow"}});
+    expect_deadline_error(get, 20);
+    auto done = c.request("completion/complete", {{"ref", {{"type", "ref/prompt"}, {"name", "slow"}}},
+                                                  {"argument", {{"name", "x"}, {"value", ""}}}});
+    expect_deadline_error(done, 20);
+    c.run_ready();
+    EXPECT_TRUE(*reader_cancelled);
+    EXPECT_TRUE(*prompt_cancelled);
+    EXPECT_TRUE(*completer_cancelled);
+    // One answer per request: nothing more arrived when the handlers ended.
+    for (const auto* r : {&read, &get, &done}) {
+        std::size_t answers = 0;
+        for (const auto& m : c.received())
+            if (m.as_object().contains("id") && at(m, "id") == at(*r, "id")) ++answers;
+        EXPECT_EQ(answers, 1u);
+    }
+    // The server can still answer.
+    EXPECT_EQ(at(c.request("ping"), "result"), boost::json::object{});
 }

@@ -98,6 +98,14 @@ std::optional<std::string> open_list_cursor(std::string_view cursor) {
     return name;
 }
 
+jsonrpc::error_object deadline_error(std::string_view what, std::chrono::milliseconds limit) {
+    return jsonrpc::error_object::make(
+        jsonrpc::error_code::request_timeout,
+        std::string(what) + " did not finish within its deadline of " + std::to_string(limit.count()) +
+            " ms and was stopped; try again later",
+        boost::json::object{{"code", envelope::error_codes::deadline_exceeded}, {"limit_ms", limit.count()}});
+}
+
 std::string what_of(std::exception_ptr ep) {
     try {
         std::rethrow_exception(ep);

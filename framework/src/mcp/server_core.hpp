@@ -6,6 +6,7 @@
 
 #include <candor/jsonrpc/encode.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -13,6 +14,7 @@
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -212,23 +214,58 @@ inline jsonrpc::error_object invalid_params(std::string text) {
 
 namespace candor::mcp {
 
+namespace detail {
+
+/// One reader, prompt or completer running: answered once, by its result or by its deadline.
+struct async_answer {
+    explicit async_answer(const boost::asio::any_io_executor& ex) : timer(ex) {}
+    boost::asio::steady_timer timer;
+    boost::asio::cancellation_signal stop;
+    bool answered = false;
+};
+
+/// The error a request past its deadline gets (`-32001`, `data.code` `DEADLINE_EXCEEDED`).
+jsonrpc::error_object deadline_error(std::string_view what, std::chrono::milliseconds limit);
+
+}  // namespace detail
+
 template <class T, class F>
 void connection::answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op,
                               F result_of) {
     std::weak_ptr<connection> weak = weak_from_this();
+    // The server's default deadline bounds these as it bounds tool calls: at the deadline the
+    // request is answered with an error and the handler is cancelled; what it returns later is
+    // dropped.
+    auto state = std::make_shared<detail::async_answer>(strand_);
+    const auto limit = core_->opts.default_deadline;
+    state->timer.expires_after(limit);
+    state->timer.async_wait(boost::asio::bind_executor(strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
+        if (ec || state->answered) return;
+        state->answered = true;
+        state->stop.emit(boost::asio::cancellation_type::terminal);
+        auto self = weak.lock();
+        if (!self) return;
+        self->log(log_level::warning, what + " ran past its deadline; stopped");
+        self->send_error(id, detail::deadline_error(what, limit));
+    }));
     boost::asio::co_spawn(
         strand_, std::move(op),
-        boost::asio::bind_executor(strand_, [weak, id, what = std::move(what), result_of = std::move(result_of)](
-                                                std::exception_ptr ep, T value) mutable {
-            auto self = weak.lock();
-            if (!self) return;
-            if (ep) {
-                self->log(log_level::error, what + " threw: " + detail::what_of(ep));
-                self->send_error(id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
-                return;
-            }
-            self->answer(id, result_of(std::move(value)));
-        }));
+        boost::asio::bind_cancellation_slot(
+            state->stop.slot(),
+            boost::asio::bind_executor(strand_, [weak, id, state, what = std::move(what), result_of = std::move(result_of)](
+                                                    std::exception_ptr ep, T value) mutable {
+                state->timer.cancel();
+                if (state->answered) return;
+                state->answered = true;
+                auto self = weak.lock();
+                if (!self) return;
+                if (ep) {
+                    self->log(log_level::error, what + " threw: " + detail::what_of(ep));
+                    self->send_error(id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
+                    return;
+                }
+                self->answer(id, result_of(std::move(value)));
+            })));
 }
 
 namespace detail {

@@ -28,6 +28,9 @@ enum class error_code : int {
     invalid_params = -32602,    ///< the method's parameters are wrong (unknown tool, bad cursor…)
     internal_error = -32603,    ///< a bug on the server side
     resource_not_found = -32002,  ///< MCP: `resources/read` (or subscribe) of an unknown URI
+    /// A resource reader, prompt or completer ran past its deadline and was stopped (the
+    /// TypeScript SDK's `RequestTimeout`); `data.code` is `DEADLINE_EXCEEDED`.
+    request_timeout = -32001,
 };
 
 /// A request id: a string or an integer that fits in 64 bits signed.

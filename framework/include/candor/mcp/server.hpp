@@ -50,7 +50,8 @@ struct server_options {
     std::string instructions;
     /// Limits on every inbound message (bytes, depth, nodes).
     json::limits message_limits{};
-    /// Deadline of a tool call unless the tool sets its own.
+    /// Deadline of a tool call unless the tool sets its own (`DEADLINE_EXCEEDED` envelope), and
+    /// of every resource read, prompt and completion (`-32001`, `data.code` `DEADLINE_EXCEEDED`).
     std::chrono::milliseconds default_deadline{30'000};
     /// Tool calls one connection may have running at once; more get `TOO_MANY_CALLS_IN_FLIGHT`.
     std::size_t max_calls_in_flight = 16;
