@@ -336,3 +336,48 @@ TEST(TypedSource, WrittenItemsWithoutTheirKeyOrOutOfOrderAreAnInternalErrorNotAP
     EXPECT_EQ(at(unkeyed, "status"), "error");
     EXPECT_EQ(at(at(unkeyed, "errors").as_array()[0], "code"), "INTERNAL_ERROR");
 }
+
+namespace typed_items {
+
+// A source that writes its page by hand (not a typed_source): what it reports is checked.
+struct hand_written final : candor::paging::data_source {
+    std::string text = R"([{"id":"a"}])";
+    std::vector<std::size_t> ends{11};
+    std::string_view name() const noexcept override { return "hand"; }
+    candor::paging::snapshot_mode snapshots() const noexcept override { return candor::paging::snapshot_mode::live; }
+    boost::asio::awaitable<boost::system::result<candor::paging::fetch_result, candor::paging::source_error>> fetch(
+        const candor::paging::fetch_request& r) override {
+        candor::paging::fetch_result out;
+        if (!r.written_keys) {
+            out.items.push_back(boost::json::object{{"id", "a"}});
+            co_return out;
+        }
+        out.items_written = candor::json::written::adopt(text);
+        out.written_ends = ends;
+        for (std::size_t i = 0; i < ends.size(); ++i) out.written_keys.emplace_back("k" + std::to_string(i));
+        co_return out;
+    }
+};
+
+}  // namespace typed_items
+
+TEST(TypedSource, HandWrittenItemEndsAreCheckedBeforeTheTextIsCut) {
+    collection_harness h;
+    pg::collection_options o;
+    o.keys = h.keys;
+    auto src = std::make_shared<typed_items::hand_written>();
+    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("hand", "Hand."), pg::ordering{{"id"}}, src, o))
+        .value();
+    EXPECT_EQ(at(h.call("hand", {}), "data"), boost::json::parse(R"([{"id":"a"}])"));
+    auto internal_error = [&] {
+        auto env = h.call("hand", {});
+        return at(env, "status") == "error" && at(at(env, "errors").as_array()[0], "code") == "INTERNAL_ERROR";
+    };
+    src->ends = {50};  // past the text
+    EXPECT_TRUE(internal_error());
+    src->ends = {5, 3};  // not increasing
+    EXPECT_TRUE(internal_error());
+    src->text = "{}";  // not an array
+    src->ends = {};
+    EXPECT_TRUE(internal_error());
+}

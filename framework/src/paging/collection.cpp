@@ -332,6 +332,15 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
             count = written_ends.size();
             if (written_keys.size() != count * order_.fields.size())
                 throw std::logic_error("data source wrote items without their key fields");
+            // The item ends must cut the array where items end: increasing, inside "[…]".
+            const auto text = written->text();
+            std::size_t from = 1;
+            for (const auto end : written_ends) {
+                if (end <= from || end >= text.size()) throw std::logic_error("data source wrote item ends outside its text");
+                from = end + 1;  // past the comma
+            }
+            if (text.size() < 2 || text.front() != '[' || text.back() != ']')
+                throw std::logic_error("data source wrote items that are not one JSON array");
         } else {
             items = std::move(f.items);
             storage = f.storage;
