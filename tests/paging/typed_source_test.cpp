@@ -317,24 +317,32 @@ struct unkeyed_source final : candor::paging::typed_source<unkeyed> {
 
 }  // namespace typed_items
 
-TEST(TypedSource, WrittenItemsWithoutTheirKeyOrOutOfOrderAreAnInternalErrorNotAPage) {
-    collection_harness h;
+namespace {
+
+// Serves `source` as the collection tool `name` (ordered by id) on the harness's server.
+void add_collection(collection_harness& h, const std::string& name, std::shared_ptr<pg::data_source> source) {
     pg::collection_options o;
     o.keys = h.keys;
+    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info(name, "A collection."), pg::ordering{{"id"}},
+                                                          std::move(source), o))
+        .value();
+}
+
+bool is_internal_error(const boost::json::value& env) {
+    return at(env, "status") == "error" && at(at(env, "errors").as_array()[0], "code") == "INTERNAL_ERROR";
+}
+
+}  // namespace
+
+TEST(TypedSource, WrittenItemsWithoutTheirKeyOrOutOfOrderAreAnInternalErrorNotAPage) {
+    collection_harness h;
     auto broken = std::make_shared<typed_items::broken>();
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("broken", "Broken."), pg::ordering{{"id"}}, broken, o))
-        .value();
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("unkeyed", "Unkeyed."), pg::ordering{{"id"}},
-                                                          std::make_shared<typed_items::unkeyed_source>(), o))
-        .value();
+    add_collection(h, "broken", broken);
+    add_collection(h, "unkeyed", std::make_shared<typed_items::unkeyed_source>());
     EXPECT_EQ(at(h.call("broken", {}), "status"), "complete");  // in order: a page
     broken->out_of_order = true;
-    auto env = h.call("broken", {});
-    EXPECT_EQ(at(env, "status"), "error");
-    EXPECT_EQ(at(at(env, "errors").as_array()[0], "code"), "INTERNAL_ERROR");
-    auto unkeyed = h.call("unkeyed", {});
-    EXPECT_EQ(at(unkeyed, "status"), "error");
-    EXPECT_EQ(at(at(unkeyed, "errors").as_array()[0], "code"), "INTERNAL_ERROR");
+    EXPECT_TRUE(is_internal_error(h.call("broken", {})));
+    EXPECT_TRUE(is_internal_error(h.call("unkeyed", {})));
 }
 
 namespace typed_items {
@@ -363,21 +371,14 @@ struct hand_written final : candor::paging::data_source {
 
 TEST(TypedSource, HandWrittenItemEndsAreCheckedBeforeTheTextIsCut) {
     collection_harness h;
-    pg::collection_options o;
-    o.keys = h.keys;
     auto src = std::make_shared<typed_items::hand_written>();
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("hand", "Hand."), pg::ordering{{"id"}}, src, o))
-        .value();
+    add_collection(h, "hand", src);
     EXPECT_EQ(at(h.call("hand", {}), "data"), boost::json::parse(R"([{"id":"a"}])"));
-    auto internal_error = [&] {
-        auto env = h.call("hand", {});
-        return at(env, "status") == "error" && at(at(env, "errors").as_array()[0], "code") == "INTERNAL_ERROR";
-    };
     src->ends = {50};  // past the text
-    EXPECT_TRUE(internal_error());
+    EXPECT_TRUE(is_internal_error(h.call("hand", {})));
     src->ends = {5, 3};  // not increasing
-    EXPECT_TRUE(internal_error());
+    EXPECT_TRUE(is_internal_error(h.call("hand", {})));
     src->text = "{}";  // not an array
     src->ends = {};
-    EXPECT_TRUE(internal_error());
+    EXPECT_TRUE(is_internal_error(h.call("hand", {})));
 }
