@@ -1,9 +1,8 @@
 #include <candor/mcp/server.hpp>
 
 #include "fixture.hpp"
+#include "golden.hpp"
 
-#include <fstream>
-#include <sstream>
 
 using namespace candor::test;
 
@@ -17,15 +16,7 @@ protected:
     }
 };
 
-boost::json::value read_golden(const std::string& name) {
-    std::ifstream in(std::string(CANDOR_TEST_DATA_DIR) + "/mcp/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    boost::system::error_code ec;
-    auto v = boost::json::parse(ss.str(), ec);
-    if (ec) return boost::json::string("<golden file " + name + " missing or invalid>");
-    return v;
-}
+boost::json::value read_golden(const std::string& name) { return candor::test::read_golden("mcp", name); }
 
 }  // namespace
 

@@ -3,23 +3,14 @@
 #include <candor/paging/collection.hpp>
 
 #include "paging/support.hpp"
+#include "golden.hpp"
 
-#include <fstream>
-#include <sstream>
 
 using namespace candor::test;
 
 namespace {
 
-boost::json::value read_golden(const std::string& name) {
-    std::ifstream in(std::string(CANDOR_TEST_DATA_DIR) + "/paging/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    boost::system::error_code ec;
-    auto v = boost::json::parse(ss.str(), ec);
-    if (ec) return boost::json::string("<golden file " + name + " missing or invalid>");
-    return v;
-}
+boost::json::value read_golden(const std::string& name) { return candor::test::read_golden("paging", name); }
 
 boost::json::value call_result(collection_harness& h, boost::json::object args, const std::string& who = "alice") {
     auto r = h.client(who).request("tools/call", {{"name", "items"}, {"arguments", std::move(args)}});
