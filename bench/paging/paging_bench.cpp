@@ -147,8 +147,10 @@ struct evidence_fixture {
 
     std::string fill(ev::evidence_store& store) const {
         const std::string walk = "bench-walk";
+        const auto open_until = std::chrono::system_clock::now() + std::chrono::hours(24);
         for (std::size_t i = 0; i < all.size(); i += 10'000)
-            store.record(walk, std::span<const std::string>(all.data() + i, std::min<std::size_t>(10'000, all.size() - i)));
+            store.record(walk, std::span<const std::string>(all.data() + i, std::min<std::size_t>(10'000, all.size() - i)),
+                         open_until);
         store.close(walk, std::chrono::system_clock::now() + std::chrono::hours(24));
         ev::snapshot_claims c;
         c.resource = "bench_items";
