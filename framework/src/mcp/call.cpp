@@ -272,12 +272,12 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                     *message += text;
                 }
                 *message += is_error ? R"(,"isError":true}})" : R"(,"isError":false}})";
-                const std::size_t bytes_out = message->size();
-                send_text(std::move(*message), message_route{id, true});
+                // Recorded before it leaves: whoever sees the answer sees it counted.
                 if (record) {
-                    record->bytes_out = bytes_out;
+                    record->bytes_out = message->size();
                     publish(*record, origin);
                 }
+                send_text(std::move(*message), message_route{id, true});
                 return;
             }
         }
@@ -300,11 +300,11 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                 {"content", boost::json::array{text_block("internal error in the tool")}}, {"isError", true}};
         }
     }
-    const std::size_t bytes_out = send_result(id, boost::json::value(std::move(result)));
-    if (record) {
+    send_result(id, boost::json::value(std::move(result)), [&](std::size_t bytes_out) {
+        if (!record) return;
         record->bytes_out = bytes_out;
         publish(*record, origin);
-    }
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

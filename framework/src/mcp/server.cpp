@@ -222,7 +222,8 @@ void connection::send_text(std::string text, const message_route& route) {
     send_(std::move(text), route);
 }
 
-std::size_t connection::send_result(const rpc::request_id& id, const boost::json::value& result) {
+std::size_t connection::send_result(const rpc::request_id& id, const boost::json::value& result,
+                                    const std::function<void(std::size_t)>& before_send) {
     auto text = rpc::encode_result(id, result);
     if (!text) {
         log(log_level::error, "response could not be serialized: " + std::string(json::to_string(text.error())));
@@ -230,22 +231,23 @@ std::size_t connection::send_result(const rpc::request_id& id, const boost::json
         return 0;
     }
     const std::size_t bytes = text->size();
+    if (before_send) before_send(bytes);
     send_text(std::move(*text), message_route{id, true});
     return bytes;
 }
 
 void connection::send_error(const std::optional<rpc::request_id>& id, const rpc::error_object& e) {
     auto text = rpc::encode_error(id, e);
-    const std::size_t bytes = text.size();
-    send_text(std::move(text), message_route{id, id.has_value()});
+    // Recorded before it leaves: whoever sees the answer sees it counted.
     if (!observers_.empty()) {
         call_record r = record_call(id.value_or(rpc::request_id(std::string())), current_, nullptr, "refused");
         r.what = call_record::kind::protocol_refusal;
         if (!id) r.request_id.clear();
         r.rpc_error = e.code;
-        r.bytes_out = bytes;
+        r.bytes_out = text.size();
         publish(r, current_);
     }
+    send_text(std::move(text), message_route{id, id.has_value()});
 }
 
 void connection::answer(const rpc::request_id& id, const std::variant<boost::json::object, rpc::error_object>& a) {

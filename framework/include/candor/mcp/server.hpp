@@ -178,7 +178,10 @@ private:
     void answer_error_envelope(const jsonrpc::request_id& id, const call_origin& origin, issue i);
     void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out);
     /// @return the bytes handed to the transport
-    std::size_t send_result(const jsonrpc::request_id& id, const boost::json::value& result);
+    /// `before_send(bytes)` runs once the message is written and before it leaves (observers
+    /// record a call before its client can see the answer).
+    std::size_t send_result(const jsonrpc::request_id& id, const boost::json::value& result,
+                            const std::function<void(std::size_t)>& before_send = {});
     /// The observers' record of a call answered with `sealed` (an envelope; null for content).
     call_record record_call(const jsonrpc::request_id& id, const call_origin& origin,
                             const boost::json::object* sealed, std::string status);
