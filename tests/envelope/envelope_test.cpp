@@ -7,6 +7,9 @@
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 
+#include <cmath>
+#include <vector>
+
 namespace ce = candor::envelope;
 
 namespace {
@@ -247,4 +250,103 @@ TEST(Envelope, WrittenDataCountsAsDataForEveryRuleAndSealsAsItsValue) {
     err.data_written = candor::json::written::adopt("[]");
     EXPECT_EQ(ce::check(err).error(), ce::breach::data_on_error);
     EXPECT_FALSE(ce::data_value(ce::failure({sample_issue()})));
+}
+
+// ---------------------------------------------------------------------------------------------
+// write_sealed: the response path writes the envelope without sealing it into an object first;
+// it must produce exactly the bytes of the sealed object, and fail exactly where it would.
+
+namespace {
+
+std::vector<ce::envelope> wire_samples() {
+    std::vector<ce::envelope> out;
+    out.push_back(ce::complete(boost::json::array{1, "two", nullptr, 3.5, boost::json::object{{"k", true}}}));
+    out.push_back(ce::complete(boost::json::object{}));
+    out.push_back(ce::complete("scalar \"data\"\n\u00e9"));
+
+    auto p = ce::partial(boost::json::array{}, limit_reason());
+    p.add_reason({"SOURCE_UNAVAILABLE", "shard 2 timed out", {{"source", "shard-2"}, {"nested", boost::json::array{1, {2, 3}}}}});
+    p.add_warning({"LIVE_VIEW", "live \"view\"", {}});
+    p.add_warning({"STALE_INDEX", "index lags", {{"lag_ms", 1500}, {"exact", false}}});
+    p.covering({"tickets", "principal:alice", "v42"});
+    p.extensions["page"] = boost::json::object{{"returned", 0}, {"snapshot", nullptr}};
+    p.extensions["é-key \"quoted\""] = -7;
+    out.push_back(p);
+
+    for (auto c : {ce::continuation::next_cursor("c.ur\"sor"), ce::continuation::retry_after(30),
+                   ce::continuation::retry_with_deadline(2500), ce::continuation::narrow_query("ask for one department"),
+                   ce::continuation::restart("snapshot gone")}) {
+        auto e = ce::partial(boost::json::array{1}, limit_reason());
+        e.continue_with(c);
+        out.push_back(e);
+    }
+
+    auto w = ce::complete(nullptr);
+    w.data.reset();
+    w.data_written = candor::json::written::adopt(R"([{"id":"T-000003"},{"id":"T-000027"}])");
+    out.push_back(w);
+
+    auto both = ce::complete(boost::json::array{"tree"});
+    both.data_written = candor::json::written::adopt(R"(["text"])");  // the text wins, as in seal()
+    out.push_back(both);
+
+    auto i = sample_issue();
+    i.keyword = "type";
+    i.details = {{"code", "X"}, {"repairable", 1}, {"layer", "no"}, {"keyword", "k"}, {"limit", 10}, {"hint", "h"}};
+    auto j = sample_issue();
+    j.details = {{"keyword", 3}, {"path", "/x"}};  // no keyword of its own: a detail "keyword" stays
+    j.repairable = false;
+    j.where = candor::layer::external;
+    auto f = ce::failure({i, j});
+    f.extensions["attempt"] = 2;
+    out.push_back(f);
+    return out;
+}
+
+std::string sealed_text(const ce::envelope& e, std::size_t max_depth = 512) {
+    std::string text = "prefix:";
+    auto done = candor::json::write(ce::seal(e, "tool_x").value(), text, max_depth);
+    return done ? text : "error:" + std::string(candor::json::to_string(done.error()));
+}
+
+std::string direct_text(const ce::envelope& e, std::size_t max_depth = 512) {
+    std::string text = "prefix:";
+    auto done = ce::write_sealed(e, "tool_x", text, max_depth);
+    if (done) return text;
+    // A failed write leaves the output as it was.
+    return text == "prefix:" ? "error:" + std::string(candor::json::to_string(done.error())) : "error: output changed";
+}
+
+}  // namespace
+
+TEST(EnvelopeWire, WritesTheBytesOfTheSealedObject) {
+    for (const auto& e : wire_samples()) {
+        ASSERT_TRUE(ce::check(e));
+        EXPECT_EQ(direct_text(e), sealed_text(e));
+    }
+}
+
+TEST(EnvelopeWire, FailsWhereTheSealedObjectFailsAndLeavesTheOutput) {
+    auto bad_utf8 = ce::complete(boost::json::array{"ok", std::string_view("\xff\xfe", 2)});
+    auto bad_key = ce::complete(boost::json::array{});
+    bad_key.extensions[std::string_view("\xc3", 1)] = 1;
+    auto non_finite = ce::partial(boost::json::array{}, {"RESULT_LIMIT_REACHED", "m", {{"ratio", std::nan("")}}});
+    auto bad_message = ce::failure({sample_issue()});
+    bad_message.errors[0].message = std::string("\xe2\x82", 2);
+    auto bad_scope = ce::complete(1);
+    bad_scope.scope.snapshot = std::string("\x80", 1);
+    for (const auto& e : {bad_utf8, bad_key, non_finite, bad_message, bad_scope}) {
+        ASSERT_TRUE(ce::check(e));
+        EXPECT_EQ(direct_text(e), sealed_text(e));
+        EXPECT_EQ(direct_text(e).rfind("error:", 0), 0u) << direct_text(e);
+    }
+}
+
+TEST(EnvelopeWire, DepthCeilingBitesAtTheSameLevel) {
+    // Data nested four deep, a reason's details two deep inside the head: every ceiling from 0
+    // up gives the same answer as the tree writer.
+    auto e = ce::partial(boost::json::array{boost::json::array{boost::json::array{1}}},
+                         {"RESULT_LIMIT_REACHED", "m", {{"shape", boost::json::object{{"a", boost::json::array{}}}}}});
+    e.extensions["ext"] = boost::json::object{{"deep", boost::json::object{{"er", boost::json::array{}}}}};
+    for (std::size_t depth = 0; depth <= 8; ++depth) EXPECT_EQ(direct_text(e, depth), sealed_text(e, depth)) << depth;
 }

@@ -189,17 +189,6 @@ TEST(Write, ASinkTakesSeveralValuesAndCutsOnceAtTheEnd) {
     EXPECT_EQ(out, R"(prefix:["a \"b\"",{"k":1.5},null])");
 }
 
-TEST(Write, ASplicedMemberIsWrittenAsItsTextAtTheRootOnly) {
-    boost::json::object o{{"a", 1}, {"data", nullptr}, {"inner", {{"data", nullptr}}}, {"z", true}};
-    const auto text = candor::json::written::adopt(R"([{"id":"x"},2])");
-    std::string out;
-    ASSERT_TRUE(candor::json::write(o, out, 512, {"data", &text}));
-    EXPECT_EQ(out, R"({"a":1,"data":[{"id":"x"},2],"inner":{"data":null},"z":true})");
-    out.clear();
-    ASSERT_TRUE(candor::json::write(o, out, 512, {"data", nullptr}));  // no text: the value
-    EXPECT_EQ(out, candor::json::to_string(o).value());
-}
-
 TEST(Write, WrittenTextReadsBackExactlyAndRefusesWhatItsWritersDidNotWrite) {
     boost::json::value v = {{"d", 0.1}, {"big", 1e300}, {"n", -7}, {"s", "é\n"}, {"deep", boost::json::array{{1, {2, {3}}}}}};
     const auto w = candor::json::written::adopt(candor::json::to_string(v).value());

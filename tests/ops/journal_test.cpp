@@ -204,3 +204,101 @@ TEST(Journal, RefusesAPathItCannotOpen) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The call record's envelope metadata: the facts of the envelope as sealed (numbers, booleans,
+// codes, layers, scope defaults), never a message, a text detail, a cursor or the data.
+
+namespace {
+
+struct recorder final : mcp::call_observer {
+    std::vector<mcp::call_record> records;
+    void on_record(const mcp::call_record& r) override { records.push_back(r); }
+};
+
+std::vector<mcp::call_record> records_of_rich_envelopes() {
+    auto rec = std::make_shared<recorder>();
+    auto opts = test::quiet_options();
+    opts.observers = {rec};
+    mcp::server srv(opts);
+    using envelope_task = boost::asio::awaitable<envelope::envelope>;
+    srv.add_tool(mcp::make_tool(mcp::tool_info("rich", "partial with everything"),
+                                [](const boost::json::object&, mcp::call_context&) -> envelope_task {
+                                    auto e = envelope::partial(
+                                        boost::json::array{1},
+                                        {"RESULT_LIMIT_REACHED", "m", {{"limit", 5}, {"query", "secret"}, {"exact", true}}});
+                                    e.add_reason({"SOURCE_UNAVAILABLE", "m2", {{"source", "s"}}});
+                                    e.add_warning({"LIVE_VIEW", "w", {{"lag_ms", 15}}});
+                                    e.continue_with(envelope::continuation::retry_after(30));
+                                    e.covering({"custom-resource", "principal:x", ""});
+                                    co_return e;
+                                }))
+        .value();
+    srv.add_tool(mcp::make_tool(mcp::tool_info("refuse", "an error with details"),
+                                [](const boost::json::object&, mcp::call_context&) -> envelope_task {
+                                    issue a;
+                                    a.code = "UNKNOWN_FIELD";
+                                    a.path = "/filters/secret_key";
+                                    a.message = "m";
+                                    a.details = {{"repairable", 7}, {"layer", 3}, {"keyword", 9},
+                                                 {"limit", 4}, {"repairs_remaining", 2}, {"note", "text"}};
+                                    issue b;
+                                    b.code = "EVIDENCE_STALE";
+                                    b.path = "/ids/0";
+                                    b.message = "m";
+                                    b.keyword = "x";
+                                    b.repairable = false;
+                                    b.where = layer::external;
+                                    co_return envelope::failure({a, b});
+                                }))
+        .value();
+    boost::asio::io_context io;
+    mcp::memory_client c(srv, io);
+    c.initialize();
+    c.request("tools/call", {{"name", "rich"}});
+    c.request("tools/call", {{"name", "refuse"}});
+    return rec->records;
+}
+
+}  // namespace
+
+TEST(CallRecord, EnvelopeMetadataKeepsTheFactsOfThePartialResult) {
+    const auto records = records_of_rich_envelopes();
+    ASSERT_EQ(records.size(), 2u);
+    const auto& r = records[0];
+    EXPECT_EQ(r.status, "partial");
+    EXPECT_EQ(r.complete, false);
+    EXPECT_EQ(r.reason_codes, (std::vector<std::string>{"RESULT_LIMIT_REACHED", "SOURCE_UNAVAILABLE"}));
+    EXPECT_EQ(r.warning_codes, std::vector<std::string>{"LIVE_VIEW"});
+    ASSERT_EQ(r.limits.size(), 1u);
+    EXPECT_EQ(r.limits[0].code, "RESULT_LIMIT_REACHED");
+    EXPECT_EQ(r.limits[0].limit, 5u);
+    const auto expected = boost::json::parse(R"json({
+        "status":"partial","complete":false,
+        "incomplete_reasons":[{"limit":5,"exact":true,"code":"RESULT_LIMIT_REACHED"},{"code":"SOURCE_UNAVAILABLE"}],
+        "warnings":[{"lag_ms":15,"code":"LIVE_VIEW"}],
+        "continuation":{"seconds":30,"kind":"retry_after"},
+        "scope":{"resource":"(tool-defined)","visibility":"principal:x","snapshot":"none"},
+        "errors":[]})json");
+    EXPECT_EQ(boost::json::value(r.envelope_metadata), expected) << boost::json::serialize(r.envelope_metadata);
+}
+
+TEST(CallRecord, EnvelopeMetadataKeepsIssueFactsButNotFieldsTheyWouldOverwrite) {
+    const auto records = records_of_rich_envelopes();
+    ASSERT_EQ(records.size(), 2u);
+    const auto& r = records[1];
+    EXPECT_EQ(r.status, "error");
+    EXPECT_EQ(r.evidence_verdict, "EVIDENCE_STALE");
+    EXPECT_EQ(r.repairs_remaining, 2);
+    ASSERT_EQ(r.issues.size(), 2u);
+    EXPECT_EQ(r.issues[0].path, "/filters/*");  // the caller chose that key
+    EXPECT_TRUE(r.issues[0].repairable);
+    EXPECT_EQ(r.issues[1].where, layer::external);
+    EXPECT_FALSE(r.issues[1].repairable);
+    const auto expected = boost::json::parse(R"({
+        "status":"error","complete":false,"incomplete_reasons":[],"warnings":[],"continuation":null,
+        "scope":{"resource":"refuse","visibility":"caller","snapshot":"none"},
+        "errors":[{"repairable":true,"limit":4,"repairs_remaining":2,"code":"UNKNOWN_FIELD","path":"/filters/*","layer":"contract"},
+                  {"repairable":false,"code":"EVIDENCE_STALE","path":"/ids/0","layer":"external"}]})");
+    EXPECT_EQ(boost::json::value(r.envelope_metadata), expected) << boost::json::serialize(r.envelope_metadata);
+}

@@ -1,6 +1,7 @@
 #include <candor/envelope/envelope.hpp>
 
 #include <array>
+#include <charconv>
 #include <stdexcept>
 #include <utility>
 
@@ -17,6 +18,11 @@ bool is_envelope_field(std::string_view key) noexcept {
     for (auto f : envelope_fields)
         if (f == key) return true;
     return false;
+}
+
+// Whether a continuation carries a number (`amount`) rather than a text.
+bool has_amount(continuation::kind k) noexcept {
+    return k == continuation::kind::retry_after || k == continuation::kind::retry_with_deadline;
 }
 
 template <class Note>
@@ -46,13 +52,8 @@ boost::json::value continuation_to_json(const std::optional<continuation>& c) {
     if (!c) return nullptr;
     boost::json::object o;
     o["kind"] = to_string(c->what);
-    switch (c->what) {
-        case continuation::kind::next_cursor: o["cursor"] = c->text; break;
-        case continuation::kind::retry_after: o["seconds"] = c->amount; break;
-        case continuation::kind::retry_with_deadline: o["minimum_ms"] = c->amount; break;
-        case continuation::kind::narrow_query: o["hint"] = c->text; break;
-        case continuation::kind::restart: o["reason"] = c->text; break;
-    }
+    if (has_amount(c->what)) o[value_field(c->what)] = c->amount;
+    else o[value_field(c->what)] = c->text;
     return o;
 }
 
@@ -106,6 +107,23 @@ std::string_view to_string(breach b) noexcept {
         case breach::reserved_key: return "RESERVED_KEY";
     }
     return "VERDICT_MISSING";
+}
+
+std::string_view value_field(continuation::kind k) noexcept {
+    switch (k) {
+        case continuation::kind::next_cursor: return "cursor";
+        case continuation::kind::retry_after: return "seconds";
+        case continuation::kind::retry_with_deadline: return "minimum_ms";
+        case continuation::kind::narrow_query: return "hint";
+        case continuation::kind::restart: return "reason";
+    }
+    return "reason";
+}
+
+sealed_scope_view sealed_scope(const scope& s, std::string_view default_resource) noexcept {
+    return {s.resource.empty() ? default_resource : std::string_view(s.resource),
+            s.visibility.empty() ? std::string_view("caller") : std::string_view(s.visibility),
+            s.snapshot.empty() ? std::string_view("none") : std::string_view(s.snapshot)};
 }
 
 continuation continuation::next_cursor(std::string cursor) {
@@ -232,13 +250,8 @@ boost::json::object sealed_head(const envelope& e, std::string_view default_reso
     o["complete"] = *e.complete;
     o["incomplete_reasons"] = notes_to_json(e.incomplete_reasons);
     o["continuation"] = continuation_to_json(e.continuation);
-    boost::json::object sc;
-    sc["resource"] = e.scope.resource.empty() ? default_resource : std::string_view(e.scope.resource);
-    sc["visibility"] = e.scope.visibility.empty() ? std::string_view("caller")
-                                                  : std::string_view(e.scope.visibility);
-    sc["snapshot"] = e.scope.snapshot.empty() ? std::string_view("none")
-                                              : std::string_view(e.scope.snapshot);
-    o["scope"] = std::move(sc);
+    const auto sc = sealed_scope(e.scope, default_resource);
+    o["scope"] = boost::json::object{{"resource", sc.resource}, {"visibility", sc.visibility}, {"snapshot", sc.snapshot}};
     o["warnings"] = notes_to_json(e.warnings);
     return o;
 }
@@ -276,16 +289,183 @@ boost::system::result<boost::json::object, breach> seal(envelope&& e, std::strin
     return o;
 }
 
-boost::json::object internal_error_envelope(std::string_view resource) {
+envelope internal_error() {
     issue i;
     i.code = std::string(error_codes::internal_error);
     i.message = "the tool failed because of an error on the server side; the call may be retried "
                 "later, and repeating it unchanged now is unlikely to help";
     i.repairable = false;
     i.where = layer::business;
-    auto sealed = seal(failure({std::move(i)}), resource);
-    // The envelope above is valid by construction; a breach here is a bug in this file.
-    return std::move(sealed).value();
+    return failure({std::move(i)});
+}
+
+boost::json::object internal_error_envelope(std::string_view resource) {
+    // The envelope is valid by construction; a breach here is a bug in this file.
+    return seal(internal_error(), resource).value();
+}
+
+// ---------------------------------------------------------------------------------------------
+// write_sealed: the order and the members of seal(), written as they are produced
+
+namespace {
+
+class sealed_writer {
+public:
+    sealed_writer(std::string& out, std::size_t max_depth) : out_(out), max_depth_(max_depth) {}
+
+    // `"key":` for the envelope's own (ASCII) member names, with the comma before all but the first.
+    void member(std::string_view key) {
+        out_.put(first_ ? '{' : ',');
+        first_ = false;
+        out_.put('"');
+        out_.put(key);
+        out_.put("\":");
+    }
+    bool string(std::string_view s) { return json::write_string(s, out_); }
+    // `literal` as it is, then `s` as a JSON string.
+    bool string(std::string_view literal, std::string_view s) {
+        out_.put(literal);
+        return string(s);
+    }
+    // A value nested `level` deep (the root object is level 1, its members' values level 2).
+    bool value(const boost::json::value& v, std::size_t level) {
+        error_ = json::write(v, out_, max_depth_ >= level - 1 ? max_depth_ - (level - 1) : 0);
+        return !error_.has_error();
+    }
+    void put(std::string_view s) { out_.put(s); }
+    void put(char c) { out_.put(c); }
+    void put_bool(bool b) { out_.put(b ? std::string_view("true") : std::string_view("false")); }
+    void put_number(std::uint64_t n) {
+        char buf[24];
+        const auto r = std::to_chars(buf, buf + sizeof buf, n);
+        out_.put(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+    }
+    // Members of a details object (or of the extensions) not in `skip`, each value at `level`.
+    template <class Skip>
+    bool merged(const boost::json::object& details, std::size_t level, Skip skip) {
+        for (const auto& kv : details) {
+            if (skip(kv.key())) continue;
+            out_.put(',');
+            if (!string(kv.key())) return false;
+            out_.put(':');
+            if (!value(kv.value(), level)) return false;
+        }
+        return true;
+    }
+    json::write_error error() const noexcept {
+        return error_.has_error() ? error_.error() : json::write_error::invalid_utf8;
+    }
+
+private:
+    json::text_sink out_;
+    std::size_t max_depth_;
+    bool first_ = true;
+    boost::system::result<void, json::write_error> error_;
+};
+
+template <class Note>
+bool write_notes(sealed_writer& w, const std::vector<Note>& notes) {
+    // [{"code":…,"message":…,details…}]: check() kept `code` and `message` out of the details.
+    w.put('[');
+    for (std::size_t i = 0; i < notes.size(); ++i) {
+        const auto& n = notes[i];
+        if (!w.string(i == 0 ? "{\"code\":" : ",{\"code\":", n.code) || !w.string(",\"message\":", n.message))
+            return false;
+        if (!w.merged(n.details, 4, [](std::string_view) { return false; })) return false;
+        w.put('}');
+    }
+    w.put(']');
+    return true;
+}
+
+bool write_issue(sealed_writer& w, const issue& i) {
+    // As to_json(issue): the fields, then the details that do not overwrite one of them.
+    if (!w.string("{\"code\":", i.code) || !w.string(",\"path\":", i.path) || !w.string(",\"message\":", i.message))
+        return false;
+    w.put(",\"repairable\":");
+    w.put_bool(i.repairable);
+    if (!w.string(",\"layer\":", to_string(i.where))) return false;
+    const bool keyword = !i.keyword.empty();
+    if (keyword && !w.string(",\"keyword\":", i.keyword)) return false;
+    if (!w.merged(i.details, 4, [keyword](std::string_view k) {
+            return k == "code" || k == "path" || k == "message" || k == "repairable" || k == "layer" ||
+                   (keyword && k == "keyword");
+        }))
+        return false;
+    w.put('}');
+    return true;
+}
+
+bool write_all(sealed_writer& w, const envelope& e, std::string_view default_resource) {
+    w.member("status");
+    w.put('"');
+    w.put(to_string(*e.status));
+    w.put('"');
+    w.member("complete");
+    w.put_bool(*e.complete);
+    w.member("incomplete_reasons");
+    if (!write_notes(w, e.incomplete_reasons)) return false;
+    w.member("continuation");
+    if (!e.continuation) {
+        w.put("null");
+    } else {
+        const auto& c = *e.continuation;
+        w.put("{\"kind\":\"");
+        w.put(to_string(c.what));
+        w.put("\",\"");
+        w.put(value_field(c.what));
+        w.put("\":");
+        if (has_amount(c.what)) w.put_number(c.amount);
+        else if (!w.string(c.text)) return false;
+        w.put('}');
+    }
+    const auto sc = sealed_scope(e.scope, default_resource);
+    w.member("scope");
+    if (!w.string("{\"resource\":", sc.resource) || !w.string(",\"visibility\":", sc.visibility) ||
+        !w.string(",\"snapshot\":", sc.snapshot))
+        return false;
+    w.put('}');
+    w.member("warnings");
+    if (!write_notes(w, e.warnings)) return false;
+    if (e.data_written) {
+        w.member("data");
+        w.put(e.data_written->text());
+    } else if (e.data) {
+        w.member("data");
+        if (!w.value(*e.data, 2)) return false;
+    }
+    if (*e.status == outcome::error) {
+        w.member("errors");
+        w.put('[');
+        for (std::size_t i = 0; i < e.errors.size(); ++i) {
+            if (i > 0) w.put(',');
+            if (!write_issue(w, e.errors[i])) return false;
+        }
+        w.put(']');
+    }
+    if (!w.merged(e.extensions, 2, [](std::string_view) { return false; })) return false;
+    w.put('}');
+    return true;
+}
+
+}  // namespace
+
+boost::system::result<void, json::write_error> write_sealed(const envelope& e, std::string_view default_resource,
+                                                            std::string& out, std::size_t max_depth) {
+    // The head nests three levels (a reason inside its list); below that the tree writer
+    // decides exactly where the ceiling bites.
+    if (max_depth < 3) return json::write(seal(e, default_resource).value(), out, max_depth);
+    const std::size_t restore = out.size();
+    bool ok;
+    json::write_error why{};
+    {
+        sealed_writer w(out, max_depth);
+        ok = write_all(w, e, default_resource);
+        if (!ok) why = w.error();
+    }  // the sink trims `out` to what was written
+    if (ok) return {};
+    out.resize(restore);
+    return why;
 }
 
 }  // namespace candor::envelope

@@ -401,7 +401,7 @@ bool write_scalar(const boost::json::value& v, sink& out) {
 // Writes a container (an object or an array, the other null) with an explicit stack.
 boost::system::result<void, write_error> write_tree(const boost::json::object* root_object,
                                                     const boost::json::array* root_array, sink& out,
-                                                    std::size_t max_depth, const spliced_member& splice = {}) {
+                                                    std::size_t max_depth) {
     struct frame {
         const boost::json::object* object;  // exactly one of the two is set
         const boost::json::array* array;
@@ -437,11 +437,6 @@ boost::system::result<void, write_error> write_tree(const boost::json::object* r
             if (!append_string(kv.key(), out)) return fail(write_error::invalid_utf8);
             out.put(':');
             child = &kv.value();
-            if (splice.text != nullptr && stack.size() == 1 && kv.key() == splice.key) {
-                ++f.next;
-                out.put(splice.text->text());
-                continue;
-            }
         } else {
             child = &(*f.array)[f.next];
         }
@@ -486,12 +481,6 @@ boost::system::result<void, write_error> write(const boost::json::object& root, 
                                                std::size_t max_depth) {
     sink out(text);
     return write_tree(&root, nullptr, out, max_depth);
-}
-
-boost::system::result<void, write_error> write(const boost::json::object& root, std::string& text,
-                                               std::size_t max_depth, spliced_member splice) {
-    sink out(text);
-    return write_tree(&root, nullptr, out, max_depth, splice);
 }
 
 boost::system::result<void, write_error> write(const boost::json::array& root, std::string& text,

@@ -223,32 +223,26 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
     std::optional<call_record> record;
     boost::json::object result;
     if (auto* env = std::get_if<envelope::envelope>(&out)) {
-        // Data written already (a typed collection page) goes into the text as it is: the
-        // sealed object holds a placeholder in its place, and the writer splices the text in.
-        std::optional<json::written> written = std::move(env->data_written);
-        env->data_written.reset();
-        if (written) env->data = nullptr;
-        auto sealed = envelope::seal(std::move(*env), tool_name);
-        if (!sealed) {
+        // The envelope's text is written into a buffer this thread keeps from call to call (taken
+        // out while in use, so a nested call gets its own): no string grown from empty per call.
+        // It is written straight from the envelope (typed pages spliced in as they are): no
+        // sealed object is built only to be serialized.
+        std::string text = std::move(envelope_text_buffer());
+        text.clear();
+        envelope::envelope fallback;
+        const envelope::envelope* answer = env;
+        if (auto valid = envelope::check(*env); !valid) {
             // Default-constructed outcomes (a thrown exception) land here too, already logged.
             if (env->status)
                 log(log_level::error, "tool " + tool_name + " returned an envelope that breaks " +
-                                          std::string(envelope::to_string(sealed.error())));
-            sealed = envelope::internal_error_envelope(tool_name);
-        }
-        // The envelope's text is written into a buffer this thread keeps from call to call (taken
-        // out while in use, so a nested call gets its own): no string grown from empty per call.
-        std::string text = std::move(envelope_text_buffer());
-        text.clear();
-        const json::spliced_member splice{"data", written && sealed->contains("data") ? &*written : nullptr};
-        if (auto done = json::write(*sealed, text, json::depth_ceiling, splice); !done) {
+                                          std::string(envelope::to_string(valid.error())));
+            answer = &(fallback = envelope::internal_error());
+        } else if (auto done = envelope::write_sealed(*env, tool_name, text, json::depth_ceiling); !done) {
             log(log_level::error, "tool " + tool_name + " returned data that cannot be serialized (" +
                                       std::string(json::to_string(done.error())) + ")");
-            sealed = envelope::internal_error_envelope(tool_name);
-            written.reset();
-            text.clear();
-            (void)json::write(*sealed, text);
+            answer = &(fallback = envelope::internal_error());
         }
+        if (answer == &fallback) (void)envelope::write_sealed(fallback, tool_name, text);
         // A large reply does not keep its buffer pinned to the thread.
         struct give_back {
             std::string& text;
@@ -256,10 +250,9 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                 if (text.capacity() <= (256u << 10)) envelope_text_buffer() = std::move(text);
             }
         } keep{text};
-        const auto* status = sealed->if_contains("status");
-        const bool is_error = status && *status == "error";
+        const bool is_error = *answer->status == envelope::outcome::error;
         if (!observers_.empty())
-            record = record_call(id, origin, &*sealed, status && status->is_string() ? std::string(status->get_string()) : "");
+            record = record_call(id, origin, answer, std::string(envelope::to_string(*answer->status)));
         // The envelope is serialized once: its text is both content[0].text (escaped) and
         // structuredContent (as it is).
         const std::size_t twice = 2 * text.size() + text.size() / 4 + 96;
@@ -284,8 +277,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
         result["content"] = boost::json::array{text_block(text)};
-        if (written && sealed->contains("data")) (*sealed)["data"] = written->to_value();
-        if (rules_.structured_content) result["structuredContent"] = std::move(*sealed);
+        if (rules_.structured_content) result["structuredContent"] = json::written::adopt(text).to_value();
         result["isError"] = is_error;
     } else {
         auto& content = std::get<content_result>(out);

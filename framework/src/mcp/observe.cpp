@@ -1,5 +1,6 @@
-// Call records for observers (journal, metrics, console): metadata taken from the sealed
-// envelope — codes, paths, layers, numbers — and never a value, a message or the data.
+// Call records for observers (journal, metrics, console): metadata taken from the answered
+// envelope as it was sealed — codes, paths, layers, numbers — and never a value, a message or
+// the data.
 #include "server_core.hpp"
 
 #include <algorithm>
@@ -39,11 +40,6 @@ std::string id_text(const rpc::request_id& id) {
     return {};
 }
 
-std::string_view string_member(const boost::json::object& o, std::string_view key) {
-    const auto* v = o.if_contains(key);
-    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
-}
-
 // The last segment of a path whose last key was chosen by the caller becomes "*".
 std::string sanitized_path(std::string_view code, std::string_view path) {
     if (code != "UNKNOWN_FIELD" && code != "DUPLICATE_KEY") return std::string(path);
@@ -52,37 +48,36 @@ std::string sanitized_path(std::string_view code, std::string_view path) {
     return std::string(path.substr(0, slash + 1)) + "*";
 }
 
-// Numbers and booleans of an entry, except the reserved keys: the facts an operator can chart.
-boost::json::object numeric_facts(const boost::json::object& entry) {
-    boost::json::object out;
-    for (const auto& kv : entry) {
-        if (kv.key() == "code" || kv.key() == "message" || kv.key() == "path" || kv.key() == "keyword") continue;
-        if (kv.value().is_number() || kv.value().is_bool()) out[kv.key()] = kv.value();
+// Numbers and booleans of an entry's details, except the keys in `skip` and the reserved ones:
+// the facts an operator can chart.
+template <class Skip>
+void add_numeric_facts(const boost::json::object& details, boost::json::object& out, Skip skip) {
+    for (const auto& kv : details) {
+        const auto k = kv.key();
+        if (k == "code" || k == "message" || k == "path" || k == "keyword" || skip(k)) continue;
+        if (kv.value().is_number() || kv.value().is_bool()) out[k] = kv.value();
     }
-    return out;
 }
 
-void collect_limit(const boost::json::object& entry, std::string_view code, std::vector<limit_record>& out) {
-    const auto* l = entry.if_contains("limit");
+void collect_limit(const boost::json::object& details, std::string_view code, std::vector<limit_record>& out) {
+    const auto* l = details.if_contains("limit");
     if (!l) return;
     if (const auto* u = l->if_uint64()) out.push_back({std::string(code), *u});
     else if (const auto* i = l->if_int64(); i && *i >= 0) out.push_back({std::string(code), static_cast<std::uint64_t>(*i)});
 }
 
 // `incomplete_reasons` or `warnings`: their codes, and their metadata entries.
-boost::json::array notes(const boost::json::object& sealed, std::string_view key, std::vector<std::string>& codes,
+template <class Note>
+boost::json::array notes(const std::vector<Note>& list, std::vector<std::string>& codes,
                          std::vector<limit_record>* limits) {
     boost::json::array meta;
-    const auto* list = sealed.if_contains(key);
-    if (!list || !list->is_array()) return meta;
-    for (const auto& e : list->get_array()) {
-        if (!e.is_object()) continue;
-        const auto& o = e.get_object();
-        const auto code = string_member(o, "code");
-        codes.emplace_back(code);
-        if (limits) collect_limit(o, code, *limits);
-        auto m = numeric_facts(o);
-        m["code"] = code;
+    meta.reserve(list.size());
+    for (const auto& n : list) {
+        codes.push_back(n.code);
+        if (limits) collect_limit(n.details, n.code, *limits);
+        boost::json::object m;
+        add_numeric_facts(n.details, m, [](std::string_view) { return false; });
+        m["code"] = n.code;
         meta.push_back(std::move(m));
     }
     return meta;
@@ -91,7 +86,7 @@ boost::json::array notes(const boost::json::object& sealed, std::string_view key
 }  // namespace
 
 call_record connection::record_call(const rpc::request_id& id, const call_origin& origin,
-                                    const boost::json::object* sealed, std::string status) {
+                                    const envelope::envelope* answer, std::string status) {
     call_record r;
     r.request_id = id_text(id);
     r.session = session_.id;
@@ -107,55 +102,55 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
         r.contract_version = info.contract_version;
         r.action_class = std::string(to_string(info.action));
     }
-    if (!sealed) return r;
+    if (!answer) return r;
 
+    // The facts of the envelope as sealed (scope defaults, issue fields before details), never
+    // a message, a cursor or the data.
+    const auto& e = *answer;
     auto& meta = r.envelope_metadata;
     meta["status"] = r.status;
-    if (const auto* c = sealed->if_contains("complete"); c && c->is_bool()) {
-        r.complete = c->get_bool();
-        meta["complete"] = *r.complete;
-    }
-    meta["incomplete_reasons"] = notes(*sealed, "incomplete_reasons", r.reason_codes, &r.limits);
-    meta["warnings"] = notes(*sealed, "warnings", r.warning_codes, nullptr);
-    if (const auto* c = sealed->if_contains("continuation"); c && c->is_object()) {
+    r.complete = e.complete.value_or(false);
+    meta["complete"] = *r.complete;
+    meta["incomplete_reasons"] = notes(e.incomplete_reasons, r.reason_codes, &r.limits);
+    meta["warnings"] = notes(e.warnings, r.warning_codes, nullptr);
+    if (e.continuation) {
         // The kind and its number; cursors, hints and reasons are texts and stay out.
-        auto m = numeric_facts(c->get_object());
-        m["kind"] = string_member(c->get_object(), "kind");
+        boost::json::object m;
+        const auto what = e.continuation->what;
+        if (what == envelope::continuation::kind::retry_after || what == envelope::continuation::kind::retry_with_deadline)
+            m[envelope::value_field(what)] = e.continuation->amount;
+        m["kind"] = envelope::to_string(what);
         meta["continuation"] = std::move(m);
     } else {
         meta["continuation"] = nullptr;
     }
-    if (const auto* s = sealed->if_contains("scope"); s && s->is_object()) {
-        const auto& so = s->get_object();
-        boost::json::object m;
+    {
+        const auto sc = envelope::sealed_scope(e.scope, r.tool);
         // A resource the tool named itself may describe the request; only the default is shown.
-        const auto resource = string_member(so, "resource");
-        m["resource"] = resource == r.tool ? resource : std::string_view("(tool-defined)");
-        m["visibility"] = string_member(so, "visibility");
-        m["snapshot"] = string_member(so, "snapshot");
-        meta["scope"] = std::move(m);
+        meta["scope"] = boost::json::object{{"resource", sc.resource == r.tool ? sc.resource : std::string_view("(tool-defined)")},
+                                            {"visibility", sc.visibility},
+                                            {"snapshot", sc.snapshot}};
     }
     boost::json::array errors;
-    if (const auto* list = sealed->if_contains("errors"); list && list->is_array()) {
-        for (const auto& e : list->get_array()) {
-            if (!e.is_object()) continue;
-            const auto& o = e.get_object();
+    if (*e.status == envelope::outcome::error) {
+        errors.reserve(e.errors.size());
+        for (const auto& err : e.errors) {
             issue_record i;
-            i.code = string_member(o, "code");
-            i.path = sanitized_path(i.code, string_member(o, "path"));
-            const auto where = string_member(o, "layer");
-            i.where = where == "intake" ? layer::intake
-                    : where == "business" ? layer::business
-                    : where == "external" ? layer::external
-                                          : layer::contract;
-            if (const auto* rep = o.if_contains("repairable"); rep && rep->is_bool()) i.repairable = rep->get_bool();
-            collect_limit(o, i.code, r.limits);
+            i.code = err.code;
+            i.path = sanitized_path(i.code, err.path);
+            i.where = err.where;
+            i.repairable = err.repairable;
+            // Details that would overwrite an issue's own fields are not part of its sealed form.
+            auto own = [](std::string_view k) { return k == "repairable" || k == "layer"; };
+            collect_limit(err.details, i.code, r.limits);
             if (r.evidence_verdict.empty() && i.code.rfind("EVIDENCE_", 0) == 0) r.evidence_verdict = i.code;
-            if (const auto* left = o.if_contains("repairs_remaining"); left && left->is_int64())
+            if (const auto* left = err.details.if_contains("repairs_remaining"); left && left->is_int64())
                 r.repairs_remaining = left->get_int64();
             else if (left && left->is_uint64())
                 r.repairs_remaining = static_cast<std::int64_t>(std::min<std::uint64_t>(left->get_uint64(), INT64_MAX));
-            auto m = numeric_facts(o);
+            boost::json::object m;
+            m["repairable"] = err.repairable;
+            add_numeric_facts(err.details, m, own);
             m["code"] = i.code;
             m["path"] = i.path;
             m["layer"] = to_string(i.where);

@@ -165,8 +165,34 @@ boost::system::result<boost::json::object, breach> seal(const envelope& e,
 /// dropped). On a breach `e` is left untouched.
 boost::system::result<boost::json::object, breach> seal(envelope&& e, std::string_view default_resource = {});
 
+/// Write the wire form of a checked envelope straight into `out`: the same bytes as
+/// `json::write(*seal(e, default_resource))`, without building the sealed object (the response
+/// path, where the object would only be serialized and dropped). Data written already
+/// (`data_written`) goes in as it is.
+/// @pre `check(e)` succeeded
+/// @param max_depth the nesting ceiling of the whole envelope, its root object being level 1
+/// @return nothing, or why a value cannot be written; then `out` is as it was
+/// @complexity linear in the size of the output
+boost::system::result<void, json::write_error> write_sealed(const envelope& e, std::string_view default_resource,
+                                                            std::string& out, std::size_t max_depth = 512);
+
+/// The member of a continuation that carries its value: `cursor`, `seconds`, `minimum_ms`,
+/// `hint` or `reason`.
+std::string_view value_field(continuation::kind k) noexcept;
+
+/// A scope as sealed: an empty field takes its default (`default_resource`, "caller", "none").
+struct sealed_scope_view {
+    std::string_view resource;
+    std::string_view visibility;
+    std::string_view snapshot;
+};
+sealed_scope_view sealed_scope(const scope& s, std::string_view default_resource) noexcept;
+
 /// The error envelope the framework answers with when a tool has a bug: `INTERNAL_ERROR`, no
-/// internals, not repairable. Serialized, always valid.
+/// internals, not repairable. Always valid.
+envelope internal_error();
+
+/// `internal_error()` sealed.
 boost::json::object internal_error_envelope(std::string_view resource);
 
 /// Serialize one issue as an `errors[]` entry: `{code, path, message, repairable, layer}`, plus

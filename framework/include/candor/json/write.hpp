@@ -120,17 +120,6 @@ private:
     std::string text_;
 };
 
-/// A member of the root object written as the given text instead of its value (which is then
-/// only a placeholder): how an envelope's `data_written` reaches the wire.
-struct spliced_member {
-    std::string_view key;
-    const written* text = nullptr;
-};
-
-/// `write(root, out, max_depth)`, with `splice.key` written as `splice.text`.
-boost::system::result<void, write_error> write(const boost::json::object& root, std::string& out,
-                                               std::size_t max_depth, spliced_member splice);
-
 std::string_view to_string(write_error e) noexcept;
 
 namespace detail {

@@ -182,9 +182,10 @@ private:
     /// record a call before its client can see the answer).
     std::size_t send_result(const jsonrpc::request_id& id, const boost::json::value& result,
                             const std::function<void(std::size_t)>& before_send = {});
-    /// The observers' record of a call answered with `sealed` (an envelope; null for content).
+    /// The observers' record of a call answered with `answer` (a checked envelope; null for
+    /// content and refusals), sealed with its tool's name as the default resource.
     call_record record_call(const jsonrpc::request_id& id, const call_origin& origin,
-                            const boost::json::object* sealed, std::string status);
+                            const envelope::envelope* answer, std::string status);
     /// Stamp the time and duration, count repair attempts, and tell every observer.
     void publish(call_record& r, const call_origin& origin);
     void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
