@@ -3,6 +3,8 @@
 #include "fixture.hpp"
 #include "golden.hpp"
 
+#include <thread>
+
 
 using namespace candor::test;
 
@@ -172,6 +174,48 @@ TEST_F(ToolsCall, ServerDefaultDeadlineAppliesWhenTheToolSetsNone) {
     c.initialize();
     auto r = c.request("tools/call", {{"name", "wait"}});
     EXPECT_EQ(at(first_error(r), "code"), "DEADLINE_EXCEEDED");
+}
+
+// The connection keeps one queue of deadlines and one timer armed for the earliest: a call
+// whose deadline is earlier than the armed one must move the timer forward…
+TEST_F(ToolsCall, AnEarlierDeadlineArrivingLaterStillStopsItsCallInTime) {
+    client->send(R"({"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"slow"}})");  // 1 h
+    client->run_ready();
+    ASSERT_TRUE(flags->slow_started);
+    auto r = call("quick_deadline");  // 20 ms
+    EXPECT_EQ(at(first_error(r), "code"), "DEADLINE_EXCEEDED");
+    client->run_ready();
+    for (const auto& m : client->received()) EXPECT_NE(at(m, "id"), "long") << "the 1-hour call was answered";
+    EXPECT_FALSE(flags->slow_finished);
+}
+
+// …and a timer armed for a call that has finished since must still reach the calls behind it.
+TEST_F(ToolsCall, DeadlinesBehindAFinishedCallStillFire) {
+    boost::asio::io_context io;
+    auto opts = test_options(log);
+    opts.default_deadline = std::chrono::milliseconds(40);
+    mcp::server s(opts);
+    s.add_tool(mcp::make_tool(mcp::tool_info("now", "x"),
+                              [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                                  co_return ce::complete(1);
+                              }))
+        .value();
+    s.add_tool(mcp::make_tool(mcp::tool_info("wait", "x"),
+                              [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                                  boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
+                                  t.expires_after(std::chrono::hours(1));
+                                  co_await t.async_wait(boost::asio::use_awaitable);
+                                  co_return ce::complete(1);
+                              }))
+        .value();
+    mcp::memory_client c(s, io);
+    c.initialize();
+    EXPECT_EQ(at(at(c.request("tools/call", {{"name", "now"}}), "result"), "isError"), false);  // armed for its deadline
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the next deadline is later than the armed one
+    const auto asked = std::chrono::steady_clock::now();
+    auto r = c.request("tools/call", {{"name", "wait"}});
+    EXPECT_EQ(at(first_error(r), "code"), "DEADLINE_EXCEEDED");
+    EXPECT_GE(std::chrono::steady_clock::now() - asked, std::chrono::milliseconds(40));  // not before its own deadline
 }
 
 TEST_F(ToolsCall, CallsInFlightPerConnectionAreBounded) {

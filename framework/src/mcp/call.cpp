@@ -143,7 +143,7 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
 
 void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
                             const boost::json::value& arguments, const rpc::request& req) {
-    auto state = std::make_shared<detail::call_state>(weak_from_this(), strand_);
+    auto state = std::make_shared<detail::call_state>(weak_from_this());
     const auto& info = tool->info();
     state->tool_name = info.name;
     state->origin = current_;
@@ -159,23 +159,55 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
     }
     state->caller = opts_.caller;
     state->session = session_;
-    state->executor = strand_;
+    state->executor = on_strand_;
     state->doc = doc;
     calls_.emplace(req.id, state);
 
+    watch_deadline(*state, req.id);
     std::weak_ptr<connection> weak = weak_from_this();
-    state->timer.expires_at(state->deadline);
-    state->timer.async_wait(boost::asio::bind_executor(strand_, [weak, id = req.id](boost::system::error_code ec) {
-        if (ec) return;
-        if (auto self = weak.lock()) self->on_deadline(id);
-    }));
     boost::asio::co_spawn(
-        strand_, run_tool(std::move(tool), std::move(doc), &arguments, state),
+        on_strand_, run_tool(std::move(tool), std::move(doc), &arguments, state),
         boost::asio::bind_cancellation_slot(
             state->signal.slot(),
-            boost::asio::bind_executor(strand_, [weak, id = req.id](std::exception_ptr ep, tool_outcome out) {
+            boost::asio::bind_executor(on_strand_, [weak, id = req.id](std::exception_ptr ep, tool_outcome out) {
                 if (auto self = weak.lock()) self->finish_call(id, ep, std::move(out));
             })));
+}
+
+void connection::watch_deadline(detail::call_state& call, const rpc::request_id& id) {
+    call.deadline_entry = deadlines_.emplace(call.deadline, id);
+    arm_deadline_timer();
+}
+
+void connection::forget_deadline(detail::call_state& call) {
+    if (!call.deadline_entry) return;
+    deadlines_.erase(*call.deadline_entry);
+    call.deadline_entry.reset();
+    // The timer stays armed: when it fires it finds nothing due and waits for the next one.
+}
+
+void connection::arm_deadline_timer() {
+    if (closed_ || deadlines_.empty()) return;
+    const auto earliest = deadlines_.begin()->first;
+    if (deadline_armed_ && *deadline_armed_ <= earliest) return;
+    deadline_armed_ = earliest;
+    deadline_timer_.expires_at(earliest);  // a wait for a later time ends as operation_aborted
+    deadline_timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+        if (ec) return;
+        if (auto self = weak.lock()) self->on_deadline_timer();
+    });
+}
+
+void connection::on_deadline_timer() {
+    deadline_armed_.reset();
+    const auto now = std::chrono::steady_clock::now();
+    while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+        const auto id = deadlines_.begin()->second;
+        if (auto it = calls_.find(id); it != calls_.end()) forget_deadline(*it->second);
+        else deadlines_.erase(deadlines_.begin());
+        on_deadline(id);
+    }
+    arm_deadline_timer();
 }
 
 void connection::on_deadline(const rpc::request_id& id) {
@@ -202,7 +234,7 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
     // from the arguments, allocated in the document's arena) is gone.
     auto state = it->second;
     calls_.erase(it);
-    state->timer.cancel();
+    forget_deadline(*state);
     if (state->answered) {
         out = tool_outcome{};
         return;

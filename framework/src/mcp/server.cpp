@@ -145,10 +145,12 @@ connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::a
                        routed_send_function send, connection_options opts)
     : core_(std::move(core)),
       strand_(boost::asio::make_strand(std::move(ex))),
+      on_strand_(strand_),
       send_(std::move(send)),
       opts_(std::move(opts)),
       rules_(latest_rules()),
-      client_level_(core_->opts.client_log_level) {
+      client_level_(core_->opts.client_log_level),
+      deadline_timer_(on_strand_) {
     session_.id = opts_.session_id;
     std::lock_guard lock(core_->mu);
     observers_ = core_->opts.observers;
@@ -203,9 +205,10 @@ void connection::close() {
         for (auto& [id, call] : self->calls_) {
             call->answered = true;
             call->cancelled = true;
-            call->timer.cancel();
+            self->forget_deadline(*call);
             call->signal.emit(boost::asio::cancellation_type::terminal);
         }
+        self->deadline_timer_.cancel();
         // Requests to the client no reply can reach any more.
         for (auto& [id, p] : self->pending_) {
             if (!p->outcome) p->outcome = client_request_error::cancelled;
@@ -467,7 +470,7 @@ void connection::on_cancelled(const rpc::notification& n) {
     auto& call = *it->second;
     call.answered = true;
     call.cancelled = true;
-    call.timer.cancel();
+    forget_deadline(call);
     log(log_level::info, "call of tool " + call.tool_name + " cancelled by the client");
     call.signal.emit(boost::asio::cancellation_type::terminal);
 }

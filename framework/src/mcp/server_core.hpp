@@ -128,8 +128,7 @@ std::optional<std::pair<std::vector<typename Map::mapped_type>, std::optional<st
 /// call's coroutine and its `call_context`. Touched on the connection's strand only.
 class call_state {
 public:
-    call_state(std::weak_ptr<connection> c, const boost::asio::strand<boost::asio::any_io_executor>& s)
-        : conn(std::move(c)), timer(s) {}
+    explicit call_state(std::weak_ptr<connection> c) : conn(std::move(c)) {}
     call_state(const call_state&) = delete;
     call_state& operator=(const call_state&) = delete;
     /// The call is over for observers (answered, cancelled or abandoned): in-flight ends.
@@ -153,7 +152,8 @@ public:
     /// Keeps the arguments (and values a tool copied from them) alive until the answer is sent.
     std::shared_ptr<const json::document> doc;
     boost::asio::cancellation_signal signal;
-    boost::asio::steady_timer timer;
+    /// Its entry in the connection's deadline queue while it has one.
+    std::optional<connection::deadline_queue::iterator> deadline_entry;
     /// The call has been answered (deadline) or must never be (client cancellation).
     bool answered = false;
     bool cancelled = false;
@@ -236,10 +236,10 @@ void connection::answer_async(const jsonrpc::request_id& id, std::string what, b
     // The server's default deadline bounds these as it bounds tool calls: at the deadline the
     // request is answered with an error and the handler is cancelled; what it returns later is
     // dropped.
-    auto state = std::make_shared<detail::async_answer>(strand_);
+    auto state = std::make_shared<detail::async_answer>(on_strand_);
     const auto limit = core_->opts.default_deadline;
     state->timer.expires_after(limit);
-    state->timer.async_wait(boost::asio::bind_executor(strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
+    state->timer.async_wait(boost::asio::bind_executor(on_strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
         if (ec || state->answered) return;
         state->answered = true;
         state->stop.emit(boost::asio::cancellation_type::terminal);
@@ -249,10 +249,10 @@ void connection::answer_async(const jsonrpc::request_id& id, std::string what, b
         self->send_error(id, detail::deadline_error(what, limit));
     }));
     boost::asio::co_spawn(
-        strand_, std::move(op),
+        on_strand_, std::move(op),
         boost::asio::bind_cancellation_slot(
             state->stop.slot(),
-            boost::asio::bind_executor(strand_, [weak, id, state, what = std::move(what), result_of = std::move(result_of)](
+            boost::asio::bind_executor(on_strand_, [weak, id, state, what = std::move(what), result_of = std::move(result_of)](
                                                     std::exception_ptr ep, T value) mutable {
                 state->timer.cancel();
                 if (state->answered) return;

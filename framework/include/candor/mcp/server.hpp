@@ -21,6 +21,7 @@
 #include <candor/mcp/tool.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/assert/source_location.hpp>
 #include <boost/json/object.hpp>
@@ -175,6 +176,13 @@ private:
                     const boost::json::value& arguments, const jsonrpc::request& req);
     void finish_call(const jsonrpc::request_id& id, std::exception_ptr ep, tool_outcome out);
     void on_deadline(const jsonrpc::request_id& id);
+    /// Tool-call deadlines: one queue per connection, earliest first, and one timer armed for
+    /// the earliest (a timer per call cost a queue insertion, a cancellation and an aborted
+    /// handler on every call).
+    void watch_deadline(detail::call_state& call, const jsonrpc::request_id& id);
+    void forget_deadline(detail::call_state& call);
+    void arm_deadline_timer();
+    void on_deadline_timer();
     void answer_error_envelope(const jsonrpc::request_id& id, const call_origin& origin, issue i);
     void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out);
     /// @return the bytes handed to the transport
@@ -212,6 +220,9 @@ private:
 
     std::shared_ptr<detail::server_core> core_;
     boost::asio::strand<boost::asio::any_io_executor> strand_;
+    /// `strand_` as an any_io_executor, converted once: each conversion of the strand allocates
+    /// (it does not fit the executor's inline storage), a copy of this one does not.
+    boost::asio::any_io_executor on_strand_;
     routed_send_function send_;
     connection_options opts_;
     session_info session_;
@@ -220,6 +231,10 @@ private:
     log_level client_level_;
     bool closed_ = false;
     std::map<jsonrpc::request_id, std::shared_ptr<detail::call_state>> calls_;
+    using deadline_queue = std::multimap<std::chrono::steady_clock::time_point, jsonrpc::request_id>;
+    deadline_queue deadlines_;
+    boost::asio::steady_timer deadline_timer_;
+    std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
     // For observers: the message being handled, and per tool the answers in a row refused
     // with repairable issues only (the next call of that tool is a repair attempt).
     std::vector<std::shared_ptr<call_observer>> observers_;
