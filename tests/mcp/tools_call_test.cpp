@@ -157,11 +157,10 @@ TEST_F(ToolsCall, DeadlineStopsTheHandlerWithDeadlineExceeded) {
     EXPECT_EQ(answers, 1u);
 }
 
-TEST_F(ToolsCall, ServerDefaultDeadlineAppliesWhenTheToolSetsNone) {
-    boost::asio::io_context io;
-    auto opts = test_options(log);
-    opts.default_deadline = std::chrono::milliseconds(10);
-    mcp::server s(opts);
+namespace {
+
+// `wait`: waits an hour, under the server's default deadline.
+void add_waiting_tool(mcp::server& s) {
     s.add_tool(mcp::make_tool(mcp::tool_info("wait", "x"),
                               [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                   boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
@@ -170,6 +169,16 @@ TEST_F(ToolsCall, ServerDefaultDeadlineAppliesWhenTheToolSetsNone) {
                                   co_return ce::complete(1);
                               }))
         .value();
+}
+
+}  // namespace
+
+TEST_F(ToolsCall, ServerDefaultDeadlineAppliesWhenTheToolSetsNone) {
+    boost::asio::io_context io;
+    auto opts = test_options(log);
+    opts.default_deadline = std::chrono::milliseconds(10);
+    mcp::server s(opts);
+    add_waiting_tool(s);
     mcp::memory_client c(s, io);
     c.initialize();
     auto r = c.request("tools/call", {{"name", "wait"}});
@@ -200,14 +209,7 @@ TEST_F(ToolsCall, DeadlinesBehindAFinishedCallStillFire) {
                                   co_return ce::complete(1);
                               }))
         .value();
-    s.add_tool(mcp::make_tool(mcp::tool_info("wait", "x"),
-                              [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                                  boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
-                                  t.expires_after(std::chrono::hours(1));
-                                  co_await t.async_wait(boost::asio::use_awaitable);
-                                  co_return ce::complete(1);
-                              }))
-        .value();
+    add_waiting_tool(s);
     mcp::memory_client c(s, io);
     c.initialize();
     EXPECT_EQ(at(at(c.request("tools/call", {{"name", "now"}}), "result"), "isError"), false);  // armed for its deadline
