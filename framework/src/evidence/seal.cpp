@@ -232,20 +232,25 @@ boost::system::result<std::string, seal_error> key_ring::open(std::string_view p
 }
 
 std::string fingerprint(std::string_view label, std::string_view text) {
-    std::string input;
-    input.reserve(label.size() + text.size() + 1);
-    input.append(label);
-    input.push_back('\0');
-    input.append(text);
+    // One digest context per thread, reset for each use: EVP_Digest would allocate and free
+    // one per call (every page fingerprints its query and its caller).
+    struct context {
+        EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+        ~context() { EVP_MD_CTX_free(ctx); }
+    };
+    thread_local context c;
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int len = 0;
-    if (!EVP_Digest(input.data(), input.size(), md, &len, sha256(), nullptr))
+    static constexpr unsigned char separator = 0;
+    if (c.ctx == nullptr || !EVP_DigestInit_ex2(c.ctx, sha256(), nullptr) ||
+        !EVP_DigestUpdate(c.ctx, label.data(), label.size()) || !EVP_DigestUpdate(c.ctx, &separator, 1) ||
+        !EVP_DigestUpdate(c.ctx, text.data(), text.size()) || !EVP_DigestFinal_ex(c.ctx, md, &len))
         throw std::runtime_error("SHA-256 failed");
     static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned i = 0; i < 16 && i < len; ++i) {
-        out.push_back(digits[md[i] >> 4]);
-        out.push_back(digits[md[i] & 15]);
+    std::string out(2 * std::min(16u, len), '\0');
+    for (unsigned i = 0; 2 * i < out.size(); ++i) {
+        out[2 * i] = digits[md[i] >> 4];
+        out[2 * i + 1] = digits[md[i] & 15];
     }
     return out;
 }

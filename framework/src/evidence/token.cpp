@@ -17,7 +17,21 @@ const boost::json::string* string_at(const boost::json::object& o, std::string_v
 
 }  // namespace
 
-std::string principal_fingerprint(std::string_view principal_id) { return fingerprint("principal", principal_id); }
+std::string principal_fingerprint(std::string_view principal_id) {
+    // A connection's calls come from one caller: each thread keeps the last answer.
+    struct last {
+        std::string id;
+        std::string fingerprint;
+        bool set = false;
+    };
+    thread_local last l;
+    if (!l.set || l.id != principal_id) {
+        l.fingerprint = fingerprint("principal", principal_id);
+        l.id = principal_id;
+        l.set = true;
+    }
+    return l.fingerprint;
+}
 
 std::string seal_snapshot_token(const key_ring& keys, const snapshot_claims& c) {
     boost::json::array reasons;

@@ -359,8 +359,10 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     const std::size_t fields = order_.fields.size();
     key_view last(state.after.data(), state.after.size());
     boost::json::array last_built;  // the last key taken out of an item value
+    // The delivered ids, for the evidence store only.
+    const bool keep_ids = pinned && opts_.evidence;
     std::vector<std::string> ids;
-    ids.reserve(count);
+    if (keep_ids) ids.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
         key_view key;
         boost::json::array built;
@@ -373,7 +375,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         }
         if (!last.empty() && compare_keys(last, key) >= 0)
             throw std::logic_error("data source returned items out of order or before the cursor");
-        ids.push_back(id_text(key.back()));
+        if (keep_ids) ids.push_back(id_text(key.back()));
         if (written) {
             last = key;
         } else {
@@ -405,7 +407,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
                       {{"visibility", sc.visibility}}});
     }
     state.after = std::move(last_key);
-    state.delivered += ids.size();
+    state.delivered += count;
     state.pages += 1;
     state.issued = wall_now();
     if (hidden && std::find(state.taints.begin(), state.taints.end(), ce::reason_codes::visibility_restricted) == state.taints.end())
@@ -434,7 +436,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     }
     if (!pinned) e.add_warning(live_warning());
 
-    if (pinned && opts_.evidence) {
+    if (keep_ids) {
         const auto now = wall_now();
         // The open walk lives as long as its newest cursor can still be used.
         opts_.evidence->record(state.walk, ids, now + opts_.cursor_ttl);
@@ -455,7 +457,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         }
     }
 
-    e.extensions["page"] = page_extension(ids.size(), state.snapshot);
+    e.extensions["page"] = page_extension(count, state.snapshot);
     const bool is_complete = e.incomplete_reasons.empty();
     e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
     e.complete = is_complete;

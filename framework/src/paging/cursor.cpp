@@ -3,6 +3,8 @@
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -16,29 +18,35 @@ const boost::json::string* string_at(const boost::json::object& o, std::string_v
     return v ? v->if_string() : nullptr;
 }
 
+bool canonical(const boost::json::value& v, std::string& out, std::size_t depth);
+
+// An object's members sorted by key, but those in `excluded`, written as an object.
+bool canonical_object(const boost::json::object& o, std::string& out, std::size_t depth,
+                      std::initializer_list<std::string_view> excluded = {}) {
+    boost::container::small_vector<const boost::json::key_value_pair*, 8> members;
+    members.reserve(o.size());
+    for (const auto& kv : o)
+        if (std::find(excluded.begin(), excluded.end(), kv.key()) == excluded.end()) members.push_back(&kv);
+    std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    out.push_back('{');
+    bool first = true;
+    for (const auto* kv : members) {
+        if (!first) out.push_back(',');
+        first = false;
+        if (!json::write_string(kv->key(), out)) return false;
+        out.push_back(':');
+        if (!canonical(kv->value(), out, depth + 1)) return false;
+    }
+    out.push_back('}');
+    return true;
+}
+
 // Canonical text of a value: members sorted at every level. The depth is bounded explicitly
 // (arguments passed the intake's ceiling, so this never trips in practice; if it does, the
 // caller gets `too_deep` rather than a stack overflow).
 bool canonical(const boost::json::value& v, std::string& out, std::size_t depth) {
     if (depth > json::depth_ceiling) return false;
-    if (const auto* o = v.if_object()) {
-        std::vector<const boost::json::key_value_pair*> members;
-        members.reserve(o->size());
-        for (const auto& kv : *o) members.push_back(&kv);
-        std::sort(members.begin(), members.end(),
-                  [](const auto* a, const auto* b) { return a->key() < b->key(); });
-        out.push_back('{');
-        bool first = true;
-        for (const auto* kv : members) {
-            if (!first) out.push_back(',');
-            first = false;
-            if (!json::write(boost::json::value(kv->key()), out)) return false;
-            out.push_back(':');
-            if (!canonical(kv->value(), out, depth + 1)) return false;
-        }
-        out.push_back('}');
-        return true;
-    }
+    if (const auto* o = v.if_object()) return canonical_object(*o, out, depth);
     if (const auto* a = v.if_array()) {
         out.push_back('[');
         bool first = true;
@@ -174,11 +182,8 @@ std::optional<cursor_binding> mismatch(const cursor_claims& claims, const cursor
 
 boost::system::result<std::string, query_error> normalize_query(const boost::json::object& arguments,
                                                                 std::initializer_list<std::string_view> excluded) {
-    boost::json::object q;
-    for (const auto& kv : arguments)
-        if (std::find(excluded.begin(), excluded.end(), kv.key()) == excluded.end()) q.emplace(kv.key(), kv.value());
     std::string out;
-    if (!canonical(q, out, 0)) return query_error::too_deep;
+    if (!canonical_object(arguments, out, 0, excluded)) return query_error::too_deep;
     return out;
 }
 
