@@ -133,9 +133,11 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
 
 // `in_flight`: tool calls one connection may run at once (all of a test's input may arrive in
 // one read).
-std::unique_ptr<candor::mcp::server> echo_server(std::size_t in_flight = 16) {
+std::unique_ptr<candor::mcp::server> echo_server(std::size_t in_flight = 16,
+                                                 std::chrono::milliseconds deadline = std::chrono::seconds(30)) {
     candor::mcp::server_options o;
     o.max_calls_in_flight = in_flight;
+    o.default_deadline = deadline;
     auto srv = std::make_unique<candor::mcp::server>(o);
     boost::json::object schema{{"type", "object"},
                                {"properties", {{"text", {{"type", "string"}}}}},
@@ -179,6 +181,18 @@ TEST(Stdio, AnswersEveryRequestBeforeExitingOnEndOfInput) {
     const auto& result = find_id(r, 5)->at("result");
     EXPECT_EQ(result.at("structuredContent").at("data").at("text"), "hi");
     EXPECT_EQ(result.at("structuredContent").at("complete"), true);
+}
+
+// Nothing a finished call leaves behind (its deadline) keeps the server from exiting: with an
+// hour's deadline, a server that waited for it would hang this test until ctest's timeout.
+TEST(Stdio, ExitsOnEndOfInputWithoutWaitingForTheCallsDeadlines) {
+    auto srv = echo_server(16, std::chrono::hours(1));
+    std::string input = initialize;
+    input += R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}})"
+             "\n";
+    auto r = run_stdio(*srv, input);
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(find_id(r, 2), nullptr);
 }
 
 TEST(Stdio, StdoutCarriesOnlyJsonRpcMessagesOnePerLine) {

@@ -183,7 +183,13 @@ void connection::forget_deadline(detail::call_state& call) {
     if (!call.deadline_entry) return;
     deadlines_.erase(*call.deadline_entry);
     call.deadline_entry.reset();
-    // The timer stays armed: when it fires it finds nothing due and waits for the next one.
+    // While calls remain, the timer stays armed: when it fires it finds nothing due and waits
+    // for the next one. With none left it stops, so that it keeps no io_context running (a
+    // server shutting down would wait for it).
+    if (deadlines_.empty() && deadline_armed_) {
+        deadline_armed_.reset();
+        deadline_timer_.cancel();
+    }
 }
 
 void connection::arm_deadline_timer() {
