@@ -138,10 +138,10 @@ struct approval_fixture : ::testing::Test {
     cv::validation_options options(bool with_approver) {
         cv::validation_options o;
         o.metrics = std::make_shared<cv::metrics>();
-        o.plan_keys = keys;
-        o.plan_ttl = std::chrono::seconds(60);
-        o.wall_clock = [this] { return wall; };
-        if (with_approver) o.approver = approver;
+        o.approvals.plan_keys = keys;
+        o.approvals.plan_ttl = std::chrono::seconds(60);
+        o.approvals.wall_clock = [this] { return wall; };
+        if (with_approver) o.approvals.approver = approver;
         return o;
     }
     void mount(bool with_approver, std::string name = "archive_notes", bool incomplete_evidence = false) {
@@ -370,7 +370,7 @@ TEST_F(approval_fixture, UnavailableApproverFallsBackToThePlan) {
 // the client sees `elicitation/create` and declines. Nothing happens either way.
 TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
     cv::validation_options o = options(false);
-    o.approver = std::make_shared<cv::elicitation_approver>(std::chrono::milliseconds(2000));
+    o.approvals.approver = std::make_shared<cv::elicitation_approver>(std::chrono::milliseconds(2000));
     h.server().add_tool(std::make_shared<archive_notes>(w, o)).value();
     auto& c = h.client("alice", true);
     const auto id = c.next_id();

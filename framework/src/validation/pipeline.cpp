@@ -27,12 +27,8 @@ pipeline::pipeline(const mcp::tool_info& info, validation_options opts)
     if (!opts_.repairs) opts_.repairs = std::make_shared<repair_budget>();
     if (!opts_.metrics) opts_.metrics = metrics::shared();
     if (approval_applies()) {
-        gate_.emplace(tool_, approval_options{opts_.approver, opts_.plan_keys, opts_.plan_ttl, opts_.plan_ledger,
-                                              opts_.wall_clock});
-        // Report the defaults the gate filled in.
-        opts_.approver = gate_->options().approver;
-        opts_.plan_keys = gate_->options().plan_keys;
-        opts_.plan_ledger = gate_->options().plan_ledger;
+        gate_.emplace(tool_, opts_.approvals);
+        opts_.approvals = gate_->options();  // report the defaults the gate filled in
     }
 }
 

@@ -43,16 +43,10 @@ struct validation_options {
     /// are unavailable sources (the envelope says so: `UNVERIFIED_DRAFT`, `SOURCE_UNAVAILABLE`).
     bool allow_unverified_draft = false;
     approval_policy approval = approval_policy::irreversible;
-    /// Default: `elicitation_approver`.
-    std::shared_ptr<validation::approver> approver;
-    /// Keys that seal plan tokens. Default: an ephemeral ring (tokens die with the process;
-    /// harmless for tokens that live minutes, but configure a ring for several replicas).
-    std::shared_ptr<const evidence::key_ring> plan_keys;
-    std::chrono::seconds plan_ttl{600};
-    /// Executed plan tokens (single use). Default: one per tool.
-    std::shared_ptr<validation::plan_ledger> plan_ledger;
-    /// Wall clock for plan expiry; defaults to `system_clock::now`.
-    std::function<std::chrono::system_clock::time_point()> wall_clock;
+    /// How approval is asked for and remembered when `approval` applies: the approver, the
+    /// keys and lifetime of plan tokens, the ledger of executed ones, the wall clock. After
+    /// construction `options().approvals` holds the defaults the gate filled in.
+    approval_options approvals;
 };
 
 /// A value the backend replaced with the truth it knows (`VALUE_NORMALIZED`).
