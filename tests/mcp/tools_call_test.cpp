@@ -3,8 +3,6 @@
 #include "fixture.hpp"
 #include "golden.hpp"
 
-#include <thread>
-
 
 using namespace candor::test;
 
@@ -159,9 +157,9 @@ TEST_F(ToolsCall, DeadlineStopsTheHandlerWithDeadlineExceeded) {
 
 namespace {
 
-// `wait`: waits an hour, under the server's default deadline.
-void add_waiting_tool(mcp::server& s) {
-    s.add_tool(mcp::make_tool(mcp::tool_info("wait", "x"),
+// `name`: waits an hour, under `info`'s deadline (by default the server's).
+void add_waiting_tool(mcp::server& s, mcp::tool_info info = mcp::tool_info("wait", "x")) {
+    s.add_tool(mcp::make_tool(std::move(info),
                               [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                   boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
                                   t.expires_after(std::chrono::hours(1));
@@ -198,26 +196,30 @@ TEST_F(ToolsCall, AnEarlierDeadlineArrivingLaterStillStopsItsCallInTime) {
     EXPECT_FALSE(flags->slow_finished);
 }
 
-// …and a timer armed for a call that has finished since must still reach the calls behind it.
+// …and a timer still armed for a call that has finished since (others being in flight) must
+// still reach the calls behind it.
 TEST_F(ToolsCall, DeadlinesBehindAFinishedCallStillFire) {
     boost::asio::io_context io;
     auto opts = test_options(log);
     opts.default_deadline = std::chrono::milliseconds(40);
     mcp::server s(opts);
-    s.add_tool(mcp::make_tool(mcp::tool_info("now", "x"),
+    add_waiting_tool(s);  // under the default 40 ms
+    add_waiting_tool(s, mcp::tool_info("hold", "x").with_deadline(std::chrono::hours(1)));
+    s.add_tool(mcp::make_tool(mcp::tool_info("now", "x").with_deadline(std::chrono::milliseconds(20)),
                               [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                   co_return ce::complete(1);
                               }))
         .value();
-    add_waiting_tool(s);
     mcp::memory_client c(s, io);
     c.initialize();
-    EXPECT_EQ(at(at(c.request("tools/call", {{"name", "now"}}), "result"), "isError"), false);  // armed for its deadline
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the next deadline is later than the armed one
+    c.send(R"({"jsonrpc":"2.0","id":"hold","method":"tools/call","params":{"name":"hold"}})");  // keeps the queue busy
+    // Armed for `now`'s deadline (the earliest), which stays armed once `now` has finished.
+    EXPECT_EQ(at(at(c.request("tools/call", {{"name", "now"}}), "result"), "isError"), false);
     const auto asked = std::chrono::steady_clock::now();
-    auto r = c.request("tools/call", {{"name", "wait"}});
+    auto r = c.request("tools/call", {{"name", "wait"}});  // due after the armed time
     EXPECT_EQ(at(first_error(r), "code"), "DEADLINE_EXCEEDED");
     EXPECT_GE(std::chrono::steady_clock::now() - asked, std::chrono::milliseconds(40));  // not before its own deadline
+    for (const auto& m : c.received()) EXPECT_NE(at(m, "id"), "hold") << "the 1-hour call was answered";
 }
 
 TEST_F(ToolsCall, CallsInFlightPerConnectionAreBounded) {
