@@ -20,11 +20,6 @@ bool is_envelope_field(std::string_view key) noexcept {
     return false;
 }
 
-// Whether a continuation carries a number (`amount`) rather than a text.
-bool has_amount(continuation::kind k) noexcept {
-    return k == continuation::kind::retry_after || k == continuation::kind::retry_with_deadline;
-}
-
 template <class Note>
 boost::system::result<void, breach> check_notes(const std::vector<Note>& notes) {
     for (const auto& n : notes) {
@@ -118,6 +113,10 @@ std::string_view value_field(continuation::kind k) noexcept {
         case continuation::kind::restart: return "reason";
     }
     return "reason";
+}
+
+bool has_amount(continuation::kind k) noexcept {
+    return k == continuation::kind::retry_after || k == continuation::kind::retry_with_deadline;
 }
 
 sealed_scope_view sealed_scope(const scope& s, std::string_view default_resource) noexcept {

@@ -117,8 +117,7 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
         // The kind and its number; cursors, hints and reasons are texts and stay out.
         boost::json::object m;
         const auto what = e.continuation->what;
-        if (what == envelope::continuation::kind::retry_after || what == envelope::continuation::kind::retry_with_deadline)
-            m[envelope::value_field(what)] = e.continuation->amount;
+        if (envelope::has_amount(what)) m[envelope::value_field(what)] = e.continuation->amount;
         m["kind"] = envelope::to_string(what);
         meta["continuation"] = std::move(m);
     } else {

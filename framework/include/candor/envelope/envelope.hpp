@@ -179,6 +179,9 @@ boost::system::result<void, json::write_error> write_sealed(const envelope& e, s
 /// The member of a continuation that carries its value: `cursor`, `seconds`, `minimum_ms`,
 /// `hint` or `reason`.
 std::string_view value_field(continuation::kind k) noexcept;
+/// Whether that value is a number (`amount`: `retry_after`, `retry_with_deadline`) rather than
+/// a text.
+bool has_amount(continuation::kind k) noexcept;
 
 /// A scope as sealed: an empty field takes its default (`default_resource`, "caller", "none").
 struct sealed_scope_view {
