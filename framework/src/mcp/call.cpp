@@ -159,17 +159,17 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
     }
     state->caller = opts_.caller;
     state->session = session_;
-    state->executor = on_strand_;
+    state->executor = strand_;
     state->doc = doc;
     calls_.emplace(req.id, state);
 
     watch_deadline(*state, req.id);
     std::weak_ptr<connection> weak = weak_from_this();
     boost::asio::co_spawn(
-        on_strand_, run_tool(std::move(tool), std::move(doc), &arguments, state),
+        strand_, run_tool(std::move(tool), std::move(doc), &arguments, state),
         boost::asio::bind_cancellation_slot(
             state->signal.slot(),
-            boost::asio::bind_executor(on_strand_, [weak, id = req.id](std::exception_ptr ep, tool_outcome out) {
+            boost::asio::bind_executor(strand_, [weak, id = req.id](std::exception_ptr ep, tool_outcome out) {
                 if (auto self = weak.lock()) self->finish_call(id, ep, std::move(out));
             })));
 }
@@ -386,7 +386,7 @@ void call_context::log(log_level level, std::string message, boost::json::object
     state_->send_log(level, std::move(message), std::move(data));
 }
 const principal& call_context::caller() const noexcept { return state_->caller; }
-const session_info& call_context::session() const noexcept { return state_->session; }
+const session_info& call_context::session() const noexcept { return *state_->session; }
 boost::asio::any_io_executor call_context::executor() const { return state_->executor; }
 
 }  // namespace candor::mcp

@@ -62,10 +62,10 @@ void connection::on_response(rpc::response& r) {
 }
 
 bool call_context::can_elicit() const noexcept {
-    return state_->session.client_capabilities.contains("elicitation");
+    return state_->session->client_capabilities.contains("elicitation");
 }
 bool call_context::can_sample() const noexcept {
-    return state_->session.client_capabilities.contains("sampling");
+    return state_->session->client_capabilities.contains("sampling");
 }
 
 namespace detail {
@@ -74,7 +74,7 @@ boost::system::result<std::pair<rpc::request_id, std::shared_ptr<pending_reply>>
 call_state::send_request(const std::string& method, const boost::json::object& params,
                          std::chrono::milliseconds timeout) {
     const auto needed = capability_for(method);
-    if (!needed.empty() && !session.client_capabilities.contains(needed)) return client_request_error::not_supported;
+    if (!needed.empty() && !session->client_capabilities.contains(needed)) return client_request_error::not_supported;
     auto c = conn.lock();
     if (!c || c->closed_ || cancelled || answered) return client_request_error::cancelled;
     // Per connection, never reused; the client's own request ids are a separate space.

@@ -89,10 +89,10 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
                                     const envelope::envelope* answer, std::string status) {
     call_record r;
     r.request_id = id_text(id);
-    r.session = session_.id;
+    r.session = session_->id;
     r.principal = opts_.caller.id;
-    r.client_name = capped(session_.client_name, max_name_bytes);
-    r.client_version = capped(session_.client_version, max_name_bytes);
+    r.client_name = capped(session_->client_name, max_name_bytes);
+    r.client_version = capped(session_->client_version, max_name_bytes);
     r.method = origin.tool ? "tools/call" : std::string(current_method_.empty() ? "other" : current_method_);
     r.bytes_in = origin.bytes_in;
     r.status = std::move(status);

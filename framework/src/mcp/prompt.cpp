@@ -100,7 +100,7 @@ void connection::on_prompts_get(const rpc::request& req) {
         if (a.required && !pr.arguments.count(a.name))
             return send_error(req.id, detail::invalid_params("prompt " + pr.name + " needs argument " + a.name));
     pr.caller = opts_.caller;
-    pr.session = session_;
+    pr.session = *session_;
 
     auto op = [](std::shared_ptr<const detail::server_core::prompt_entry> e, prompt_request r)
         -> boost::asio::awaitable<prompt_result> { co_return co_await e->get(r); }(entry, std::move(pr));

@@ -256,7 +256,7 @@ void connection::on_resources_read(const rpc::request& req) {
     if (!found) return send_error(req.id, not_found(*uri));
     auto& [read, rr] = *found;
     rr.caller = opts_.caller;
-    rr.session = session_;
+    rr.session = *session_;
     // The reader's request lives in the coroutine frame; the function is copied in too.
     auto op = [](resource_reader fn, resource_request r) -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
         co_return co_await fn(r);

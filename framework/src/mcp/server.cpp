@@ -6,6 +6,7 @@
 #include <candor/jsonrpc/intake.hpp>
 
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
 #include <stdexcept>
@@ -141,17 +142,31 @@ std::shared_ptr<connection> server::connect_routed(boost::asio::any_io_executor 
 // ---------------------------------------------------------------------------------------------
 // connection: transport-facing side
 
+namespace {
+
+boost::asio::any_io_executor make_connection_strand(boost::asio::any_io_executor ex) {
+    using io_executor = boost::asio::io_context::executor_type;
+    if (const auto* io = ex.target<io_executor>()) return boost::asio::make_strand(*io);
+    using tracked_io_executor = decltype(boost::asio::require(std::declval<io_executor>(),
+                                                              boost::asio::execution::outstanding_work.tracked));
+    if (const auto* io = ex.target<tracked_io_executor>()) return boost::asio::make_strand(*io);
+    return boost::asio::make_strand(std::move(ex));
+}
+
+}  // namespace
+
 connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex,
                        routed_send_function send, connection_options opts)
     : core_(std::move(core)),
-      strand_(boost::asio::make_strand(std::move(ex))),
-      on_strand_(strand_),
+      strand_(make_connection_strand(std::move(ex))),
       send_(std::move(send)),
       opts_(std::move(opts)),
       rules_(latest_rules()),
       client_level_(core_->opts.client_log_level),
-      deadline_timer_(on_strand_) {
-    session_.id = opts_.session_id;
+      deadline_timer_(strand_) {
+    auto session = std::make_shared<session_info>();
+    session->id = opts_.session_id;
+    session_ = std::move(session);
     std::lock_guard lock(core_->mu);
     observers_ = core_->opts.observers;
 }
@@ -191,9 +206,11 @@ void connection::assume_initialized(std::string protocol_version, std::string cl
                      connection& c) mutable {
         if (c.phase_ != phase::awaiting_initialize) return;
         c.rules_ = negotiate(v);
-        c.session_.protocol_version = std::string(c.rules_.version);
-        c.session_.client_name = std::move(n);
-        c.session_.client_version = std::move(cv);
+        auto session = std::make_shared<session_info>(*c.session_);
+        session->protocol_version = std::string(c.rules_.version);
+        session->client_name = std::move(n);
+        session->client_version = std::move(cv);
+        c.session_ = std::move(session);
         c.phase_ = phase::ready;
         for (const auto& obs : c.observers_) obs->on_session(true);
     });
@@ -392,13 +409,15 @@ void connection::on_initialize(const rpc::request& req) {
         return;
     }
     rules_ = negotiate(version->get_string());
-    session_.protocol_version = std::string(rules_.version);
-    if (caps) session_.client_capabilities = detached(*caps).as_object();
+    auto session = std::make_shared<session_info>(*session_);
+    session->protocol_version = std::string(rules_.version);
+    if (caps) session->client_capabilities = detached(*caps).as_object();
     if (client) {
         const auto& ci = client->get_object();
-        if (const auto* n = ci.if_contains("name"); n && n->is_string()) session_.client_name = n->get_string();
-        if (const auto* v = ci.if_contains("version"); v && v->is_string()) session_.client_version = v->get_string();
+        if (const auto* n = ci.if_contains("name"); n && n->is_string()) session->client_name = n->get_string();
+        if (const auto* v = ci.if_contains("version"); v && v->is_string()) session->client_version = v->get_string();
     }
+    session_ = std::move(session);
 
     const auto& o = core_->opts;
     boost::json::object info{{"name", o.name}, {"version", o.version}};

@@ -147,7 +147,7 @@ public:
     std::optional<boost::json::value> progress_token;
     std::optional<double> last_progress;
     mcp::principal caller;
-    session_info session;
+    std::shared_ptr<const session_info> session;  // the connection's, shared
     boost::asio::any_io_executor executor;
     /// Keeps the arguments (and values a tool copied from them) alive until the answer is sent.
     std::shared_ptr<const json::document> doc;
@@ -174,7 +174,7 @@ public:
 /// sleeps on `timer` (expiring at the timeout); the reply, the connection closing or the
 /// call's cancellation wakes it. Touched on the connection's strand only.
 struct pending_reply {
-    explicit pending_reply(const boost::asio::strand<boost::asio::any_io_executor>& s) : timer(s) {}
+    explicit pending_reply(const boost::asio::any_io_executor& s) : timer(s) {}
     boost::asio::steady_timer timer;
     std::optional<boost::system::result<boost::json::object, client_request_error>> outcome;
 };
@@ -236,10 +236,10 @@ void connection::answer_async(const jsonrpc::request_id& id, std::string what, b
     // The server's default deadline bounds these as it bounds tool calls: at the deadline the
     // request is answered with an error and the handler is cancelled; what it returns later is
     // dropped.
-    auto state = std::make_shared<detail::async_answer>(on_strand_);
+    auto state = std::make_shared<detail::async_answer>(strand_);
     const auto limit = core_->opts.default_deadline;
     state->timer.expires_after(limit);
-    state->timer.async_wait(boost::asio::bind_executor(on_strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
+    state->timer.async_wait(boost::asio::bind_executor(strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
         if (ec || state->answered) return;
         state->answered = true;
         state->stop.emit(boost::asio::cancellation_type::terminal);
@@ -249,10 +249,10 @@ void connection::answer_async(const jsonrpc::request_id& id, std::string what, b
         self->send_error(id, detail::deadline_error(what, limit));
     }));
     boost::asio::co_spawn(
-        on_strand_, std::move(op),
+        strand_, std::move(op),
         boost::asio::bind_cancellation_slot(
             state->stop.slot(),
-            boost::asio::bind_executor(on_strand_, [weak, id, state, what = std::move(what), result_of = std::move(result_of)](
+            boost::asio::bind_executor(strand_, [weak, id, state, what = std::move(what), result_of = std::move(result_of)](
                                                     std::exception_ptr ep, T value) mutable {
                 state->timer.cancel();
                 if (state->answered) return;

@@ -141,7 +141,7 @@ public:
     void close();
 
     /// The strand everything of this connection runs on.
-    const boost::asio::strand<boost::asio::any_io_executor>& strand() const noexcept { return strand_; }
+    const boost::asio::any_io_executor& strand() const noexcept { return strand_; }
 
 private:
     friend class server;
@@ -219,13 +219,16 @@ private:
     void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of);
 
     std::shared_ptr<detail::server_core> core_;
-    boost::asio::strand<boost::asio::any_io_executor> strand_;
-    /// `strand_` as an any_io_executor, converted once: each conversion of the strand allocates
-    /// (it does not fit the executor's inline storage), a copy of this one does not.
-    boost::asio::any_io_executor on_strand_;
+    /// The connection's strand, as an any_io_executor. On an io_context it is a strand of the
+    /// io_context's own executor, which fits the any_io_executor's inline storage: copying,
+    /// converting or re-preferring it (Asio does so several times per call) never allocates.
+    /// A strand of a type-erased executor does not fit and is the fallback for other executors.
+    boost::asio::any_io_executor strand_;
     routed_send_function send_;
     connection_options opts_;
-    session_info session_;
+    /// What the client said about itself: shared with every call (replaced, never changed,
+    /// when `initialize` fills it in), so that a call does not copy it.
+    std::shared_ptr<const session_info> session_;
     protocol_rules rules_;
     phase phase_ = phase::awaiting_initialize;
     log_level client_level_;
