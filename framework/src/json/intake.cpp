@@ -2,6 +2,7 @@
 
 #include <candor/json/pointer.hpp>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/error.hpp>
 #include <boost/json/value_stack.hpp>
@@ -572,7 +573,7 @@ boost::system::result<shape, violation> measure(const boost::json::value& root, 
         std::size_t next;  // index of the next child to visit
     };
     const std::size_t max_depth = std::min(lim.max_depth, depth_ceiling);
-    std::vector<frame> stack;
+    boost::container::small_vector<frame, 16> stack;  // arguments are rarely deeper: no allocation
     shape s;
 
     // Every frame's `next - 1` is the child on the way to the value being visited.

@@ -6,6 +6,8 @@
 
 #include <candor/error/issue.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <vector>
 
 namespace candor::schema::detail {
@@ -45,8 +47,9 @@ private:
     const program& p_;
     issue_list* out_;
     std::size_t depth_ = 0;
-    std::vector<segment> path_;
-    std::vector<index> scope_;
+    // Inline for usual depths: a validation allocates nothing for its bookkeeping.
+    boost::container::small_vector<segment, 16> path_;
+    boost::container::small_vector<index, 8> scope_;
     std::size_t steps_ = 0;
     bool aborted_ = false;
     std::string abort_path_, abort_keyword_, abort_reason_;

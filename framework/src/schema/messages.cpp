@@ -5,7 +5,7 @@
 
 namespace candor::schema::detail {
 
-std::string pointer_of(const std::vector<segment>& path, const segment* extra) {
+std::string pointer_of(std::span<const segment> path, const segment* extra) {
     std::string out;
     auto add = [&](const segment& s) {
         if (s.is_index) json::append_index(out, s.index);
@@ -16,7 +16,7 @@ std::string pointer_of(const std::vector<segment>& path, const segment* extra) {
     return out;
 }
 
-std::string name_of(const std::vector<segment>& path, const segment* extra) {
+std::string name_of(std::span<const segment> path, const segment* extra) {
     if (path.empty() && !extra) return "the arguments";
     std::string out = "'";
     bool first = true;

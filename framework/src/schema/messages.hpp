@@ -6,6 +6,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,10 +21,10 @@ struct segment {
 };
 
 /// JSON Pointer of a path ("" for the root).
-std::string pointer_of(const std::vector<segment>& path, const segment* extra = nullptr);
+std::string pointer_of(std::span<const segment> path, const segment* extra = nullptr);
 
 /// How a model should read the path: "'limit'", "'filters[0].field'", or "the arguments".
-std::string name_of(const std::vector<segment>& path, const segment* extra = nullptr);
+std::string name_of(std::span<const segment> path, const segment* extra = nullptr);
 
 /// "true", "null", "3.5", "\"abc\"" (long strings shortened), "an object", "an array".
 std::string describe_value(const boost::json::value& v);

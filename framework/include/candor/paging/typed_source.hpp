@@ -22,6 +22,7 @@
 #include <boost/json/value_from.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <atomic>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -178,6 +179,9 @@ public:
             // its ordering fields taken from the C++ value, with no tree in between.
             const auto& keys = *request.written_keys;
             std::string text;
+            // Room for the page at the size items had so far: one allocation instead of a
+            // doubling series (a relaxed guess, so racing pages on other threads are harmless).
+            text.reserve(2 + typed->items.size() * item_bytes_.load(std::memory_order_relaxed));
             {
                 json::text_sink sink(text);
                 sink.put('[');
@@ -197,6 +201,8 @@ public:
                 }
                 sink.put(']');
             }
+            if (!typed->items.empty())
+                item_bytes_.store(text.size() / typed->items.size() + 8, std::memory_order_relaxed);
             out.items_written = json::written::adopt(std::move(text));
             co_return out;
         }
@@ -207,6 +213,10 @@ public:
         for (const auto& item : typed->items) out.items.push_back(detail::item_to_json(item, out.storage));
         co_return out;
     }
+
+private:
+    /// Bytes per written item on the last page (with a little slack), to size the next page.
+    std::atomic<std::size_t> item_bytes_{0};
 };
 
 }  // namespace candor::paging
