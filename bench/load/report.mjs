@@ -9,7 +9,7 @@ const median = (xs) => { const s = xs.map(Number).sort((a, b) => a - b); const m
 const groups = new Map();
 for (const r of rows) {
   const k = `${r.transport}|${r.pin}|${r.conc}`;
-  if (!groups.has(k)) groups.set(k, { candor: [], peer: [] });
+  if (!groups.has(k)) groups.set(k, { candor: [], peer: [], floor: [] });
   groups.get(k)[r.server].push(r);
 }
 const stat = (rs, f) => (rs.length ? median(rs.map((r) => r[f])) : NaN);
@@ -21,11 +21,12 @@ console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const summary = {};
 for (const [k, g] of groups) {
   const [transport, pin, conc] = k.split('|');
-  for (const server of ['candor', 'peer']) {
+  for (const server of ['candor', 'peer', 'floor']) {
     const rs = g[server];
+    if (server === 'floor' && !rs.length) continue;
     const s = { rps: stat(rs, 'rps'), p50: stat(rs, 'p50_us'), p90: stat(rs, 'p90_us'), p99: stat(rs, 'p99_us'), cpu: stat(rs, 'cpu_us'), rss: stat(rs, 'rss_kb'), scpu: stat(rs, 'server_cpu_pct'), lcpu: stat(rs, 'load_cpu_pct') };
     summary[`${k}|${server}`] = s;
-    console.log(`| ${transport} | ${pin} | ${conc} | ${server === 'candor' ? 'Candor' : 'TS SDK'} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${fmt(s.cpu, 1)} | ${fmt(s.rss / 1024, 1)} | ${fmt(s.scpu)} | ${fmt(s.lcpu)} | ${rs.length} |`);
+    console.log(`| ${transport} | ${pin} | ${conc} | ${{ candor: 'Candor', peer: 'TS SDK', floor: 'floor' }[server]} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${fmt(s.cpu, 1)} | ${fmt(s.rss / 1024, 1)} | ${fmt(s.scpu)} | ${fmt(s.lcpu)} | ${rs.length} |`);
   }
 }
 console.log('\n| scenario | Candor/peer throughput | peer/Candor CPU per call |');
@@ -57,3 +58,14 @@ console.log('\n| target | measured | |');
 console.log('|---|---|---|');
 for (const [name, x, ok, show] of targets)
   console.log(`| ${name} | ${Number.isFinite(x) ? show(x) : '–'} | ${Number.isFinite(x) ? (ok(x) ? 'met' : '**missed**') : 'not measured'} |`);
+
+// The floor (stdio-floor: one precomputed reply per request) is what the pipes and the load
+// generator cost without any server work; the stdio target leaves Candor 1 s / (10 × the peer's
+// best rate) per call, of which the floor's share is not Candor's to spend.
+const floor = summary['stdio|pinned|64|floor'];
+if (floor && Number.isFinite(floor.rps) && stdio('candor')) {
+  const budget = 1e6 / (10 * peerBest());
+  console.log(`\nstdio floor (pinned, 64 in flight): ${fmt(floor.rps)} calls/s at ${fmt(floor.cpu, 1)} µs of server CPU per call ` +
+    `(load generator at ${fmt(floor.lcpu)} % of its core). 10× the peer's best rate allows ${fmt(budget, 1)} µs per call; ` +
+    `Candor uses ${fmt(stdio('candor').cpu, 1)} µs, ${fmt(stdio('candor').cpu - floor.cpu, 1)} µs above the floor.`);
+}

@@ -4,6 +4,8 @@
 # Settings (environment): LOAD_REPS (2), LOAD_SECONDS (4, measured per run), LOAD_WARMUP (2),
 # LOAD_CONNECTIONS (16), LOAD_MODES ("pinned unpinned"), LOAD_RESULTS (file for the raw lines).
 # Pinned: server on CPU 0 (`taskset -c 0`, Candor with --threads 1), load generator on CPU 1.
+# Pinned stdio also runs the floor (stdio-floor: a precomputed reply per request, row server=floor):
+# the pipes and the load generator alone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/bench/load"
@@ -15,10 +17,13 @@ modes="${LOAD_MODES:-pinned unpinned}"
 results="${LOAD_RESULTS:-$root/build/bench/load-results.txt}"
 candor="$root/build/bench/bench/bench-server"
 stdio_load="$root/build/bench/bench/stdio-load"
+stdio_floor="$root/build/bench/bench/stdio-floor"
+floor_result="$(dirname "$results")/floor-result.json"
 peer=(node "$here/peer/server.mjs")
 
 [ -x "$candor" ] || { echo "load: $candor is not built" >&2; exit 2; }
 [ -x "$stdio_load" ] || { echo "load: $stdio_load is not built" >&2; exit 2; }
+[ -x "$stdio_floor" ] || { echo "load: $stdio_floor is not built" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "load: wrk is missing (scripts/setup-deps --load)" >&2; exit 2; }
 if [ ! -d "$here/peer/node_modules" ] || [ "$here/peer/package.json" -nt "$here/peer/node_modules" ]; then
   (cd "$here/peer" && npm install --prefer-offline --no-audit --no-fund --loglevel=error && touch node_modules)
@@ -93,7 +98,11 @@ run_stdio() {  # run_stdio NAME PIN REP INFLIGHT [node]
   local name="$1" pin="$2" rep="$3" inflight="$4" driver="${5:-cpp}" load=() srv=() gen=("$stdio_load") transport=stdio
   [ "$pin" = pinned ] && { load=(taskset -c 1); srv=(taskset -c 0); }
   [ "$driver" = node ] && { gen=(node "$here/driver.mjs" stdio); transport=stdio-node; }
-  if [ "$name" = candor ]; then srv+=("$candor" --stdio); else srv+=("${peer[@]}" --stdio); fi
+  case "$name" in
+    candor) srv+=("$candor" --stdio) ;;
+    floor) srv+=("$stdio_floor" "$floor_result") ;;
+    *) srv+=("${peer[@]}" --stdio) ;;
+  esac
   local out
   out="$("${load[@]}" "${gen[@]}" --inflight "$inflight" --warmup "$warmup" --duration "$seconds" -- "${srv[@]}")" || true
   local line; line="$(grep '^STDIO_RESULT' <<<"$out" || true)"
@@ -111,6 +120,15 @@ for name in candor peer; do
   else node "$here/driver.mjs" verify-stdio -- "${peer[@]}" --stdio; fi
 done
 
+# The floor's reply: the measured call's result as bench-server gives it (a real page, cursor
+# included, that the load generator validates as usual).
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"run.sh","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_tickets","arguments":{"department":"dept-3","status":"open","page_size":20}}}' |
+  "$candor" --stdio 2>/dev/null | tail -1 |
+  node -e 'let t="";process.stdin.on("data",(d)=>t+=d).on("end",()=>process.stdout.write(JSON.stringify(JSON.parse(t).result)))' > "$floor_result"
+
 echo "== machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== $reps repetitions, ${warmup}s warm-up + ${seconds}s measured per run, modes: $modes"
 for rep in $(seq "$reps"); do
@@ -119,6 +137,7 @@ for rep in $(seq "$reps"); do
     for name in candor peer; do run_stdio "$name" "$pin" "$rep" 64; done
     if [ "$pin" = pinned ]; then
       for name in candor peer; do run_stdio "$name" "$pin" "$rep" 64 node; done
+      run_stdio floor "$pin" "$rep" 64
       for name in candor peer; do run_stdio "$name" "$pin" "$rep" 1; done
     fi
   done
