@@ -42,16 +42,16 @@ std::string cursor::keyword() const {
 void convert_decimal(const boost::json::value& v, decimal& out, const field_spec* fs, const cursor& c,
                      convert_context& cx) {
     if (!v.is_number()) return type_mismatch(v, c, cx, "a decimal number (a JSON number such as 19.99)");
-    const auto name = [&] { return display_name(c.path()); };
+    const auto name = [&] { return quoted_name(c.path()); };
     auto parsed = decimal::parse(number_source(v, cx.doc));
     if (!parsed) {
         if (parsed.error() == decimal_error::overflow) {
             return cx.add("OUT_OF_RANGE", c.path(), kw(c, "type"),
-                          "'" + name() + "' must be a decimal number with at most 18 digits before "
+                          name() + " must be a decimal number with at most 18 digits before "
                           "the decimal point; got " + got_text(v, cx.doc));
         }
         return cx.add("TOO_MANY_DIGITS", c.path(), kw(c, "type"),
-                      "'" + name() + "' must be a decimal number with at most 18 significant digits "
+                      name() + " must be a decimal number with at most 18 significant digits "
                       "after the decimal point; got " + got_text(v, cx.doc));
     }
     const decimal d = *parsed;
@@ -60,7 +60,7 @@ void convert_decimal(const boost::json::value& v, decimal& out, const field_spec
         boost::json::object details;
         details["max_digits"] = *fs->max_digits;
         cx.add("TOO_MANY_DIGITS", c.path(), kw(c, "type"),
-               "'" + name() + "' must have at most " + std::to_string(*fs->max_digits) +
+               name() + " must have at most " + std::to_string(*fs->max_digits) +
                    " digits in total; got " + got_text(v, cx.doc),
                std::move(details));
         ok = false;
@@ -69,7 +69,7 @@ void convert_decimal(const boost::json::value& v, decimal& out, const field_spec
         boost::json::object details;
         details["decimal_places"] = *fs->decimal_places;
         cx.add("TOO_MANY_DIGITS", c.path(), kw(c, "type"),
-               "'" + name() + "' must have at most " + std::to_string(*fs->decimal_places) +
+               name() + " must have at most " + std::to_string(*fs->decimal_places) +
                    " digits after the decimal point; got " + got_text(v, cx.doc),
                std::move(details));
         ok = false;
@@ -89,7 +89,7 @@ void convert_decimal(const boost::json::value& v, decimal& out, const field_spec
             const char* keyword = below ? (lo->exclusive ? "exclusiveMinimum" : "minimum")
                                         : (hi->exclusive ? "exclusiveMaximum" : "maximum");
             cx.add("OUT_OF_RANGE", c.path(), kw(c, keyword),
-                   "'" + name() + "' must be a decimal number " + bounds + "; got " + got_text(v, cx.doc));
+                   name() + " must be a decimal number " + bounds + "; got " + got_text(v, cx.doc));
             ok = false;
         }
     }
@@ -100,25 +100,25 @@ void convert_string(const boost::json::value& v, std::string& out, const field_s
                     const cursor& c, convert_context& cx) {
     if (!v.is_string()) return type_mismatch(v, c, cx, "a string");
     const std::string_view s = v.get_string();
-    const auto name = [&] { return display_name(c.path()); };
+    const auto name = [&] { return quoted_name(c.path()); };
     bool ok = true;
     if (fs) {
         const std::size_t n = code_points(s);
         if (fs->min_length && n < *fs->min_length) {
             cx.add("TOO_SHORT", c.path(), kw(c, "minLength"),
-                   "'" + name() + "' must be at least " + std::to_string(*fs->min_length) +
+                   name() + " must be at least " + std::to_string(*fs->min_length) +
                        " characters long; got " + std::to_string(n));
             ok = false;
         }
         if (fs->max_length && n > *fs->max_length) {
             cx.add("TOO_LONG", c.path(), kw(c, "maxLength"),
-                   "'" + name() + "' must be at most " + std::to_string(*fs->max_length) +
+                   name() + " must be at most " + std::to_string(*fs->max_length) +
                        " characters long; got " + std::to_string(n));
             ok = false;
         }
         if (fs->compiled && !pattern_matches(*fs->compiled, s)) {
             cx.add("PATTERN_MISMATCH", c.path(), kw(c, "pattern"),
-                   "'" + name() + "' must match the pattern " + fs->pattern + "; got " + got_text(v, cx.doc));
+                   name() + " must match the pattern " + fs->pattern + "; got " + got_text(v, cx.doc));
             ok = false;
         }
         if (!fs->choices.empty() &&
@@ -129,7 +129,7 @@ void convert_string(const boost::json::value& v, std::string& out, const field_s
                 names += '"' + choice + '"';
             }
             cx.add("ENUM_MISMATCH", c.path(), kw(c, "enum"),
-                   "'" + name() + "' must be one of " + names + "; got " + got_text(v, cx.doc));
+                   name() + " must be one of " + names + "; got " + got_text(v, cx.doc));
             ok = false;
         }
     }
@@ -141,13 +141,13 @@ bool check_items(std::size_t n, bool is_array, const field_spec* fs, const curso
     const char* unit = is_array ? " items" : " entries";
     if (fs->min_items && n < *fs->min_items) {
         cx.add("TOO_SHORT", c.path(), kw(c, is_array ? "minItems" : "minProperties"),
-               "'" + display_name(c.path()) + "' must have at least " + std::to_string(*fs->min_items) +
+               quoted_name(c.path()) + " must have at least " + std::to_string(*fs->min_items) +
                    unit + "; got " + std::to_string(n));
         return false;
     }
     if (fs->max_items && n > *fs->max_items) {
         cx.add("TOO_LONG", c.path(), kw(c, is_array ? "maxItems" : "maxProperties"),
-               "'" + display_name(c.path()) + "' must have at most " + std::to_string(*fs->max_items) +
+               quoted_name(c.path()) + " must have at most " + std::to_string(*fs->max_items) +
                    unit + "; got " + std::to_string(n));
         return false;
     }

@@ -51,6 +51,13 @@ std::string to_text(wide v) {
     return std::string(s.rbegin(), s.rend());
 }
 
+std::string quoted_name(std::string_view path) {
+    std::string out = "'";
+    out += display_name(path);
+    out += '\'';
+    return out;
+}
+
 std::string display_name(std::string_view path) {
     if (path.empty()) return "arguments";
     std::string out;

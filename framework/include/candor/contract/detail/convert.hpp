@@ -64,7 +64,7 @@ inline std::string kw(const cursor& c, std::string_view keyword) {
 inline void type_mismatch(const boost::json::value& v, const cursor& c, convert_context& cx,
                           std::string_view expected) {
     cx.add("TYPE_MISMATCH", c.path(), kw(c, "type"),
-           "'" + display_name(c.path()) + "' must be " + std::string(expected) + "; got " +
+           quoted_name(c.path()) + " must be " + std::string(expected) + "; got " +
                got_text(v, cx.doc));
 }
 
@@ -90,7 +90,7 @@ void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, 
             x = d < 0 ? lo - 1 : hi + 1;
         } else if (!(fs && fs->allow_integral_float)) {
             return cx.add("TYPE_MISMATCH", c.path(), kw(c, "type"),
-                          "'" + display_name(c.path()) + "' must be " + expected() +
+                          quoted_name(c.path()) + " must be " + expected() +
                               " written without a decimal point or exponent; got " +
                               got_text(v, cx.doc) +
                               " (a whole number written as a float is not accepted here)");
@@ -108,7 +108,7 @@ void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, 
         details["minimum"] = from_wide(lo);
         details["maximum"] = from_wide(hi);
         return cx.add("OUT_OF_RANGE", c.path(), kw(c, x < lo ? "minimum" : "maximum"),
-                      "'" + display_name(c.path()) + "' must be " + expected() + "; got " +
+                      quoted_name(c.path()) + " must be " + expected() + "; got " +
                           got_text(v, cx.doc),
                       std::move(details));
     }
@@ -134,7 +134,7 @@ void convert_floating(const boost::json::value& v, M& out, const field_spec* fs,
         const char* keyword = below ? (lo_ex ? "exclusiveMinimum" : "minimum")
                                     : (hi_ex ? "exclusiveMaximum" : "maximum");
         return cx.add("OUT_OF_RANGE", c.path(), kw(c, keyword),
-                      "'" + display_name(c.path()) + "' must be " + expected() + "; got " +
+                      quoted_name(c.path()) + " must be " + expected() + "; got " +
                           got_text(v, cx.doc));
     }
     out = static_cast<M>(d);
@@ -170,7 +170,7 @@ void convert_enum(const boost::json::value& v, M& out, const cursor& c, convert_
     });
     if (!found)
         cx.add("ENUM_MISMATCH", c.path(), kw(c, "enum"),
-               "'" + display_name(c.path()) + "' must be " + expected() + "; got " + got_text(v, cx.doc));
+               quoted_name(c.path()) + " must be " + expected() + "; got " + got_text(v, cx.doc));
 }
 
 /// Convert `v` into `out` (type `M`), appending issues to `cx`.
