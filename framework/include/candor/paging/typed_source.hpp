@@ -22,6 +22,7 @@
 #include <boost/json/value_from.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <stdexcept>
@@ -180,8 +181,10 @@ public:
             const auto& keys = *request.written_keys;
             std::string text;
             // Room for the page at the size items had so far: one allocation instead of a
-            // doubling series (a relaxed guess, so racing pages on other threads are harmless).
-            text.reserve(2 + typed->items.size() * item_bytes_.load(std::memory_order_relaxed));
+            // doubling series (a relaxed guess, so racing pages on other threads are harmless;
+            // capped, so that a page of large items does not inflate the next one's room).
+            text.reserve(std::min<std::size_t>(2 + typed->items.size() * item_bytes_.load(std::memory_order_relaxed),
+                                               reserve_cap));
             {
                 json::text_sink sink(text);
                 sink.put('[');
@@ -215,6 +218,7 @@ public:
     }
 
 private:
+    static constexpr std::size_t reserve_cap = 256u << 10;
     /// Bytes per written item on the last page (with a little slack), to size the next page.
     std::atomic<std::size_t> item_bytes_{0};
 };
