@@ -22,41 +22,42 @@ std::string format_time(std::chrono::system_clock::time_point t) {
 }
 
 boost::json::object to_json(const mcp::call_record& r) {
+    namespace jf = journal_field;
     boost::json::object o;
-    o["time"] = format_time(r.time);
-    o["kind"] = r.what == mcp::call_record::kind::tool_call ? "tool_call" : "protocol_refusal";
-    o["request_id"] = r.request_id;
-    o["session"] = r.session;
-    o["principal"] = r.principal;
-    o["client_name"] = r.client_name;
-    o["client_version"] = r.client_version;
-    o["method"] = r.method;
-    o["tool"] = r.tool;
-    o["contract_version"] = r.contract_version;
-    o["action_class"] = r.action_class;
-    o["duration_ms"] = static_cast<double>(r.duration.count()) / 1e6;
-    o["bytes_in"] = r.bytes_in;
-    o["bytes_out"] = r.bytes_out;
-    o["status"] = r.status;
-    if (r.complete) o["complete"] = *r.complete;
-    else o["complete"] = nullptr;
+    o[jf::time] = format_time(r.time);
+    o[jf::kind] = r.what == mcp::call_record::kind::tool_call ? jf::kind_tool_call : jf::kind_protocol_refusal;
+    o[jf::request_id] = r.request_id;
+    o[jf::session] = r.session;
+    o[jf::principal] = r.principal;
+    o[jf::client_name] = r.client_name;
+    o[jf::client_version] = r.client_version;
+    o[jf::method] = r.method;
+    o[jf::tool] = r.tool;
+    o[jf::contract_version] = r.contract_version;
+    o[jf::action_class] = r.action_class;
+    o[jf::duration_ms] = static_cast<double>(r.duration.count()) / 1e6;
+    o[jf::bytes_in] = r.bytes_in;
+    o[jf::bytes_out] = r.bytes_out;
+    o[jf::status] = r.status;
+    if (r.complete) o[jf::complete] = *r.complete;
+    else o[jf::complete] = nullptr;
     boost::json::array reasons(r.reason_codes.begin(), r.reason_codes.end());
-    o["reasons"] = std::move(reasons);
+    o[jf::reasons] = std::move(reasons);
     boost::json::array warnings(r.warning_codes.begin(), r.warning_codes.end());
-    o["warnings"] = std::move(warnings);
+    o[jf::warnings] = std::move(warnings);
     boost::json::array issues;
     for (const auto& i : r.issues)
         issues.push_back(boost::json::object{
-            {"code", i.code}, {"path", i.path}, {"layer", to_string(i.where)}, {"repairable", i.repairable}});
-    o["issues"] = std::move(issues);
+            {jf::code, i.code}, {jf::path, i.path}, {jf::layer, to_string(i.where)}, {jf::repairable, i.repairable}});
+    o[jf::issues] = std::move(issues);
     boost::json::array limits;
-    for (const auto& l : r.limits) limits.push_back(boost::json::object{{"code", l.code}, {"limit", l.limit}});
-    o["limits"] = std::move(limits);
-    if (r.evidence_verdict.empty()) o["evidence_verdict"] = nullptr;
-    else o["evidence_verdict"] = r.evidence_verdict;
-    o["repair_attempt"] = r.repair_attempt;
-    if (r.repairs_remaining) o["repairs_remaining"] = *r.repairs_remaining;
-    if (r.rpc_error) o["rpc_error"] = *r.rpc_error;
+    for (const auto& l : r.limits) limits.push_back(boost::json::object{{jf::code, l.code}, {jf::limit, l.limit}});
+    o[jf::limits] = std::move(limits);
+    if (r.evidence_verdict.empty()) o[jf::evidence_verdict] = nullptr;
+    else o[jf::evidence_verdict] = r.evidence_verdict;
+    o[jf::repair_attempt] = r.repair_attempt;
+    if (r.repairs_remaining) o[jf::repairs_remaining] = *r.repairs_remaining;
+    if (r.rpc_error) o[jf::rpc_error] = *r.rpc_error;
     return o;
 }
 

@@ -2,6 +2,7 @@
 
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
+#include <candor/ops/journal.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -19,6 +20,7 @@ namespace candor::cli {
 namespace {
 
 namespace bj = boost::json;
+namespace jf = candor::ops::journal_field;
 
 constexpr std::string_view help = R"HELP(usage: candor inspect JOURNAL [--since TIME] [--tool NAME] [--json]
 
@@ -97,61 +99,61 @@ const bj::array* arr(const bj::object& o, std::string_view key) {
 
 void take(summary& s, const bj::object& r) {
     ++s.records;
-    const auto time = str(r, "time");
+    const auto time = str(r, jf::time);
     if (s.first.empty() || time < s.first) s.first = std::string(time);
     if (time > s.last) s.last = std::string(time);
-    const auto kind = str(r, "kind");
-    if (const auto* limits = arr(r, "limits"))
+    const auto kind = str(r, jf::kind);
+    if (const auto* limits = arr(r, jf::limits))
         for (const auto& l : *limits)
-            if (l.is_object()) s.limits.add(std::string(str(l.get_object(), "code")));
-    if (kind == "protocol_refusal") {
+            if (l.is_object()) s.limits.add(std::string(str(l.get_object(), jf::code)));
+    if (kind == jf::kind_protocol_refusal) {
         ++s.protocol_refusals;
-        const auto* code = r.if_contains("rpc_error");
-        s.protocol.add(std::string(str(r, "method")) + " " + (code && code->is_int64() ? std::to_string(code->get_int64()) : "?"));
+        const auto* code = r.if_contains(jf::rpc_error);
+        s.protocol.add(std::string(str(r, jf::method)) + " " + (code && code->is_int64() ? std::to_string(code->get_int64()) : "?"));
         return;
     }
     ++s.tool_calls;
-    std::string tool(str(r, "tool"));
+    std::string tool(str(r, jf::tool));
     if (!s.tools.count(tool) && s.tools.size() + 1 >= max_keys) tool = "(other)";
     auto& t = s.tools[tool];
-    const auto status = str(r, "status");
+    const auto status = str(r, jf::status);
     ++t.calls;
     if (status == "complete") ++t.complete;
     else if (status == "partial") ++t.partial;
     else if (status == "error") ++t.error;
     else ++t.other;
-    const double ms = num(r, "duration_ms");
+    const double ms = num(r, jf::duration_ms);
     t.duration_ms += ms;
     t.max_ms = std::max(t.max_ms, ms);
-    if (const auto* a = arr(r, "reasons"))
+    if (const auto* a = arr(r, jf::reasons))
         for (const auto& c : *a)
             if (c.is_string()) s.reasons.add(std::string(c.get_string()));
-    if (const auto* a = arr(r, "warnings"))
+    if (const auto* a = arr(r, jf::warnings))
         for (const auto& c : *a)
             if (c.is_string()) s.warnings.add(std::string(c.get_string()));
-    const std::string client = str(r, "client_name").empty() ? "-" : std::string(str(r, "client_name"));
+    const std::string client = str(r, jf::client_name).empty() ? "-" : std::string(str(r, jf::client_name));
     bool all_repairable = status == "error";
     std::string first_code;
     std::size_t issues = 0;
-    if (const auto* a = arr(r, "issues")) {
+    if (const auto* a = arr(r, jf::issues)) {
         for (const auto& i : *a) {
             if (!i.is_object()) continue;
             const auto& io = i.get_object();
-            const auto code = str(io, "code");
+            const auto code = str(io, jf::code);
             if (first_code.empty()) first_code = std::string(code);
             ++issues;
             s.issues_by_client.add(client + "\t" + std::string(code));
-            const auto* rep = io.if_contains("repairable");
+            const auto* rep = io.if_contains(jf::repairable);
             if (!rep || !rep->is_bool() || !rep->get_bool()) all_repairable = false;
         }
     }
     if (all_repairable && issues > 0) ++s.repairable_refusals;
-    if (num(r, "repair_attempt") > 0) {
+    if (num(r, jf::repair_attempt) > 0) {
         ++s.repair_attempts;
         if (status != "error") ++s.repair_successes;
     }
-    const auto action = str(r, "action_class");
-    const auto evidence = str(r, "evidence_verdict");
+    const auto action = str(r, jf::action_class);
+    const auto evidence = str(r, jf::evidence_verdict);
     const bool refused = evidence.substr(0, 9) == "EVIDENCE_" ||
                          (status == "error" && !action.empty() && action != "read_only");
     if (refused) s.refused_actions.add(tool + "\t" + (first_code.empty() ? "-" : first_code));
@@ -337,8 +339,8 @@ int run_inspect(int argc, char** argv) {
             ++s.skipped;
         } else {
             const auto& r = doc->root().get_object();
-            const bool in_time = since.empty() || str(r, "time") >= std::string_view(since);
-            const bool in_tool = tool.empty() || str(r, "tool") == tool;
+            const bool in_time = since.empty() || str(r, jf::time) >= std::string_view(since);
+            const bool in_tool = tool.empty() || str(r, jf::tool) == tool;
             if (in_time && in_tool) take(s, r);
         }
         line.clear();

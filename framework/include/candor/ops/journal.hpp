@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace candor::ops {
@@ -39,6 +40,44 @@ struct journal_options {
     /// Lines waiting for the writer; one more is dropped and counted.
     std::size_t queue_capacity = 4096;
 };
+
+/// The journal line's field names, named once for its writer (`to_json`) and its readers
+/// (`candor inspect`), so that neither can drift from the other.
+namespace journal_field {
+inline constexpr std::string_view time = "time";
+inline constexpr std::string_view kind = "kind";
+inline constexpr std::string_view request_id = "request_id";
+inline constexpr std::string_view session = "session";
+inline constexpr std::string_view principal = "principal";
+inline constexpr std::string_view client_name = "client_name";
+inline constexpr std::string_view client_version = "client_version";
+inline constexpr std::string_view method = "method";
+inline constexpr std::string_view tool = "tool";
+inline constexpr std::string_view contract_version = "contract_version";
+inline constexpr std::string_view action_class = "action_class";
+inline constexpr std::string_view duration_ms = "duration_ms";
+inline constexpr std::string_view bytes_in = "bytes_in";
+inline constexpr std::string_view bytes_out = "bytes_out";
+inline constexpr std::string_view status = "status";
+inline constexpr std::string_view complete = "complete";
+inline constexpr std::string_view reasons = "reasons";
+inline constexpr std::string_view warnings = "warnings";
+inline constexpr std::string_view issues = "issues";  ///< [{code, path, layer, repairable}]
+inline constexpr std::string_view limits = "limits";  ///< [{code, limit}]
+inline constexpr std::string_view evidence_verdict = "evidence_verdict";
+inline constexpr std::string_view repair_attempt = "repair_attempt";
+inline constexpr std::string_view repairs_remaining = "repairs_remaining";
+inline constexpr std::string_view rpc_error = "rpc_error";
+// Inside `issues` and `limits`.
+inline constexpr std::string_view code = "code";
+inline constexpr std::string_view path = "path";
+inline constexpr std::string_view layer = "layer";
+inline constexpr std::string_view repairable = "repairable";
+inline constexpr std::string_view limit = "limit";
+// The values of `kind`.
+inline constexpr std::string_view kind_tool_call = "tool_call";
+inline constexpr std::string_view kind_protocol_refusal = "protocol_refusal";
+}  // namespace journal_field
 
 /// The journal line of a record, as a JSON object (field order as documented).
 boost::json::object to_json(const mcp::call_record& r);
