@@ -8,9 +8,6 @@
 // inventory (token open, MAC, expiry, binding, one store lookup per id), in memory and in
 // SQLite, against a bare hash-set lookup of the same ids.
 // Run: scripts/bench --benchmark_filter='Paging|Evidence'
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
 
 #include <candor/evidence/gated_action.hpp>
 #include <candor/evidence/token.hpp>

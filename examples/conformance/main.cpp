@@ -6,11 +6,6 @@
 //
 //     conformance-server --http 3001        (listens on 127.0.0.1:3001/mcp)
 
-// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor/app/command_line.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>

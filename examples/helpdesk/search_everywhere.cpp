@@ -1,8 +1,5 @@
 // search_everywhere: one query, three sources at once (tickets by title, the knowledge base,
 // the chat log), each under its own deadline; late or failing sources are named, the rest kept.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"  // Asio executor comparisons (GCC 12)
-#endif
 
 #include "tools.hpp"
 

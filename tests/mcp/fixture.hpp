@@ -1,12 +1,6 @@
 #pragma once
 // A server with one tool per behaviour under test, and an in-memory client talking to it.
 
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (executor
-// comparison) wherever executors are converted; library code, not the tests'.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor/envelope/envelope.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>

@@ -2,12 +2,6 @@
 // Shared fixtures for the completeness tests: fixed keys, controllable clocks, an in-memory
 // collection served over MCP, and a way to run one coroutine to its end.
 
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (executor
-// comparison) wherever executors are converted; library code, not the tests'.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/mcp/memory_transport.hpp>

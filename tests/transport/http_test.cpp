@@ -1,8 +1,3 @@
-// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor/transport/http.hpp>
 
 #include <candor/mcp/tool.hpp>

@@ -1,10 +1,6 @@
 #pragma once
 // A server with validated tools and an in-memory client: the helpers the validation tests share.
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 

@@ -1,8 +1,3 @@
-// GCC 12: see framework/src/mcp/call.cpp (false positives inside Asio's executors).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor_examples/order_draft.hpp>
 
 #include <algorithm>

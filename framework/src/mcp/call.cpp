@@ -1,12 +1,6 @@
 // tools/call: argument intake and budget, the call's coroutine with its deadline and
 // cancellation, and turning the outcome into a CallToolResult.
 
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor when it
-// compares strand executors (shared_ptr::get on a strand_impl that is never null there). The
-// warning is in library code instantiated here, not in this file's logic.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
 #include "server_core.hpp"
 
 #include <candor/envelope/envelope.hpp>

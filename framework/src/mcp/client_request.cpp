@@ -5,11 +5,6 @@
 // Everything here runs on the connection's strand: the tool's coroutine does (it was spawned
 // there), and so does `connection::handle`, which delivers replies. No locks.
 
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (strand
-// executors); library code instantiated here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
 #include "server_core.hpp"
 
 #include <candor/json/document.hpp>

@@ -1,11 +1,6 @@
 // `completion/complete`: the completer registry and the request, for a prompt's arguments or a
 // resource template's variables.
 
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (strand
-// executors); library code instantiated here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
 #include "server_core.hpp"
 
 namespace candor::mcp {

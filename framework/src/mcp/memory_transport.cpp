@@ -1,9 +1,3 @@
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor when it
-// compares io_context executors; the warning is in library code instantiated here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor/mcp/memory_transport.hpp>
 
 #include <candor/json/write.hpp>

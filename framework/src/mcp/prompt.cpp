@@ -1,11 +1,6 @@
 // Prompts: the registry and the connection's `prompts/list` and `prompts/get`, with the
 // arguments checked against the prompt's declaration before its function runs.
 
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (strand
-// executors); library code instantiated here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
 #include "server_core.hpp"
 
 namespace candor::mcp {

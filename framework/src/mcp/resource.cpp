@@ -1,12 +1,10 @@
 // Resources: URI and URI-template rules, the registry, and the connection's `resources/*`
 // methods (list with paging, templates/list, read, subscribe/unsubscribe).
 
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor (strand
-// executors), and — at -O1 with the sanitizers — "may be used uninitialized" for the
-// std::optional<std::vector<…>> a co_spawned reader hands to its completion: both in library
-// code instantiated here (co_spawn's result slot), not in this file's logic.
+// GCC 12 at -O1 with the sanitizers reports "may be used uninitialized" for the
+// std::optional<std::vector<…>> a co_spawned reader hands to its completion: library code
+// instantiated here (co_spawn's result slot), not in this file's logic.
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include "server_core.hpp"

@@ -1,9 +1,6 @@
-// GCC 12 reports a "potential null pointer dereference" inside Asio's any_executor when it
-// compares executors; the warning is in library code instantiated here. It also reports
-// -Wmismatched-new-delete on `fan_out`'s coroutine frame (Asio's frame allocator pairs its own
-// operator new and delete; see validation/validated_tool.hpp).
+// GCC 12 reports -Wmismatched-new-delete on `fan_out`'s coroutine frame (Asio's frame
+// allocator pairs its own operator new and delete; see validation/validated_tool.hpp).
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 

@@ -6,11 +6,6 @@
 // is caught once where the connection's coroutine is spawned. The header rules are pure
 // functions (http_policy.cpp); session state and routing are in http_session.cpp.
 
-// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <candor/transport/http.hpp>
 
 #include "http_session.hpp"

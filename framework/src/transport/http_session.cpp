@@ -1,9 +1,3 @@
-// GCC 12 reports a false "potential null pointer dereference" inside Asio's any_executor,
-// instantiated here through the channel.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include "http_session.hpp"
 
 #include <boost/asio/experimental/channel_error.hpp>
