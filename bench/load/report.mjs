@@ -9,7 +9,7 @@ const median = (xs) => { const s = xs.map(Number).sort((a, b) => a - b); const m
 const groups = new Map();
 for (const r of rows) {
   const k = `${r.transport}|${r.pin}|${r.conc}`;
-  if (!groups.has(k)) groups.set(k, { candor: [], peer: [], floor: [] });
+  if (!groups.has(k)) groups.set(k, { candor: [], peer: [], floor: [], direct: [] });
   groups.get(k)[r.server].push(r);
 }
 const stat = (rs, f) => (rs.length ? median(rs.map((r) => r[f])) : NaN);
@@ -21,18 +21,19 @@ console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const summary = {};
 for (const [k, g] of groups) {
   const [transport, pin, conc] = k.split('|');
-  for (const server of ['candor', 'peer', 'floor']) {
+  for (const server of ['candor', 'peer', 'floor', 'direct']) {
     const rs = g[server];
-    if (server === 'floor' && !rs.length) continue;
+    if (!rs.length) continue;
     const s = { rps: stat(rs, 'rps'), p50: stat(rs, 'p50_us'), p90: stat(rs, 'p90_us'), p99: stat(rs, 'p99_us'), cpu: stat(rs, 'cpu_us'), rss: stat(rs, 'rss_kb'), scpu: stat(rs, 'server_cpu_pct'), lcpu: stat(rs, 'load_cpu_pct') };
     summary[`${k}|${server}`] = s;
-    console.log(`| ${transport} | ${pin} | ${conc} | ${{ candor: 'Candor', peer: 'TS SDK', floor: 'floor' }[server]} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${fmt(s.cpu, 1)} | ${fmt(s.rss / 1024, 1)} | ${fmt(s.scpu)} | ${fmt(s.lcpu)} | ${rs.length} |`);
+    console.log(`| ${transport} | ${pin} | ${conc} | ${{ candor: 'Candor', peer: 'TS SDK', floor: 'floor', direct: 'by hand' }[server]} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${fmt(s.cpu, 1)} | ${fmt(s.rss / 1024, 1)} | ${fmt(s.scpu)} | ${fmt(s.lcpu)} | ${rs.length} |`);
   }
 }
 console.log('\n| scenario | Candor/peer throughput | peer/Candor CPU per call |');
 console.log('|---|---|---|');
 for (const k of groups.keys()) {
   const c = summary[`${k}|candor`], p = summary[`${k}|peer`];
+  if (!c || !p) continue;
   console.log(`| ${k.replaceAll('|', ' ')} | ${fmt(c.rps / p.rps, 1)}× | ${fmt(p.cpu / c.cpu, 1)}× |`);
 }
 const maxRss = (server) => Math.max(...rows.filter((r) => r.server === server).map((r) => Number(r.rss_kb)));
@@ -68,4 +69,20 @@ if (floor && Number.isFinite(floor.rps) && stdio('candor')) {
   console.log(`\nstdio floor (pinned, 64 in flight): ${fmt(floor.rps)} calls/s at ${fmt(floor.cpu, 1)} µs of server CPU per call ` +
     `(load generator at ${fmt(floor.lcpu)} % of its core). 10× the peer's best rate allows ${fmt(budget, 1)} µs per call; ` +
     `Candor uses ${fmt(stdio('candor').cpu, 1)} µs, ${fmt(stdio('candor').cpu - floor.cpu, 1)} µs above the floor.`);
+}
+
+// Where Candor's time per call goes (pinned, 64 in flight, stdio-load), from rows measured in
+// the same run: the floor (pipes and load generator), the same reply written by hand without a
+// framework (stdio-direct), and echo — a call without the paging work — on both servers.
+const direct = summary['stdio|pinned|64|direct'];
+const echo = (s) => summary[`stdio-echo|pinned|64|${s}`];
+if (direct && echo('candor') && echo('peer') && stdio('candor') && stdio('peer')) {
+  const budget = 1e6 / (10 * peerBest());
+  console.log(`\nThe measured call by hand, without a framework (stdio-direct): ${fmt(direct.cpu, 1)} µs of server CPU per call ` +
+    `(${fmt(direct.rps)} calls/s, load generator at ${fmt(direct.lcpu)} %). Candor: ${fmt(stdio('candor').cpu, 1)} µs, ` +
+    `${fmt(stdio('candor').cpu - direct.cpu, 1)} µs above it; the stdio target leaves ${fmt(budget - direct.cpu, 1)} µs above it.`);
+  console.log(`echo (the framework alone, no paging): Candor ${fmt(echo('candor').cpu, 1)} µs per call (${fmt(echo('candor').rps)} calls/s), ` +
+    `the peer ${fmt(echo('peer').cpu, 1)} µs (${fmt(echo('peer').rps)} calls/s): ${fmt(echo('candor').rps / echo('peer').rps, 1)}× the throughput, ` +
+    `${fmt(echo('peer').cpu / echo('candor').cpu, 1)}× by CPU per call. search_tickets above echo: Candor ` +
+    `${fmt(stdio('candor').cpu - echo('candor').cpu, 1)} µs, the peer ${fmt(stdio('peer').cpu - echo('peer').cpu, 1)} µs.`);
 }

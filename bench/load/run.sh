@@ -4,8 +4,12 @@
 # Settings (environment): LOAD_REPS (2), LOAD_SECONDS (4, measured per run), LOAD_WARMUP (2),
 # LOAD_CONNECTIONS (16), LOAD_MODES ("pinned unpinned"), LOAD_RESULTS (file for the raw lines).
 # Pinned: server on CPU 0 (`taskset -c 0`, Candor with --threads 1), load generator on CPU 1.
-# Pinned stdio also runs the floor (stdio-floor: a precomputed reply per request, row server=floor):
-# the pipes and the load generator alone.
+# Pinned stdio also runs, to show where the time goes:
+#   - the floor (stdio-floor: a precomputed reply per request, row server=floor): the pipes and
+#     the load generator alone;
+#   - the workload by hand (stdio-direct, row server=direct): the same reply without a framework;
+#   - `echo {"text":"hello"}` on both servers (transport stdio-echo): what a call costs each
+#     framework without the paging work.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/bench/load"
@@ -18,12 +22,14 @@ results="${LOAD_RESULTS:-$root/build/bench/load-results.txt}"
 candor="$root/build/bench/bench/bench-server"
 stdio_load="$root/build/bench/bench/stdio-load"
 stdio_floor="$root/build/bench/bench/stdio-floor"
+stdio_direct="$root/build/bench/bench/stdio-direct"
 floor_result="$(dirname "$results")/floor-result.json"
 peer=(node "$here/peer/server.mjs")
 
 [ -x "$candor" ] || { echo "load: $candor is not built" >&2; exit 2; }
 [ -x "$stdio_load" ] || { echo "load: $stdio_load is not built" >&2; exit 2; }
 [ -x "$stdio_floor" ] || { echo "load: $stdio_floor is not built" >&2; exit 2; }
+[ -x "$stdio_direct" ] || { echo "load: $stdio_direct is not built" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "load: wrk is missing (scripts/setup-deps --load)" >&2; exit 2; }
 if [ ! -d "$here/peer/node_modules" ] || [ "$here/peer/package.json" -nt "$here/peer/node_modules" ]; then
   (cd "$here/peer" && npm install --prefer-offline --no-audit --no-fund --loglevel=error && touch node_modules)
@@ -94,13 +100,15 @@ run_http() {  # run_http NAME PIN REP
 
 # The stdio load generator: stdio-load (C++), or the Node driver (driver.mjs) as a second
 # opinion — it spends most of its core above 25,000 calls/s and cannot measure beyond ~30,000.
-run_stdio() {  # run_stdio NAME PIN REP INFLIGHT [node]
+run_stdio() {  # run_stdio NAME PIN REP INFLIGHT [cpp|node|echo]
   local name="$1" pin="$2" rep="$3" inflight="$4" driver="${5:-cpp}" load=() srv=() gen=("$stdio_load") transport=stdio
   [ "$pin" = pinned ] && { load=(taskset -c 1); srv=(taskset -c 0); }
   [ "$driver" = node ] && { gen=(node "$here/driver.mjs" stdio); transport=stdio-node; }
+  [ "$driver" = echo ] && { gen=("$stdio_load" --call echo); transport=stdio-echo; }
   case "$name" in
     candor) srv+=("$candor" --stdio) ;;
     floor) srv+=("$stdio_floor" "$floor_result") ;;
+    direct) srv+=("$stdio_direct") ;;
     *) srv+=("${peer[@]}" --stdio) ;;
   esac
   local out
@@ -138,6 +146,8 @@ for rep in $(seq "$reps"); do
     if [ "$pin" = pinned ]; then
       for name in candor peer; do run_stdio "$name" "$pin" "$rep" 64 node; done
       run_stdio floor "$pin" "$rep" 64
+      run_stdio direct "$pin" "$rep" 64
+      for name in candor peer; do run_stdio "$name" "$pin" "$rep" 64 echo; done
       for name in candor peer; do run_stdio "$name" "$pin" "$rep" 1; done
     fi
   done

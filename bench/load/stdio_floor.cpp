@@ -13,21 +13,9 @@
 #include <string>
 #include <string_view>
 
+#include "write_all.hpp"
+
 #include <unistd.h>
-
-namespace {
-
-bool write_all(std::string_view s) {
-    while (!s.empty()) {
-        const ssize_t n = ::write(1, s.data(), s.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        s.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     if (argc != 2) {
@@ -70,7 +58,7 @@ int main(int argc, char** argv) {
             out += '\n';
         }
         in.erase(0, start);
-        if (!write_all(out)) return 1;
+        if (!write_all(1, out)) return 1;
         out.clear();
     }
 }

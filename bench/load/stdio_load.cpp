@@ -2,7 +2,7 @@
 // generator is not the limit: the Node driver (driver.mjs, which also verifies the workload)
 // spends 60-85 % of its core at 25,000 calls/s and cannot measure above about 30,000.
 //
-//   stdio-load [--inflight N] [--warmup S] [--duration S] -- SERVER [ARGS…]
+//   stdio-load [--inflight N] [--warmup S] [--duration S] [--call search_tickets|echo] -- SERVER [ARGS…]
 //
 // Starts SERVER with pipes, initializes it (2025-06-18), then keeps N `search_tickets` calls in
 // flight — one `write(2)` per request, as the Node driver does — and validates every reply as
@@ -11,6 +11,8 @@
 //   STDIO_RESULT calls=… seconds=… cps=… p50_us=… p90_us=… p99_us=… cpu_us_per_call=…
 //                peak_rss_kb=… invalid=… server_cpu_pct=… load_cpu_pct=…
 // and exits 1 (after STDIO_FIRST_FAILURE …) if any reply was invalid.
+// `--call echo` calls `echo {"text":"hello"}` instead (and checks for a complete envelope with
+// that text): what a call costs in the framework alone, without the paging work.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -165,6 +167,16 @@ std::string check_reply(std::string_view text, const std::vector<std::string>& e
     return n == expected.size() ? std::string() : std::to_string(n) + " ids instead of 20";
 }
 
+// Why the reply is not echo's answer to {"text":"hello"}; empty if it is.
+std::string check_echo(std::string_view text) {
+    auto has = [&](std::string_view s) { return find(text, s) != std::string_view::npos; };
+    if (!has("\"result\":")) return "no result (JSON-RPC error?)";
+    if (!has("\"isError\":false")) return "isError is not false";
+    if (!has("\"complete\":true")) return "complete is not true";
+    if (!has("\"data\":{\"text\":\"hello\"}")) return "data is not {\"text\":\"hello\"}";
+    return {};
+}
+
 struct proc_stats {
     long ticks = 0;  // utime + stime
     long hwm_kb = 0;
@@ -202,7 +214,10 @@ long percentile(const std::vector<long>& sorted, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    static constexpr std::string_view usage =
+        "usage: stdio-load [--inflight N] [--warmup S] [--duration S] [--call search_tickets|echo] -- SERVER…";
     int inflight = 64;
+    bool echo = false;  // --call echo: the framework's cost per call without the paging work
     double warmup_s = 2, duration_s = 10;
     std::vector<char*> server;
     for (int i = 1; i < argc; ++i) {
@@ -218,9 +233,11 @@ int main(int argc, char** argv) {
         if (a == "--inflight") inflight = static_cast<int>(number());
         else if (a == "--warmup") warmup_s = number();
         else if (a == "--duration") duration_s = number();
-        else die("unknown argument " + std::string(a) + " (usage: stdio-load [--inflight N] [--warmup S] [--duration S] -- SERVER…)");
+        else if (a == "--call" && i + 1 < argc && (std::string_view(argv[i + 1]) == "echo" || std::string_view(argv[i + 1]) == "search_tickets"))
+            echo = std::string_view(argv[++i]) == "echo";
+        else die("unknown argument " + std::string(a) + " (" + std::string(usage) + ")");
     }
-    if (server.empty() || inflight < 1) die("usage: stdio-load [--inflight N] [--warmup S] [--duration S] -- SERVER…");
+    if (server.empty() || inflight < 1) die(std::string(usage));
     server.push_back(nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
@@ -245,7 +262,9 @@ int main(int argc, char** argv) {
     write_all(child.to, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
 
     const std::vector<std::string> expected = first_page_ids();
-    const std::string params = R"("method":"tools/call","params":{"name":"search_tickets","arguments":{"department":"dept-3","status":"open","page_size":20}}})";
+    const std::string params =
+        echo ? R"("method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}})"
+             : R"("method":"tools/call","params":{"name":"search_tickets","arguments":{"department":"dept-3","status":"open","page_size":20}}})";
     std::unordered_map<long, clock_type::time_point> sent_at;
     long next_id = 1;
     bool measuring = false, stopping = false;
@@ -271,7 +290,7 @@ int main(int argc, char** argv) {
         }
         const auto took = clock_type::now() - it->second;
         sent_at.erase(it);
-        const std::string why = check_reply(line, expected);
+        const std::string why = echo ? check_echo(line) : check_reply(line, expected);
         if (!why.empty()) {
             ++invalid;
             if (first_invalid.empty()) first_invalid = why + ": " + std::string(line.substr(0, 300));
