@@ -189,6 +189,39 @@ TEST(Write, ASinkTakesSeveralValuesAndCutsOnceAtTheEnd) {
     EXPECT_EQ(out, R"(prefix:["a \"b\"",{"k":1.5},null])");
 }
 
+TEST(Write, ASinkWritesIntoTheCapacityReservedBeforeReallocating) {
+    // A page's text is reserved at the size pages had so far: the sink's doubling must not
+    // reallocate (and copy) a text that fits its reserve — not even for the room an escaped
+    // string asks for up front.
+    std::string out;
+    out.reserve(3000);  // doubling from 256 bytes would reallocate at 1,792
+    ASSERT_LT(out.capacity(), 3840u);
+    const char* const reserved = out.data();
+    const std::string plain(100, 'x'), quoted = std::string(100, 'y') + "\"";
+    {
+        candor::json::text_sink sink(out);
+        sink.put('[');
+        for (int i = 0; i < 25; ++i) {  // 25 × 103 bytes
+            EXPECT_TRUE(candor::json::write_string(plain, sink));
+            sink.put(',');
+        }
+        EXPECT_TRUE(candor::json::write_string(quoted, sink));  // asks for about 2 × 101 bytes
+        sink.put(']');
+        EXPECT_EQ(out.data(), reserved);
+    }
+    EXPECT_EQ(out.data(), reserved);
+    EXPECT_EQ(out.size(), 1 + 25 * 103 + 104 + 1u);
+    EXPECT_EQ(out.substr(out.size() - 5), R"(y\"")" "]");
+
+    // Past the reserve it grows as before, and keeps what was written.
+    {
+        candor::json::text_sink sink(out);
+        for (int i = 0; i < 20; ++i) EXPECT_TRUE(candor::json::write_string(plain, sink));
+    }
+    EXPECT_EQ(out.size(), 1 + 25 * 103 + 104 + 1 + 20 * 102u);
+    EXPECT_EQ(out.substr(0, 3), "[\"x");
+}
+
 TEST(Write, WrittenTextReadsBackExactlyAndRefusesWhatItsWritersDidNotWrite) {
     boost::json::value v = {{"d", 0.1}, {"big", 1e300}, {"n", -7}, {"s", "é\n"}, {"deep", boost::json::array{{1, {2, {3}}}}}};
     const auto w = candor::json::written::adopt(candor::json::to_string(v).value());

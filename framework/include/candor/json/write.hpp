@@ -63,8 +63,13 @@ public:
     /// Where the next n bytes go; they fit.
     char* room(std::size_t n) {
         // Grow by what this sink wrote so far (at least 256 bytes): doubling, never in
-        // proportion to what `out` held before.
-        if (out_.size() - len_ < n) out_.resize(len_ + std::max(n, len_ - start_ + 256));
+        // proportion to what `out` held before; but first into the capacity `out` has (a
+        // reserve made for this text is used up before anything is reallocated).
+        if (out_.size() - len_ < n) {
+            std::size_t to = len_ + std::max(n, len_ - start_ + 256);
+            if (len_ + n <= out_.capacity()) to = std::min(to, out_.capacity());
+            out_.resize(to);
+        }
         return out_.data() + len_;
     }
     /// The bytes up to `end` (a pointer from `room`) are written.
