@@ -75,7 +75,9 @@ void memory_source::set_scan_hook(scan_hook h, std::function<steady_time_point()
 boost::asio::awaitable<boost::system::result<std::string, source_error>> memory_source::open_snapshot(
     const boost::json::object&, const mcp::principal&) {
     if (mode_ == snapshot_mode::live) co_return std::string();
-    co_return "v" + std::to_string(version());
+    std::string id = "v";
+    id += std::to_string(version());
+    co_return id;
 }
 
 boost::asio::awaitable<boost::system::result<fetch_result, source_error>> memory_source::fetch(

@@ -135,7 +135,7 @@ public:
             if (kv.key() == "and" || kv.key() == "or") parts.push_back(group(kv.key(), kv.value(), child));
             else parts.push_back(condition(kv.key(), kv.value(), child));
         }
-        return parts.size() == 1 ? parts.front() : "(" + joined(parts, " AND ") + ")";
+        return parts.size() == 1 ? parts.front() : grouped(parts, " AND ");
     }
 
     issue_list issues;
@@ -152,18 +152,27 @@ private:
         issues.push_back(std::move(i));
     }
 
-    static std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
-        std::string out;
-        for (const auto& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
+    // The parts, separated by `sep`, in parentheses.
+    static std::string grouped(const std::vector<std::string>& parts, std::string_view sep) {
+        std::string out = "(";
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            if (i > 0) out += sep;
+            out += parts[i];
+        }
+        out += ')';
         return out;
     }
 
     std::string group(std::string_view op, const boost::json::value& v, const std::string& path) {
         const auto* arr = v.if_array();
+        // 'op', built by appending (GCC 12 warns falsely, -Wrestrict, on "'" + std::string).
+        std::string quoted_op = "'";
+        quoted_op += op;
+        quoted_op += '\'';
         if (!arr || arr->empty()) {
             add(codes::filter_malformed, path,
-                "'" + std::string(op) + "' takes a non-empty array of filters, e.g. {\"" + std::string(op) +
-                    "\": [{\"" + table_.fields.front().name + "\": …}, …]}");
+                quoted_op + " takes a non-empty array of filters, e.g. {\"" + std::string(op) + "\": [{\"" +
+                    table_.fields.front().name + "\": …}, …]}");
             return "0";
         }
         std::vector<std::string> parts;
@@ -173,14 +182,13 @@ private:
             const auto* o = (*arr)[i].if_object();
             if (!o) {
                 add(codes::filter_malformed, p,
-                    "each element of '" + std::string(op) + "' is a filter object, got " +
-                        std::string(kind_name((*arr)[i])));
+                    "each element of " + quoted_op + " is a filter object, got " + std::string(kind_name((*arr)[i])));
                 continue;
             }
             parts.push_back(filter(*o, p, false));
         }
         if (parts.empty()) return "0";
-        return "(" + joined(parts, op == "and" ? " AND " : " OR ") + ")";
+        return grouped(parts, op == "and" ? " AND " : " OR ");
     }
 
     boost::json::object field_list() const {
@@ -208,7 +216,7 @@ private:
             }
             std::vector<std::string> parts;
             for (const auto& kv : *ops) parts.push_back(term(*f, kv.key(), kv.value(), json::child_pointer(path, kv.key())));
-            return parts.size() == 1 ? parts.front() : "(" + joined(parts, " AND ") + ")";
+            return parts.size() == 1 ? parts.front() : grouped(parts, " AND ");
         }
         return term(*f, "eq", v, path);
     }
