@@ -85,4 +85,8 @@ if (direct && echo('candor') && echo('peer') && stdio('candor') && stdio('peer')
     `the peer ${fmt(echo('peer').cpu, 1)} µs (${fmt(echo('peer').rps)} calls/s): ${fmt(echo('candor').rps / echo('peer').rps, 1)}× the throughput, ` +
     `${fmt(echo('peer').cpu / echo('candor').cpu, 1)}× by CPU per call. search_tickets above echo: Candor ` +
     `${fmt(stdio('candor').cpu - echo('candor').cpu, 1)} µs, the peer ${fmt(stdio('peer').cpu - echo('peer').cpu, 1)} µs.`);
+  if (echo('direct'))
+    console.log(`Above the same calls by hand: Candor's echo ${fmt(echo('candor').cpu - echo('direct').cpu, 1)} µs ` +
+      `(by hand ${fmt(echo('direct').cpu, 1)} µs), its search_tickets ${fmt(stdio('candor').cpu - direct.cpu, 1)} µs: ` +
+      `${fmt((stdio('candor').cpu - direct.cpu) - (echo('candor').cpu - echo('direct').cpu), 1)} µs of it in the paging work.`);
 }

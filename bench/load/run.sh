@@ -8,8 +8,8 @@
 #   - the floor (stdio-floor: a precomputed reply per request, row server=floor): the pipes and
 #     the load generator alone;
 #   - the workload by hand (stdio-direct, row server=direct): the same reply without a framework;
-#   - `echo {"text":"hello"}` on both servers (transport stdio-echo): what a call costs each
-#     framework without the paging work.
+#   - `echo {"text":"hello"}` on both servers and by hand (transport stdio-echo): what a call
+#     costs each framework without the paging work.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/bench/load"
@@ -147,7 +147,7 @@ for rep in $(seq "$reps"); do
       for name in candor peer; do run_stdio "$name" "$pin" "$rep" 64 node; done
       run_stdio floor "$pin" "$rep" 64
       run_stdio direct "$pin" "$rep" 64
-      for name in candor peer; do run_stdio "$name" "$pin" "$rep" 64 echo; done
+      for name in candor peer direct; do run_stdio "$name" "$pin" "$rep" 64 echo; done
       for name in candor peer; do run_stdio "$name" "$pin" "$rep" 1; done
     fi
   done

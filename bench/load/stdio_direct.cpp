@@ -11,6 +11,7 @@
 //     OpenSSL context, reused) and base64url, the text escaped with Candor's JSON writer (the
 //     fastest escaper at hand),
 //   - replies to all the requests of one read(2) sent in one write(2), as stdio-floor does.
+// It answers `echo {text ≤ 1000 characters}` the same way: a call's cost without the paging work.
 // What it does not do is what a framework adds: strict intake (duplicate keys, number ranges,
 // depth and size budgets), JSON Schema, typed conversion, sessions, deadlines and cancellation,
 // envelope rules, cursor binding to the caller and expiry, journals. Its cost per call is the
@@ -148,12 +149,14 @@ public:
         const auto* p = params ? params->if_object() : nullptr;
         const auto* name = p ? p->if_contains("name") : nullptr;
         const auto* args = p ? p->if_contains("arguments") : nullptr;
-        if (!method || *method != "tools/call" || !name || *name != "search_tickets" || !args || !args->is_object()) {
-            out += R"(,"error":{"code":-32602,"message":"stdio-direct answers tools/call search_tickets only"}})"
+        if (!method || *method != "tools/call" || !name || !(*name == "search_tickets" || *name == "echo") || !args ||
+            !args->is_object()) {
+            out += R"(,"error":{"code":-32602,"message":"stdio-direct answers tools/call search_tickets and echo only"}})"
                    "\n";
             return;
         }
-        search(args->get_object(), out);
+        if (*name == "echo") echo(args->get_object(), out);
+        else search(args->get_object(), out);
     }
 
 private:
@@ -228,6 +231,22 @@ private:
         env_ += std::to_string(page_size);
         env_ += R"(,"ordering":"id","snapshot":"v1"}})";
 
+        out += R"(,"result":{"content":[{"type":"text","text":)";
+        (void)candor::json::write_string(env_, out);
+        out += R"(}],"structuredContent":)";
+        out += env_;
+        out += R"(,"isError":false}})"
+               "\n";
+    }
+
+    void echo(const boost::json::object& args, std::string& out) {
+        const auto* text = args.if_contains("text");
+        if (args.size() != 1 || !text || !text->is_string() || text->get_string().size() > 1000)
+            return refuse("echo takes {text: a string of at most 1000 characters}", out);
+        env_.assign(R"({"status":"complete","complete":true,"incomplete_reasons":[],"continuation":null,)"
+                    R"("scope":{"resource":"echo","visibility":"caller","snapshot":"none"},"warnings":[],"data":{"text":)");
+        (void)candor::json::write_string(text->get_string(), env_);
+        env_ += "}}";
         out += R"(,"result":{"content":[{"type":"text","text":)";
         (void)candor::json::write_string(env_, out);
         out += R"(}],"structuredContent":)";
