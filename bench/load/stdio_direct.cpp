@@ -231,12 +231,7 @@ private:
         env_ += std::to_string(page_size);
         env_ += R"(,"ordering":"id","snapshot":"v1"}})";
 
-        out += R"(,"result":{"content":[{"type":"text","text":)";
-        (void)candor::json::write_string(env_, out);
-        out += R"(}],"structuredContent":)";
-        out += env_;
-        out += R"(,"isError":false}})"
-               "\n";
+        send_envelope(out);
     }
 
     void echo(const boost::json::object& args, std::string& out) {
@@ -247,6 +242,11 @@ private:
                     R"("scope":{"resource":"echo","visibility":"caller","snapshot":"none"},"warnings":[],"data":{"text":)");
         (void)candor::json::write_string(text->get_string(), env_);
         env_ += "}}";
+        send_envelope(out);
+    }
+
+    // The envelope in `env_` as the result: its text in content[0].text, and as it is.
+    void send_envelope(std::string& out) const {
         out += R"(,"result":{"content":[{"type":"text","text":)";
         (void)candor::json::write_string(env_, out);
         out += R"(}],"structuredContent":)";
