@@ -40,32 +40,10 @@
 
 #include <unistd.h>
 
+#include "../server/tickets.hpp"
 #include "write_all.hpp"
 
 namespace {
-
-struct ticket {
-    std::string id, department, status;
-    int priority = 0;
-    std::string title, created_at;
-};
-
-std::vector<ticket> make_tickets() {  // the dataset of bench/server/main.cpp
-    static constexpr std::array<int, 12> month_days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    static constexpr std::array<const char*, 3> statuses{"open", "pending", "closed"};
-    std::vector<ticket> out;
-    out.reserve(100'000);
-    for (int i = 1; i <= 100'000; ++i) {
-        int days = i % 300, month = 0;
-        while (days >= month_days[static_cast<std::size_t>(month)]) days -= month_days[static_cast<std::size_t>(month++)];
-        char id[16], date[32];
-        std::snprintf(id, sizeof id, "T-%06d", i);
-        std::snprintf(date, sizeof date, "2026-%02d-%02d", month + 1, days + 1);
-        out.push_back({id, "dept-" + std::to_string(i % 8), statuses[static_cast<std::size_t>((i * 7) % 3)], 1 + i % 5,
-                       "Ticket " + std::to_string(i), date});
-    }
-    return out;
-}
 
 class hmac {
 public:

@@ -16,10 +16,10 @@
 
 #include <boost/describe.hpp>
 
+#include "tickets.hpp"  // the data: 100,000 tickets, in id order
+
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -28,43 +28,6 @@
 #include <vector>
 
 namespace pg = candor::paging;
-
-// ---------------------------------------------------------------------------------------------
-// The data
-
-struct ticket {
-    std::string id;
-    std::string department;
-    std::string status;
-    int priority = 0;
-    std::string title;
-    std::string created_at;
-};
-BOOST_DESCRIBE_STRUCT(ticket, (), (id, department, status, priority, title, created_at))
-
-inline constexpr int ticket_count = 100'000;
-
-std::string day_after_2026_01_01(int days) {
-    static constexpr std::array<int, 12> month_days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};  // 2026: no leap day
-    int month = 0;
-    while (days >= month_days[static_cast<std::size_t>(month)]) days -= month_days[static_cast<std::size_t>(month++)];
-    char text[32];
-    std::snprintf(text, sizeof text, "2026-%02d-%02d", month + 1, days + 1);
-    return text;
-}
-
-std::vector<ticket> make_tickets() {
-    static constexpr std::array<const char*, 3> statuses{"open", "pending", "closed"};
-    std::vector<ticket> out;
-    out.reserve(ticket_count);
-    for (int i = 1; i <= ticket_count; ++i) {
-        char id[16];
-        std::snprintf(id, sizeof id, "T-%06d", i);
-        out.push_back({id, "dept-" + std::to_string(i % 8), statuses[static_cast<std::size_t>((i * 7) % 3)],
-                       1 + i % 5, "Ticket " + std::to_string(i), day_after_2026_01_01(i % 300)});
-    }
-    return out;  // ids are zero-padded: generation order is id order
-}
 
 // ---------------------------------------------------------------------------------------------
 // The query: typed, its schema generated from the struct
