@@ -19,8 +19,7 @@ ce::reason limit_reason() {
             boost::json::object{{"limit", 5}}};
 }
 
-// Field lookups that fail as test failures, not as dereferences (and keep GCC's
-// -Wnull-dereference quiet about boost::json::object::at inlined into assertions).
+// Field lookups that fail as test failures, not as dereferences.
 boost::json::value field(const boost::json::value& v, std::string_view key) {
     if (const auto* o = v.if_object())
         if (const auto* f = o->if_contains(key)) return *f;

@@ -92,7 +92,7 @@ public:
     static boost::system::result<validator, schema_error> compile(const boost::json::value& schema,
                                                                   const options& opts = {});
 
-    // Out of line: inlined shared_ptr moves trip GCC's -Wnull-dereference in callers.
+    // Defaulted out of line (validator.cpp): no reference counting inlined into callers.
     validator(const validator&) noexcept;
     validator(validator&&) noexcept;
     validator& operator=(const validator&) noexcept;
