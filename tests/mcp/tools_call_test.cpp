@@ -308,3 +308,40 @@ TEST_F(ToolsCall, ErrorEnvelopesMatchTheGoldenFiles) {
     EXPECT_EQ(at(internal, "result"), read_golden("error_internal.json"))
         << "actual:\n" << boost::json::serialize(at(internal, "result"));
 }
+
+// A call whose tool does not wait is answered before the connection handles the next request:
+// a burst of requests does not keep every call's state (arguments, envelope, reply) alive until
+// the whole burst has run. Once the calls are done, nothing keeps the io_context running.
+TEST(ToolsCallOrder, ACallThatDoesNotWaitIsAnsweredBeforeTheNextRequestIsHandled) {
+    auto log = std::make_shared<server_log>();
+    mcp::server s(test_options(log));
+    auto sent = std::make_shared<std::vector<std::string>>();
+    auto answered_before = std::make_shared<std::vector<std::size_t>>();
+    s.add_tool(mcp::make_tool(mcp::tool_info("count", "Counts the answers sent before it ran."),
+                              [sent, answered_before](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                                  answered_before->push_back(sent->size());
+                                  co_return ce::complete(1);
+                              }))
+        .value();
+    boost::asio::io_context io;
+    auto conn = s.connect(io.get_executor(), [sent](std::string text) { sent->push_back(std::move(text)); }, {});
+    conn->receive(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+    conn->receive(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    io.run();
+    io.restart();
+    ASSERT_EQ(sent->size(), 1u);
+    sent->clear();
+    for (int i = 1; i <= 3; ++i)
+        conn->receive(R"({"jsonrpc":"2.0","id":)" + std::to_string(i) + R"(,"method":"tools/call","params":{"name":"count"}})");
+    io.run();  // returns: no timer is left armed
+    EXPECT_EQ(*answered_before, (std::vector<std::size_t>{0, 1, 2}));
+    ASSERT_EQ(sent->size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+        auto reply = boost::json::parse((*sent)[static_cast<std::size_t>(i)]);
+        EXPECT_EQ(at(reply, "id"), i + 1);
+        EXPECT_EQ(at(envelope_of(reply), "complete"), true);
+    }
+    conn->close();
+    io.restart();
+    io.run();
+}

@@ -12,6 +12,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
 #include <exception>
@@ -37,14 +38,6 @@ std::string& envelope_text_buffer() {
 const boost::json::value& empty_arguments() {
     static const boost::json::value empty = boost::json::object{};
     return empty;
-}
-
-boost::asio::awaitable<tool_outcome> run_tool(std::shared_ptr<tool_handler> tool,
-                                              std::shared_ptr<const json::document> doc,
-                                              const boost::json::value* arguments,
-                                              std::shared_ptr<detail::call_state> state) {
-    call_context ctx(state);
-    co_return co_await tool->invoke(*arguments, *doc, ctx);
 }
 
 }  // namespace
@@ -158,14 +151,34 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
     calls_.emplace(req.id, state);
 
     watch_deadline(*state, req.id);
-    std::weak_ptr<connection> weak = weak_from_this();
-    boost::asio::co_spawn(
-        strand_, run_tool(std::move(tool), std::move(doc), &arguments, state),
-        boost::asio::bind_cancellation_slot(
-            state->signal.slot(),
-            boost::asio::bind_executor(strand_, [weak, id = req.id](std::exception_ptr ep, tool_outcome out) {
-                if (auto self = weak.lock()) self->finish_call(id, ep, std::move(out));
-            })));
+    auto slot = state->signal.slot();
+    boost::asio::co_spawn(strand_, run_call(weak_from_this(), req.id, std::move(tool), std::move(doc), &arguments, state),
+                          // The handler holds the call's state: the cancellation signal the
+                          // call is bound to outlives co_spawn's use of its slot.
+                          boost::asio::bind_cancellation_slot(slot, [keep = state](std::exception_ptr ep) {
+                              // finish_call threw: a bug in the framework, not in the tool.
+                              if (ep) std::rethrow_exception(ep);
+                          }));
+}
+
+boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak, rpc::request_id id,
+                                                  std::shared_ptr<tool_handler> tool,
+                                                  std::shared_ptr<const json::document> doc,
+                                                  const boost::json::value* arguments,
+                                                  std::shared_ptr<detail::call_state> state) {
+    std::exception_ptr ep;
+    tool_outcome out;
+    try {
+        call_context ctx(state);
+        out = co_await tool->invoke(*arguments, *doc, ctx);
+    } catch (...) {
+        ep = std::current_exception();
+    }
+    // Answered here, on the connection's strand, as soon as the tool is done: a tool that did
+    // not wait is answered before the next request is handled (co_spawn's own completion is
+    // posted behind every request already queued, and would keep each call's state alive
+    // until then).
+    if (auto self = weak.lock()) self->finish_call(id, ep, std::move(out));
 }
 
 void connection::watch_deadline(detail::call_state& call, const rpc::request_id& id) {
@@ -179,7 +192,20 @@ void connection::forget_deadline(detail::call_state& call) {
     call.deadline_entry.reset();
     // While calls remain, the timer stays armed: when it fires it finds nothing due and waits
     // for the next one. With none left it stops, so that it keeps no io_context running (a
-    // server shutting down would wait for it).
+    // server shutting down would wait for it); but not at once: calls that complete without
+    // waiting leave none running between one request and the next, and re-arming the timer
+    // for each would cost two system calls per call. The check runs after the work already
+    // queued (the rest of a burst of requests).
+    if (deadlines_.empty() && deadline_armed_ && !disarm_posted_) {
+        disarm_posted_ = true;
+        boost::asio::post(strand_, [weak = weak_from_this()] {
+            if (auto self = weak.lock()) self->disarm_if_idle();
+        });
+    }
+}
+
+void connection::disarm_if_idle() {
+    disarm_posted_ = false;
     if (deadlines_.empty() && deadline_armed_) {
         deadline_armed_.reset();
         deadline_timer_.cancel();

@@ -174,6 +174,12 @@ private:
     void on_cancelled(const jsonrpc::notification& n);
     void start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
                     const boost::json::value& arguments, const jsonrpc::request& req);
+    /// The call's coroutine: runs the tool and answers the call (`finish_call`).
+    static boost::asio::awaitable<void> run_call(std::weak_ptr<connection> weak, jsonrpc::request_id id,
+                                                 std::shared_ptr<tool_handler> tool,
+                                                 std::shared_ptr<const json::document> doc,
+                                                 const boost::json::value* arguments,
+                                                 std::shared_ptr<detail::call_state> state);
     void finish_call(const jsonrpc::request_id& id, std::exception_ptr ep, tool_outcome out);
     void on_deadline(const jsonrpc::request_id& id);
     /// Tool-call deadlines: one queue per connection, earliest first, and one timer armed for
@@ -183,6 +189,7 @@ private:
     void forget_deadline(detail::call_state& call);
     void arm_deadline_timer();
     void on_deadline_timer();
+    void disarm_if_idle();
     void answer_error_envelope(const jsonrpc::request_id& id, const call_origin& origin, issue i);
     void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out);
     /// @return the bytes handed to the transport
@@ -238,6 +245,8 @@ private:
     deadline_queue deadlines_;
     boost::asio::steady_timer deadline_timer_;
     std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
+    /// A check is posted that stops the timer if no call is running by then.
+    bool disarm_posted_ = false;
     // For observers: the message being handled, and per tool the answers in a row refused
     // with repairable issues only (the next call of that tool is a repair attempt).
     std::vector<std::shared_ptr<call_observer>> observers_;
