@@ -75,9 +75,9 @@ public:
 
     boost::asio::awaitable<boost::system::result<pg::typed_page<ticket>, pg::source_error>> fetch_items(
         const pg::fetch_request& r) override {
-        // The collection tool checked the arguments against this schema already; this only
-        // turns the query into its C++ type.
-        auto q = query_.check(r.query);
+        // The server checked the arguments against this contract's schema already (the tool's
+        // input schema is the contract's): the query only needs its C++ type.
+        auto q = query_.convert(r.query);
         if (!q) co_return pg::source_error{pg::source_error::kind::unavailable, "query does not convert", {}};
         std::optional<std::string_view> status;
         if (q->status) status = to_string(*q->status);

@@ -143,6 +143,23 @@ TEST(SearchContract, MessageNamesTheRangeAndWhatCame) {
     EXPECT_EQ(r.error().front().keyword, "/properties/limit/type");
 }
 
+// An object converts as itself, without a copy into a value first: the same result, the same
+// refusals (the converter re-checks what it converts by).
+TEST(SearchContract, AnObjectConvertsLikeTheSameValue) {
+    auto good = boost::json::parse(R"({"limit":4})");
+    auto from_object = search().convert(good.as_object());
+    ASSERT_TRUE(from_object);
+    EXPECT_EQ(from_object->limit, 4);
+    for (const char* bad : {R"({"limit":11})", R"({"limit":"4"})", R"({"limit":4,"extra":1})", R"({})"}) {
+        auto v = boost::json::parse(bad);
+        auto as_object = search().convert(v.as_object());
+        auto as_value = search().convert(v);
+        ASSERT_FALSE(as_object) << bad;
+        ASSERT_FALSE(as_value) << bad;
+        EXPECT_EQ(codes(as_object.error()), codes(as_value.error())) << bad;
+    }
+}
+
 TEST(SearchContract, WholeFloatMessageShowsAFloatEvenWithoutTheDocument) {
     auto r = search().convert(boost::json::parse(R"({"limit":3.0})"));
     ASSERT_FALSE(r);

@@ -124,23 +124,41 @@ public:
         return convert(arguments, doc);
     }
 
-    /// The typed conversion alone (no budget, no schema): for tests that hold the converter
-    /// against the validator. Production code calls `check`.
+    /// The typed conversion alone (no budget, no schema pass). The converter re-checks every
+    /// rule it converts by (the property tests hold it to refusing whatever the validator
+    /// refuses), so this is for arguments that already passed this contract's schema on their
+    /// way in — a collection's query, whose tool the server checked against an input schema
+    /// built from this contract — and for tests. Anything else calls `check`.
     boost::system::result<Args, candor::issue_list> convert(
         const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
-        detail::convert_context cx;
-        cx.doc = doc;
-        cx.max_issues = core_->options().max_issues;
-        Args out{};
-        const detail::cursor root;
-        detail::convert_object(arguments, out, root, cx);
-        if (!cx.issues.empty()) return {boost::system::in_place_error, std::move(cx.issues)};
-        return out;
+        return convert_with([&](const detail::cursor& root, detail::convert_context& cx, Args& out) {
+            detail::convert_object(arguments, out, root, cx);
+        }, doc);
+    }
+    /// The same for an object held as one (no copy into a `boost::json::value` first).
+    boost::system::result<Args, candor::issue_list> convert(
+        const boost::json::object& arguments, const candor::json::document* doc = nullptr) const {
+        return convert_with([&](const detail::cursor& root, detail::convert_context& cx, Args& out) {
+            detail::convert_members(arguments, out, root, cx);
+        }, doc);
     }
 
     const std::shared_ptr<const detail::core>& shared_core() const noexcept { return core_; }
 
 private:
+    template <class Convert>
+    boost::system::result<Args, candor::issue_list> convert_with(Convert&& convert,
+                                                                 const candor::json::document* doc) const {
+        detail::convert_context cx;
+        cx.doc = doc;
+        cx.max_issues = core_->options().max_issues;
+        Args out{};
+        const detail::cursor root;
+        convert(root, cx, out);
+        if (!cx.issues.empty()) return {boost::system::in_place_error, std::move(cx.issues)};
+        return out;
+    }
+
     static std::shared_ptr<const detail::core> make_core(std::string version,
                                                          const contract_options& opts) {
         boost::json::object s;

@@ -70,6 +70,9 @@ inline void type_mismatch(const boost::json::value& v, const cursor& c, convert_
 
 template <class T>
 void convert_object(const boost::json::value& v, T& out, const cursor& c, convert_context& cx);
+/// The members of an object (the object itself is known to be one).
+template <class T>
+void convert_members(const boost::json::object& o, T& out, const cursor& c, convert_context& cx);
 
 template <class M>
 void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, const cursor& c,
@@ -226,7 +229,11 @@ void convert_value(const boost::json::value& v, M& out, const field_spec* fs, bo
 template <class T>
 void convert_object(const boost::json::value& v, T& out, const cursor& c, convert_context& cx) {
     if (!v.is_object()) return type_mismatch(v, c, cx, "an object");
-    const auto& o = v.get_object();
+    convert_members(v.get_object(), out, c, cx);
+}
+
+template <class T>
+void convert_members(const boost::json::object& o, T& out, const cursor& c, convert_context& cx) {
     const struct_spec& ss = spec_of<T>();
     // Unknown keys first, so that a misspelt argument is reported next to its missing twin.
     if (!ss.allow_unknown_fields) {
