@@ -189,8 +189,10 @@ std::string tree_text(const T& item) {
 
 }  // namespace typed_items
 
-TEST(TypedSource, AnItemWrittenDirectlyIsByteForByteTheTreesText) {
-    using namespace typed_items;
+namespace typed_items {
+
+// Every kind of member set to something other than its default.
+wide a_wide() {
     wide w;
     w.id = "T-000001";
     w.note = "a \"quoted\" back\\slash, a\nnewline, a tab\t, \x01, é, 😀 and a long tail past sixteen bytes";
@@ -204,6 +206,14 @@ TEST(TypedSource, AnItemWrittenDirectlyIsByteForByteTheTreesText) {
     w.c = colour::green;
     w.list = {1, 2, 3};
     w.nested = {"x", 7};
+    return w;
+}
+
+}  // namespace typed_items
+
+TEST(TypedSource, AnItemWrittenDirectlyIsByteForByteTheTreesText) {
+    using namespace typed_items;
+    wide w = a_wide();
     EXPECT_EQ(written_text(w), tree_text(w));
     w.maybe = "set";
     w.d = 0.1;
@@ -220,6 +230,31 @@ TEST(TypedSource, AnItemWrittenDirectlyIsByteForByteTheTreesText) {
     s.id = "from-derived";
     EXPECT_EQ(written_text(s), tree_text(s));
     EXPECT_EQ(written_text(s), R"({"id":"from-derived"})");
+}
+
+// The key a written page reports for an ordering field is the value the item's tree holds for
+// it: each member is found once per page (member_index) and read by position (member_value). A
+// type with a conversion of its own is not read member by member (its tree is looked up).
+TEST(TypedSource, AWrittenItemsKeyFieldsAreItsTreesValues) {
+    using namespace typed_items;
+    using candor::paging::detail::member_index;
+    using candor::paging::detail::member_value;
+    wide w = a_wide();
+    w.maybe = "set";
+    const auto tree = candor::paging::detail::item_to_json(w, {});
+    for (const auto& kv : tree.as_object()) {
+        const auto i = member_index<wide>(kv.key());
+        ASSERT_TRUE(i) << kv.key();
+        EXPECT_EQ(member_value(w, *i), kv.value()) << kv.key();
+    }
+    EXPECT_FALSE(member_index<wide>("absent"));
+    EXPECT_FALSE(member_index<custom>("id"));
+    shadowing s;
+    s.base_part::id = "from-base";
+    s.id = "from-derived";
+    const auto i = member_index<shadowing>("id");
+    ASSERT_TRUE(i);
+    EXPECT_EQ(member_value(s, *i), "from-derived");
 }
 
 TEST(TypedSource, AnItemThatCannotBeWrittenFailsAsTheTreeWould) {
@@ -282,6 +317,22 @@ TEST(TypedSource, AWrittenPageHoldsTheSameItemsAsAPageOfValuesWithoutTheLookAhea
     auto empty = serve_page(tool, {}, true);
     EXPECT_EQ(empty.result.data_written->text(), "[]");
     EXPECT_EQ(empty.result.complete, true);
+}
+
+// Ordered by three fields of different kinds: the written page ends where the page of values
+// does (its last key, member by member).
+TEST(TypedSource, AWrittenPageOverSeveralOrderingFieldsEndsWhereAPageOfValuesDoes) {
+    collection_harness h;
+    auto src = five_accounts("t");  // ages 10…50 in id order: (team, age_days, id) is id order
+    pg::collection_tool tool(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"team", "age_days", "id"}}, src,
+                             pages_of_three(h));
+    auto as_values = serve_page(tool, {}, false);
+    auto as_text = serve_page(tool, {}, true);
+    ASSERT_TRUE(as_values.state);
+    ASSERT_TRUE(as_text.state);
+    EXPECT_EQ(as_values.state->after, (boost::json::array{"t", 30, "svc-003"}));
+    EXPECT_EQ(as_text.state->after, as_values.state->after);
+    EXPECT_EQ(candor::envelope::data_value(as_text.result), *as_values.result.data);
 }
 
 namespace typed_items {

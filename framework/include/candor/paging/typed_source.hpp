@@ -17,10 +17,12 @@
 
 #include <candor/paging/source.hpp>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/describe/members.hpp>
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/integral.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -123,30 +125,53 @@ boost::system::result<void, json::write_error> write_item(const Item& item, json
     }
 }
 
-/// The value of ordering field `name` of `item`, as `item_to_json(item)` holds it; none if the
-/// item has no such member.
+/// Where ordering field `name` is among the described members of `Item` (written member by
+/// member); none if it is not one of them, or if `Item` is converted some other way.
 template <class Item>
-std::optional<boost::json::value> key_field(const Item& item, std::string_view name) {
+std::optional<std::size_t> member_index(std::string_view name) {
     if constexpr (writes_directly<Item>) {
         using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
-        std::optional<boost::json::value> out;
+        std::optional<std::size_t> out;
+        std::size_t i = 0;
         boost::mp11::mp_for_each<members>([&](auto d) {
-            if (out || name != d.name) return;
-            using member = std::remove_cvref_t<decltype(item.*d.pointer)>;
-            if constexpr (std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
-                          std::is_same_v<member, bool> || std::is_arithmetic_v<member>)
-                out.emplace(item.*d.pointer);
-            else
-                out.emplace(boost::json::value_from(item.*d.pointer));
+            if (!out && name == d.name) out = i;
+            ++i;
         });
         return out;
     } else {
-        auto v = item_to_json(item, {});
-        const auto* o = v.if_object();
-        const auto* f = o ? o->if_contains(name) : nullptr;
-        if (!f) return std::nullopt;
-        return *f;
+        return std::nullopt;
     }
+}
+
+/// The member at `index` (from `member_index`) of `item`, as `item_to_json(item)` holds it.
+template <class Item>
+boost::json::value member_value(const Item& item, std::size_t index) {
+    using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+    if constexpr (boost::mp11::mp_size<members>::value == 0) {
+        return boost::json::value(boost::json::object_kind);  // not reached: no index to give
+    } else {
+        return boost::mp11::mp_with_index<boost::mp11::mp_size<members>::value>(index, [&](auto i) {
+            using d = boost::mp11::mp_at_c<members, decltype(i)::value>;
+            using member = std::remove_cvref_t<decltype(item.*d::pointer)>;
+            if constexpr (std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
+                          std::is_same_v<member, bool> || std::is_arithmetic_v<member>)
+                return boost::json::value(item.*d::pointer);
+            else
+                return boost::json::value_from(item.*d::pointer);
+        });
+    }
+}
+
+/// The value of ordering field `name` of `item`, as `item_to_json(item)` holds it; none if the
+/// item has no such member. For items that are not written member by member (the tree is built
+/// to find it).
+template <class Item>
+std::optional<boost::json::value> key_field(const Item& item, std::string_view name) {
+    auto v = item_to_json(item, {});
+    const auto* o = v.if_object();
+    const auto* f = o ? o->if_contains(name) : nullptr;
+    if (!f) return std::nullopt;
+    return *f;
 }
 
 }  // namespace detail
@@ -190,14 +215,22 @@ public:
                 sink.put('[');
                 out.written_ends.reserve(typed->items.size());
                 out.written_keys.reserve(typed->items.size() * keys.size());
+                // Each ordering field's member found once per page, not by name per item.
+                boost::container::small_vector<std::optional<std::size_t>, 4> members;
+                for (const auto& k : keys) members.push_back(detail::member_index<Item>(k));
                 for (const auto& item : typed->items) {
                     if (!out.written_ends.empty()) sink.put(',');
                     if (auto w = detail::write_item(item, sink); !w)
                         throw std::runtime_error("typed_source: an item cannot be serialized (" +
                                                  std::string(json::to_string(w.error())) + ")");
                     out.written_ends.push_back(sink.size());
-                    for (const auto& k : keys) {
-                        auto v = detail::key_field(item, k);
+                    for (std::size_t k = 0; k < keys.size(); ++k) {
+                        std::optional<boost::json::value> v;
+                        if constexpr (detail::writes_directly<Item>) {
+                            if (members[k]) v = detail::member_value(item, *members[k]);
+                        } else {
+                            v = detail::key_field(item, keys[k]);
+                        }
                         // The collection reports an item without a key field (a bug) itself.
                         out.written_keys.push_back(v ? std::move(*v) : boost::json::value(boost::json::object_kind));
                     }
