@@ -319,6 +319,30 @@ TEST(TypedSource, AWrittenPageHoldsTheSameItemsAsAPageOfValuesWithoutTheLookAhea
     EXPECT_EQ(empty.result.complete, true);
 }
 
+// A page's JSON is built where its query lives: a tools/call page keeps its query, its `page`
+// extension and the envelope's extensions object in one arena (Boost.JSON allocates every key
+// and table otherwise), and nothing put into them is copied out of it.
+TEST(TypedSource, APagesExtensionsAreBuiltWhereItsQueryLives) {
+    collection_harness h;
+    pg::collection_tool tool(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}}, five_accounts("t"),
+                             pages_of_three(h));
+    boost::asio::io_context io;
+    auto arena = boost::json::make_shared_resource<boost::json::monotonic_resource>();
+    pg::page_request r{.query = boost::json::object(arena)};
+    r.caller = {"alice"};
+    r.written = true;
+    auto p = candor::test::run(io, tool.serve(std::move(r)));
+    EXPECT_EQ(p.result.extensions.storage().get(), arena.get());
+    const auto* page = p.result.extensions.if_contains("page");
+    ASSERT_TRUE(page);
+    EXPECT_EQ(page->storage().get(), arena.get());
+    EXPECT_EQ(at(*page, "returned"), 3);
+    EXPECT_EQ(at(*page, "ordering"), "id");
+    // Without one (in-process callers), the heap, as before.
+    auto plain = serve_page(tool, {}, true);
+    EXPECT_EQ(plain.result.extensions.storage().get(), boost::json::storage_ptr().get());
+}
+
 // Ordered by three fields of different kinds: the written page ends where the page of values
 // does (its last key, member by member).
 TEST(TypedSource, AWrittenPageOverSeveralOrderingFieldsEndsWhereAPageOfValuesDoes) {

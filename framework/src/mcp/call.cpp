@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 namespace candor::mcp {
 
@@ -167,10 +168,12 @@ boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak
                                                   const boost::json::value* arguments,
                                                   std::shared_ptr<detail::call_state> state) {
     std::exception_ptr ep;
-    tool_outcome out;
+    // Constructed from the outcome, not assigned: JSON in it keeps the storage it was built in
+    // (a JSON container assigned from another storage copies into its own).
+    std::optional<tool_outcome> out;
     try {
         call_context ctx(state);
-        out = co_await tool->invoke(*arguments, *doc, ctx);
+        out.emplace(co_await tool->invoke(*arguments, *doc, ctx));
     } catch (...) {
         ep = std::current_exception();
     }
@@ -178,7 +181,7 @@ boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak
     // not wait is answered before the next request is handled (co_spawn's own completion is
     // posted behind every request already queued, and would keep each call's state alive
     // until then).
-    if (auto self = weak.lock()) self->finish_call(id, ep, std::move(out));
+    if (auto self = weak.lock()) self->finish_call(id, ep, out ? std::move(*out) : tool_outcome{});
 }
 
 void connection::watch_deadline(detail::call_state& call, const rpc::request_id& id) {

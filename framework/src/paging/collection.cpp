@@ -3,7 +3,11 @@
 #include <candor/evidence/token.hpp>
 #include <candor/json/write.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
+
 #include <algorithm>
+#include <cstddef>
+#include <memory>
 #include <stdexcept>
 
 namespace candor::paging {
@@ -103,6 +107,25 @@ std::uint64_t ceil_seconds(std::chrono::milliseconds ms) {
     return static_cast<std::uint64_t>(std::max<std::int64_t>(1, (ms.count() + 999) / 1000));
 }
 
+// Where a tools/call page keeps its small JSON — the query taken out of the arguments, the
+// `page` extension and the envelope's extensions object — in one allocation with its resource
+// (Boost.JSON allocates every key and table: about ten allocations a page otherwise). Larger
+// than the buffer, it goes on from the heap.
+class page_arena final : public boost::json::memory_resource {
+public:
+    page_arena() = default;
+    page_arena(const page_arena&) = delete;
+    page_arena& operator=(const page_arena&) = delete;
+
+private:
+    alignas(std::max_align_t) unsigned char buffer_[640];
+    boost::json::monotonic_resource rest_{buffer_, sizeof buffer_};
+
+    void* do_allocate(std::size_t n, std::size_t align) override { return rest_.allocate(n, align); }
+    void do_deallocate(void*, std::size_t, std::size_t) override {}
+    bool do_is_equal(const boost::json::memory_resource& other) const noexcept override { return this == &other; }
+};
+
 
 }  // namespace
 
@@ -132,10 +155,11 @@ collection_tool::collection_tool(mcp::tool_info info, ordering order, std::share
 }
 
 boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::object& args, mcp::call_context& ctx) {
-    page_request r;
+    // The page's JSON is built where its query is (serve uses the query's storage). Initialized,
+    // not assigned: a JSON container assigned from another storage keeps its own.
+    page_request r{.query = boost::json::object(args.size(), boost::json::make_shared_resource<page_arena>())};
     r.caller = ctx.caller();
     r.deadline = ctx.deadline() - opts_.deadline_margin;
-    r.query.reserve(args.size());  // one table, not one per growth
     for (const auto& kv : args) {
         if (kv.key() == arguments::cursor && kv.value().is_string())
             r.cursor = std::string(kv.value().get_string());
@@ -144,7 +168,7 @@ boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::ob
         else if (kv.key() == arguments::deadline_ms && opts_.accept_deadline && kv.value().is_number())
             r.deadline = std::min(r.deadline, steady_now() + std::chrono::milliseconds(kv.value().to_number<std::int64_t>()));
         else
-            r.query.emplace(kv.key(), json::detach(kv.value()));
+            r.query.emplace(kv.key(), boost::json::value(kv.value(), r.query.storage()));
     }
     r.written = true;  // the page goes to the caller as it is
     auto p = co_await serve(std::move(r));
@@ -191,9 +215,11 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         }
     }
 
+    // The page's extensions live where its query does (a tools/call page: one arena).
+    const boost::json::storage_ptr& page_storage = req.query.storage();
     // Every page that is not an error says what it is, even when nothing could be read.
     auto page_extension = [&](std::size_t returned, const std::string& snapshot) {
-        boost::json::object page(4);  // one table (an initializer list costs one per member)
+        boost::json::object page(4, page_storage);  // one table (an initializer list costs one per member)
         page.emplace("returned", returned);
         page.emplace("requested_size", size);
         page.emplace("ordering", order_text_);
@@ -387,7 +413,12 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     }
     boost::json::array last_key(last.begin(), last.end());
 
-    ce::envelope e;
+    // Built in place (a JSON object assigned from another storage is copied, not moved), with
+    // its extensions object made in the page's storage, so that the members put in it are moved
+    // too (a JSON container keeps its elements in its own storage).
+    ce::envelope& e = out.result;
+    std::destroy_at(&e.extensions);
+    std::construct_at(&e.extensions, page_storage);
     if (written) {
         // Without the look-ahead item: the text up to the end of the last item delivered.
         std::string text = std::move(*written).release();
@@ -465,7 +496,6 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     e.complete = is_complete;
     e.covering(sc);
     out.state = std::move(state);
-    out.result = std::move(e);
     co_return out;
 }
 
