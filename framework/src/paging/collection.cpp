@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 namespace candor::paging {
 
@@ -171,8 +172,8 @@ boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::ob
             r.query.emplace(kv.key(), boost::json::value(kv.value(), r.query.storage()));
     }
     r.written = true;  // the page goes to the caller as it is
-    auto p = co_await serve(std::move(r));
-    co_return std::move(p.result);
+    // Not a coroutine of its own: the page's coroutine returns the envelope (one frame a call).
+    return serve_as<ce::envelope>(std::move(r));
 }
 
 std::optional<std::string> collection_tool::seal_stopped_walk(const cursor_claims& state,
@@ -190,7 +191,15 @@ std::optional<std::string> collection_tool::seal_stopped_walk(const cursor_claim
     return evidence::seal_snapshot_token(*opts_.keys, t);
 }
 
-boost::asio::awaitable<page> collection_tool::serve(page_request req) {
+boost::asio::awaitable<page> collection_tool::serve(page_request req) { return serve_as<page>(std::move(req)); }
+
+template <class Result>
+boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
+    // What the caller gets: the page, or (a tools/call) only its envelope.
+    auto done = [](page& p) -> Result {
+        if constexpr (std::is_same_v<Result, page>) return std::move(p);
+        else return std::move(p.result);
+    };
     page out;
     const auto& name = info().name;
     const bool pinned = source_->snapshots() == snapshot_mode::pinned;
@@ -211,7 +220,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
         if (!issues.empty()) {
             out.result = ce::failure(std::move(issues));
             out.result.covering(sc);
-            co_return out;
+            co_return done(out);
         }
     }
 
@@ -248,7 +257,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
                     "cursor to start the walk over",
                     true, layer::contract));
             out.result.covering(sc);
-            co_return out;
+            co_return done(out);
         }
         if (auto m = mismatch(*opened, expected)) {
             std::string why;
@@ -262,7 +271,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
             i.details["binding"] = to_string(*m);
             out.result = cursor_failure(std::move(i));
             out.result.covering(sc);
-            co_return out;
+            co_return done(out);
         }
         state = std::move(*opened);
     } else {
@@ -283,7 +292,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
             out.result.extensions["page"] = page_extension(0, {});
             if (!pinned) out.result.add_warning(live_warning());
             out.result.covering(sc);
-            co_return out;
+            co_return done(out);
         }
         state = std::move(expected);  // not needed after this
         state.snapshot = std::move(*snap);
@@ -323,7 +332,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
             case source_error::kind::snapshot_gone:
                 out.result = expired_failure("the snapshot this walk reads is no longer available");
                 out.result.covering(sc);
-                co_return out;
+                co_return done(out);
             case source_error::kind::rate_limited:
                 out.result = ce::partial(boost::json::array{},
                                          {std::string(ce::reason_codes::rate_limited),
@@ -346,7 +355,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
             if (!pinned) out.result.add_warning(live_warning());
             out.result.covering(sc);
             out.state = state;
-            co_return out;
+            co_return done(out);
         }
         auto& f = *fetched;
         out.items_scanned = f.items_scanned;
@@ -496,7 +505,7 @@ boost::asio::awaitable<page> collection_tool::serve(page_request req) {
     e.complete = is_complete;
     e.covering(sc);
     out.state = std::move(state);
-    co_return out;
+    co_return done(out);
 }
 
 }  // namespace candor::paging

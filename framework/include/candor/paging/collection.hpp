@@ -158,6 +158,9 @@ private:
     std::atomic<std::int64_t> last_purge_ms_{0};
 
     void purge_evidence_now_and_then(wall_time now);
+    /// `serve`, returning the page (`page`) or only its envelope (`envelope::envelope`).
+    template <class Result>
+    boost::asio::awaitable<Result> serve_as(page_request request);
 };
 
 /// `scope.visibility` for a principal: "principal:<id>", or "anonymous".
