@@ -93,6 +93,22 @@ TEST_F(ToolsCall, ArgumentsOverTheToolBudgetAreAToolError) {
     EXPECT_EQ(at(err, "layer"), "intake");
 }
 
+// The budget counts the arguments, not the message around them: a message whose `_meta` alone
+// is over the tool's node budget (20) still reaches the tool, and arguments over it are refused
+// whatever the message holds besides.
+TEST_F(ToolsCall, TheToolBudgetCountsTheArgumentsNotTheMessageAroundThem) {
+    boost::json::object meta;
+    for (int i = 0; i < 30; ++i) meta["k" + std::to_string(i)] = i;
+    auto ok = client->request("tools/call", {{"name", "echo"}, {"arguments", {{"text", "hi"}}}, {"_meta", meta}});
+    EXPECT_EQ(at(ok, "result", "isError"), false);
+    boost::json::array many;
+    for (int i = 0; i < 30; ++i) many.push_back(i);
+    auto over = client->request("tools/call", {{"name", "echo"}, {"arguments", {{"list", many}}}, {"_meta", meta}});
+    EXPECT_EQ(at(first_error(over), "code"), "NODE_LIMIT");
+    auto alone = call("echo", {{"list", many}});
+    EXPECT_EQ(at(first_error(alone), "code"), "NODE_LIMIT");
+}
+
 TEST_F(ToolsCall, SchemaViolationIsAToolErrorAndTheHandlerNeverRuns) {
     auto r = call("delete_note", {{"id", 42}});
     EXPECT_EQ(at(at(r, "result"), "isError"), true);

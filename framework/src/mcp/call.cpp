@@ -102,7 +102,13 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         answer_call(req.id, origin, envelope::failure(std::move(argument_issues)));
         return;
     }
-    if (auto shape = json::measure(*arguments, tool->info().budget); !shape) {
+    // The arguments are a subtree of the message: when the whole message is within the tool's
+    // depth and node budget (the intake counted both), so are they, and nothing is walked again.
+    const auto& budget = tool->info().budget;
+    const bool message_fits = in.doc && in.doc->depth() <= budget.max_depth && in.doc->nodes() <= budget.max_nodes;
+    if (auto shape = message_fits ? boost::system::result<json::shape, json::violation>(json::shape{})
+                                  : json::measure(*arguments, budget);
+        !shape) {
         issue i;
         i.code = std::string(json::to_string(shape.error().code));
         i.path = shape.error().path;
