@@ -248,6 +248,7 @@ private:
 }  // namespace
 
 int main() {
+    grow_output_pipe();
     server srv;
     std::string in, out;
     std::array<char, 1 << 16> buffer;

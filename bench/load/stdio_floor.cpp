@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     static constexpr std::string_view initialized =
         R"(,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stdio-floor","version":"1"}}})";
 
+    grow_output_pipe();
     std::string in, out;
     char buffer[1 << 16];
     for (;;) {

@@ -29,12 +29,14 @@ struct stdio_run {
     int status = -1;
     bool input_left_non_blocking = false;  // the pipes' flags after the server returned
     bool output_left_non_blocking = false;
+    int output_pipe_bytes = -1;  // F_GETPIPE_SZ of the output pipe after the server returned
 };
 
 struct stdio_ends {
     bool input_file = false;   // a regular file instead of a pipe
     bool output_file = false;
     bool read_when_full = false;  // a client that reads only once the server's output is full
+    int output_pipe_bytes = 0;    // the output pipe's size before the server starts (0: as made)
 };
 
 // Waits until `fd` (a pipe's write end or a socket) takes no more bytes: whoever writes to it
@@ -84,6 +86,7 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
         return {};
     }
     if (ends.read_when_full) ::fcntl(out[1], F_SETPIPE_SZ, 4096);  // one page fills at once
+    if (ends.output_pipe_bytes > 0) ::fcntl(out[1], F_SETPIPE_SZ, ends.output_pipe_bytes);
     opts.input_fd = in[0];
     opts.output_fd = out[1];
     opts.handle_signals = false;
@@ -92,6 +95,7 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
         r.status = candor::transport::serve_stdio(srv, opts);
         r.input_left_non_blocking = (::fcntl(in[0], F_GETFL) & O_NONBLOCK) != 0;
         r.output_left_non_blocking = (::fcntl(out[1], F_GETFL) & O_NONBLOCK) != 0;
+        if (!ends.output_file) r.output_pipe_bytes = ::fcntl(out[1], F_GETPIPE_SZ);
         if (!ends.output_file) ::close(out[1]);
     });
     std::thread writer([&] {
@@ -370,7 +374,9 @@ TEST(Stdio, AClientThatReadsLateLosesNothingAndThePipesKeepTheirFlags) {
     // order.
     auto srv = echo_server(200);
     const std::string text(2000, 'y');
-    auto r = run_stdio(*srv, initialize + echo_calls(2, 151, text), {}, stdio_ends{false, false, true});
+    candor::transport::stdio_options opts;
+    opts.output_pipe_bytes = 0;  // the one page stays one page
+    auto r = run_stdio(*srv, initialize + echo_calls(2, 151, text), opts, stdio_ends{false, false, true});
     EXPECT_EQ(r.status, 0);
     ASSERT_EQ(r.lines.size(), 151u);
     for (int i = 1; i <= 151; ++i) ASSERT_NE(find_id(r, i), nullptr) << "no answer to id " << i;
@@ -379,6 +385,25 @@ TEST(Stdio, AClientThatReadsLateLosesNothingAndThePipesKeepTheirFlags) {
     // they were (they are shared with whoever started the server).
     EXPECT_FALSE(r.input_left_non_blocking);
     EXPECT_FALSE(r.output_left_non_blocking);
+}
+
+TEST(Stdio, TheOutputPipeGrowsToTheConfiguredSizeAndNeverShrinks) {
+    auto srv = echo_server();
+    const std::string input = initialize + R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\n";
+    const int page = static_cast<int>(::sysconf(_SC_PAGESIZE));
+    // The default: 256 KiB (within the kernel's default pipe-max-size of 1 MiB).
+    auto grown = run_stdio(*srv, input, {}, stdio_ends{.output_pipe_bytes = 16 * page});
+    EXPECT_EQ(grown.status, 0);
+    EXPECT_EQ(grown.output_pipe_bytes, 256 << 10);
+    // 0: left as it is.
+    candor::transport::stdio_options off;
+    off.output_pipe_bytes = 0;
+    auto kept = run_stdio(*srv, input, off, stdio_ends{.output_pipe_bytes = 16 * page});
+    EXPECT_EQ(kept.output_pipe_bytes, 16 * page);
+    // A pipe larger already is not shrunk.
+    auto large = run_stdio(*srv, input, {}, stdio_ends{.output_pipe_bytes = 1 << 20});
+    EXPECT_EQ(large.output_pipe_bytes, 1 << 20);
+    ASSERT_NE(find_id(large, 2), nullptr);
 }
 
 TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {

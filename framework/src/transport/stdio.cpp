@@ -11,6 +11,7 @@
 #include <atomic>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -308,6 +309,15 @@ bool pollable(int fd) {
     return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 
+// Grows the pipe at `fd` to `bytes` if it is a smaller pipe (see stdio_options).
+void grow_pipe(int fd, std::size_t bytes) {
+    struct stat st {};
+    if (bytes == 0 || bytes > static_cast<std::size_t>(INT_MAX) || ::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+    const int now = ::fcntl(fd, F_GETPIPE_SZ);
+    if (now < 0 || static_cast<std::size_t>(now) >= bytes) return;
+    (void)::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(bytes));  // refused: stays as it was
+}
+
 class reactor_reader : public std::enable_shared_from_this<reactor_reader> {
 public:
     // `flags`: the descriptor's flags before the transport touched it (the writer may have made
@@ -392,6 +402,7 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
     const int input_flags = ::fcntl(opts.input_fd, F_GETFL);  // before anything changes them
     std::optional<reactor_writer> polled_out;
     std::optional<line_writer> threaded_out;
+    grow_pipe(opts.output_fd, opts.output_pipe_bytes);
     if (pollable(opts.output_fd)) {
         polled_out.emplace(ioc, opts.output_fd);
         if (!polled_out->start()) polled_out.reset();

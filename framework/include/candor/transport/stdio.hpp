@@ -25,6 +25,13 @@ struct stdio_options {
     int output_fd = 1;
     /// Longest inbound line in bytes; default: the server's `message_limits.max_bytes`.
     std::optional<std::size_t> max_line_bytes;
+    /// When the output is a pipe smaller than this, ask the kernel to grow it to this many bytes
+    /// (`F_SETPIPE_SZ`; it rounds up to a power-of-two number of pages). Replies to a burst of
+    /// calls then leave in fewer writes, with fewer wake-ups of the reader: 64 KiB, the usual
+    /// default, holds about ten 6 KiB pages of results. 0 leaves the pipe as it is. A pipe is
+    /// never shrunk; a refusal (above `/proc/sys/fs/pipe-max-size`, or past the user's
+    /// `pipe-user-pages-soft` budget) leaves it as it was and is not an error.
+    std::size_t output_pipe_bytes = 256u << 10;
     /// Threads running tool calls (the connection itself is serialized on a strand).
     std::size_t threads = 1;
     /// After end of input, how long calls in flight may still run before they are cancelled.
