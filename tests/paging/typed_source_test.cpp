@@ -444,6 +444,72 @@ struct hand_written final : candor::paging::data_source {
 
 }  // namespace typed_items
 
+namespace typed_items {
+
+// Whatever it is asked, the same rows: a source that ignores the cursor, or whose rows are out
+// of order. Pinned with an evidence store, the collection wants every item's key (the ids);
+// otherwise only the last ones, and the order is checked on the C++ members.
+struct fixed_rows final : candor::paging::typed_source<account> {
+    std::vector<account> rows;
+    candor::paging::snapshot_mode mode = candor::paging::snapshot_mode::live;
+    std::optional<bool> every_key;  // what the last fetch was asked
+    std::string_view name() const noexcept override { return "fixed"; }
+    candor::paging::snapshot_mode snapshots() const noexcept override { return mode; }
+    boost::asio::awaitable<boost::system::result<candor::paging::typed_page<account>, candor::paging::source_error>>
+    fetch_items(const candor::paging::fetch_request& r) override {
+        every_key = r.every_written_key;
+        candor::paging::typed_page<account> out;
+        for (const auto& a : rows)
+            if (out.items.size() < r.limit) out.items.push_back(a);
+        co_return out;
+    }
+};
+
+}  // namespace typed_items
+
+TEST(TypedSource, AWrittenPageIsCheckedInOrderAndAfterTheCursorWhoeverChecksIt) {
+    for (const bool evidence : {false, true}) {
+        SCOPED_TRACE(evidence ? "every key to the collection" : "checked on the members");
+        collection_harness h;
+        auto add = [&](const std::string& name, pg::ordering order, std::vector<typed_items::account> rows) {
+            auto src = std::make_shared<typed_items::fixed_rows>();
+            src->rows = std::move(rows);
+            pg::collection_options o;
+            o.keys = h.keys;
+            o.default_page_size = 2;
+            if (evidence) {
+                src->mode = pg::snapshot_mode::pinned;
+                o.evidence = h.store;
+            }
+            h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info(name, "A collection."), std::move(order),
+                                                                  src, o))
+                .value();
+            return src;
+        };
+        const std::vector<typed_items::account> abc{{"a", "t", 1}, {"b", "t", 2}, {"c", "t", 3}};
+        auto fine = add("fine", pg::ordering{{"id"}}, abc);
+        auto first = h.call("fine", {});
+        EXPECT_EQ(at(first, "status"), "partial");
+        EXPECT_EQ(at(first, "data"), boost::json::parse(R"([{"id":"a","team":"t","age_days":1},{"id":"b","team":"t","age_days":2}])"));
+        ASSERT_TRUE(fine->every_key);
+        EXPECT_EQ(*fine->every_key, evidence);
+        // The same rows again after the cursor (past "b"): "a" is not after it.
+        EXPECT_TRUE(is_internal_error(h.call("fine", {{"cursor", at(first, "continuation", "cursor")}})));
+        // Two items with one key, the look-ahead item out of order, and the second field of
+        // three going down: never a page.
+        add("twice", pg::ordering{{"id"}}, {{"a", "t", 1}, {"a", "t", 2}});
+        EXPECT_TRUE(is_internal_error(h.call("twice", {})));
+        add("behind", pg::ordering{{"id"}}, {{"a", "t", 1}, {"c", "t", 2}, {"b", "t", 3}});
+        EXPECT_TRUE(is_internal_error(h.call("behind", {})));
+        add("fields", pg::ordering{{"team", "age_days", "id"}}, {{"a", "t", 2}, {"b", "t", 1}});
+        EXPECT_TRUE(is_internal_error(h.call("fields", {})));
+        add("fields_fine", pg::ordering{{"team", "age_days", "id"}}, {{"b", "t", 1}, {"a", "t", 2}, {"c", "u", 0}});
+        auto page = h.call("fields_fine", {});
+        EXPECT_EQ(at(page, "status"), "partial");
+        EXPECT_TRUE(is_internal_error(h.call("fields_fine", {{"cursor", at(page, "continuation", "cursor")}})));
+    }
+}
+
 TEST(TypedSource, HandWrittenItemEndsAreCheckedBeforeTheTextIsCut) {
     collection_harness h;
     auto src = std::make_shared<typed_items::hand_written>();

@@ -316,15 +316,21 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     std::optional<json::written> written;
     std::vector<std::size_t> written_ends;
     std::vector<boost::json::value> written_keys;
-    std::size_t count = 0;
+    std::size_t keys_from = 0;  // the first item whose key is in written_keys
+    bool order_checked = false;  // by the source (written_order_checked)
+    std::size_t count = 0;     // items delivered
+    std::size_t returned = 0;  // and the look-ahead item, if the source found one
     bool out_of_time = false;
     bool hidden = false;
     bool more = false;
+    // The delivered ids, for the evidence store only.
+    const bool keep_ids = pinned && opts_.evidence;
     if (steady_now() >= req.deadline) {
         out_of_time = true;
     } else {
         fetch_request fr{req.query, state.after.empty() ? nullptr : &state.after, effective + 1, state.snapshot,
                          req.caller, req.deadline, req.written ? &order_.fields : nullptr};
+        fr.every_written_key = keep_ids;
         auto fetched = co_await source_->fetch(fr);
         if (!fetched) {
             const auto& err = fetched.error();
@@ -367,7 +373,10 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             written_ends = std::move(f.written_ends);
             written_keys = std::move(f.written_keys);
             count = written_ends.size();
-            if (written_keys.size() != count * order_.fields.size())
+            order_checked = f.written_order_checked;
+            if (order_checked && keep_ids) throw std::logic_error("data source left out keys that were asked for");
+            keys_from = order_checked ? count - std::min<std::size_t>(count, 2) : 0;
+            if (written_keys.size() != (count - keys_from) * order_.fields.size())
                 throw std::logic_error("data source wrote items without their key fields");
             // The item ends must cut the array where items end: increasing, inside "[…]".
             const auto text = written->text();
@@ -384,43 +393,53 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             count = items.size();
         }
         if (count > effective + 1) throw std::logic_error("data source returned more items than asked for");
+        returned = count;
         if (count > effective) {
             more = true;
             count = effective;
         }
     }
 
-    // Keyset invariant: strictly increasing, after the cursor's position. A source that breaks
-    // it would deliver an item twice or skip one; that is a bug, never a page.
+    // Keyset invariant: strictly increasing, after the cursor's position (the look-ahead item
+    // too). A source that breaks it would deliver an item twice or skip one; that is a bug,
+    // never a page.
     using key_view = std::span<const boost::json::value>;
     const std::size_t fields = order_.fields.size();
-    key_view last(state.after.data(), state.after.size());
-    boost::json::array last_built;  // the last key taken out of an item value
-    // The delivered ids, for the evidence store only.
-    const bool keep_ids = pinned && opts_.evidence;
+    boost::json::array last_key;  // where the walk stands after this page
     std::vector<std::string> ids;
     if (keep_ids) ids.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        key_view key;
-        boost::json::array built;
-        if (written) {
-            key = key_view(written_keys.data() + i * fields, fields);
+    if (order_checked) {  // by the source: only the last key delivered is needed
+        if (count > 0) {
+            const key_view key(written_keys.data() + (count - 1 - keys_from) * fields, fields);
             check_key(key, order_);
-        } else {
-            built = key_of(items[i], order_);
-            key = key_view(built.data(), built.size());
+            last_key = boost::json::array(key.begin(), key.end());
         }
-        if (!last.empty() && compare_keys(last, key) >= 0)
-            throw std::logic_error("data source returned items out of order or before the cursor");
-        if (keep_ids) ids.push_back(id_text(key.back()));
-        if (written) {
-            last = key;
-        } else {
-            last_built = std::move(built);
-            last = key_view(last_built.data(), last_built.size());
+    } else {
+        key_view last(state.after.data(), state.after.size());
+        boost::json::array last_built;  // the last key taken out of an item value
+        for (std::size_t i = 0; i < returned; ++i) {
+            key_view key;
+            boost::json::array built;
+            if (written) {
+                key = key_view(written_keys.data() + i * fields, fields);
+                check_key(key, order_);
+            } else {
+                built = key_of(items[i], order_);
+                key = key_view(built.data(), built.size());
+            }
+            if (!last.empty() && compare_keys(last, key) >= 0)
+                throw std::logic_error("data source returned items out of order or before the cursor");
+            if (keep_ids && i < count) ids.push_back(id_text(key.back()));
+            if (i + 1 == count) last_key = boost::json::array(key.begin(), key.end());
+            if (written) {
+                last = key;
+            } else {
+                last_built = std::move(built);
+                last = key_view(last_built.data(), last_built.size());
+            }
         }
     }
-    boost::json::array last_key(last.begin(), last.end());
+    if (count == 0) last_key = state.after;
 
     // Built in place (a JSON object assigned from another storage is copied, not moved), with
     // its extensions object made in the page's storage, so that the members put in it are moved

@@ -79,6 +79,11 @@ struct fetch_request {
     /// serialized, so a source may answer with `items_written` instead of `items` (typed
     /// sources do). These are the ordering fields whose values it then reports per item.
     const std::vector<std::string>* written_keys = nullptr;
+    /// With `written_keys`: whether the key of every item is wanted (the collection keeps the
+    /// ids of a pinned walk's items as evidence) or only those of the last two items (the page
+    /// ends at one of them). A source may answer the latter only if it checked the order of its
+    /// items itself (`fetch_result::written_order_checked`).
+    bool every_written_key = true;
 };
 
 /// What a fetch found.
@@ -93,6 +98,11 @@ struct fetch_result {
     std::optional<json::written> items_written;
     std::vector<std::size_t> written_ends;
     std::vector<boost::json::value> written_keys;
+    /// Set with `items_written` by a source that checked, itself, what the collection would
+    /// check on every key: the items' keys strictly increasing, the first after
+    /// `request.after` (typed sources do, on the C++ members, when not every key is wanted).
+    /// `written_keys` then holds the keys of the last two items only (all when fewer).
+    bool written_order_checked = false;
     /// Where `items` live, when the source built them in an arena of their own (a shared
     /// storage, e.g. `boost::json::make_shared_resource<monotonic_resource>()`): the page and
     /// the envelope around them are then built in it too, and freed at once. Default: the heap.

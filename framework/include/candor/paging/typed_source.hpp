@@ -162,6 +162,47 @@ boost::json::value member_value(const Item& item, std::size_t index) {
     }
 }
 
+/// Whether the member at `index` (from `member_index`) is compared in C++ the way
+/// `compare_keys` compares its JSON value: a string, a number or a boolean.
+template <class Item>
+bool native_key(std::size_t index) {
+    using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+    if constexpr (boost::mp11::mp_size<members>::value == 0) {
+        return false;
+    } else {
+        return boost::mp11::mp_with_index<boost::mp11::mp_size<members>::value>(index, [&](auto i) {
+            using d = boost::mp11::mp_at_c<members, decltype(i)::value>;
+            using member = std::remove_cvref_t<decltype(std::declval<const Item&>().*d::pointer)>;
+            return std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
+                   std::is_same_v<member, bool> || std::is_arithmetic_v<member>;
+        });
+    }
+}
+
+/// -1, 0 or 1: member `index` of `a` against the same member of `b`, as `compare_keys` orders
+/// their JSON values (strings bytewise, numbers and booleans by value; a NaN equals anything,
+/// so it never passes for increasing). For members where `native_key` holds.
+template <class Item>
+int compare_member(const Item& a, const Item& b, std::size_t index) {
+    using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+    if constexpr (boost::mp11::mp_size<members>::value == 0) {
+        return 0;
+    } else {
+        return boost::mp11::mp_with_index<boost::mp11::mp_size<members>::value>(index, [&](auto i) {
+            using d = boost::mp11::mp_at_c<members, decltype(i)::value>;
+            using member = std::remove_cvref_t<decltype(a.*d::pointer)>;
+            if constexpr (std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view>) {
+                const int c = std::string_view(a.*d::pointer).compare(std::string_view(b.*d::pointer));
+                return c < 0 ? -1 : (c > 0 ? 1 : 0);
+            } else if constexpr (std::is_same_v<member, bool> || std::is_arithmetic_v<member>) {
+                return a.*d::pointer < b.*d::pointer ? -1 : (b.*d::pointer < a.*d::pointer ? 1 : 0);
+            } else {
+                return 0;  // not reached: native_key is false for it
+            }
+        });
+    }
+}
+
 /// The value of ordering field `name` of `item`, as `item_to_json(item)` holds it; none if the
 /// item has no such member. For items that are not written member by member (the tree is built
 /// to find it).
@@ -214,16 +255,19 @@ public:
                 json::text_sink sink(text);
                 sink.put('[');
                 out.written_ends.reserve(typed->items.size());
-                out.written_keys.reserve(typed->items.size() * keys.size());
                 // Each ordering field's member found once per page, not by name per item.
                 boost::container::small_vector<std::optional<std::size_t>, 4> members;
-                for (const auto& k : keys) members.push_back(detail::member_index<Item>(k));
-                for (const auto& item : typed->items) {
-                    if (!out.written_ends.empty()) sink.put(',');
-                    if (auto w = detail::write_item(item, sink); !w)
-                        throw std::runtime_error("typed_source: an item cannot be serialized (" +
-                                                 std::string(json::to_string(w.error())) + ")");
-                    out.written_ends.push_back(sink.size());
+                bool native = detail::writes_directly<Item> && !keys.empty();
+                for (const auto& k : keys) {
+                    members.push_back(detail::member_index<Item>(k));
+                    native = native && members.back() && detail::native_key<Item>(*members.back());
+                }
+                // When only the last keys are wanted, the order is checked here on the members
+                // (no JSON value per item); otherwise every key goes to the collection.
+                const bool check_here = native && !request.every_written_key;
+                out.written_keys.reserve((check_here ? 2 : typed->items.size()) * keys.size());
+                const auto& items = typed->items;
+                auto push_key = [&](const Item& item) {
                     for (std::size_t k = 0; k < keys.size(); ++k) {
                         std::optional<boost::json::value> v;
                         if constexpr (detail::writes_directly<Item>) {
@@ -234,8 +278,31 @@ public:
                         // The collection reports an item without a key field (a bug) itself.
                         out.written_keys.push_back(v ? std::move(*v) : boost::json::value(boost::json::object_kind));
                     }
+                };
+                for (std::size_t i = 0; i < items.size(); ++i) {
+                    if (i > 0) sink.put(',');
+                    if (auto w = detail::write_item(items[i], sink); !w)
+                        throw std::runtime_error("typed_source: an item cannot be serialized (" +
+                                                 std::string(json::to_string(w.error())) + ")");
+                    out.written_ends.push_back(sink.size());
+                    if (!check_here) {
+                        push_key(items[i]);
+                    } else if (i > 0 && compare_items(items[i - 1], items[i], members) >= 0) {
+                        throw std::logic_error(out_of_order);
+                    }
                 }
                 sink.put(']');
+                if (check_here) {
+                    if (request.after && !items.empty()) {
+                        push_key(items.front());
+                        if (compare_keys(std::span<const boost::json::value>(request.after->data(), request.after->size()),
+                                         std::span<const boost::json::value>(out.written_keys)) >= 0)
+                            throw std::logic_error(out_of_order);
+                        out.written_keys.clear();
+                    }
+                    for (std::size_t i = items.size() < 2 ? 0 : items.size() - 2; i < items.size(); ++i) push_key(items[i]);
+                    out.written_order_checked = true;
+                }
             }
             if (!typed->items.empty())
                 item_bytes_.store(text.size() / typed->items.size() + 8, std::memory_order_relaxed);
@@ -252,6 +319,16 @@ public:
 
 private:
     static constexpr std::size_t reserve_cap = 256u << 10;
+    static constexpr const char* out_of_order = "data source returned items out of order or before the cursor";
+
+    // -1, 0 or 1: the keys of two items, member by member (every member native, see check_here).
+    static int compare_items(const Item& a, const Item& b,
+                             const boost::container::small_vector<std::optional<std::size_t>, 4>& members) {
+        for (const auto& m : members)
+            if (const int c = detail::compare_member(a, b, *m); c != 0) return c;
+        return 0;
+    }
+
     /// Bytes per written item on the last page (with a little slack), to size the next page.
     std::atomic<std::size_t> item_bytes_{0};
 };
