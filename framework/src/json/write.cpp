@@ -137,8 +137,20 @@ bool append_short_plain(std::string_view s, sink& out) {
         second = load8(p + n - 8);
         if (((needs_care(first) | needs_care(second)) & highs) != 0) return false;
     } else {
-        first = ones * 'a';  // padding that needs no care
-        if (n > 0) std::memcpy(&first, p, n);  // an empty view may have no data pointer
+        // Assembled from two overlapping loads (or single bytes), without a call to memcpy;
+        // the bytes past the string are padding that needs no care.
+        first = 0;
+        if (n >= 4) {
+            std::uint32_t lo, hi;
+            std::memcpy(&lo, p, 4);
+            std::memcpy(&hi, p + n - 4, 4);
+            first = lo | (std::uint64_t{hi} << (8 * (n - 4)));
+        } else if (n > 0) {  // an empty view may have no data pointer
+            first = std::uint64_t{static_cast<unsigned char>(p[0])} |
+                    (std::uint64_t{static_cast<unsigned char>(p[n / 2])} << (8 * (n / 2))) |
+                    (std::uint64_t{static_cast<unsigned char>(p[n - 1])} << (8 * (n - 1)));
+        }
+        first |= (ones * 'a') << (8 * n);
         if ((needs_care(first) & highs) != 0) return false;
     }
     char* q = out.room(n + 10);
@@ -295,9 +307,9 @@ bool has_ssse3() noexcept {
     return yes && ssse3_allowed.load(std::memory_order_relaxed);
 }
 
-bool append_string(std::string_view s, sink& out) {
+// Strings that are not short and plain (see append_string).
+[[gnu::noinline]] bool append_string_long(std::string_view s, sink& out) {
     const std::size_t n = s.size();
-    if (n < 16 && append_short_plain(s, out)) return true;
     if (has_ssse3()) return append_string_ssse3(s, out);
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     sse_escaper e;
@@ -342,9 +354,9 @@ constexpr auto byte_class = [] {
     return t;
 }();
 
-bool append_string(std::string_view s, sink& out) {
+// Strings that are not short and plain (see append_string).
+[[gnu::noinline]] bool append_string_long(std::string_view s, sink& out) {
     const std::size_t n = s.size();
-    if (n < 16 && append_short_plain(s, out)) return true;
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     std::size_t escapes = 0;
     unsigned special = 0;
@@ -369,6 +381,13 @@ bool append_string(std::string_view s, sink& out) {
 }
 
 #endif
+
+// Keys, ids and most values are short and need no escape: that path stays small enough to be
+// inlined into its callers (no frame for the long paths' registers); the rest is a call.
+inline bool append_string(std::string_view s, sink& out) {
+    if (s.size() < 16 && append_short_plain(s, out)) return true;
+    return append_string_long(s, out);
+}
 
 template <class Int>
 void put_integer(Int i, sink& out) {
