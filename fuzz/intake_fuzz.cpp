@@ -30,14 +30,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
 
     {
+        using candor::json::detail::escaper;
         std::string fast = "x";
+        std::string middle = "x";
         std::string plain = "x";
-        candor::json::detail::use_ssse3(true);
+        candor::json::detail::use_escaper(escaper::avx2);
         const bool fast_ok = candor::json::write_string(text, fast).has_value();
-        candor::json::detail::use_ssse3(false);
+        candor::json::detail::use_escaper(escaper::ssse3);
+        const bool middle_ok = candor::json::write_string(text, middle).has_value();
+        candor::json::detail::use_escaper(escaper::portable);
         const bool plain_ok = candor::json::write_string(text, plain).has_value();
-        candor::json::detail::use_ssse3(true);
-        check(fast_ok == plain_ok && fast == plain);
+        candor::json::detail::use_escaper(escaper::avx2);
+        check(fast_ok == plain_ok && fast == plain && middle_ok == plain_ok && middle == plain);
         if (!fast_ok) {
             check(fast == "x");
         } else {

@@ -92,18 +92,22 @@ TEST(Write, WriteStringLeavesTheOutputAsItWasOnInvalidUtf8) {
     EXPECT_EQ(out, "keep");
 }
 
-// Long strings are escaped with SSSE3 where the CPU has it, else with SSE2: the escaping tests
-// run each path (the first run is the SSE2 one wherever SSSE3 is the default).
-class WritePaths : public ::testing::TestWithParam<bool> {
+// Long strings are escaped with AVX2 or SSSE3 where the CPU has them, else with SSE2: the
+// escaping tests run each path the CPU has.
+using candor::json::detail::escaper;
+class WritePaths : public ::testing::TestWithParam<escaper> {
 protected:
     void SetUp() override {
-        if (GetParam() && !candor::json::detail::use_ssse3(true)) GTEST_SKIP() << "this CPU has no SSSE3";
-        if (!GetParam()) candor::json::detail::use_ssse3(false);
+        if (candor::json::detail::use_escaper(GetParam()) != GetParam()) GTEST_SKIP() << "this CPU cannot";
     }
-    void TearDown() override { candor::json::detail::use_ssse3(true); }
+    void TearDown() override { candor::json::detail::use_escaper(escaper::avx2); }
 };
-INSTANTIATE_TEST_SUITE_P(Escaper, WritePaths, ::testing::Values(false, true),
-                         [](const auto& p) { return p.param ? std::string("ssse3") : std::string("sse2"); });
+INSTANTIATE_TEST_SUITE_P(Escaper, WritePaths, ::testing::Values(escaper::portable, escaper::ssse3, escaper::avx2),
+                         [](const auto& p) {
+                             return p.param == escaper::avx2    ? std::string("avx2")
+                                    : p.param == escaper::ssse3 ? std::string("ssse3")
+                                                                : std::string("portable");
+                         });
 
 // Short strings are checked 8 bytes at a time, long ones 8 or 16: every special byte at every
 // offset of strings around those boundaries, and plain bytes whose arithmetic could trip the

@@ -16,6 +16,7 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <immintrin.h>
 #include <tmmintrin.h>
 #endif
 
@@ -239,6 +240,7 @@ inline char* fill_block(const sse_escaper& e, const unsigned char* b, std::size_
 // leaves nothing behind.
 struct expansion_tables {
     std::array<std::array<unsigned char, 16>, 256> shuffle{};  // output byte j takes input byte shuffle[j]
+    std::array<std::array<unsigned char, 16>, 256> shuffle_high{};  // the same for input bytes 8…15
     std::array<std::array<unsigned char, 16>, 256> slash{};    // 0xFF where a backslash goes
     std::array<unsigned char, 256> length{};                   // output bytes for the 8 input bytes
 };
@@ -258,6 +260,8 @@ constexpr expansion_tables make_expansion_tables() {
         }
         t.length[m] = static_cast<unsigned char>(j);
         for (; j < 16; ++j) t.shuffle[m][j] = 0x80;  // zero
+        for (j = 0; j < 16; ++j)
+            t.shuffle_high[m][j] = t.shuffle[m][j] == 0x80 ? 0x80 : static_cast<unsigned char>(t.shuffle[m][j] + 8);
     }
     return t;
 }
@@ -300,17 +304,75 @@ __attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, si
     return true;
 }
 
-std::atomic<bool> ssse3_allowed{true};  // detail::use_ssse3 (tests cover both paths)
-
-bool has_ssse3() noexcept {
-    static const bool yes = __builtin_cpu_supports("ssse3");
-    return yes && ssse3_allowed.load(std::memory_order_relaxed);
+// With AVX2, 16 bytes a step: the block is in both halves of a 256-bit register, and one
+// shuffle spreads its first 8 bytes in the low half and its last 8 in the high half (the high
+// half's table indexes bytes 8…15); the halves are stored one after the other. Fewer than 16
+// bytes left go through spread8.
+__attribute__((target("avx2"))) inline __m256i halves(const std::array<unsigned char, 16>& low,
+                                                      const std::array<unsigned char, 16>& high) {
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low.data()))),
+                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(high.data())), 1);
 }
+
+__attribute__((target("avx2"))) inline char* spread16(const unsigned char* b, char* q, unsigned& special) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+    const unsigned m = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
+    special |= static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+    const unsigned low = m & 0xFFu, high = m >> 8;
+    const __m256i moved = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(v), halves(expansion.shuffle[low], expansion.shuffle_high[high]));
+    const __m256i spread = _mm256_blendv_epi8(moved, _mm256_set1_epi8('\\'), halves(expansion.slash[low], expansion.slash[high]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_castsi256_si128(spread));
+    q += expansion.length[low];
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_extracti128_si256(spread, 1));
+    return q + expansion.length[high];
+}
+
+__attribute__((target("avx2"))) bool append_string_avx2(std::string_view s, sink& out) {
+    const std::size_t n = s.size();
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    char* q = out.room(2 * n + 2 + 16);  // committed only at the end
+    *q++ = '"';
+    unsigned special = 0;
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) q = spread16(p + i, q, special);
+    if (i + 8 <= n) {
+        q = spread8(p + i, 8, q, special);
+        i += 8;
+    }
+    if (i < n) {
+        unsigned char last[8];
+        std::memset(last, 'a', sizeof last);
+        std::memcpy(last, p + i, n - i);
+        q = spread8(last, n - i, q, special);
+    }
+    if (special != 0) return append_string_general(s, out);  // nothing was committed
+    *q++ = '"';
+    out.commit(q);
+    return true;
+}
+
+using detail::escaper;
+
+escaper best_escaper() noexcept {
+    static const escaper best = __builtin_cpu_supports("avx2")    ? escaper::avx2
+                                : __builtin_cpu_supports("ssse3") ? escaper::ssse3
+                                                                  : escaper::portable;
+    return best;
+}
+
+std::atomic<escaper> escaper_cap{escaper::avx2};  // detail::use_escaper (tests compare them)
+
+escaper current_escaper() noexcept { return std::min(best_escaper(), escaper_cap.load(std::memory_order_relaxed)); }
 
 // Strings that are not short and plain (see append_string).
 [[gnu::noinline]] bool append_string_long(std::string_view s, sink& out) {
     const std::size_t n = s.size();
-    if (has_ssse3()) return append_string_ssse3(s, out);
+    switch (current_escaper()) {
+    case escaper::avx2: return append_string_avx2(s, out);
+    case escaper::ssse3: return append_string_ssse3(s, out);
+    case escaper::portable: break;
+    }
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     sse_escaper e;
     std::size_t i = 0;
@@ -534,13 +596,13 @@ boost::system::result<std::string, write_error> to_string(const boost::json::arr
 }
 
 namespace detail {
-bool use_ssse3(bool allowed) noexcept {
+escaper use_escaper(escaper e) noexcept {
 #if defined(__SSE2__)
-    ssse3_allowed = allowed;
-    return has_ssse3();
+    escaper_cap = e;
+    return current_escaper();
 #else
-    (void)allowed;
-    return false;
+    (void)e;
+    return escaper::portable;
 #endif
 }
 }  // namespace detail

@@ -128,9 +128,12 @@ private:
 std::string_view to_string(write_error e) noexcept;
 
 namespace detail {
-/// Whether long strings may be escaped with SSSE3 where the CPU has it (the default); off, the
-/// SSE2 path is used. For tests, which run both. @return whether SSSE3 is now used
-bool use_ssse3(bool allowed) noexcept;
+/// How long strings are escaped: `portable` (SSE2 on x86-64, bytewise elsewhere), `ssse3` and
+/// `avx2` where the CPU has them (checked once at run time).
+enum class escaper { portable, ssse3, avx2 };
+/// Escape long strings with `e`, or with the best one below it that the CPU has; the default is
+/// the best the CPU has. For tests and the fuzzer, which compare them. @return the one now used
+escaper use_escaper(escaper e) noexcept;
 }  // namespace detail
 
 [[noreturn]] void throw_exception_from_error(write_error e, const boost::source_location& loc);
