@@ -284,13 +284,12 @@ __attribute__((target("ssse3"))) inline char* spread8(const unsigned char* b, st
     return q + (expansion.length[m] - (8 - len));
 }
 
-__attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, sink& out) {
+// The rest of `s` from byte `i`, spread at `q` 8 bytes at a time (the last bytes from a padded
+// copy), and the closing quote; or, if any byte needs it, the general path from the start.
+__attribute__((target("ssse3"))) inline bool spread_rest(std::string_view s, std::size_t i, char* q, unsigned special,
+                                                          sink& out) {
     const std::size_t n = s.size();
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    char* q = out.room(2 * n + 2 + 16);  // committed only at the end
-    *q++ = '"';
-    unsigned special = 0;
-    std::size_t i = 0;
     for (; i + 8 <= n; i += 8) q = spread8(p + i, 8, q, special);
     if (i < n) {
         unsigned char last[8];
@@ -304,10 +303,16 @@ __attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, si
     return true;
 }
 
+__attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, sink& out) {
+    char* q = out.room(2 * s.size() + 2 + 16);  // committed only at the end
+    *q++ = '"';
+    return spread_rest(s, 0, q, 0, out);
+}
+
 // With AVX2, 16 bytes a step: the block is in both halves of a 256-bit register, and one
 // shuffle spreads its first 8 bytes in the low half and its last 8 in the high half (the high
 // half's table indexes bytes 8…15); the halves are stored one after the other. Fewer than 16
-// bytes left go through spread8.
+// bytes left go through spread_rest.
 __attribute__((target("avx2"))) inline __m256i halves(const std::array<unsigned char, 16>& low,
                                                       const std::array<unsigned char, 16>& high) {
     return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low.data()))),
@@ -336,20 +341,7 @@ __attribute__((target("avx2"))) bool append_string_avx2(std::string_view s, sink
     unsigned special = 0;
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) q = spread16(p + i, q, special);
-    if (i + 8 <= n) {
-        q = spread8(p + i, 8, q, special);
-        i += 8;
-    }
-    if (i < n) {
-        unsigned char last[8];
-        std::memset(last, 'a', sizeof last);
-        std::memcpy(last, p + i, n - i);
-        q = spread8(last, n - i, q, special);
-    }
-    if (special != 0) return append_string_general(s, out);  // nothing was committed
-    *q++ = '"';
-    out.commit(q);
-    return true;
+    return spread_rest(s, i, q, special, out);
 }
 
 using detail::escaper;
