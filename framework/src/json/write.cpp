@@ -562,6 +562,15 @@ boost::system::result<void, write_error> write(const boost::json::array& root, s
     return write_tree(nullptr, &root, out, max_depth);
 }
 
+void text_sink::grow(std::size_t n) {
+    // Grow by what this sink wrote so far (at least 256 bytes): doubling, never in proportion
+    // to what `out` held before; but first into the capacity `out` has (a reserve made for this
+    // text is used up before anything is reallocated).
+    std::size_t to = len_ + std::max(n, len_ - start_ + 256);
+    if (len_ + n <= out_.capacity()) to = std::min(to, out_.capacity());
+    out_.resize(to);
+}
+
 bool write_string(std::string_view s, sink& out) { return append_string(s, out); }
 
 boost::json::value written::to_value() const {

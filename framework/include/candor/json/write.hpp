@@ -62,14 +62,8 @@ public:
 
     /// Where the next n bytes go; they fit.
     char* room(std::size_t n) {
-        // Grow by what this sink wrote so far (at least 256 bytes): doubling, never in
-        // proportion to what `out` held before; but first into the capacity `out` has (a
-        // reserve made for this text is used up before anything is reallocated).
-        if (out_.size() - len_ < n) {
-            std::size_t to = len_ + std::max(n, len_ - start_ + 256);
-            if (len_ + n <= out_.capacity()) to = std::min(to, out_.capacity());
-            out_.resize(to);
-        }
+        if (out_.size() - len_ < n) [[unlikely]]
+            grow(n);
         return out_.data() + len_;
     }
     /// The bytes up to `end` (a pointer from `room`) are written.
@@ -89,6 +83,9 @@ public:
     void rewind(std::size_t size) noexcept { len_ = size; }
 
 private:
+    /// Out of line, so that the writers' common path (room to spare) stays small.
+    void grow(std::size_t n);
+
     std::string& out_;
     std::size_t start_;
     std::size_t len_;
