@@ -201,6 +201,13 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         else return std::move(p.result);
     };
     page out;
+    // The walk continues after `state`: its cursor in the envelope (and in the page, for
+    // callers that get one; a tools/call only sends the envelope).
+    auto continue_after = [&out](const evidence::key_ring& keys, const cursor_claims& state) {
+        std::string cursor = seal_cursor(keys, state);
+        if constexpr (std::is_same_v<Result, page>) out.next_cursor = cursor;
+        out.result.continue_with(ce::continuation::next_cursor(std::move(cursor)));
+    };
     const auto& name = info().name;
     const bool pinned = source_->snapshots() == snapshot_mode::pinned;
     auto query_text = normalize_query(req.query, {});
@@ -353,8 +360,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
                                           {{"source", source_->name()}}});
                 // Resume from the same position: nothing was delivered, so nothing is lost.
                 state.issued = wall_now();
-                out.next_cursor = seal_cursor(*opts_.keys, state);
-                out.result.continue_with(ce::continuation::next_cursor(*out.next_cursor));
+                continue_after(*opts_.keys, state);
                 break;
             }
             out.result.extensions["page"] = page_extension(0, state.snapshot);
@@ -479,8 +485,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         e.add_reason({std::string(ce::reason_codes::time_budget_exceeded),
                       "the time budget ran out; this page holds what was read by then",
                       {{"pages", state.pages}, {"items_scanned", out.items_scanned}}});
-        out.next_cursor = seal_cursor(*opts_.keys, state);
-        e.continue_with(ce::continuation::next_cursor(*out.next_cursor));
+        continue_after(*opts_.keys, state);
     } else if (more && at_walk_limit) {
         e.add_reason({std::string(ce::reason_codes::result_limit_reached),
                       "this walk reached the server's limit of " + std::to_string(*opts_.max_walk_items) + " items",
@@ -490,8 +495,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         e.add_reason({std::string(ce::reason_codes::more_pages_available),
                       "more items follow; call again with continuation.cursor",
                       {}});
-        out.next_cursor = seal_cursor(*opts_.keys, state);
-        e.continue_with(ce::continuation::next_cursor(*out.next_cursor));
+        continue_after(*opts_.keys, state);
     } else {
         out.ended = true;
     }

@@ -87,7 +87,11 @@ std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) 
     // The claims as a JSON object, written member by member (a cursor is sealed on every page
     // that has a next one; building an object to serialize it cost more than the writing).
     std::string text;
-    text.reserve(192 + c.tool.size() + c.snapshot.size());
+    // Names, punctuation and numbers take about 100 bytes; the rest is the strings'.
+    std::size_t size = 128 + c.tool.size() + c.query.size() + c.ordering.size() + c.principal.size() + c.snapshot.size() +
+                       c.walk.size() + 16 * c.after.size();
+    for (const auto& t : c.taints) size += t.size() + 3;
+    text.reserve(size);
     auto key = [&](std::string_view k) {
         text += text.empty() ? "{\"" : ",\"";
         text += k;
