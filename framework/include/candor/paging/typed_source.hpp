@@ -38,6 +38,11 @@ namespace candor::paging {
 
 namespace detail {
 
+/// A member held as a JSON string, number or boolean (built in place, compared natively).
+template <class T>
+inline constexpr bool scalar_member = std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+                                      std::is_same_v<T, bool> || std::is_arithmetic_v<T>;
+
 /// `boost::json::value_from(item)`, with the object of a described struct reserved up front
 /// (Boost.JSON grows it member by member otherwise: five reallocations for six members). A
 /// type with its own `tag_invoke` conversion is converted by it.
@@ -55,8 +60,7 @@ boost::json::value item_to_json(const Item& item, const boost::json::storage_ptr
             using member = std::remove_cvref_t<decltype(item.*d.pointer)>;
             // Strings, booleans and numbers are built in place in the object (no temporary value
             // to move in and destroy); everything else goes through value_from.
-            if constexpr (std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
-                          std::is_same_v<member, bool> || std::is_arithmetic_v<member>)
+            if constexpr (scalar_member<member>)
                 o.emplace(d.name, item.*d.pointer);
             else
                 o.emplace(d.name, boost::json::value_from(item.*d.pointer, sp));
@@ -154,8 +158,7 @@ boost::json::value member_value(const Item& item, std::size_t index) {
         return boost::mp11::mp_with_index<boost::mp11::mp_size<members>::value>(index, [&](auto i) {
             using d = boost::mp11::mp_at_c<members, decltype(i)::value>;
             using member = std::remove_cvref_t<decltype(item.*d::pointer)>;
-            if constexpr (std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
-                          std::is_same_v<member, bool> || std::is_arithmetic_v<member>)
+            if constexpr (scalar_member<member>)
                 return boost::json::value(item.*d::pointer);
             else
                 return boost::json::value_from(item.*d::pointer);
@@ -174,8 +177,7 @@ bool native_key(std::size_t index) {
         return boost::mp11::mp_with_index<boost::mp11::mp_size<members>::value>(index, [&](auto i) {
             using d = boost::mp11::mp_at_c<members, decltype(i)::value>;
             using member = std::remove_cvref_t<decltype(std::declval<const Item&>().*d::pointer)>;
-            return std::is_same_v<member, std::string> || std::is_same_v<member, std::string_view> ||
-                   std::is_same_v<member, bool> || std::is_arithmetic_v<member>;
+            return scalar_member<member>;
         });
     }
 }
@@ -199,7 +201,7 @@ int compare_member(const Item& a, const Item& b, std::size_t index) {
                 const int c = n == 0 ? 0 : std::memcmp(x.data(), y.data(), n);
                 if (c != 0) return c < 0 ? -1 : 1;
                 return x.size() < y.size() ? -1 : (y.size() < x.size() ? 1 : 0);
-            } else if constexpr (std::is_same_v<member, bool> || std::is_arithmetic_v<member>) {
+            } else if constexpr (scalar_member<member>) {
                 return a.*d::pointer < b.*d::pointer ? -1 : (b.*d::pointer < a.*d::pointer ? 1 : 0);
             } else {
                 return 0;  // not reached: native_key is false for it
