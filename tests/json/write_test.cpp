@@ -193,6 +193,26 @@ TEST(Write, ASinkTakesSeveralValuesAndCutsOnceAtTheEnd) {
     EXPECT_EQ(out, R"(prefix:["a \"b\"",{"k":1.5},null])");
 }
 
+TEST(Write, RawBytesOfEveryLengthArriveWholeAndInOrder) {
+    // put(string_view) copies short texts inline with overlapping moves: every length, at
+    // every offset, must land byte for byte and nothing past its end.
+    const std::string source = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
+    for (std::size_t offset = 0; offset < 3; ++offset) {
+        std::string out = std::string(offset, '-');
+        std::string expected = out;
+        {
+            candor::json::text_sink sink(out);
+            for (std::size_t n = 0; n <= 40; ++n) {
+                sink.put(std::string_view(source).substr(n % 5, n));
+                sink.put('|');
+                expected += source.substr(n % 5, n) + "|";
+            }
+            EXPECT_EQ(sink.size(), expected.size());
+        }
+        EXPECT_EQ(out, expected);
+    }
+}
+
 TEST(Write, ASinkWritesIntoTheCapacityReservedBeforeReallocating) {
     // A page's text is reserved at the size pages had so far: the sink's doubling must not
     // reallocate (and copy) a text that fits its reserve — not even for the room an escaped

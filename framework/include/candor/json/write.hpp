@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -61,7 +62,7 @@ public:
     ~text_sink() { out_.resize(len_); }
 
     /// Where the next n bytes go; they fit.
-    char* room(std::size_t n) {
+    [[gnu::always_inline]] char* room(std::size_t n) {
         if (out_.size() - len_ < n) [[unlikely]]
             grow(n);
         return out_.data() + len_;
@@ -70,12 +71,28 @@ public:
     void commit(const char* end) noexcept { len_ = static_cast<std::size_t>(end - out_.data()); }
 
     /// Raw bytes: JSON punctuation, or text these writers produced.
-    void put(char c) { *room(1) = c, ++len_; }
-    void put(std::string_view s) {
-        if (s.empty()) return;
-        char* q = room(s.size());
-        std::char_traits<char>::copy(q, s.data(), s.size());
-        len_ += s.size();
+    [[gnu::always_inline]] void put(char c) { *room(1) = c, ++len_; }
+    [[gnu::always_inline]] void put(std::string_view s) {
+        const std::size_t n = s.size();
+        if (n == 0) return;
+        char* q = room(n);
+        // Keys and punctuation are short: copied inline with two overlapping moves (a call to
+        // memcpy with a length known only at run time costs more than the copy).
+        const char* p = s.data();
+        if (n >= 8 && n <= 16) {
+            copy_word<8>(q, p);
+            copy_word<8>(q + n - 8, p + n - 8);
+        } else if (n >= 4 && n < 8) {
+            copy_word<4>(q, p);
+            copy_word<4>(q + n - 4, p + n - 4);
+        } else if (n < 4) {
+            q[0] = p[0];
+            q[n / 2] = p[n / 2];
+            q[n - 1] = p[n - 1];
+        } else {
+            std::char_traits<char>::copy(q, p, n);
+        }
+        len_ += n;
     }
 
     std::size_t size() const noexcept { return len_; }
@@ -85,6 +102,12 @@ public:
 private:
     /// Out of line, so that the writers' common path (room to spare) stays small.
     void grow(std::size_t n);
+    template <std::size_t N>
+    static void copy_word(char* to, const char* from) noexcept {
+        char word[N];
+        std::memcpy(word, from, N);  // fixed sizes: plain loads and stores, no call
+        std::memcpy(to, word, N);
+    }
 
     std::string& out_;
     std::size_t start_;
