@@ -60,7 +60,8 @@ std::string_view to_string(ticket_status s) {
 // ---------------------------------------------------------------------------------------------
 // The source: up to N tickets after a key that match the query
 
-class ticket_source final : public pg::typed_source<ticket> {
+// The tickets never change after start-up, so a page hands out pointers to them, not copies.
+class ticket_source final : public pg::typed_source<const ticket*> {
 public:
     ticket_source(std::vector<ticket> tickets, candor::contract::contract<ticket_query> query)
         : tickets_(std::move(tickets)), query_(std::move(query)) {}
@@ -73,7 +74,7 @@ public:
         co_return std::string("v1");
     }
 
-    boost::asio::awaitable<boost::system::result<pg::typed_page<ticket>, pg::source_error>> fetch_items(
+    boost::asio::awaitable<boost::system::result<pg::typed_page<const ticket*>, pg::source_error>> fetch_items(
         const pg::fetch_request& r) override {
         // The server checked the arguments against this contract's schema already (the tool's
         // input schema is the contract's): the query only needs its C++ type.
@@ -88,7 +89,7 @@ public:
             it = std::upper_bound(tickets_.begin(), tickets_.end(), after,
                                   [](std::string_view key, const ticket& t) { return key < t.id; });
         }
-        pg::typed_page<ticket> out;
+        pg::typed_page<const ticket*> out;
         out.items.reserve(r.limit);
         for (; it != tickets_.end() && out.items.size() < r.limit; ++it) {
             // Look at the clock now and then, not per row.
@@ -98,7 +99,7 @@ public:
             }
             if (q->department && it->department != *q->department) continue;
             if (status && it->status != *status) continue;
-            out.items.push_back(*it);
+            out.items.push_back(&*it);
         }
         co_return out;
     }

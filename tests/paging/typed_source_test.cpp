@@ -523,3 +523,58 @@ TEST(TypedSource, HandWrittenItemEndsAreCheckedBeforeTheTextIsCut) {
     src->ends = {};
     EXPECT_TRUE(is_internal_error(h.call("hand", {})));
 }
+
+namespace typed_items {
+
+// The accounts source again, handing out pointers to the rows it keeps instead of copies.
+struct pointed_accounts final : candor::paging::typed_source<const account*> {
+    std::vector<account> rows;
+    bool null_item = false;  // a bug: a null pointer among the items
+    std::string_view name() const noexcept override { return "pointed"; }
+    candor::paging::snapshot_mode snapshots() const noexcept override { return candor::paging::snapshot_mode::live; }
+    boost::asio::awaitable<boost::system::result<candor::paging::typed_page<const account*>, candor::paging::source_error>>
+    fetch_items(const candor::paging::fetch_request& r) override {
+        candor::paging::typed_page<const account*> out;
+        auto it = rows.begin();
+        if (r.after)
+            it = std::upper_bound(rows.begin(), rows.end(), std::string_view(r.after->at(0).as_string()),
+                                  [](std::string_view k, const account& a) { return k < a.id; });
+        for (; it != rows.end() && out.items.size() < r.limit; ++it) out.items.push_back(&*it);
+        if (null_item && !out.items.empty()) out.items.back() = nullptr;
+        co_return out;
+    }
+};
+
+}  // namespace typed_items
+
+TEST(TypedSource, RowsHandedOutByPointerArePagedExactlyAsTheirCopies) {
+    collection_harness h;
+    auto copies = five_accounts("team \"a\"");
+    auto pointed = std::make_shared<typed_items::pointed_accounts>();
+    pointed->rows = copies->rows;
+    pg::collection_tool by_copy(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}}, copies, pages_of_three(h));
+    pg::collection_tool by_pointer(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}}, pointed,
+                                   pages_of_three(h));
+    for (const bool written : {true, false}) {
+        SCOPED_TRACE(written ? "written" : "as values");
+        auto a = serve_page(by_copy, {}, written);
+        auto b = serve_page(by_pointer, {}, written);
+        EXPECT_EQ(candor::envelope::data_value(b.result), candor::envelope::data_value(a.result));
+        if (written) {
+            EXPECT_EQ(b.result.data_written->text(), a.result.data_written->text());
+        }
+        EXPECT_EQ(b.state->after, a.state->after);
+        ASSERT_TRUE(b.next_cursor);
+        auto rest = serve_page(by_pointer, {{"cursor", *b.next_cursor}}, written);
+        EXPECT_EQ(candor::envelope::data_value(rest.result)->as_array().size(), 2u);
+        EXPECT_EQ(rest.result.complete, true);
+    }
+    // Rows out of order are refused through the pointers too, and a null pointer is a bug.
+    add_collection(h, "pointed", pointed);
+    EXPECT_EQ(at(h.call("pointed", {}), "status"), "complete");  // all five: a page
+    std::swap(pointed->rows[0], pointed->rows[1]);
+    EXPECT_TRUE(is_internal_error(h.call("pointed", {})));
+    std::swap(pointed->rows[0], pointed->rows[1]);
+    pointed->null_item = true;
+    EXPECT_TRUE(is_internal_error(h.call("pointed", {})));
+}

@@ -3,6 +3,12 @@
 /// A data source with a typed item: the author returns C++ values, the framework turns them
 /// into JSON items with `boost::json::value_from` (a Boost.Describe struct works as is).
 ///
+/// A source over rows it keeps in memory may hand out pointers instead of copies:
+/// `typed_source<const row*>` pages the rows pointed to, exactly as `typed_source<row>` pages
+/// copies of them. The rows are read right after `fetch_items` returns, on the same thread and
+/// before anything else runs there; they must not change or go away before that (immutable
+/// rows, or rows the source keeps alive and unchanged). A null pointer is a bug (an error page).
+///
 /// @code
 /// struct account { std::string id; std::string team; std::optional<std::string> owner; };
 /// BOOST_DESCRIBE_STRUCT(account, (), (id, team, owner))
@@ -42,6 +48,21 @@ namespace detail {
 template <class T>
 inline constexpr bool scalar_member = std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
                                       std::is_same_v<T, bool> || std::is_arithmetic_v<T>;
+
+/// What a page's item stands for: itself, or the row it points to (`typed_source<const row*>`).
+template <class Item>
+struct item_object {
+    using type = Item;
+    static const Item& of(const Item& item) noexcept { return item; }
+};
+template <class Row>
+struct item_object<const Row*> {
+    using type = Row;
+    static const Row& of(const Row* item) {
+        if (item == nullptr) throw std::logic_error("typed_source: a page item is a null pointer");
+        return *item;
+    }
+};
 
 /// `boost::json::value_from(item)`, with the object of a described struct reserved up front
 /// (Boost.JSON grows it member by member otherwise: five reallocations for six members). A
@@ -264,20 +285,20 @@ public:
                 out.written_ends.reserve(typed->items.size());
                 // Each ordering field's member found once per page, not by name per item.
                 boost::container::small_vector<std::optional<std::size_t>, 4> members;
-                bool native = detail::writes_directly<Item> && !keys.empty();
+                bool native = detail::writes_directly<row> && !keys.empty();
                 for (const auto& k : keys) {
-                    members.push_back(detail::member_index<Item>(k));
-                    native = native && members.back() && detail::native_key<Item>(*members.back());
+                    members.push_back(detail::member_index<row>(k));
+                    native = native && members.back() && detail::native_key<row>(*members.back());
                 }
                 // When only the last keys are wanted, the order is checked here on the members
                 // (no JSON value per item); otherwise every key goes to the collection.
                 const bool check_here = native && !request.every_written_key;
                 out.written_keys.reserve((check_here ? 2 : typed->items.size()) * keys.size());
                 const auto& items = typed->items;
-                auto push_key = [&](const Item& item) {
+                auto push_key = [&](const row& item) {
                     for (std::size_t k = 0; k < keys.size(); ++k) {
                         std::optional<boost::json::value> v;
-                        if constexpr (detail::writes_directly<Item>) {
+                        if constexpr (detail::writes_directly<row>) {
                             if (members[k]) v = detail::member_value(item, *members[k]);
                         } else {
                             v = detail::key_field(item, keys[k]);
@@ -287,27 +308,29 @@ public:
                     }
                 };
                 for (std::size_t i = 0; i < items.size(); ++i) {
+                    const row& item = rows::of(items[i]);
                     if (i > 0) sink.put(',');
-                    if (auto w = detail::write_item(items[i], sink); !w)
+                    if (auto w = detail::write_item(item, sink); !w)
                         throw std::runtime_error("typed_source: an item cannot be serialized (" +
                                                  std::string(json::to_string(w.error())) + ")");
                     out.written_ends.push_back(sink.size());
                     if (!check_here) {
-                        push_key(items[i]);
-                    } else if (i > 0 && compare_items(items[i - 1], items[i], members) >= 0) {
+                        push_key(item);
+                    } else if (i > 0 && compare_rows(rows::of(items[i - 1]), item, members) >= 0) {
                         throw std::logic_error(out_of_order);
                     }
                 }
                 sink.put(']');
                 if (check_here) {
                     if (request.after && !items.empty()) {
-                        push_key(items.front());
+                        push_key(rows::of(items.front()));
                         if (compare_keys(std::span<const boost::json::value>(request.after->data(), request.after->size()),
                                          std::span<const boost::json::value>(out.written_keys)) >= 0)
                             throw std::logic_error(out_of_order);
                         out.written_keys.clear();
                     }
-                    for (std::size_t i = items.size() < 2 ? 0 : items.size() - 2; i < items.size(); ++i) push_key(items[i]);
+                    for (std::size_t i = items.size() < 2 ? 0 : items.size() - 2; i < items.size(); ++i)
+                        push_key(rows::of(items[i]));
                     out.written_order_checked = true;
                 }
             }
@@ -320,17 +343,21 @@ public:
         // arena: a few allocations per page instead of several per item, and no walk to free.
         out.storage = boost::json::make_shared_resource<boost::json::monotonic_resource>();
         out.items.reserve(typed->items.size());
-        for (const auto& item : typed->items) out.items.push_back(detail::item_to_json(item, out.storage));
+        for (const auto& item : typed->items) out.items.push_back(detail::item_to_json(rows::of(item), out.storage));
         co_return out;
     }
 
 private:
+    using rows = detail::item_object<Item>;
+    /// The row type: `Item`, or what it points to.
+    using row = typename rows::type;
+
     static constexpr std::size_t reserve_cap = 256u << 10;
     static constexpr const char* out_of_order = "data source returned items out of order or before the cursor";
 
-    // -1, 0 or 1: the keys of two items, member by member (every member native, see check_here).
-    static int compare_items(const Item& a, const Item& b,
-                             const boost::container::small_vector<std::optional<std::size_t>, 4>& members) {
+    // -1, 0 or 1: the keys of two rows, member by member (every member native, see check_here).
+    static int compare_rows(const row& a, const row& b,
+                            const boost::container::small_vector<std::optional<std::size_t>, 4>& members) {
         for (const auto& m : members)
             if (const int c = detail::compare_member(a, b, *m); c != 0) return c;
         return 0;
