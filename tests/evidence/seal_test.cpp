@@ -5,6 +5,9 @@
 #include <candor/evidence/token.hpp>
 #include <candor/paging/cursor.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
@@ -25,6 +28,26 @@ pg::cursor_claims sample_cursor() {
     c.delivered = 3;
     c.pages = 1;
     return c;
+}
+
+// Every field of `back` as in `c` (key fields of the same kind as well as equal).
+void expect_same_claims(const pg::cursor_claims& back, const pg::cursor_claims& c) {
+    EXPECT_EQ(back.tool, c.tool);
+    EXPECT_EQ(back.query, c.query);
+    EXPECT_EQ(back.ordering, c.ordering);
+    EXPECT_EQ(back.principal, c.principal);
+    EXPECT_EQ(back.snapshot, c.snapshot);
+    EXPECT_EQ(back.issued, c.issued);
+    ASSERT_EQ(back.after.size(), c.after.size());
+    for (std::size_t i = 0; i < c.after.size(); ++i) {
+        EXPECT_EQ(back.after[i].kind(), c.after[i].kind()) << i;
+        EXPECT_EQ(back.after[i], c.after[i]) << i;
+    }
+    EXPECT_EQ(back.walk, c.walk);
+    EXPECT_EQ(back.delivered, c.delivered);
+    EXPECT_EQ(back.pages, c.pages);
+    EXPECT_EQ(back.clean, c.clean);
+    EXPECT_EQ(back.taints, c.taints);
 }
 
 ev::snapshot_claims sample_token() {
@@ -185,6 +208,70 @@ TEST(Seal, CursorClaimsSurviveTheRoundTrip) {
     EXPECT_EQ(back.taints, c.taints);
     EXPECT_EQ(back.issued, c.issued);
     EXPECT_FALSE(pg::mismatch(back, c));
+}
+
+// Every kind of key field, texts that look like fingerprints and texts that do not: what is
+// sealed is what opens, bit for bit.
+TEST(Seal, CursorClaimsOfEveryKindRoundTripExactly) {
+    auto keys = test_keys();
+    pg::cursor_claims c = sample_cursor();
+    c.tool = "0123456789ABCDEF0123456789ABCDEF";  // 32 hex digits, but not lowercase: kept as text
+    c.principal = "";
+    c.snapshot = std::string("v\0\xff", 3);
+    c.walk = "0123456789abcdef0123456789abcde";  // 31 digits
+    c.after = boost::json::array{nullptr, false, true, -5, std::numeric_limits<std::uint64_t>::max(), -0.0, 0.1,
+                                 "\xc3\xbc-\xd0\xba", ""};
+    c.delivered = std::numeric_limits<std::uint64_t>::max();
+    c.pages = 0;
+    c.clean = false;
+    c.taints = {"VISIBILITY_RESTRICTED", "TIME_BUDGET_EXCEEDED"};
+    c.issued = std::chrono::system_clock::time_point(std::chrono::milliseconds(-1));
+    auto back = pg::open_cursor(*keys, pg::seal_cursor(*keys, c), c.issued, std::chrono::seconds(1)).value();
+    expect_same_claims(back, c);
+    EXPECT_TRUE(std::signbit(back.after[5].as_double()));  // -0.0 stays -0.0
+}
+
+TEST(Seal, ACursorKeyFieldMustBeAScalar) {
+    auto keys = test_keys();
+    auto c = sample_cursor();
+    c.after = boost::json::array{boost::json::object{{"a", 1}}};
+    EXPECT_THROW(pg::seal_cursor(*keys, c), std::logic_error);
+}
+
+// The claims are bytes, not JSON: a page's cursor — which an agent reads and sends back — is a
+// third shorter than the same claims sealed as JSON (the first format), and that one still opens.
+TEST(Seal, TheCursorIsCompactAndTheJsonFormatStillOpens) {
+    auto keys = test_keys();
+    const auto c = sample_cursor();
+    const std::string json = R"({"t":"items","q":")" + c.query + R"(","o":"id","p":")" + c.principal +
+                             R"(","s":"v42","i":)" + std::to_string(ev::to_epoch_ms(c.issued)) +
+                             R"(,"a":["i-00003"],"w":")" + c.walk + R"(","d":3,"g":1,"c":true,"n":[]})";
+    const auto old_text = keys->seal(pg::cursor_purpose, json);
+    const auto text = pg::seal_cursor(*keys, c);
+    EXPECT_LE(text.size() * 3, old_text.size() * 2) << text.size() << " against " << old_text.size();
+    for (const auto& t : {text, old_text}) expect_same_claims(pg::open_cursor(*keys, t, c.issued, std::chrono::seconds(1)).value(), c);
+}
+
+// Claims that are not what seal_cursor writes — cut short anywhere, a byte too many, an unknown
+// format, a number not in its shortest form — are refused even behind a valid MAC.
+TEST(Seal, MalformedClaimsBehindAValidMacAreInvalid) {
+    auto keys = test_keys();
+    auto c = sample_cursor();
+    c.taints = {"VISIBILITY_RESTRICTED"};
+    const std::string payload = keys->open(pg::cursor_purpose, pg::seal_cursor(*keys, c)).value();
+    ASSERT_EQ(payload.front(), '\x02');
+    auto opens = [&](const std::string& p) {
+        return static_cast<bool>(pg::open_cursor(*keys, keys->seal(pg::cursor_purpose, p), c.issued, std::chrono::seconds(1)));
+    };
+    ASSERT_TRUE(opens(payload));
+    for (std::size_t n = 0; n < payload.size(); ++n) EXPECT_FALSE(opens(payload.substr(0, n))) << n;
+    EXPECT_FALSE(opens(payload + '\0'));
+    EXPECT_FALSE(opens('\x03' + payload.substr(1)));
+    // The taints' count (1, one byte) written as 0x81 0x00: the same number in two bytes. The
+    // taints are the last 24 bytes: the count, then the text's marker, length and 21 bytes.
+    const auto taints = payload.substr(payload.size() - 24);
+    ASSERT_EQ(taints.substr(0, 3), std::string("\x01\x00\x15", 3));
+    EXPECT_FALSE(opens(payload.substr(0, payload.size() - 24) + "\x81" + '\0' + taints.substr(1)));
 }
 
 TEST(Seal, CursorOlderThanItsTtlIsExpired) {

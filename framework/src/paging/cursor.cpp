@@ -6,6 +6,8 @@
 #include <boost/container/small_vector.hpp>
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -83,56 +85,175 @@ std::string_view to_string(cursor_binding b) noexcept {
     return "unknown";
 }
 
-std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) {
-    // The claims as a JSON object, written member by member (a cursor is sealed on every page
-    // that has a next one; building an object to serialize it cost more than the writing).
-    std::string text;
-    // Names, punctuation and numbers take about 100 bytes; the rest is the strings'.
-    std::size_t size = 128 + c.tool.size() + c.query.size() + c.ordering.size() + c.principal.size() + c.snapshot.size() +
-                       c.walk.size() + 16 * c.after.size();
-    for (const auto& t : c.taints) size += t.size() + 3;
-    text.reserve(size);
-    auto key = [&](std::string_view k) {
-        text += text.empty() ? "{\"" : ",\"";
-        text += k;
-        text += "\":";
-    };
-    auto string = [&](std::string_view k, std::string_view v) {
-        key(k);
-        json::write_string(v, text).value();  // throws on invalid UTF-8 (a source's snapshot id)
-    };
-    auto number = [&](std::string_view k, auto v) {
-        key(k);
-        text += std::to_string(v);
-    };
-    string("t", c.tool);
-    string("q", c.query);
-    string("o", c.ordering);
-    string("p", c.principal);
-    string("s", c.snapshot);
-    number("i", evidence::to_epoch_ms(c.issued));
-    key("a");
-    json::write(c.after, text).value();
-    string("w", c.walk);
-    number("d", c.delivered);
-    number("g", c.pages);
-    key("c");
-    text += c.clean ? "true" : "false";
-    key("n");
-    text += '[';
-    for (std::size_t i = 0; i < c.taints.size(); ++i) {
-        if (i > 0) text += ',';
-        json::write_string(c.taints[i], text).value();
-    }
-    text += "]}";
-    return keys.seal(cursor_purpose, text);
+// The claims' wire form (format 2): bytes, not JSON — a third shorter, so the cursor an agent
+// reads and sends back is too, and opened without a parse:
+//   0x02, tool, query, ordering, principal, snapshot (texts), issued (8 bytes, epoch ms),
+//   after (count, then each scalar: a type byte and its value), walk (text), delivered, pages
+//   (numbers), clean (0 or 1), taints (count, then texts).
+// A text is a length and its bytes — or, when it is 32 lowercase hex digits (fingerprints and
+// walk ids), a marker and the 16 bytes they spell. Numbers and lengths are LEB128.
+// Format 1 (a JSON object, the first byte `{`) is still opened: cursors sealed by an earlier
+// version stay valid for their TTL.
+namespace {
+
+constexpr unsigned char claims_format = 2;
+enum : unsigned char { text_bytes = 0, text_hex128 = 1 };
+enum : unsigned char { key_null = 0, key_false = 1, key_true = 2, key_int64 = 3, key_uint64 = 4, key_double = 5, key_string = 6 };
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
 }
 
-boost::system::result<cursor_claims, cursor_error> open_cursor(const evidence::key_ring& keys, std::string_view text,
-                                                               wall_time now, std::chrono::seconds ttl) {
-    auto payload = keys.open(cursor_purpose, text);
-    if (!payload) return cursor_error::invalid;
-    auto doc = json::parse(*payload, json::limits{64u << 10, 8, 4096});
+class claims_writer {
+public:
+    explicit claims_writer(std::string& out) : out_(out) {}
+
+    void byte(unsigned char b) { out_.push_back(static_cast<char>(b)); }
+    void number(std::uint64_t n) {
+        char buf[10];
+        std::size_t k = 0;
+        do {
+            const auto low = static_cast<unsigned char>(n & 0x7f);
+            n >>= 7;
+            buf[k++] = static_cast<char>(n ? (low | 0x80) : low);
+        } while (n);
+        out_.append(buf, k);
+    }
+    void fixed64(std::uint64_t n) {
+        char buf[8];
+        for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+        out_.append(buf, 8);
+    }
+    void bytes(std::string_view s) {
+        number(s.size());
+        out_.append(s);
+    }
+    void text(std::string_view s) {
+        if (s.size() == 32) {
+            char raw[16];
+            bool hex = true;
+            for (std::size_t i = 0; hex && i < 16; ++i) {
+                const int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+                hex = hi >= 0 && lo >= 0;
+                raw[i] = static_cast<char>((hi << 4) | lo);
+            }
+            if (hex) {
+                byte(text_hex128);
+                out_.append(raw, 16);
+                return;
+            }
+        }
+        byte(text_bytes);
+        bytes(s);
+    }
+    void key_value(const boost::json::value& v) {
+        switch (v.kind()) {
+        case boost::json::kind::null: byte(key_null); return;
+        case boost::json::kind::bool_: byte(v.get_bool() ? key_true : key_false); return;
+        case boost::json::kind::int64: byte(key_int64); fixed64(static_cast<std::uint64_t>(v.get_int64())); return;
+        case boost::json::kind::uint64: byte(key_uint64); fixed64(v.get_uint64()); return;
+        case boost::json::kind::double_: {
+            std::uint64_t bits;
+            const double d = v.get_double();
+            std::memcpy(&bits, &d, sizeof bits);
+            byte(key_double);
+            fixed64(bits);
+            return;
+        }
+        case boost::json::kind::string: byte(key_string); bytes(v.get_string()); return;
+        default: throw std::logic_error("a cursor key field must be a scalar");  // the keyset contract
+        }
+    }
+
+private:
+    std::string& out_;
+};
+
+class claims_reader {
+public:
+    explicit claims_reader(std::string_view in) : in_(in) {}
+
+    bool done() const noexcept { return ok_ && in_.empty(); }
+    bool ok() const noexcept { return ok_; }
+
+    unsigned char byte() {
+        if (in_.empty()) return fail(), 0;
+        const auto b = static_cast<unsigned char>(in_.front());
+        in_.remove_prefix(1);
+        return b;
+    }
+    std::uint64_t number() {
+        std::uint64_t n = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            const unsigned char b = byte();
+            if (!ok_) return 0;
+            const std::uint64_t low = b & 0x7f;
+            if (shift == 63 && low > 1) break;  // past 64 bits
+            n |= low << shift;
+            if (!(b & 0x80)) {
+                if (b == 0 && shift > 0) break;  // not the shortest form: one number, one text
+                return n;
+            }
+        }
+        return fail(), 0;
+    }
+    std::uint64_t fixed64() {
+        if (in_.size() < 8) return fail(), 0;
+        std::uint64_t n = 0;
+        for (int i = 0; i < 8; ++i) n |= std::uint64_t{static_cast<unsigned char>(in_[static_cast<std::size_t>(i)])} << (8 * i);
+        in_.remove_prefix(8);
+        return n;
+    }
+    std::string_view bytes() {
+        const std::uint64_t n = number();
+        if (!ok_ || n > in_.size()) return fail(), std::string_view();
+        const auto out = in_.substr(0, static_cast<std::size_t>(n));
+        in_.remove_prefix(static_cast<std::size_t>(n));
+        return out;
+    }
+    std::string text() {
+        const unsigned char how = byte();
+        if (how == text_bytes) return std::string(bytes());
+        if (how != text_hex128 || in_.size() < 16) return fail(), std::string();
+        static constexpr char digits[] = "0123456789abcdef";
+        std::string out(32, '\0');
+        for (std::size_t i = 0; i < 16; ++i) {
+            const auto b = static_cast<unsigned char>(in_[i]);
+            out[2 * i] = digits[b >> 4];
+            out[2 * i + 1] = digits[b & 15];
+        }
+        in_.remove_prefix(16);
+        return out;
+    }
+    boost::json::value key_value() {
+        switch (byte()) {
+        case key_null: return nullptr;
+        case key_false: return false;
+        case key_true: return true;
+        case key_int64: return static_cast<std::int64_t>(fixed64());
+        case key_uint64: return fixed64();
+        case key_double: {
+            const std::uint64_t bits = fixed64();
+            double d;
+            std::memcpy(&d, &bits, sizeof d);
+            return d;
+        }
+        case key_string: return boost::json::string(bytes());
+        default: return fail(), nullptr;
+        }
+    }
+
+private:
+    void fail() noexcept { ok_ = false; }
+    std::string_view in_;
+    bool ok_ = true;
+};
+
+// Format 1: the claims as a JSON object.
+boost::system::result<cursor_claims, cursor_error> read_json_claims(std::string_view payload) {
+    auto doc = json::parse(payload, json::limits{64u << 10, 8, 4096});
     if (!doc || !doc->root().is_object()) return cursor_error::invalid;
     const auto& o = doc->root().get_object();
     cursor_claims c;
@@ -172,7 +293,71 @@ boost::system::result<cursor_claims, cursor_error> open_cursor(const evidence::k
         c.taints.emplace_back(t.get_string());
     }
     c.issued = evidence::from_epoch_ms(issued->get_int64());
-    if (now - c.issued > ttl) return cursor_error::expired;
+    return c;
+}
+
+// Format 2, as written by seal_cursor.
+boost::system::result<cursor_claims, cursor_error> read_claims(std::string_view payload) {
+    claims_reader r(payload);
+    if (r.byte() != claims_format) return cursor_error::invalid;
+    cursor_claims c;
+    c.tool = r.text();
+    c.query = r.text();
+    c.ordering = r.text();
+    c.principal = r.text();
+    c.snapshot = r.text();
+    c.issued = evidence::from_epoch_ms(static_cast<std::int64_t>(r.fixed64()));
+    const std::uint64_t fields = r.number();
+    if (!r.ok() || fields > payload.size()) return cursor_error::invalid;  // a key field takes a byte at least
+    c.after.reserve(static_cast<std::size_t>(fields));
+    for (std::uint64_t i = 0; i < fields && r.ok(); ++i) c.after.push_back(r.key_value());
+    c.walk = r.text();
+    c.delivered = r.number();
+    c.pages = r.number();
+    const unsigned char clean = r.byte();
+    if (clean > 1) return cursor_error::invalid;
+    c.clean = clean == 1;
+    const std::uint64_t taints = r.number();
+    if (!r.ok() || taints > payload.size()) return cursor_error::invalid;
+    for (std::uint64_t i = 0; i < taints && r.ok(); ++i) c.taints.push_back(r.text());
+    if (!r.done()) return cursor_error::invalid;  // cut short, or bytes left over
+    return c;
+}
+
+}  // namespace
+
+std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) {
+    std::string payload;
+    std::size_t size = 64 + c.tool.size() + c.query.size() + c.ordering.size() + c.principal.size() + c.snapshot.size() +
+                       c.walk.size() + 16 * c.after.size();
+    for (const auto& t : c.taints) size += t.size() + 2;
+    payload.reserve(size);
+    claims_writer w(payload);
+    w.byte(claims_format);
+    w.text(c.tool);
+    w.text(c.query);
+    w.text(c.ordering);
+    w.text(c.principal);
+    w.text(c.snapshot);
+    w.fixed64(static_cast<std::uint64_t>(evidence::to_epoch_ms(c.issued)));
+    w.number(c.after.size());
+    for (const auto& k : c.after) w.key_value(k);
+    w.text(c.walk);
+    w.number(c.delivered);
+    w.number(c.pages);
+    w.byte(c.clean ? 1 : 0);
+    w.number(c.taints.size());
+    for (const auto& t : c.taints) w.text(t);
+    return keys.seal(cursor_purpose, payload);
+}
+
+boost::system::result<cursor_claims, cursor_error> open_cursor(const evidence::key_ring& keys, std::string_view text,
+                                                               wall_time now, std::chrono::seconds ttl) {
+    auto payload = keys.open(cursor_purpose, text);
+    if (!payload || payload->empty()) return cursor_error::invalid;
+    auto c = payload->front() == '{' ? read_json_claims(*payload) : read_claims(*payload);
+    if (!c) return c.error();
+    if (now - c->issued > ttl) return cursor_error::expired;
     return c;
 }
 
