@@ -137,7 +137,7 @@ public:
             for (std::size_t i = 0; hex && i < 16; ++i) {
                 const int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
                 hex = hi >= 0 && lo >= 0;
-                raw[i] = static_cast<char>((hi << 4) | lo);
+                if (hex) raw[i] = static_cast<char>((hi << 4) | lo);
             }
             if (hex) {
                 byte(text_hex128);
