@@ -225,10 +225,28 @@ TEST(Seal, CursorClaimsOfEveryKindRoundTripExactly) {
     c.pages = 0;
     c.clean = false;
     c.taints = {"VISIBILITY_RESTRICTED", "TIME_BUDGET_EXCEEDED"};
-    c.issued = std::chrono::system_clock::time_point(std::chrono::milliseconds(-1));
+    c.issued = std::chrono::system_clock::time_point{};  // the epoch: the earliest a cursor holds
     auto back = pg::open_cursor(*keys, pg::seal_cursor(*keys, c), c.issued, std::chrono::seconds(1)).value();
     expect_same_claims(back, c);
     EXPECT_TRUE(std::signbit(back.after[5].as_double()));  // -0.0 stays -0.0
+}
+
+// Issue times a reader could not subtract from now without overflow — before the epoch, past
+// half of what the clock counts — are refused, whoever sealed them.
+TEST(Seal, ACursorIssuedOutsideTheClocksRangeIsInvalid) {
+    auto keys = test_keys();
+    const std::int64_t latest =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::duration::max()).count() / 2;
+    for (std::int64_t ms : {std::int64_t{-1}, latest + 1}) {
+        auto c = sample_cursor();
+        c.issued = std::chrono::system_clock::time_point(std::chrono::milliseconds(ms));
+        auto r = pg::open_cursor(*keys, pg::seal_cursor(*keys, c), c.issued, std::chrono::seconds(1));
+        ASSERT_FALSE(r) << ms;
+        EXPECT_EQ(r.error(), pg::cursor_error::invalid) << ms;
+    }
+    auto c = sample_cursor();
+    c.issued = std::chrono::system_clock::time_point(std::chrono::milliseconds(latest));
+    EXPECT_TRUE(pg::open_cursor(*keys, pg::seal_cursor(*keys, c), c.issued, std::chrono::seconds(1)));
 }
 
 TEST(Seal, ACursorKeyFieldMustBeAScalar) {
