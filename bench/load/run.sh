@@ -137,7 +137,11 @@ printf '%s\n' \
   "$candor" --stdio 2>/dev/null | tail -1 |
   node -e 'let t="";process.stdin.on("data",(d)=>t+=d).on("end",()=>process.stdout.write(JSON.stringify(JSON.parse(t).result)))' > "$floor_result"
 
-echo "== machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# Which machine, as far as a guest can tell (runs on different hosts are not comparable: the
+# pipes' floor alone moved from 1.5 to 3.3–5.0 µs per call between two of them).
+hypervisor="$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor:[[:space:]]*//p')"
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1) model $(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+echo "== machine: $(nproc) CPUs, $cpu, ${hypervisor:+hypervisor $hypervisor, }kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== $reps repetitions, ${warmup}s warm-up + ${seconds}s measured per run, modes: $modes"
 for rep in $(seq "$reps"); do
   for pin in $modes; do
