@@ -256,8 +256,8 @@ TEST(Seal, ACursorKeyFieldMustBeAScalar) {
     EXPECT_THROW(pg::seal_cursor(*keys, c), std::logic_error);
 }
 
-// The claims are bytes, not JSON: a page's cursor — which an agent reads and sends back — is at least a
-// third shorter than the same claims sealed as JSON (the first format), and that one still opens.
+// The claims are bytes, not JSON: a page's cursor — which an agent reads and sends back — is at
+// least a third shorter than the same claims sealed as JSON (the first format), which still opens.
 TEST(Seal, TheCursorIsCompactAndTheJsonFormatStillOpens) {
     auto keys = test_keys();
     const auto c = sample_cursor();
