@@ -90,6 +90,25 @@ TEST(Metrics, LabelValuesAreSanitizedAndCapped) {
     EXPECT_EQ(ops::label_value("claude-code/1.2:x"), "claude-code/1.2:x");
 }
 
+// A value that needs sanitizing and the value it becomes count in one series, whichever comes
+// first, and so do missing values and empty ones.
+TEST(Metrics, ValuesThatAreExposedAlikeCountInOneSeries) {
+    ops::registry reg;
+    auto& f = reg.counter("candor_test_total", "test", {"tool", "code"});
+    f.add({"a b", "C"});
+    f.add({"a_b", "C"});
+    f.add({std::string(100, 'x'), "C"});
+    f.add({std::string(64, 'x'), "C"});
+    f.add({"solo"});
+    f.add({"solo", ""});
+    f.add({"solo", "", "ignored"});
+    EXPECT_EQ(f.series(), 3u);
+    const auto text = reg.exposition();
+    EXPECT_EQ(sample(text, R"(candor_test_total{tool="a_b",code="C"})"), 2);
+    EXPECT_EQ(sample(text, R"(candor_test_total{tool=")" + std::string(64, 'x') + R"(",code="C"})"), 2);
+    EXPECT_EQ(sample(text, R"(candor_test_total{tool="solo",code=""})"), 3);
+}
+
 TEST(Metrics, HistogramBucketsAreCumulative) {
     ops::registry reg;
     auto& h = reg.histogram("candor_test_seconds", "test", {}, {0.1, 1, 10});

@@ -1,5 +1,7 @@
 #include <candor/ops/metrics.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <chrono>
@@ -11,6 +13,16 @@ namespace candor::ops {
 namespace {
 
 constexpr std::size_t max_label_bytes = 64;
+
+bool exposable(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-' || c == '/' || c == ':';
+}
+
+/// `v` is exposed as it is (`label_value(v) == v`).
+bool exposed_as_is(std::string_view v) noexcept {
+    return v.size() <= max_label_bytes && std::all_of(v.begin(), v.end(), exposable);
+}
 
 // Shortest round-tripping text of a sample value, as the exposition format wants it.
 std::string number(double v) {
@@ -63,11 +75,7 @@ const std::vector<double> duration_buckets = {0.0005, 0.001, 0.0025, 0.005, 0.01
 std::string label_value(std::string_view raw) {
     std::string out;
     out.reserve(std::min(raw.size(), max_label_bytes));
-    for (char c : raw.substr(0, max_label_bytes)) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                        c == '_' || c == '-' || c == '/' || c == ':';
-        out += ok ? c : '_';
-    }
+    for (char c : raw.substr(0, max_label_bytes)) out += exposable(c) ? c : '_';
     return out;
 }
 
@@ -83,10 +91,23 @@ registry::family::family(std::string name, std::string help, type t, std::vector
       buckets_(std::move(buckets)),
       max_series_(std::max<std::size_t>(max_series, 1)) {}
 
-registry::family::series_data& registry::family::find(const std::vector<std::string>& raw) {
+registry::family::series_data& registry::family::find(label_values raw) {
+    // The common case: every value is already what `label_value` would make of it, so the
+    // series is looked up with the values as they are; nothing is allocated for a series held.
+    boost::container::small_vector<std::string_view, 4> wanted;
+    wanted.reserve(labels_.size());
+    bool as_is = true;
+    for (std::size_t i = 0; i < labels_.size(); ++i) {
+        const std::string_view v = i < raw.size() ? raw.begin()[i] : std::string_view();
+        as_is = as_is && exposed_as_is(v);
+        wanted.push_back(v);
+    }
+    if (as_is) {
+        if (auto it = series_.find(wanted); it != series_.end()) return it->second;
+    }
     std::vector<std::string> labels;
     labels.reserve(labels_.size());
-    for (std::size_t i = 0; i < labels_.size(); ++i) labels.push_back(i < raw.size() ? label_value(raw[i]) : "");
+    for (std::string_view v : wanted) labels.push_back(label_value(v));
     auto it = series_.find(labels);
     if (it != series_.end()) return it->second;
     if (series_.size() + 1 >= max_series_) {
@@ -100,17 +121,17 @@ registry::family::series_data& registry::family::find(const std::vector<std::str
     return series_.emplace(std::move(labels), std::move(fresh)).first->second;
 }
 
-void registry::family::add(const std::vector<std::string>& labels, double v) {
+void registry::family::add(label_values labels, double v) {
     std::lock_guard lock(mu_);
     find(labels).value += v;
 }
 
-void registry::family::set(const std::vector<std::string>& labels, double v) {
+void registry::family::set(label_values labels, double v) {
     std::lock_guard lock(mu_);
     find(labels).value = v;
 }
 
-void registry::family::observe(const std::vector<std::string>& labels, double v) {
+void registry::family::observe(label_values labels, double v) {
     std::lock_guard lock(mu_);
     auto& s = find(labels);
     for (std::size_t i = 0; i < buckets_.size(); ++i)
@@ -238,7 +259,7 @@ void call_metrics::on_session(bool opened) {
 void call_metrics::set_journal_drops(std::uint64_t n) { journal_dropped_.set({}, static_cast<double>(n)); }
 
 void call_metrics::on_record(const mcp::call_record& r) {
-    const std::string tool = r.tool.empty() ? "-" : r.tool;
+    const std::string_view tool = r.tool.empty() ? std::string_view("-") : std::string_view(r.tool);
     bytes_in_.add({tool}, static_cast<double>(r.bytes_in));
     bytes_out_.add({tool}, static_cast<double>(r.bytes_out));
     for (const auto& l : r.limits) limits_.add({l.code});
@@ -246,17 +267,18 @@ void call_metrics::on_record(const mcp::call_record& r) {
         protocol_refusals_.add({r.method, std::to_string(r.rpc_error.value_or(0))});
         return;
     }
-    const std::string client = r.client_name.empty() ? "-" : r.client_name;
+    const std::string_view client = r.client_name.empty() ? std::string_view("-") : std::string_view(r.client_name);
     calls_.add({tool, r.status, client});
     duration_.observe({tool}, std::chrono::duration<double>(r.duration).count());
     for (const auto& c : r.reason_codes) partial_.add({tool, c});
     for (const auto& c : r.warning_codes) warnings_.add({tool, c});
-    for (const auto& i : r.issues) issues_.add({tool, i.code, std::string(to_string(i.where)), client});
+    for (const auto& i : r.issues) issues_.add({tool, i.code, to_string(i.where), client});
     if (r.repair_attempt > 0) {
         repairs_.add({tool});
         if (r.status != "error") repair_successes_.add({tool});
     }
-    if (is_refused_action(r)) refused_actions_.add({tool, r.issues.empty() ? "-" : r.issues.front().code});
+    if (is_refused_action(r))
+        refused_actions_.add({tool, r.issues.empty() ? std::string_view("-") : std::string_view(r.issues.front().code)});
 }
 
 std::string call_metrics::exposition() const {

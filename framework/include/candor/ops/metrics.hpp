@@ -10,8 +10,10 @@
 
 #include <candor/mcp/observer.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,12 +35,15 @@ public:
     public:
         family(std::string name, std::string help, type t, std::vector<std::string> labels,
                std::vector<double> buckets, std::size_t max_series);
+        /// The label values of one series, in the family's label order (missing ones are
+        /// empty, extra ones ignored); each is exposed as `label_value` makes it.
+        using label_values = std::initializer_list<std::string_view>;
         /// Add `v` to the series of `labels` (counters, gauges).
-        void add(const std::vector<std::string>& labels, double v = 1);
+        void add(label_values labels, double v = 1);
         /// Set a gauge.
-        void set(const std::vector<std::string>& labels, double v);
+        void set(label_values labels, double v);
         /// Record one observation (histograms).
-        void observe(const std::vector<std::string>& labels, double v);
+        void observe(label_values labels, double v);
         /// Series currently held.
         std::size_t series() const;
         void write(std::string& out) const;
@@ -50,7 +55,17 @@ public:
             double sum = 0;
             std::uint64_t count = 0;
         };
-        series_data& find(const std::vector<std::string>& labels);
+        /// Orders label sets; also compares a stored set with one being looked up, so that a
+        /// series already held is found without building its key.
+        struct labels_less {
+            using is_transparent = void;
+            template <class A, class B>
+            bool operator()(const A& a, const B& b) const noexcept {
+                return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                                    [](std::string_view x, std::string_view y) { return x < y; });
+            }
+        };
+        series_data& find(label_values labels);
 
         std::string name_;
         std::string help_;
@@ -59,7 +74,7 @@ public:
         std::vector<double> buckets_;
         std::size_t max_series_;
         mutable std::mutex mu_;
-        std::map<std::vector<std::string>, series_data> series_;
+        std::map<std::vector<std::string>, series_data, labels_less> series_;
     };
 
     /// @param name a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*); counters end in `_total`
