@@ -212,12 +212,15 @@ TEST(Journal, RefusesAPathItCannotOpen) {
 namespace {
 
 struct recorder final : mcp::call_observer {
+    explicit recorder(bool reads) : reads_metadata(reads) {}
+    bool reads_metadata;
     std::vector<mcp::call_record> records;
     void on_record(const mcp::call_record& r) override { records.push_back(r); }
+    bool reads_envelope_metadata() const noexcept override { return reads_metadata; }
 };
 
-std::vector<mcp::call_record> records_of_rich_envelopes() {
-    auto rec = std::make_shared<recorder>();
+std::vector<mcp::call_record> records_of_rich_envelopes(bool reads_metadata = true) {
+    auto rec = std::make_shared<recorder>(reads_metadata);
     auto opts = test::quiet_options();
     opts.observers = {rec};
     mcp::server srv(opts);
@@ -301,4 +304,37 @@ TEST(CallRecord, EnvelopeMetadataKeepsIssueFactsButNotFieldsTheyWouldOverwrite) 
         "errors":[{"repairable":true,"limit":4,"repairs_remaining":2,"code":"UNKNOWN_FIELD","path":"/filters/*","layer":"contract"},
                   {"repairable":false,"code":"EVIDENCE_STALE","path":"/ids/0","layer":"external"}]})");
     EXPECT_EQ(boost::json::value(r.envelope_metadata), expected) << boost::json::serialize(r.envelope_metadata);
+}
+
+// Observers that do not read the metadata (metrics) get records without it, and with every
+// other fact the same.
+TEST(CallRecord, WithoutAReaderTheMetadataIsLeftOutAndNothingElse) {
+    const auto with = records_of_rich_envelopes(true);
+    const auto without = records_of_rich_envelopes(false);
+    ASSERT_EQ(with.size(), 2u);
+    ASSERT_EQ(without.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+        const auto& a = with[k];
+        const auto& b = without[k];
+        EXPECT_FALSE(a.envelope_metadata.empty());
+        EXPECT_TRUE(b.envelope_metadata.empty());
+        EXPECT_EQ(a.status, b.status);
+        EXPECT_EQ(a.complete, b.complete);
+        EXPECT_EQ(a.reason_codes, b.reason_codes);
+        EXPECT_EQ(a.warning_codes, b.warning_codes);
+        ASSERT_EQ(a.limits.size(), b.limits.size());
+        for (std::size_t i = 0; i < a.limits.size(); ++i) {
+            EXPECT_EQ(a.limits[i].code, b.limits[i].code);
+            EXPECT_EQ(a.limits[i].limit, b.limits[i].limit);
+        }
+        ASSERT_EQ(a.issues.size(), b.issues.size());
+        for (std::size_t i = 0; i < a.issues.size(); ++i) {
+            EXPECT_EQ(a.issues[i].code, b.issues[i].code);
+            EXPECT_EQ(a.issues[i].path, b.issues[i].path);
+            EXPECT_EQ(a.issues[i].where, b.issues[i].where);
+            EXPECT_EQ(a.issues[i].repairable, b.issues[i].repairable);
+        }
+        EXPECT_EQ(a.evidence_verdict, b.evidence_verdict);
+        EXPECT_EQ(a.repairs_remaining, b.repairs_remaining);
+    }
 }

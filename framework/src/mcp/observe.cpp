@@ -66,21 +66,22 @@ void collect_limit(const boost::json::object& details, std::string_view code, st
     else if (const auto* i = l->if_int64(); i && *i >= 0) out.push_back({std::string(code), static_cast<std::uint64_t>(*i)});
 }
 
-// `incomplete_reasons` or `warnings`: their codes, and their metadata entries.
+// `incomplete_reasons` or `warnings`: their codes (and limits), and their metadata entries
+// when `meta` is given.
 template <class Note>
-boost::json::array notes(const std::vector<Note>& list, std::vector<std::string>& codes,
-                         std::vector<limit_record>* limits) {
-    boost::json::array meta;
-    meta.reserve(list.size());
+void notes(const std::vector<Note>& list, std::vector<std::string>& codes, std::vector<limit_record>* limits,
+           boost::json::array* meta) {
+    codes.reserve(list.size());
+    if (meta) meta->reserve(list.size());
     for (const auto& n : list) {
         codes.push_back(n.code);
         if (limits) collect_limit(n.details, n.code, *limits);
+        if (!meta) continue;
         boost::json::object m;
         add_numeric_facts(n.details, m, [](std::string_view) { return false; });
         m["code"] = n.code;
-        meta.push_back(std::move(m));
+        meta->push_back(std::move(m));
     }
-    return meta;
 }
 
 }  // namespace
@@ -105,14 +106,50 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
     if (!answer) return r;
 
     // The facts of the envelope as sealed (scope defaults, issue fields before details), never
-    // a message, a cursor or the data.
+    // a message, a cursor or the data; the metadata object only for observers that read it.
     const auto& e = *answer;
+    r.complete = e.complete.value_or(false);
+    const bool with_meta = std::any_of(observers_.begin(), observers_.end(),
+                                       [](const auto& o) { return o->reads_envelope_metadata(); });
+    boost::json::array reasons, warnings, errors;
+    notes(e.incomplete_reasons, r.reason_codes, &r.limits, with_meta ? &reasons : nullptr);
+    notes(e.warnings, r.warning_codes, nullptr, with_meta ? &warnings : nullptr);
+    if (*e.status == envelope::outcome::error) {
+        r.issues.reserve(e.errors.size());
+        if (with_meta) errors.reserve(e.errors.size());
+        for (const auto& err : e.errors) {
+            issue_record i;
+            i.code = err.code;
+            i.path = sanitized_path(i.code, err.path);
+            i.where = err.where;
+            i.repairable = err.repairable;
+            collect_limit(err.details, i.code, r.limits);
+            if (r.evidence_verdict.empty() && i.code.rfind("EVIDENCE_", 0) == 0) r.evidence_verdict = i.code;
+            if (const auto* left = err.details.if_contains("repairs_remaining"); left && left->is_int64())
+                r.repairs_remaining = left->get_int64();
+            else if (left && left->is_uint64())
+                r.repairs_remaining = static_cast<std::int64_t>(std::min<std::uint64_t>(left->get_uint64(), INT64_MAX));
+            if (with_meta) {
+                // Details that would overwrite an issue's own fields are not part of its sealed form.
+                auto own = [](std::string_view k) { return k == "repairable" || k == "layer"; };
+                boost::json::object m;
+                m["repairable"] = err.repairable;
+                add_numeric_facts(err.details, m, own);
+                m["code"] = i.code;
+                m["path"] = i.path;
+                m["layer"] = to_string(i.where);
+                errors.push_back(std::move(m));
+            }
+            r.issues.push_back(std::move(i));
+        }
+    }
+    if (!with_meta) return r;
+
     auto& meta = r.envelope_metadata;
     meta["status"] = r.status;
-    r.complete = e.complete.value_or(false);
     meta["complete"] = *r.complete;
-    meta["incomplete_reasons"] = notes(e.incomplete_reasons, r.reason_codes, &r.limits);
-    meta["warnings"] = notes(e.warnings, r.warning_codes, nullptr);
+    meta["incomplete_reasons"] = std::move(reasons);
+    meta["warnings"] = std::move(warnings);
     if (e.continuation) {
         // The kind and its number; cursors, hints and reasons are texts and stay out.
         boost::json::object m;
@@ -129,33 +166,6 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
         meta["scope"] = boost::json::object{{"resource", sc.resource == r.tool ? sc.resource : std::string_view("(tool-defined)")},
                                             {"visibility", sc.visibility},
                                             {"snapshot", sc.snapshot}};
-    }
-    boost::json::array errors;
-    if (*e.status == envelope::outcome::error) {
-        errors.reserve(e.errors.size());
-        for (const auto& err : e.errors) {
-            issue_record i;
-            i.code = err.code;
-            i.path = sanitized_path(i.code, err.path);
-            i.where = err.where;
-            i.repairable = err.repairable;
-            // Details that would overwrite an issue's own fields are not part of its sealed form.
-            auto own = [](std::string_view k) { return k == "repairable" || k == "layer"; };
-            collect_limit(err.details, i.code, r.limits);
-            if (r.evidence_verdict.empty() && i.code.rfind("EVIDENCE_", 0) == 0) r.evidence_verdict = i.code;
-            if (const auto* left = err.details.if_contains("repairs_remaining"); left && left->is_int64())
-                r.repairs_remaining = left->get_int64();
-            else if (left && left->is_uint64())
-                r.repairs_remaining = static_cast<std::int64_t>(std::min<std::uint64_t>(left->get_uint64(), INT64_MAX));
-            boost::json::object m;
-            m["repairable"] = err.repairable;
-            add_numeric_facts(err.details, m, own);
-            m["code"] = i.code;
-            m["path"] = i.path;
-            m["layer"] = to_string(i.where);
-            errors.push_back(std::move(m));
-            r.issues.push_back(std::move(i));
-        }
     }
     meta["errors"] = std::move(errors);
     return r;

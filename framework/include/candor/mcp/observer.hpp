@@ -84,7 +84,7 @@ struct call_record {
     std::optional<std::int64_t> repairs_remaining;
     /// The envelope without `data` and without any message or string detail: status,
     /// complete, codes, numeric details, continuation kind, scope. Empty for content tools and
-    /// protocol refusals.
+    /// protocol refusals, and when no observer reads it (`reads_envelope_metadata`).
     boost::json::object envelope_metadata;
 };
 
@@ -100,6 +100,9 @@ public:
     virtual void on_record(const call_record& r) = 0;
     /// A client session was initialized (`opened`) or its connection went away.
     virtual void on_session(bool opened) { (void)opened; }
+    /// Whether this observer reads `call_record::envelope_metadata`. When no observer of a
+    /// server does, records come without it (everything else in them is filled as usual).
+    virtual bool reads_envelope_metadata() const noexcept { return true; }
 };
 
 }  // namespace candor::mcp

@@ -101,6 +101,7 @@ public:
     void on_call_finished() override;
     void on_record(const mcp::call_record& r) override;
     void on_session(bool opened) override;
+    bool reads_envelope_metadata() const noexcept override { return false; }
 
     /// Count lines the journal dropped (exposed as `candor_journal_dropped_total`).
     void set_journal_drops(std::uint64_t n);
