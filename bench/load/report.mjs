@@ -37,7 +37,8 @@ for (const k of groups.keys()) {
   console.log(`| ${k.replaceAll('|', ' ')} | ${fmt(c.rps / p.rps, 1)}× | ${fmt(p.cpu / c.cpu, 1)}× |`);
 }
 const maxRss = (server) => Math.max(...rows.filter((r) => r.server === server).map((r) => Number(r.rss_kb)));
-const conns = [...groups.keys()].find((k) => k.startsWith('http|pinned'))?.split('|')[2] ?? '16';
+// The target's connection count: the largest of the pinned HTTP runs (one connection runs too).
+const conns = String(Math.max(...[...groups.keys()].filter((k) => k.startsWith('http|pinned|')).map((k) => Number(k.split('|')[2])), 16));
 const http = (s) => summary[`http|pinned|${conns}|${s}`];
 const stdio = (s) => summary[`stdio|pinned|64|${s}`];
 const stdioNode = (s) => summary[`stdio-node|pinned|64|${s}`];
@@ -59,6 +60,14 @@ console.log('\n| target | measured | |');
 console.log('|---|---|---|');
 for (const [name, x, ok, show] of targets)
   console.log(`| ${name} | ${Number.isFinite(x) ? show(x) : '–'} | ${Number.isFinite(x) ? (ok(x) ? 'met' : '**missed**') : 'not measured'} |`);
+
+// One connection, one request at a time: no request waits for another, so the tail is the
+// host's own (scheduling, steal), which the p99 target at N connections contains too.
+const single = (s) => summary[`http|pinned|1|${s}`];
+if (single('candor') && http('candor'))
+  console.log(`\nHTTP with one connection (pinned, no queueing): Candor p50 ${ms(single('candor').p50)} ms, p99 ${ms(single('candor').p99)} ms ` +
+    `(${fmt(single('candor').rps)} req/s); at ${conns} connections p50 ${ms(http('candor').p50)} ms, p99 ${ms(http('candor').p99)} ms, ` +
+    `the server's core ${fmt(http('candor').scpu)} % busy.`);
 
 // The floor (stdio-floor: one precomputed reply per request) is what the pipes and the load
 // generator cost without any server work; the stdio target leaves Candor 1 s / (10 × the peer's

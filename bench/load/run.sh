@@ -9,7 +9,8 @@
 #     the load generator alone;
 #   - the workload by hand (stdio-direct, row server=direct): the same reply without a framework;
 #   - `echo {"text":"hello"}` on both servers and by hand (transport stdio-echo): what a call
-#     costs each framework without the paging work.
+#     costs each framework without the paging work;
+#   - HTTP with one connection: latency without queueing, the host's own tail.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/bench/load"
@@ -78,8 +79,8 @@ record() {  # record LINE: append, and fail the run on invalid replies
   if [ "${bad:-1}" != 0 ] || [ "$(field non2xx "$1")" != "${2:-0}" ]; then failed=1; fi
 }
 
-run_http() {  # run_http NAME PIN REP
-  local name="$1" pin="$2" rep="$3" load=() threads=2
+run_http() {  # run_http NAME PIN REP [CONNECTIONS]
+  local name="$1" pin="$2" rep="$3" conns="${4:-$conns}" load=() threads=2
   [ "$pin" = pinned ] && { load=(taskset -c 1); threads=1; }
   start_http "$name" "$pin"
   "${load[@]}" wrk -t"$threads" -c"$conns" -d"${warmup}s" --timeout 10s -s "$here/search_tickets.lua" "$url" >/dev/null
@@ -153,6 +154,7 @@ for rep in $(seq "$reps"); do
       run_stdio direct "$pin" "$rep" 64
       for name in candor peer direct; do run_stdio "$name" "$pin" "$rep" 64 echo; done
       for name in candor peer; do run_stdio "$name" "$pin" "$rep" 1; done
+      for name in candor peer; do run_http "$name" "$pin" "$rep" 1; done
     fi
   done
 done
