@@ -563,11 +563,13 @@ boost::system::result<void, write_error> write(const boost::json::array& root, s
 }
 
 void text_sink::grow(std::size_t n) {
-    // Grow by what this sink wrote so far (at least 256 bytes): doubling, never in proportion
-    // to what `out` held before; but first into the capacity `out` has (a reserve made for this
-    // text is used up before anything is reallocated).
+    // Within the capacity `out` has (a reserve made for this text is used up before anything
+    // is reallocated), by what is asked for and at most 1 KiB more: `resize` zero-fills what it
+    // adds, and a sink opened on a string with room to spare would otherwise fill all of it.
+    // Beyond it, by what this sink wrote so far (at least 256 bytes): doubling, never in
+    // proportion to what `out` held before.
     std::size_t to = len_ + std::max(n, len_ - start_ + 256);
-    if (len_ + n <= out_.capacity()) to = std::min(to, out_.capacity());
+    if (len_ + n <= out_.capacity()) to = std::min(len_ + std::max<std::size_t>(n, 1024), out_.capacity());
     out_.resize(to);
 }
 
