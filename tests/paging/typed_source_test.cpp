@@ -146,6 +146,8 @@ struct wide {
     int n = 0;
     unsigned u = 0;
     std::int64_t big = 0;
+    std::uint64_t huge = 0;
+    short small = 0;
     double d = 0;
     float f = 0;
     std::optional<std::string> maybe;
@@ -153,7 +155,7 @@ struct wide {
     std::vector<int> list;
     inner nested;
 };
-BOOST_DESCRIBE_STRUCT(wide, (), (id, note, label, flag, n, u, big, d, f, maybe, c, list, nested))
+BOOST_DESCRIBE_STRUCT(wide, (), (id, note, label, flag, n, u, big, huge, small, d, f, maybe, c, list, nested))
 
 // A type with a conversion of its own: written through it.
 struct custom {
@@ -201,6 +203,8 @@ wide a_wide() {
     w.n = -42;
     w.u = 4'000'000'000u;
     w.big = -9'007'199'254'740'993;
+    w.huge = std::numeric_limits<std::uint64_t>::max();
+    w.small = -32'768;
     w.d = 3.0;  // stays a double: "3.0"
     w.f = 0.1f;
     w.c = colour::green;
@@ -216,6 +220,8 @@ TEST(TypedSource, AnItemWrittenDirectlyIsByteForByteTheTreesText) {
     wide w = a_wide();
     EXPECT_EQ(written_text(w), tree_text(w));
     w.maybe = "set";
+    w.big = std::numeric_limits<std::int64_t>::min();
+    w.n = 0;
     w.d = 0.1;
     w.list.clear();
     EXPECT_EQ(written_text(w), tree_text(w));

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -111,6 +112,11 @@ template <class Member>
 boost::system::result<void, json::write_error> write_member(const Member& m, json::text_sink& out) {
     if constexpr (std::is_same_v<Member, std::string> || std::is_same_v<Member, std::string_view>) {
         if (!json::write_string(m, out)) return json::write_error::invalid_utf8;
+        return {};
+    } else if constexpr (std::is_integral_v<Member> && !std::is_same_v<Member, bool> && sizeof(Member) > 1) {
+        // Integers in decimal, as the tree's int64/uint64 would be written: no value built.
+        char* q = out.room(24);
+        out.commit(std::to_chars(q, q + 24, m).ptr);
         return {};
     } else if constexpr (std::is_same_v<Member, bool> || std::is_arithmetic_v<Member>) {
         return json::write(boost::json::value(m), out);  // scalars: no allocation
