@@ -162,6 +162,47 @@ TEST_P(WritePaths, DenseQuotesAndBackslashesAreEscapedExactly) {
     }
 }
 
+// Long strings are escaped a block (1 KiB) at a time: specials before, at and after block
+// boundaries, and one that only the last block holds (the whole string falls back to the
+// general path, nothing of the first blocks left twice), next to text already in the sink.
+TEST_P(WritePaths, LongStringsAreEscapedExactlyAcrossBlocks) {
+    auto reference = [](std::string_view s) {
+        std::string r = "\"";
+        for (char c : s) {
+            if (c == '"' || c == '\\') r.push_back('\\');
+            r.push_back(c);
+        }
+        return r + "\"";
+    };
+    for (std::size_t len : {1023u, 1024u, 1025u, 2047u, 2048u, 2049u, 5000u}) {
+        for (std::size_t at : {std::size_t{0}, std::size_t{1023}, std::size_t{1024}, len / 2, len - 1}) {
+            if (at >= len) continue;
+            std::string s(len, 'a');
+            for (std::size_t k = 0; k < len; k += 7) s[k] = '"';
+            std::string quoted = s;
+            quoted[at] = '\\';
+            std::string out = "prefix";
+            ASSERT_TRUE(candor::json::write_string(quoted, out)) << len << " " << at;
+            ASSERT_EQ(out, "prefix" + reference(quoted)) << len << " " << at;
+
+            std::string control = s;
+            control[at] = '\x01';  // only the general path writes it (\u0001)
+            out = "prefix";
+            ASSERT_TRUE(candor::json::write_string(control, out)) << len << " " << at;
+            ASSERT_EQ(out.rfind("prefix", 0), 0u);
+            auto doc = candor::json::parse(std::string_view(out).substr(6));
+            ASSERT_TRUE(doc) << len << " " << at;
+            ASSERT_EQ(doc->root().as_string(), control) << len << " " << at;
+
+            std::string bad = s;
+            bad[at] = '\xff';  // not UTF-8: nothing written
+            out = "prefix";
+            EXPECT_FALSE(candor::json::write_string(bad, out)) << len << " " << at;
+            EXPECT_EQ(out, "prefix") << len << " " << at;
+        }
+    }
+}
+
 TEST(Write, ObjectsAndArraysWriteAsTheirValuesDo) {
     const boost::json::object o{{"a", boost::json::array{1, "x", boost::json::object{{"b", nullptr}}}}, {"c", true}};
     EXPECT_EQ(candor::json::to_string(o).value(), candor::json::to_string(boost::json::value(o)).value());

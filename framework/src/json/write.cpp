@@ -286,8 +286,9 @@ __attribute__((target("ssse3"))) inline char* spread8(const unsigned char* b, st
 
 // The rest of `s` from byte `i`, spread at `q` 8 bytes at a time (the last bytes from a padded
 // copy), and the closing quote; or, if any byte needs it, the general path from the start.
+// `start`: the sink's size before the string's opening quote (what a fallback rewinds to).
 __attribute__((target("ssse3"))) inline bool spread_rest(std::string_view s, std::size_t i, char* q, unsigned special,
-                                                          sink& out) {
+                                                          std::size_t start, sink& out) {
     const std::size_t n = s.size();
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     for (; i + 8 <= n; i += 8) q = spread8(p + i, 8, q, special);
@@ -297,16 +298,20 @@ __attribute__((target("ssse3"))) inline bool spread_rest(std::string_view s, std
         std::memcpy(last, p + i, n - i);
         q = spread8(last, n - i, q, special);
     }
-    if (special != 0) return append_string_general(s, out);  // nothing was committed
+    if (special != 0) {
+        out.rewind(start);  // what was committed of the string so far
+        return append_string_general(s, out);
+    }
     *q++ = '"';
     out.commit(q);
     return true;
 }
 
 __attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, sink& out) {
+    const std::size_t start = out.size();
     char* q = out.room(2 * s.size() + 2 + 16);  // committed only at the end
     *q++ = '"';
-    return spread_rest(s, 0, q, 0, out);
+    return spread_rest(s, 0, q, 0, start, out);
 }
 
 // With AVX2, 16 bytes a step: the block is in both halves of a 256-bit register, and one
@@ -334,14 +339,23 @@ __attribute__((target("avx2"))) inline char* spread16(const unsigned char* b, ch
 }
 
 __attribute__((target("avx2"))) bool append_string_avx2(std::string_view s, sink& out) {
+    // Room for the worst case (every byte doubled) one block at a time, committed after each:
+    // a sink zero-fills the room it adds, and most text grows by far less than twice.
+    constexpr std::size_t block = 1024;  // a multiple of 16
     const std::size_t n = s.size();
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    char* q = out.room(2 * n + 2 + 16);  // committed only at the end
+    const std::size_t start = out.size();
+    char* q = out.room(2 * std::min(n, block) + 2 + 16);
     *q++ = '"';
     unsigned special = 0;
     std::size_t i = 0;
+    while (n - i > block) {
+        for (const std::size_t end = i + block; i < end; i += 16) q = spread16(p + i, q, special);
+        out.commit(q);
+        q = out.room(2 * std::min(n - i, block) + 2 + 16);
+    }
     for (; i + 16 <= n; i += 16) q = spread16(p + i, q, special);
-    return spread_rest(s, i, q, special, out);
+    return spread_rest(s, i, q, special, start, out);
 }
 
 using detail::escaper;
