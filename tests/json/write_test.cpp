@@ -136,17 +136,21 @@ TEST_P(WritePaths, EscapesEverySpecialByteAtEveryOffset) {
     EXPECT_EQ(out, "\"\"");
 }
 
+namespace {
+// The escaping of a string whose only specials are quotes and backslashes.
+std::string quotes_escaped(std::string_view s) {
+    std::string r = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') r.push_back('\\');
+        r.push_back(c);
+    }
+    return r + "\"";
+}
+}  // namespace
+
 // Many quotes and backslashes at once, at every length around the 16-byte blocks, next to
 // prefixes that move them across block boundaries: the output is exactly the reference escaping.
 TEST_P(WritePaths, DenseQuotesAndBackslashesAreEscapedExactly) {
-    auto reference = [](std::string_view s) {
-        std::string r = "\"";
-        for (char c : s) {
-            if (c == '"' || c == '\\') r.push_back('\\');
-            r.push_back(c);
-        }
-        return r + "\"";
-    };
     std::uint32_t state = 12345;
     auto next = [&] { return state = state * 1664525u + 1013904223u; };
     const char alphabet[] = "\"\\ab:{},[]0 ~";
@@ -157,7 +161,7 @@ TEST_P(WritePaths, DenseQuotesAndBackslashesAreEscapedExactly) {
             for (auto& c : s) c = (next() >> 16) % 5 < density ? "\"\\"[(next() >> 8) & 1] : alphabet[(next() >> 12) % (sizeof alphabet - 1)];
             std::string out = "prefix";
             ASSERT_TRUE(candor::json::write_string(s, out)) << s;
-            ASSERT_EQ(out, "prefix" + reference(s)) << "length " << len << ", round " << round;
+            ASSERT_EQ(out, "prefix" + quotes_escaped(s)) << "length " << len << ", round " << round;
         }
     }
 }
@@ -166,14 +170,6 @@ TEST_P(WritePaths, DenseQuotesAndBackslashesAreEscapedExactly) {
 // boundaries, and one that only the last block holds (the whole string falls back to the
 // general path, nothing of the first blocks left twice), next to text already in the sink.
 TEST_P(WritePaths, LongStringsAreEscapedExactlyAcrossBlocks) {
-    auto reference = [](std::string_view s) {
-        std::string r = "\"";
-        for (char c : s) {
-            if (c == '"' || c == '\\') r.push_back('\\');
-            r.push_back(c);
-        }
-        return r + "\"";
-    };
     for (std::size_t len : {1023u, 1024u, 1025u, 2047u, 2048u, 2049u, 5000u}) {
         for (std::size_t at : {std::size_t{0}, std::size_t{1023}, std::size_t{1024}, len / 2, len - 1}) {
             if (at >= len) continue;
@@ -183,7 +179,7 @@ TEST_P(WritePaths, LongStringsAreEscapedExactlyAcrossBlocks) {
             quoted[at] = '\\';
             std::string out = "prefix";
             ASSERT_TRUE(candor::json::write_string(quoted, out)) << len << " " << at;
-            ASSERT_EQ(out, "prefix" + reference(quoted)) << len << " " << at;
+            ASSERT_EQ(out, "prefix" + quotes_escaped(quoted)) << len << " " << at;
 
             std::string control = s;
             control[at] = '\x01';  // only the general path writes it (\u0001)
