@@ -246,12 +246,8 @@ std::string fingerprint(std::string_view label, std::string_view text) {
         !EVP_DigestUpdate(c.ctx, label.data(), label.size()) || !EVP_DigestUpdate(c.ctx, &separator, 1) ||
         !EVP_DigestUpdate(c.ctx, text.data(), text.size()) || !EVP_DigestFinal_ex(c.ctx, md, &len))
         throw std::runtime_error("SHA-256 failed");
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out(2 * std::min(16u, len), '\0');
-    for (unsigned i = 0; 2 * i < out.size(); ++i) {
-        out[2 * i] = digits[md[i] >> 4];
-        out[2 * i + 1] = digits[md[i] & 15];
-    }
+    std::string out;
+    detail::append_hex(out, std::string_view(reinterpret_cast<const char*>(md), std::min(16u, len)));
     return out;
 }
 
@@ -264,7 +260,6 @@ std::string random_hex(std::size_t n) {
         std::size_t used = 4096;
     };
     thread_local pool p;
-    static constexpr char digits[] = "0123456789abcdef";
     std::string out;
     out.reserve(2 * n);
     while (n > 0) {
@@ -274,11 +269,7 @@ std::string random_hex(std::size_t n) {
             p.used = 0;
         }
         const std::size_t take = std::min(n, p.bytes.size() - p.used);
-        for (std::size_t i = 0; i < take; ++i) {
-            const unsigned char c = p.bytes[p.used + i];
-            out.push_back(digits[c >> 4]);
-            out.push_back(digits[c & 15]);
-        }
+        detail::append_hex(out, std::string_view(reinterpret_cast<const char*>(p.bytes.data() + p.used), take));
         OPENSSL_cleanse(p.bytes.data() + p.used, take);
         p.used += take;
         n -= take;
@@ -287,6 +278,17 @@ std::string random_hex(std::size_t n) {
 }
 
 namespace detail {
+
+void append_hex(std::string& out, std::string_view bytes) {
+    static constexpr char digits[] = "0123456789abcdef";
+    const std::size_t at = out.size();
+    out.resize(at + 2 * bytes.size());
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        const auto b = static_cast<unsigned char>(bytes[i]);
+        out[at + 2 * i] = digits[b >> 4];
+        out[at + 2 * i + 1] = digits[b & 15];
+    }
+}
 
 std::string base64url_encode(std::string_view bytes) {
     // Sized once and filled through a pointer (no capacity check per character).

@@ -218,13 +218,9 @@ public:
         const unsigned char how = byte();
         if (how == text_bytes) return std::string(bytes());
         if (how != text_hex128 || in_.size() < 16) return fail(), std::string();
-        static constexpr char digits[] = "0123456789abcdef";
-        std::string out(32, '\0');
-        for (std::size_t i = 0; i < 16; ++i) {
-            const auto b = static_cast<unsigned char>(in_[i]);
-            out[2 * i] = digits[b >> 4];
-            out[2 * i + 1] = digits[b & 15];
-        }
+        std::string out;
+        out.reserve(32);
+        evidence::detail::append_hex(out, in_.substr(0, 16));
         in_.remove_prefix(16);
         return out;
     }

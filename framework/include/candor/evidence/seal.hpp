@@ -105,6 +105,8 @@ std::string fingerprint(std::string_view label, std::string_view text);
 std::string random_hex(std::size_t n);
 
 namespace detail {
+/// Appends `bytes` to `out` as lowercase hex (two digits a byte).
+void append_hex(std::string& out, std::string_view bytes);
 std::string base64url_encode(std::string_view bytes);
 /// Canonical decoding only: no padding, no foreign characters, zero unused trailing bits
 /// (otherwise two texts would decode to the same bytes and a bit flip could go unnoticed).
