@@ -38,7 +38,8 @@ for (const k of groups.keys()) {
 }
 const maxRss = (server) => Math.max(...rows.filter((r) => r.server === server).map((r) => Number(r.rss_kb)));
 // The target's connection count: the largest of the pinned HTTP runs (one connection runs too).
-const conns = String(Math.max(...[...groups.keys()].filter((k) => k.startsWith('http|pinned|')).map((k) => Number(k.split('|')[2])), 16));
+const httpConns = [...groups.keys()].filter((k) => k.startsWith('http|pinned|')).map((k) => Number(k.split('|')[2]));
+const conns = String(httpConns.length ? Math.max(...httpConns) : 16);
 const http = (s) => summary[`http|pinned|${conns}|${s}`];
 const stdio = (s) => summary[`stdio|pinned|64|${s}`];
 const stdioNode = (s) => summary[`stdio-node|pinned|64|${s}`];
