@@ -62,6 +62,23 @@ console.log('|---|---|---|');
 for (const [name, x, ok, show] of targets)
   console.log(`| ${name} | ${Number.isFinite(x) ? show(x) : '–'} | ${Number.isFinite(x) ? (ok(x) ? 'met' : '**missed**') : 'not measured'} |`);
 
+// Each repetition on its own (Candor and the peer of one repetition ran next to each other):
+// the medians above hide how far the host moves between repetitions.
+const byRep = (transport, pin, conc, server) => new Map(rows
+  .filter((r) => r.transport === transport && r.pin === pin && r.conc === conc && r.server === server).map((r) => [r.rep, r]));
+const stdioRuns = [byRep('stdio', 'pinned', '64', 'candor'), byRep('stdio', 'pinned', '64', 'peer')];
+const httpRuns = [byRep('http', 'pinned', conns, 'candor'), byRep('http', 'pinned', conns, 'peer')];
+const reps = [...new Set(rows.map((r) => r.rep))].sort((a, b) => Number(a) - Number(b));
+const perRep = reps.map((rep) => {
+  const [sc, sp] = stdioRuns.map((m) => m.get(rep)), [hc, hp] = httpRuns.map((m) => m.get(rep));
+  const parts = [];
+  if (sc && sp) parts.push(`stdio ${fmt(sc.rps / sp.rps, 1)}×`);
+  if (hc && hp) parts.push(`HTTP ${fmt(hc.rps / hp.rps, 1)}×`);
+  if (hc) parts.push(`p99 ${ms(Number(hc.p99_us))} ms at ${conns} connections (Candor's core ${hc.server_cpu_pct} % busy)`);
+  return parts.length ? `repetition ${rep}: ${parts.join(', ')}` : '';
+}).filter(Boolean);
+if (perRep.length) console.log(`\nPer repetition (pinned): ${perRep.join('; ')}.`);
+
 // One connection, one request at a time: no request waits for another, so the tail is the
 // host's own (scheduling, steal), which the p99 target at N connections contains too.
 const single = (s) => summary[`http|pinned|1|${s}`];
