@@ -72,9 +72,15 @@ const reps = [...new Set(rows.map((r) => r.rep))].sort((a, b) => Number(a) - Num
 const perRep = reps.map((rep) => {
   const [sc, sp] = stdioRuns.map((m) => m.get(rep)), [hc, hp] = httpRuns.map((m) => m.get(rep));
   const parts = [];
-  if (sc && sp) parts.push(`stdio ${fmt(sc.rps / sp.rps, 1)}×`);
+  if (sc && sp) {
+    const stolen = sc.steal_pct !== undefined && sp.steal_pct !== undefined ? ` (${sc.steal_pct} % and ${sp.steal_pct} % stolen)` : '';
+    parts.push(`stdio ${fmt(sc.rps / sp.rps, 1)}×${stolen}`);
+  }
   if (hc && hp) parts.push(`HTTP ${fmt(hc.rps / hp.rps, 1)}×`);
-  if (hc) parts.push(`p99 ${ms(Number(hc.p99_us))} ms at ${conns} connections (Candor's core ${hc.server_cpu_pct} % busy)`);
+  if (hc) {
+    const stolen = hc.steal_pct !== undefined ? `, ${hc.steal_pct} % stolen by the host` : '';
+    parts.push(`p99 ${ms(Number(hc.p99_us))} ms at ${conns} connections (Candor's core ${hc.server_cpu_pct} % busy${stolen})`);
+  }
   return parts.length ? `repetition ${rep}: ${parts.join(', ')}` : '';
 }).filter(Boolean);
 if (perRep.length) console.log(`\nPer repetition (pinned): ${perRep.join('; ')}.`);

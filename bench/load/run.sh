@@ -3,6 +3,8 @@
 # interleaved (A B A B …) in the same run, every reply validated. Called by `scripts/bench --load`.
 # Settings (environment): LOAD_REPS (2), LOAD_SECONDS (4, measured per run), LOAD_WARMUP (2),
 # LOAD_CONNECTIONS (16), LOAD_MODES ("pinned unpinned"), LOAD_RESULTS (file for the raw lines).
+# Each RESULT line also gives steal_pct: the share of the server's CPU (pinned: CPU 0) the
+# hypervisor gave to others during the run — the guest's view of a noisy host.
 # Pinned: server on CPU 0 (`taskset -c 0`, Candor with --threads 1), load generator on CPU 1.
 # Pinned stdio also runs, to show where the time goes:
 #   - the floor (stdio-floor: a precomputed reply per request, row server=floor): the pipes and
@@ -47,6 +49,13 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # CPU ticks of this script's waited-for children so far (cutime + cstime): wrk's, after it exits.
 children_ticks() { awk '{print $16 + $17}' "/proc/$$/stat"; }
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+# Steal: ticks (1/100 s) in which the hypervisor ran something else while this guest wanted the
+# CPU. steal_ticks PIN: of the server's CPU when pinned (CPU 0), else per CPU on average.
+steal_ticks() {
+  if [ "$1" = pinned ]; then awk '$1 == "cpu0" {print $9}' /proc/stat
+  else awk -v n="$(nproc)" '$1 == "cpu" {printf "%d\n", $9 / n}' /proc/stat; fi
+}
+now_ns() { date +%s%N; }
 field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # start_http NAME PIN -> sets server_pid and url
@@ -85,9 +94,9 @@ run_http() {  # run_http NAME PIN REP [CONNECTIONS]
   start_http "$name" "$pin"
   "${load[@]}" wrk -t"$threads" -c"$conns" -d"${warmup}s" --timeout 10s -s "$here/search_tickets.lua" "$url" >/dev/null
   local before; before="$(ticks "$server_pid")"
-  local out t_start t_end; t_start="$(children_ticks)"
+  local out t_start t_end steal_start steal_end; t_start="$(children_ticks)"; steal_start="$(steal_ticks "$pin")"
   out="$("${load[@]}" wrk -t"$threads" -c"$conns" -d"${seconds}s" --timeout 10s -s "$here/search_tickets.lua" "$url")"
-  local after peak; after="$(ticks "$server_pid")"; peak="$(hwm "$server_pid")"; t_end="$(children_ticks)"
+  local after peak; after="$(ticks "$server_pid")"; peak="$(hwm "$server_pid")"; t_end="$(children_ticks)"; steal_end="$(steal_ticks "$pin")"
   stop_server
   local line; line="$(grep '^WRK_RESULT' <<<"$out")"
   grep '^WRK_FIRST_FAILURE' <<<"$out" >&2 || true
@@ -96,7 +105,8 @@ run_http() {  # run_http NAME PIN REP [CONNECTIONS]
   local secs scpu lcpu; secs="$(field seconds "$line")"
   scpu="$(awk -v t=$((after - before)) -v s="$secs" 'BEGIN { printf "%.0f", s ? t / s : 0 }')"
   lcpu="$(awk -v t=$((t_end - t_start)) -v s="$secs" 'BEGIN { printf "%.0f", s ? t / s : 0 }')"
-  record "RESULT server=$name transport=http pin=$pin conc=$conns rep=$rep rps=$(field rps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$cpu rss_kb=$peak invalid=$(field invalid "$line") errors=$(field socket_errors "$line") non2xx=$(field non2xx "$line") server_cpu_pct=$scpu load_cpu_pct=$lcpu"
+  local steal; steal="$(awk -v t=$((steal_end - steal_start)) -v s="$secs" 'BEGIN { printf "%.1f", s ? t / s : 0 }')"
+  record "RESULT server=$name transport=http pin=$pin conc=$conns rep=$rep rps=$(field rps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$cpu rss_kb=$peak invalid=$(field invalid "$line") errors=$(field socket_errors "$line") non2xx=$(field non2xx "$line") server_cpu_pct=$scpu load_cpu_pct=$lcpu steal_pct=$steal"
 }
 
 # The stdio load generator: stdio-load (C++), or the Node driver (driver.mjs) as a second
@@ -112,12 +122,16 @@ run_stdio() {  # run_stdio NAME PIN REP INFLIGHT [cpp|node|echo]
     direct) srv+=("$stdio_direct") ;;
     *) srv+=("${peer[@]}" --stdio) ;;
   esac
-  local out
+  local out steal_start start_ns steal_end end_ns
+  steal_start="$(steal_ticks "$pin")"; start_ns="$(now_ns)"
   out="$("${load[@]}" "${gen[@]}" --inflight "$inflight" --warmup "$warmup" --duration "$seconds" -- "${srv[@]}")" || true
+  steal_end="$(steal_ticks "$pin")"; end_ns="$(now_ns)"
+  # Over the whole run (warm-up included): the driver measures its window itself.
+  local steal; steal="$(awk -v t=$((steal_end - steal_start)) -v ns=$((end_ns - start_ns)) 'BEGIN { printf "%.1f", ns ? t * 1e9 / ns : 0 }')"
   local line; line="$(grep '^STDIO_RESULT' <<<"$out" || true)"
   grep '^STDIO_FIRST_FAILURE' <<<"$out" >&2 || true
   [ -n "$line" ] || { echo "load: stdio driver failed for $name" >&2; failed=1; return; }
-  record "RESULT server=$name transport=$transport pin=$pin conc=$inflight rep=$rep rps=$(field cps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$(field cpu_us_per_call "$line") rss_kb=$(field peak_rss_kb "$line") invalid=$(field invalid "$line") errors=0 non2xx=0 server_cpu_pct=$(field server_cpu_pct "$line") load_cpu_pct=$(field load_cpu_pct "$line")"
+  record "RESULT server=$name transport=$transport pin=$pin conc=$inflight rep=$rep rps=$(field cps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$(field cpu_us_per_call "$line") rss_kb=$(field peak_rss_kb "$line") invalid=$(field invalid "$line") errors=0 non2xx=0 server_cpu_pct=$(field server_cpu_pct "$line") load_cpu_pct=$(field load_cpu_pct "$line") steal_pct=$steal"
 }
 
 echo "== verifying both servers (pages, cursors, enums, echo) over HTTP and stdio"
