@@ -224,7 +224,10 @@ TEST(Seal, CursorClaimsOfEveryKindRoundTripExactly) {
     c.delivered = std::numeric_limits<std::uint64_t>::max();
     c.pages = 0;
     c.clean = false;
-    c.taints = {"VISIBILITY_RESTRICTED", "TIME_BUDGET_EXCEEDED"};
+    // 32 characters that are hex but for the last one, or the first (a byte above 0x7f); and
+    // the extremes of those that are.
+    c.taints = {"VISIBILITY_RESTRICTED", "TIME_BUDGET_EXCEEDED", "0123456789abcdef0123456789abcdeg",
+                "\xff" "123456789abcdef0123456789abcdef", std::string(32, 'f'), std::string(32, '0')};
     c.issued = std::chrono::system_clock::time_point{};  // the epoch: the earliest a cursor holds
     auto back = pg::open_cursor(*keys, pg::seal_cursor(*keys, c), c.issued, std::chrono::seconds(1)).value();
     expect_same_claims(back, c);
