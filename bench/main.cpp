@@ -30,7 +30,8 @@ public:
             const std::string suffix = name.substr(pos + 7);  // e.g. "/1000"
             for (const auto& [other, u] : times_) {
                 if (other == name || other.rfind(group + "_", 0) != 0) continue;
-                if (other.size() < suffix.size() || other.compare(other.size() - suffix.size(), suffix.size(), suffix) != 0)
+                if (other.size() < suffix.size() ||
+                    other.compare(other.size() - suffix.size(), suffix.size(), suffix) != 0)
                     continue;
                 if (other.find("_Candor") != std::string::npos) continue;
                 std::printf("  %-45s %-40s %8.2fx\n", group.c_str(), other.substr(group.size() + 1).c_str(), u / t);

@@ -57,6 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string resealed = pg::seal_cursor(keys(), *opened);
     const auto again = pg::open_cursor(keys(), resealed, now, forever);
     check(again.has_value() && same(*again, *opened));
-    if (!payload.empty() && payload.front() == '\x02') check(keys().open(pg::cursor_purpose, resealed).value() == payload);
+    if (!payload.empty() && payload.front() == '\x02')
+        check(keys().open(pg::cursor_purpose, resealed).value() == payload);
     return 0;
 }

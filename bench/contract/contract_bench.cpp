@@ -66,7 +66,8 @@ BOOST_DESCRIBE_STRUCT(plain_order, (), (customer, lines, ship, note))
 
 namespace {
 
-const std::string arguments = R"({"customer":"ACME Industrial Supplies","ship":"express","note":"deliver to loading dock B before noon","lines":[{"sku":"ABC-0001","quantity":2,"unit_price":19.99},{"sku":"XYZ-9999","quantity":10,"unit_price":0.10},{"sku":"QRS-1234","quantity":1,"unit_price":1250.00},{"sku":"LMN-5678","quantity":3,"unit_price":7.25}]})";
+const std::string arguments =
+    R"({"customer":"ACME Industrial Supplies","ship":"express","note":"deliver to loading dock B before noon","lines":[{"sku":"ABC-0001","quantity":2,"unit_price":19.99},{"sku":"XYZ-9999","quantity":10,"unit_price":0.10},{"sku":"QRS-1234","quantity":1,"unit_price":1250.00},{"sku":"LMN-5678","quantity":3,"unit_price":7.25}]})";
 
 const candor::json::document& doc() {
     static const candor::json::document d = candor::json::parse(arguments).value();

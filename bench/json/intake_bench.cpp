@@ -12,7 +12,8 @@
 namespace {
 
 // A typical tool-arguments object (~300 bytes).
-const std::string tool_arguments = R"({"query":"printer on floor 3 not responding","filter":{"and":[{"status":{"in":["open","pending"]}},{"priority":{"gte":2}},{"or":[{"department":"dept-3"},{"department":"dept-5"}]}]},"page_size":20,"sort":"created_at","include_closed":false,"deadline_ms":1500,"tags":["hardware","network"]})";
+const std::string tool_arguments =
+    R"({"query":"printer on floor 3 not responding","filter":{"and":[{"status":{"in":["open","pending"]}},{"priority":{"gte":2}},{"or":[{"department":"dept-3"},{"department":"dept-5"}]}]},"page_size":20,"sort":"created_at","include_closed":false,"deadline_ms":1500,"tags":["hardware","network"]})";
 
 std::string megabyte_of_small_objects() {
     std::string s = "[";

@@ -33,8 +33,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -80,7 +80,8 @@ void base64url(std::string_view in, std::string& out) {
     std::size_t i = 0;
     for (; i + 3 <= in.size(); i += 3) {
         const auto v = (static_cast<unsigned>(static_cast<unsigned char>(in[i])) << 16) |
-                       (static_cast<unsigned>(static_cast<unsigned char>(in[i + 1])) << 8) | static_cast<unsigned char>(in[i + 2]);
+                       (static_cast<unsigned>(static_cast<unsigned char>(in[i + 1])) << 8) |
+                       static_cast<unsigned char>(in[i + 2]);
         out += digits[v >> 18], out += digits[(v >> 12) & 63], out += digits[(v >> 6) & 63], out += digits[v & 63];
     }
     if (const std::size_t left = in.size() - i; left > 0) {
@@ -92,7 +93,7 @@ void base64url(std::string_view in, std::string& out) {
 }
 
 constexpr std::array<std::string_view, 8> departments{"dept-0", "dept-1", "dept-2", "dept-3",
-                                                       "dept-4", "dept-5", "dept-6", "dept-7"};
+                                                      "dept-4", "dept-5", "dept-6", "dept-7"};
 constexpr std::array<std::string_view, 3> statuses{"open", "pending", "closed"};
 
 template <std::size_t N>
@@ -119,8 +120,9 @@ public:
         out += R"({"jsonrpc":"2.0","id":)";
         out += boost::json::serialize(*id);
         if (method && *method == "initialize") {
-            out += R"(,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stdio-direct","version":"1"}}})"
-                   "\n";
+            out +=
+                R"(,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stdio-direct","version":"1"}}})"
+                "\n";
             return;
         }
         const auto* params = msg->if_contains("params");
@@ -129,8 +131,9 @@ public:
         const auto* args = p ? p->if_contains("arguments") : nullptr;
         if (!method || *method != "tools/call" || !name || !(*name == "search_tickets" || *name == "echo") || !args ||
             !args->is_object()) {
-            out += R"(,"error":{"code":-32602,"message":"stdio-direct answers tools/call search_tickets and echo only"}})"
-                   "\n";
+            out +=
+                R"(,"error":{"code":-32602,"message":"stdio-direct answers tools/call search_tickets and echo only"}})"
+                "\n";
             return;
         }
         if (*name == "echo") echo(args->get_object(), out);
@@ -143,9 +146,11 @@ private:
         std::int64_t page_size = 20;
         for (const auto& kv : args) {
             const auto& v = kv.value();
-            if (kv.key() == "department" && v.is_string() && one_of(v.get_string(), departments)) department = v.get_string();
+            if (kv.key() == "department" && v.is_string() && one_of(v.get_string(), departments))
+                department = v.get_string();
             else if (kv.key() == "status" && v.is_string() && one_of(v.get_string(), statuses)) status = v.get_string();
-            else if (kv.key() == "page_size" && v.is_int64() && v.get_int64() >= 1 && v.get_int64() <= 100) page_size = v.get_int64();
+            else if (kv.key() == "page_size" && v.is_int64() && v.get_int64() >= 1 && v.get_int64() <= 100)
+                page_size = v.get_int64();
             else if (kv.key() == "cursor" && v.is_string()) return refuse("stdio-direct serves first pages only", out);
             else return refuse("invalid argument " + std::string(kv.key()), out);
         }
@@ -201,7 +206,8 @@ private:
         } else {
             env_ += R"({"status":"complete","complete":true,"incomplete_reasons":[],"continuation":null)";
         }
-        env_ += R"(,"scope":{"resource":"search_tickets","visibility":"anonymous","snapshot":"pinned"},"warnings":[],"data":[)";
+        env_ +=
+            R"(,"scope":{"resource":"search_tickets","visibility":"anonymous","snapshot":"pinned"},"warnings":[],"data":[)";
         env_ += items_;
         env_ += R"(],"page":{"returned":)";
         env_ += std::to_string(count);
@@ -216,8 +222,9 @@ private:
         const auto* text = args.if_contains("text");
         if (args.size() != 1 || !text || !text->is_string() || text->get_string().size() > 1000)
             return refuse("echo takes {text: a string of at most 1000 characters}", out);
-        env_.assign(R"({"status":"complete","complete":true,"incomplete_reasons":[],"continuation":null,)"
-                    R"("scope":{"resource":"echo","visibility":"caller","snapshot":"none"},"warnings":[],"data":{"text":)");
+        env_.assign(
+            R"({"status":"complete","complete":true,"incomplete_reasons":[],"continuation":null,)"
+            R"("scope":{"resource":"echo","visibility":"caller","snapshot":"none"},"warnings":[],"data":{"text":)");
         (void)candor::json::write_string(text->get_string(), env_);
         env_ += "}}";
         send_envelope(out);

@@ -161,7 +161,8 @@ std::string check_reply(std::string_view text, const std::vector<std::string>& e
         const std::size_t to = text.find('"', from);
         if (to == std::string_view::npos) return "unterminated id";
         const std::string_view id = text.substr(from, to - from);
-        if (n >= expected.size() || id != expected[n]) return "unexpected id " + std::string(id) + " at " + std::to_string(n);
+        if (n >= expected.size() || id != expected[n])
+            return "unexpected id " + std::string(id) + " at " + std::to_string(n);
         ++n;
     }
     return n == expected.size() ? std::string() : std::to_string(n) + " ids instead of 20";
@@ -233,7 +234,8 @@ int main(int argc, char** argv) {
         if (a == "--inflight") inflight = static_cast<int>(number());
         else if (a == "--warmup") warmup_s = number();
         else if (a == "--duration") duration_s = number();
-        else if (a == "--call" && i + 1 < argc && (std::string_view(argv[i + 1]) == "echo" || std::string_view(argv[i + 1]) == "search_tickets"))
+        else if (a == "--call" && i + 1 < argc &&
+                 (std::string_view(argv[i + 1]) == "echo" || std::string_view(argv[i + 1]) == "search_tickets"))
             echo = std::string_view(argv[++i]) == "echo";
         else die("unknown argument " + std::string(a) + " (" + std::string(usage) + ")");
     }
@@ -244,17 +246,19 @@ int main(int argc, char** argv) {
     const child_process child = spawn(server);
     line_reader reader(child.from);
 
-    write_all(child.to,
-              R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
-              R"("clientInfo":{"name":"candor-load-driver","version":"1"}}})"
-              "\n");
+    write_all(
+        child.to,
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
+        R"("clientInfo":{"name":"candor-load-driver","version":"1"}}})"
+        "\n");
     bool initialized = false;
     const auto init_by = clock_type::now() + std::chrono::seconds(30);
     while (!initialized) {
         if (clock_type::now() > init_by) die("the server did not answer initialize within 30 s");
         if (!reader.pump(100, [&](std::string_view line) {
                 if (reply_id(line) != 0) return;
-                if (line.find("\"result\":") == std::string_view::npos) die("initialize failed: " + std::string(line.substr(0, 300)));
+                if (line.find("\"result\":") == std::string_view::npos)
+                    die("initialize failed: " + std::string(line.substr(0, 300)));
                 initialized = true;
             }))
             die("the server exited during initialize");
@@ -263,8 +267,9 @@ int main(int argc, char** argv) {
 
     const std::vector<std::string> expected = first_page_ids();
     const std::string params =
-        echo ? R"("method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}})"
-             : R"("method":"tools/call","params":{"name":"search_tickets","arguments":{"department":"dept-3","status":"open","page_size":20}}})";
+        echo
+            ? R"("method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}})"
+            : R"("method":"tools/call","params":{"name":"search_tickets","arguments":{"department":"dept-3","status":"open","page_size":20}}})";
     std::unordered_map<long, clock_type::time_point> sent_at;
     long next_id = 1;
     bool measuring = false, stopping = false;
@@ -307,7 +312,8 @@ int main(int argc, char** argv) {
         while (clock_type::now() < until)
             if (!reader.pump(50, on_line)) die("the server exited during the run");
     };
-    run_until(clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(warmup_s)));
+    run_until(clock_type::now() +
+              std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(warmup_s)));
 
     const proc_stats before = stats_of(child.pid);
     const double self_before = own_cpu_seconds();
@@ -330,11 +336,12 @@ int main(int argc, char** argv) {
     std::sort(latencies.begin(), latencies.end());
     const long ticks_per_s = sysconf(_SC_CLK_TCK);
     const double cpu_us = static_cast<double>(after.ticks - before.ticks) / static_cast<double>(ticks_per_s) * 1e6;
-    std::printf("STDIO_RESULT calls=%ld seconds=%.3f cps=%.1f p50_us=%ld p90_us=%ld p99_us=%ld cpu_us_per_call=%.1f "
-                "peak_rss_kb=%ld invalid=%ld server_cpu_pct=%.0f load_cpu_pct=%.0f\n",
-                calls, seconds, static_cast<double>(calls) / seconds, percentile(latencies, 50), percentile(latencies, 90),
-                percentile(latencies, 99), cpu_us / static_cast<double>(std::max(1L, calls)), after.hwm_kb, invalid,
-                cpu_us / 1e6 / seconds * 100, self_cpu / seconds * 100);
+    std::printf(
+        "STDIO_RESULT calls=%ld seconds=%.3f cps=%.1f p50_us=%ld p90_us=%ld p99_us=%ld cpu_us_per_call=%.1f "
+        "peak_rss_kb=%ld invalid=%ld server_cpu_pct=%.0f load_cpu_pct=%.0f\n",
+        calls, seconds, static_cast<double>(calls) / seconds, percentile(latencies, 50), percentile(latencies, 90),
+        percentile(latencies, 99), cpu_us / static_cast<double>(std::max(1L, calls)), after.hwm_kb, invalid,
+        cpu_us / 1e6 / seconds * 100, self_cpu / seconds * 100);
     if (invalid != 0) {
         std::printf("STDIO_FIRST_FAILURE %s\n", first_invalid.c_str());
         return 1;

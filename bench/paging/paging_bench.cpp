@@ -68,8 +68,8 @@ private:
 };
 
 struct fixture {
-    std::shared_ptr<const ev::key_ring> keys = std::make_shared<const ev::key_ring>(
-        ev::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
+    std::shared_ptr<const ev::key_ring> keys =
+        std::make_shared<const ev::key_ring>(ev::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
     std::shared_ptr<vector_source> source = std::make_shared<vector_source>();
     std::shared_ptr<pg::collection_tool> tool;
     std::string last_cursor;
@@ -96,8 +96,8 @@ struct fixture {
         r.cursor = std::move(cursor);
         r.page_size = 50;
         r.caller = {"bench"};
-        boost::asio::co_spawn(ioc, [&]() -> boost::asio::awaitable<void> { out = co_await tool->serve(r); },
-                              boost::asio::detached);
+        boost::asio::co_spawn(
+            ioc, [&]() -> boost::asio::awaitable<void> { out = co_await tool->serve(r); }, boost::asio::detached);
         ioc.restart();
         ioc.run();
         return out;
@@ -129,8 +129,8 @@ void BM_PagingPage_Candor(benchmark::State& state) {
 BENCHMARK(BM_PagingPage_Candor);
 
 struct evidence_fixture {
-    std::shared_ptr<const ev::key_ring> keys = std::make_shared<const ev::key_ring>(
-        ev::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
+    std::shared_ptr<const ev::key_ring> keys =
+        std::make_shared<const ev::key_ring>(ev::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
     std::vector<std::string> all;
     std::vector<std::string> requested;
     std::unordered_set<std::string> raw;
@@ -146,7 +146,8 @@ struct evidence_fixture {
         const std::string walk = "bench-walk";
         const auto open_until = std::chrono::system_clock::now() + std::chrono::hours(24);
         for (std::size_t i = 0; i < all.size(); i += 10'000)
-            store.record(walk, std::span<const std::string>(all.data() + i, std::min<std::size_t>(10'000, all.size() - i)),
+            store.record(walk,
+                         std::span<const std::string>(all.data() + i, std::min<std::size_t>(10'000, all.size() - i)),
                          open_until);
         store.close(walk, std::chrono::system_clock::now() + std::chrono::hours(24));
         ev::snapshot_claims c;

@@ -65,10 +65,12 @@ constexpr std::string_view schema_body = R"({
 bj::value schema_in(std::string_view dialect);
 
 // 314 bytes.
-constexpr std::string_view arguments = R"({"query":"wireless headphones","limit":20,"sort":{"field":"price","order":"asc"},"filters":[{"field":"brand","op":"eq","value":"Sony"},{"field":"price","op":"lt","value":150},{"field":"rating","op":"gte","value":4}],"currency":"EUR","include_out_of_stock":false,"session_id":"3f2b9c1e-8a7d-4e21-9b3c-5d6e7f8a9b0c"})";
+constexpr std::string_view arguments =
+    R"({"query":"wireless headphones","limit":20,"sort":{"field":"price","order":"asc"},"filters":[{"field":"brand","op":"eq","value":"Sony"},{"field":"price","op":"lt","value":150},{"field":"rating","op":"gte","value":4}],"currency":"EUR","include_out_of_stock":false,"session_id":"3f2b9c1e-8a7d-4e21-9b3c-5d6e7f8a9b0c"})";
 
 // The same object with three mistakes (wrong type, unknown member, enum).
-constexpr std::string_view bad_arguments = R"({"query":"wireless headphones","limit":"20","sort":{"field":"cost","order":"asc"},"filters":[{"field":"brand","op":"eq","value":"Sony"},{"field":"price","op":"lt","value":150,"unit":"EUR"}],"currency":"EUR"})";
+constexpr std::string_view bad_arguments =
+    R"({"query":"wireless headphones","limit":"20","sort":{"field":"cost","order":"asc"},"filters":[{"field":"brand","op":"eq","value":"Sony"},{"field":"price","op":"lt","value":150,"unit":"EUR"}],"currency":"EUR"})";
 
 bj::value parse(std::string_view text) {
     auto doc = candor::json::parse(text);
@@ -118,7 +120,8 @@ void BM_SchemaValidate_Valijson(benchmark::State& state) {
     valijson::Validator validator;
     {
         valijson::adapters::BoostJsonAdapter target(instance);
-        if (!validator.validate(s.schema, target, nullptr)) state.SkipWithError("valijson rejects the benchmark arguments");
+        if (!validator.validate(s.schema, target, nullptr))
+            state.SkipWithError("valijson rejects the benchmark arguments");
     }
     for (auto _ : state) {
         valijson::adapters::BoostJsonAdapter target(instance);

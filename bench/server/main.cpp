@@ -50,9 +50,9 @@ void describe_contract(candor::contract::spec<ticket_query>& s) {
 
 std::string_view to_string(ticket_status s) {
     switch (s) {
-    case ticket_status::open: return "open";
-    case ticket_status::pending: return "pending";
-    case ticket_status::closed: return "closed";
+        case ticket_status::open: return "open";
+        case ticket_status::pending: return "pending";
+        case ticket_status::closed: return "closed";
     }
     return {};
 }
@@ -154,11 +154,12 @@ int main(int argc, char** argv) {
 
     // The stdio load runs keep 64 calls in flight on one connection (the default allows 16).
     candor::mcp::server srv({.name = "candor-bench-server", .version = "1.0.0", .max_calls_in_flight = 64});
-    srv.add_tool(std::make_shared<pg::collection_tool>(
-                     std::move(tickets_info), pg::ordering{{"id"}},
-                     std::make_shared<ticket_source>(make_tickets(), std::move(query)), o))
+    srv.add_tool(
+           std::make_shared<pg::collection_tool>(std::move(tickets_info), pg::ordering{{"id"}},
+                                                 std::make_shared<ticket_source>(make_tickets(), std::move(query)), o))
         .value();
     srv.add_tool(candor::mcp::make_typed_tool<echo_args>(candor::mcp::tool_info("echo", "Sends the text back."), echo))
         .value();
-    return candor::app::run(srv, argc, argv, {.summary = "The load benchmark's workload: 100,000 tickets, search_tickets and echo."});
+    return candor::app::run(srv, argc, argv,
+                            {.summary = "The load benchmark's workload: 100,000 tickets, search_tickets and echo."});
 }

@@ -22,7 +22,8 @@ BOOST_DESCRIBE_STRUCT(ticket, (), (id, department, status, priority, title, crea
 inline constexpr int ticket_count = 100'000;
 
 inline std::string day_after_2026_01_01(int days) {
-    static constexpr std::array<int, 12> month_days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};  // 2026: no leap day
+    static constexpr std::array<int, 12> month_days{31, 28, 31, 30, 31, 30,
+                                                    31, 31, 30, 31, 30, 31};  // 2026: no leap day
     int month = 0;
     while (days >= month_days[static_cast<std::size_t>(month)]) days -= month_days[static_cast<std::size_t>(month++)];
     char text[32];
@@ -37,8 +38,8 @@ inline std::vector<ticket> make_tickets() {
     for (int i = 1; i <= ticket_count; ++i) {
         char id[16];
         std::snprintf(id, sizeof id, "T-%06d", i);
-        out.push_back({id, "dept-" + std::to_string(i % 8), statuses[static_cast<std::size_t>((i * 7) % 3)],
-                       1 + i % 5, "Ticket " + std::to_string(i), day_after_2026_01_01(i % 300)});
+        out.push_back({id, "dept-" + std::to_string(i % 8), statuses[static_cast<std::size_t>((i * 7) % 3)], 1 + i % 5,
+                       "Ticket " + std::to_string(i), day_after_2026_01_01(i % 300)});
     }
     return out;  // ids are zero-padded: generation order is id order
 }

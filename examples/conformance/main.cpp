@@ -86,13 +86,15 @@ object elicitation_schema() {
 
 // SEP-1034: a default for every primitive type.
 object defaults_schema() {
-    return {{"type", "object"},
-            {"properties",
-             object{{"name", object{{"type", "string"}, {"default", "John Doe"}}},
-                    {"age", object{{"type", "integer"}, {"default", 30}}},
-                    {"score", object{{"type", "number"}, {"default", 95.5}}},
-                    {"status", object{{"type", "string"}, {"enum", array{"active", "inactive", "pending"}}, {"default", "active"}}},
-                    {"verified", object{{"type", "boolean"}, {"default", true}}}}}};
+    return {
+        {"type", "object"},
+        {"properties",
+         object{{"name", object{{"type", "string"}, {"default", "John Doe"}}},
+                {"age", object{{"type", "integer"}, {"default", 30}}},
+                {"score", object{{"type", "number"}, {"default", 95.5}}},
+                {"status",
+                 object{{"type", "string"}, {"enum", array{"active", "inactive", "pending"}}, {"default", "active"}}},
+                {"verified", object{{"type", "boolean"}, {"default", true}}}}}};
 }
 
 // SEP-1330: the five enum shapes.
@@ -103,16 +105,19 @@ object enums_schema() {
                      object{{"const", std::string(prefix) + "3"}, {"title", third}}};
     };
     const array options{"option1", "option2", "option3"};
-    return {{"type", "object"},
-            {"properties",
-             object{{"untitledSingle", object{{"type", "string"}, {"enum", options}}},
-                    {"titledSingle", object{{"type", "string"}, {"oneOf", titled("value", "First Option", "Second Option", "Third Option")}}},
-                    {"legacyEnum", object{{"type", "string"},
-                                          {"enum", array{"opt1", "opt2", "opt3"}},
-                                          {"enumNames", array{"Option One", "Option Two", "Option Three"}}}},
-                    {"untitledMulti", object{{"type", "array"}, {"items", object{{"type", "string"}, {"enum", options}}}}},
-                    {"titledMulti", object{{"type", "array"},
-                                           {"items", object{{"anyOf", titled("value", "First Choice", "Second Choice", "Third Choice")}}}}}}}};
+    return {
+        {"type", "object"},
+        {"properties",
+         object{{"untitledSingle", object{{"type", "string"}, {"enum", options}}},
+                {"titledSingle", object{{"type", "string"},
+                                        {"oneOf", titled("value", "First Option", "Second Option", "Third Option")}}},
+                {"legacyEnum", object{{"type", "string"},
+                                      {"enum", array{"opt1", "opt2", "opt3"}},
+                                      {"enumNames", array{"Option One", "Option Two", "Option Three"}}}},
+                {"untitledMulti", object{{"type", "array"}, {"items", object{{"type", "string"}, {"enum", options}}}}},
+                {"titledMulti", object{{"type", "array"},
+                                       {"items", object{{"anyOf", titled("value", "First Choice", "Second Choice",
+                                                                         "Third Choice")}}}}}}}};
 }
 
 object sampling_message(std::string_view prompt) {
@@ -155,8 +160,8 @@ mcp::prompt_result prompt_with_resource(const mcp::prompt_request& r) {
 }
 
 mcp::prompt_result prompt_with_image() {
-    return prompt_of(
-        array{mcp::prompt_message("user", image()), mcp::prompt_message("user", text("Please analyze the image above."))});
+    return prompt_of(array{mcp::prompt_message("user", image()),
+                           mcp::prompt_message("user", text("Please analyze the image above."))});
 }
 
 // Completes from a short word list by prefix.
@@ -192,8 +197,8 @@ constexpr const char* response_prefix = "User response: ";
 // A tool that elicits with a fixed schema and reports the answer.
 void add_elicitation_tool(mcp::server& srv, mcp::tool_info i, object schema, const char* message) {
     add(srv, std::move(i),
-        [schema = std::move(schema), message = std::string(message)](const object&, mcp::call_context& ctx)
-            -> net::awaitable<mcp::content_result> {
+        [schema = std::move(schema), message = std::string(message)](
+            const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
             auto reply = co_await ctx.elicit(message, schema);
             if (!reply) co_return elicitation_failure(reply.error());
             co_return elicitation_answer(completed_prefix, *reply);
@@ -213,9 +218,9 @@ void add_resources(mcp::server& srv) {
     srv.add_resource({"test://static-binary", "static-binary", "Static binary", "A fixed PNG image.", "image/png", {}},
                      fixed(mcp::resource_contents::of_blob("test://static-binary", "image/png", png_base64)))
         .value();
-    srv.add_resource({"test://watched-resource", "watched-resource", "Watched", "A resource to subscribe to.",
-                      "text/plain", {}},
-                     fixed(mcp::resource_contents::of_text("test://watched-resource", "text/plain", "Watched resource content.")))
+    srv.add_resource(
+           {"test://watched-resource", "watched-resource", "Watched", "A resource to subscribe to.", "text/plain", {}},
+           fixed(mcp::resource_contents::of_text("test://watched-resource", "text/plain", "Watched resource content.")))
         .value();
     srv.add_resource_template(
            {"test://template/{id}/data", "template-data", "Data by id", "JSON data for an id.", "application/json"},
@@ -245,8 +250,9 @@ void add_prompts(mcp::server& srv) {
                        co_return prompt_with_resource(r);
                    })
         .value();
-    srv.add_prompt({"test_prompt_with_image", "Prompt with an image", "A prompt with an image.", {}},
-                   [](const mcp::prompt_request&) -> net::awaitable<mcp::prompt_result> { co_return prompt_with_image(); })
+    srv.add_prompt(
+           {"test_prompt_with_image", "Prompt with an image", "A prompt with an image.", {}},
+           [](const mcp::prompt_request&) -> net::awaitable<mcp::prompt_result> { co_return prompt_with_image(); })
         .value();
     srv.add_completion({mcp::completion_ref::kind::prompt, "test_prompt_with_arguments"},
                        [](const mcp::completion_request& r) -> net::awaitable<mcp::completion_result> {
@@ -275,20 +281,20 @@ int main(int argc, char** argv) {
         });
     add(srv, info("test_embedded_resource", "Returns an embedded text resource."),
         [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-            co_return mcp::content_result{array{object{
-                {"type", "resource"},
-                {"resource", object{{"uri", "test://embedded-resource"},
-                                    {"mimeType", "text/plain"},
-                                    {"text", "This is an embedded resource content."}}}}}};
+            co_return mcp::content_result{
+                array{object{{"type", "resource"},
+                             {"resource", object{{"uri", "test://embedded-resource"},
+                                                 {"mimeType", "text/plain"},
+                                                 {"text", "This is an embedded resource content."}}}}}};
         });
     add(srv, info("test_multiple_content_types", "Returns text, an image and an embedded resource."),
         [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-            co_return mcp::content_result{array{
-                text("Multiple content types test:"), image(),
-                object{{"type", "resource"},
-                       {"resource", object{{"uri", "test://mixed-content-resource"},
-                                           {"mimeType", "application/json"},
-                                           {"text", R"({"test":"data","value":123})"}}}}}};
+            co_return mcp::content_result{
+                array{text("Multiple content types test:"), image(),
+                      object{{"type", "resource"},
+                             {"resource", object{{"uri", "test://mixed-content-resource"},
+                                                 {"mimeType", "application/json"},
+                                                 {"text", R"({"test":"data","value":123})"}}}}}};
         });
     add(srv, info("test_tool_with_logging", "Sends three info log messages while it runs."),
         [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
@@ -322,26 +328,31 @@ int main(int argc, char** argv) {
                 {"$defs", object{{"address", object{{"type", "object"},
                                                     {"properties", object{{"street", object{{"type", "string"}}},
                                                                           {"city", object{{"type", "string"}}}}}}}}},
-                {"properties", object{{"name", object{{"type", "string"}}},
-                                      {"address", object{{"$ref", "#/$defs/address"}}}}},
+                {"properties",
+                 object{{"name", object{{"type", "string"}}}, {"address", object{{"$ref", "#/$defs/address"}}}}},
                 {"additionalProperties", false}}),
         [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
             co_return mcp::content_result{array{text("ok")}};
         });
 
-    add(srv, info_with("test_sampling", "Asks the client's model to answer a prompt.", "prompt", "The prompt to send to the LLM"),
+    add(srv,
+        info_with("test_sampling", "Asks the client's model to answer a prompt.", "prompt",
+                  "The prompt to send to the LLM"),
         [](const object& args, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
             auto reply = co_await ctx.sample(sampling_messages(prompt_argument_of(args)), 100);
             if (!reply) co_return sampling_failure(reply.error());
             co_return sampling_answer(*reply);
         });
-    add(srv, info_with("test_elicitation", "Asks the user for a username and an email.", "message", "The message to show the user"),
+    add(srv,
+        info_with("test_elicitation", "Asks the user for a username and an email.", "message",
+                  "The message to show the user"),
         [](const object& args, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
             auto reply = co_await ctx.elicit(message_argument_of(args), elicitation_schema());
             if (!reply) co_return elicitation_failure(reply.error());
             co_return elicitation_answer(response_prefix, *reply);
         });
-    add_elicitation_tool(srv, info("test_elicitation_sep1034_defaults", "Elicits a form with a default for every field."),
+    add_elicitation_tool(srv,
+                         info("test_elicitation_sep1034_defaults", "Elicits a form with a default for every field."),
                          defaults_schema(), "Please review your profile (defaults filled in)");
     add_elicitation_tool(srv, info("test_elicitation_sep1330_enums", "Elicits a form with every enum shape."),
                          enums_schema(), "Please choose your options");

@@ -31,15 +31,19 @@ struct article {
 
 // A small knowledge base; its text mentions words the demo searches for.
 constexpr article articles[] = {
-    {"Reset a password", "Open the account portal, choose Reset password, and follow the mail. Tickets about passwords go to dept-1."},
-    {"Printer troubleshooting", "Most printer tickets are paper jams or drivers. Restart the printer before opening a ticket."},
+    {"Reset a password",
+     "Open the account portal, choose Reset password, and follow the mail. Tickets about passwords go to dept-1."},
+    {"Printer troubleshooting",
+     "Most printer tickets are paper jams or drivers. Restart the printer before opening a ticket."},
     {"VPN setup", "Install the VPN client, import the profile, sign in with your badge number."},
     {"Service account ownership", "Every service account needs an owner. Unowned accounts are archived after review."},
-    {"Archiving service accounts", "Archive only accounts from a complete inventory; archived accounts stop authenticating."},
+    {"Archiving service accounts",
+     "Archive only accounts from a complete inventory; archived accounts stop authenticating."},
     {"Escalating a ticket", "Raise the priority to 5 and add the on-call team as a watcher."},
     {"Onboarding checklist", "Laptop, badge, VPN, mail, printer access."},
     {"Mail quota", "Mailboxes hold 50 GB; archive old mail to stay under the quota."},
-    {"Laptop replacement", "Laptops are replaced after four years or after a hardware ticket is closed as unrepairable."},
+    {"Laptop replacement",
+     "Laptops are replaced after four years or after a hardware ticket is closed as unrepairable."},
     {"Security incident", "Report phishing to security; never forward the mail."},
 };
 
@@ -122,7 +126,8 @@ boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, in
         int k = 1;
         for (const auto& a : articles) {
             const sc::sql_value p[] = {padded("kb-", k++, 3), std::string(a.title), std::string(a.body)};
-            if (auto r = tx.execute("INSERT INTO kb_articles(id, title, body) VALUES(?, ?, ?)", p); !r) return r.error();
+            if (auto r = tx.execute("INSERT INTO kb_articles(id, title, body) VALUES(?, ?, ?)", p); !r)
+                return r.error();
         }
         for (int m = 1; m <= 200; ++m) {
             const std::string text = m % 4 == 0   ? "printer on floor " + std::to_string(m % 5) + " is jammed again"
@@ -131,14 +136,17 @@ boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, in
                                                   : "who owns svc-" + padded("", m % 500 + 1, 3) + "?";
             const sc::sql_value p[] = {padded("msg-", m, 4), std::string(m % 2 ? "#helpdesk" : "#ops"),
                                        "user-" + std::to_string(m % 40), text, day_after_new_year(m % 300)};
-            if (auto r = tx.execute("INSERT INTO chat_messages(id, channel, author, text, at) VALUES(?, ?, ?, ?, ?)", p);
+            if (auto r =
+                    tx.execute("INSERT INTO chat_messages(id, channel, author, text, at) VALUES(?, ?, ?, ?, ?)", p);
                 !r)
                 return r.error();
         }
-        const sc::sql_value refreshed[] = {std::to_string(candor::evidence::to_epoch_ms(std::chrono::system_clock::now()))};
+        const sc::sql_value refreshed[] = {
+            std::to_string(candor::evidence::to_epoch_ms(std::chrono::system_clock::now()))};
         if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('kb_refreshed_at', ?)", refreshed); !r)
             return r.error();
-        if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('seeded', '1')", {}); !r) return r.error();
+        if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('seeded', '1')", {}); !r)
+            return r.error();
         return {};
     });
 }
@@ -159,8 +167,6 @@ std::optional<boost::json::value> account_visibility(const candor::mcp::principa
     return boost::json::value(boost::json::object{{"id", boost::json::object{{"in", boost::json::array{}}}}});
 }
 
-bool may_see_team(const candor::mcp::principal& p, std::string_view team) {
-    return p.id == "admin" || p.id == team;
-}
+bool may_see_team(const candor::mcp::principal& p, std::string_view team) { return p.id == "admin" || p.id == team; }
 
 }  // namespace helpdesk

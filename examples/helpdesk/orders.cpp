@@ -54,7 +54,8 @@ boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
             const auto price = decimal::parse("1.50")->multiply(k);  // exact: SKU-003 costs 4.50
             for (const char* c : currencies) {
                 const sc::sql_value p[] = {sku_name(k), std::string(c), price->to_string()};
-                if (auto r = tx.execute("INSERT OR IGNORE INTO catalog_prices(sku, currency, price) VALUES(?, ?, ?)", p);
+                if (auto r =
+                        tx.execute("INSERT OR IGNORE INTO catalog_prices(sku, currency, price) VALUES(?, ?, ?)", p);
                     !r)
                     return r.error();
             }
@@ -73,10 +74,11 @@ boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
 boost::asio::awaitable<std::optional<decimal>> sqlite_orders::price(std::string sku, od::currency_code currency) {
     std::optional<std::string> text;
     const sc::sql_value p[] = {std::move(sku), std::string(boost::describe::enum_to_string(currency, "?"))};
-    auto r = db_->query("SELECT price FROM catalog_prices WHERE sku = ? AND currency = ?", p, [&](const sc::sql_row& row) {
-        if (const auto* s = std::get_if<std::string>(&row[0])) text = *s;
-        return false;
-    });
+    auto r =
+        db_->query("SELECT price FROM catalog_prices WHERE sku = ? AND currency = ?", p, [&](const sc::sql_row& row) {
+            if (const auto* s = std::get_if<std::string>(&row[0])) text = *s;
+            return false;
+        });
     if (!r) source_failed("catalog", r.error());
     if (!text) co_return std::nullopt;
     auto d = decimal::parse(*text);
@@ -86,11 +88,11 @@ boost::asio::awaitable<std::optional<decimal>> sqlite_orders::price(std::string 
 
 boost::asio::awaitable<std::vector<std::string>> sqlite_orders::similar(std::string sku, std::size_t limit) {
     std::vector<std::string> all;
-    auto r = db_->query("SELECT DISTINCT sku FROM catalog_prices ORDER BY sku LIMIT 10000", {},
-                        [&](const sc::sql_row& row) {
-                            if (const auto* s = std::get_if<std::string>(&row[0])) all.push_back(*s);
-                            return true;
-                        });
+    auto r =
+        db_->query("SELECT DISTINCT sku FROM catalog_prices ORDER BY sku LIMIT 10000", {}, [&](const sc::sql_row& row) {
+            if (const auto* s = std::get_if<std::string>(&row[0])) all.push_back(*s);
+            return true;
+        });
     if (!r) source_failed("catalog", r.error());
     co_return od::closest_skus(sku, std::move(all), limit);
 }
@@ -110,7 +112,8 @@ boost::asio::awaitable<boost::system::result<std::string, od::store_error>> sqli
     const od::order_args& order, bool unverified) {
     boost::json::array lines;
     for (const auto& l : order.lines)
-        lines.push_back(boost::json::object{{"sku", l.sku}, {"quantity", l.quantity}, {"unit_price", l.unit_price.to_string()}});
+        lines.push_back(
+            boost::json::object{{"sku", l.sku}, {"quantity", l.quantity}, {"unit_price", l.unit_price.to_string()}});
     const std::string lines_text = boost::json::serialize(lines);
     std::string id;
     auto r = db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {

@@ -34,15 +34,18 @@ const source_query& query_of(std::string_view name) {
     static const source_query q[] = {
         {"tickets",
          "SELECT id, title, status FROM tickets WHERE candor_to IS NULL AND instr(lower(title), lower(?1)) > 0 "
-         "ORDER BY id LIMIT " + std::to_string(per_source_limit + 1),
+         "ORDER BY id LIMIT " +
+             std::to_string(per_source_limit + 1),
          {"id", "title", "status"}},
         {"knowledge_base",
          "SELECT id, title, body FROM kb_articles WHERE instr(lower(title), lower(?1)) > 0 OR "
-         "instr(lower(body), lower(?1)) > 0 ORDER BY id LIMIT " + std::to_string(per_source_limit + 1),
+         "instr(lower(body), lower(?1)) > 0 ORDER BY id LIMIT " +
+             std::to_string(per_source_limit + 1),
          {"id", "title", "body"}},
         {"chat",
          "SELECT id, channel, author, text, at FROM chat_messages WHERE instr(lower(text), lower(?1)) > 0 "
-         "ORDER BY id LIMIT " + std::to_string(per_source_limit + 1),
+         "ORDER BY id LIMIT " +
+             std::to_string(per_source_limit + 1),
          {"id", "channel", "author", "text", "at"}},
     };
     for (const auto& s : q)
@@ -80,17 +83,17 @@ boost::asio::awaitable<ce::envelope> ask(std::shared_ptr<sc::sql_database> db, s
     if (!r) throw std::runtime_error("database: " + r.error().message);
     const bool more = items.size() > per_source_limit;
     if (more) items.pop_back();
-    ce::envelope e = more ? ce::partial(std::move(items),
-                                        {std::string(ce::reason_codes::result_limit_reached),
-                                         "more than " + std::to_string(per_source_limit) +
-                                             " matches; use a more specific query",
-                                         {{"limit", per_source_limit}}})
+    ce::envelope e = more ? ce::partial(std::move(items), {std::string(ce::reason_codes::result_limit_reached),
+                                                           "more than " + std::to_string(per_source_limit) +
+                                                               " matches; use a more specific query",
+                                                           {{"limit", per_source_limit}}})
                           : ce::complete(std::move(items));
     if (more) e.continue_with(ce::continuation::narrow_query("add words to the query"));
     if (name == "knowledge_base") {
         auto refreshed = kb_refreshed_at(*db);
         if (!refreshed) throw std::runtime_error("database: " + refreshed.error().message);
-        const auto age = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now() - *refreshed);
+        const auto age =
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now() - *refreshed);
         if (age >= config.kb_stale_after)
             e.add_warning({std::string(ce::warning_codes::stale_index),
                            "the knowledge-base index was last refreshed " + iso_time(*refreshed) +
@@ -109,15 +112,17 @@ public:
                                    "SOURCE_UNAVAILABLE and the others' results are kept.")
                         .with_title("Search everywhere")
                         .with_deadline(std::chrono::seconds(65))
-                        .with_input_schema(
-                            {{"type", "object"},
-                             {"properties",
-                              {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}},
-                               {"deadline_ms",
-                                {{"type", "integer"}, {"minimum", 1}, {"maximum", 60000}, {"default", 2000},
-                                 {"description", "Time each source has to answer (default 2000)."}}}}},
-                             {"required", {"query"}},
-                             {"additionalProperties", false}})),
+                        .with_input_schema({{"type", "object"},
+                                            {"properties",
+                                             {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}},
+                                              {"deadline_ms",
+                                               {{"type", "integer"},
+                                                {"minimum", 1},
+                                                {"maximum", 60000},
+                                                {"default", 2000},
+                                                {"description", "Time each source has to answer (default 2000)."}}}}},
+                                            {"required", {"query"}},
+                                            {"additionalProperties", false}})),
           db_(s.db),
           config_(s.config) {}
 
@@ -128,9 +133,8 @@ public:
             deadline = std::chrono::milliseconds(d->to_number<std::int64_t>());
         std::vector<pg::fan_source> sources;
         for (const char* name : {"tickets", "knowledge_base", "chat"}) {
-            sources.push_back({name, deadline, [db = db_, n = std::string(name), text, c = config_] {
-                                   return ask(db, n, text, c);
-                               }});
+            sources.push_back(
+                {name, deadline, [db = db_, n = std::string(name), text, c = config_] { return ask(db, n, text, c); }});
         }
         auto e = co_await pg::fan_out(std::move(sources));
         co_return e;

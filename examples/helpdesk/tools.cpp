@@ -98,7 +98,10 @@ public:
                             {{"type", "object"},
                              {"properties",
                               {{"max_pages",
-                                {{"type", "integer"}, {"minimum", 1}, {"maximum", 20}, {"default", 10},
+                                {{"type", "integer"},
+                                 {"minimum", 1},
+                                 {"maximum", 20},
+                                 {"default", 10},
                                  {"description", "Pages of 50 accounts to walk at most (default 10)."}}},
                                {"cursor",
                                 {{"type", "string"},
@@ -206,17 +209,18 @@ protected:
                 const std::set<std::string> kept(approved.ids.begin(), approved.ids.end());
                 for (const auto& id : evidence.ids) {
                     if (kept.count(id) != 0) continue;
-                    skipped.get_array().push_back(boost::json::object{
-                        {"id", id},
-                        {"code", "NARROWED_BY_USER"},
-                        {"message", "the user approved the action for other ids only"}});
+                    skipped.get_array().push_back(
+                        boost::json::object{{"id", id},
+                                            {"code", "NARROWED_BY_USER"},
+                                            {"message", "the user approved the action for other ids only"}});
                 }
                 const bool warned = std::any_of(e.warnings.begin(), e.warnings.end(), [](const ce::warning& w) {
                     return w.code == ev::codes::objects_skipped;
                 });
                 if (!warned && kept.size() < evidence.ids.size())
                     e.add_warning({std::string(ev::codes::objects_skipped),
-                                   "some ids were not archived; see skipped for why", {}});
+                                   "some ids were not archived; see skipped for why",
+                                   {}});
             }
             e.data = std::move(renamed);
         }

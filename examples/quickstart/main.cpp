@@ -40,9 +40,10 @@ struct search_notes : candor::mcp::tool<search_args> {
         }
         if (matches <= static_cast<std::size_t>(a.limit)) co_return candor::envelope::complete(std::move(found));
         // More notes match than were returned: say so, and how to get the rest.
-        co_return candor::envelope::partial(
-            std::move(found), {"RESULT_LIMIT_REACHED", std::to_string(matches) + " notes match; raise limit or narrow the query",
-                               {{"limit", a.limit}, {"matches", matches}}});
+        co_return candor::envelope::partial(std::move(found),
+                                            {"RESULT_LIMIT_REACHED",
+                                             std::to_string(matches) + " notes match; raise limit or narrow the query",
+                                             {{"limit", a.limit}, {"matches", matches}}});
     }
 };
 

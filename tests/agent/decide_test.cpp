@@ -126,7 +126,10 @@ TEST(Decide, OtherErrorsMeanRefuseOrReview) {
 
 TEST(Decide, UnreadableEnvelopesAreNeverEvidenceNorAGoAhead) {
     const char* texts[] = {
-        "null", "[]", R"({"items":[]})", R"({"complete":"true","status":"complete"})",
+        "null",
+        "[]",
+        R"({"items":[]})",
+        R"({"complete":"true","status":"complete"})",
         R"({"complete":true,"status":"partial"})",  // contradictory
         R"({"complete":false,"status":"partial","incomplete_reasons":[]})",
         R"({"complete":false,"status":"partial"})",

@@ -3,10 +3,10 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cstdlib>
 
 namespace candor::test {
 

@@ -96,7 +96,8 @@ TEST(InspectCli, FiltersByToolAndTime) {
     auto by_tool = boost::json::parse(run(candor_cli() + " inspect - --json --tool delete_note", j).out).as_object();
     EXPECT_EQ(by_tool.at("tool_calls").to_number<std::uint64_t>(), 1u);
     // The third line's minute onwards.
-    const auto third = candor::ops::format_time(std::chrono::system_clock::time_point(std::chrono::minutes(29'000'002)));
+    const auto third =
+        candor::ops::format_time(std::chrono::system_clock::time_point(std::chrono::minutes(29'000'002)));
     auto since = boost::json::parse(run(candor_cli() + " inspect - --json --since " + third, j).out).as_object();
     EXPECT_EQ(since.at("records").to_number<std::uint64_t>(), 3u);
 }

@@ -270,8 +270,7 @@ TEST(AnyContract, ErasesTheArgumentType) {
 TEST(AnyContract, RawSchemaContractChecksBudgetAndHandsOnJson) {
     candor::contract::contract_options opts;
     opts.budget.max_depth = 2;
-    auto c = candor::contract::any_contract::from_schema(
-        boost::json::parse(R"({"type":"object"})"), "raw/1", opts);
+    auto c = candor::contract::any_contract::from_schema(boost::json::parse(R"({"type":"object"})"), "raw/1", opts);
     ASSERT_TRUE(c) << c.error().message;
     const candor::contract::any_contract* raw = c.operator->();
     ASSERT_NE(raw, nullptr);

@@ -89,8 +89,8 @@ TEST(Decimal, RefusesTextBeyondItsPrecision) {
 }
 
 TEST(Decimal, RefusesWhatIsNotAJsonNumber) {
-    for (const char* bad : {"", "-", "01", "1.", ".5", "+1", "1e", "1e+", "NaN", "Infinity", "0x10",
-                            "1 ", " 1", "1,5", "--1"}) {
+    for (const char* bad :
+         {"", "-", "01", "1.", ".5", "+1", "1e", "1e+", "NaN", "Infinity", "0x10", "1 ", " 1", "1,5", "--1"}) {
         auto d = decimal::parse(bad);
         ASSERT_FALSE(d) << bad;
         EXPECT_EQ(d.error(), decimal_error::invalid_text) << bad;

@@ -59,8 +59,7 @@ const candor::contract::contract<fields::measures>& measures() {
 }
 
 TEST(Fields, ExclusiveFloatBoundsExcludeTheBound) {
-    auto r = measures().check(boost::json::parse(
-        R"({"ratio":1,"weight":10,"scores":{"a":1},"grid":[]})"));
+    auto r = measures().check(boost::json::parse(R"({"ratio":1,"weight":10,"scores":{"a":1},"grid":[]})"));
     ASSERT_FALSE(r);
     ASSERT_EQ(r.error().size(), 1u) << codes(r.error());
     EXPECT_TRUE(has_code(r.error(), "OUT_OF_RANGE", "/ratio")) << codes(r.error());
@@ -68,32 +67,28 @@ TEST(Fields, ExclusiveFloatBoundsExcludeTheBound) {
 }
 
 TEST(Fields, ExclusiveFloatBoundMessageSaysGreaterThan) {
-    auto r = measures().convert(boost::json::parse(
-        R"({"ratio":0,"weight":1,"scores":{"a":1},"grid":[]})"));
+    auto r = measures().convert(boost::json::parse(R"({"ratio":0,"weight":1,"scores":{"a":1},"grid":[]})"));
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().front().message,
-              "'ratio' must be a number greater than 0 and less than 1; got 0");
+    EXPECT_EQ(r.error().front().message, "'ratio' must be a number greater than 0 and less than 1; got 0");
 }
 
 TEST(Fields, MapEntriesAndValuesAreChecked) {
-    auto r = measures().check(boost::json::parse(
-        R"({"ratio":0.5,"weight":1,"scores":{"a":1,"b":2,"c":3},"grid":[]})"));
+    auto r = measures().check(boost::json::parse(R"({"ratio":0.5,"weight":1,"scores":{"a":1,"b":2,"c":3},"grid":[]})"));
     ASSERT_FALSE(r);
     EXPECT_TRUE(has_code(r.error(), "TOO_LONG", "/scores")) << codes(r.error());
-    auto v = measures().check(boost::json::parse(
-        R"({"ratio":0.5,"weight":1,"scores":{"a/b":101},"grid":[]})"));
+    auto v = measures().check(boost::json::parse(R"({"ratio":0.5,"weight":1,"scores":{"a/b":101},"grid":[]})"));
     ASSERT_FALSE(v);
     EXPECT_TRUE(has_code(v.error(), "OUT_OF_RANGE", "/scores/a~1b")) << codes(v.error());
 }
 
 TEST(Fields, NestedVectorsTakeItemLimitsOnTheOuterOne) {
-    auto ok = measures().check(boost::json::parse(
-        R"({"ratio":0.5,"weight":1,"scores":{"a":1},"grid":[[1,2,3,4],[9]],"flags":[true]})"));
+    auto ok = measures().check(
+        boost::json::parse(R"({"ratio":0.5,"weight":1,"scores":{"a":1},"grid":[[1,2,3,4],[9]],"flags":[true]})"));
     ASSERT_TRUE(ok) << codes(ok.error());
     EXPECT_EQ(ok.value().grid[0].size(), 4u);
     ASSERT_TRUE(ok.value().flags.has_value());
-    auto bad = measures().check(boost::json::parse(
-        R"({"ratio":0.5,"weight":1,"scores":{"a":1},"grid":[[1],[10]],"flags":[true,false,true]})"));
+    auto bad = measures().check(
+        boost::json::parse(R"({"ratio":0.5,"weight":1,"scores":{"a":1},"grid":[[1],[10]],"flags":[true,false,true]})"));
     ASSERT_FALSE(bad);
     EXPECT_TRUE(has_code(bad.error(), "OUT_OF_RANGE", "/grid/1/0")) << codes(bad.error());
     EXPECT_TRUE(has_code(bad.error(), "TOO_LONG", "/flags")) << codes(bad.error());

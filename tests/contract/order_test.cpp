@@ -116,8 +116,7 @@ TEST(OrderDraft, TooManyDecimalPlacesIsRefusedExactly) {
 }
 
 TEST(OrderDraft, TooManyDigitsIsRefused) {
-    auto r = check_text(
-        R"({"customer":"A","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":12345678901.23}]})");
+    auto r = check_text(R"({"customer":"A","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":12345678901.23}]})");
     ASSERT_FALSE(r);
     EXPECT_TRUE(has_code(r.error(), "TOO_MANY_DIGITS", "/lines/0/unit_price")) << codes(r.error());
 }
@@ -129,8 +128,8 @@ TEST(OrderDraft, DecimalWithExponentIsExact) {
 }
 
 TEST(OrderDraft, DecimalWithoutDocumentUsesShortestText) {
-    auto r = draft().check(boost::json::parse(
-        R"({"customer":"A","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":19.99}]})"));
+    auto r = draft().check(
+        boost::json::parse(R"({"customer":"A","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":19.99}]})"));
     ASSERT_TRUE(r) << codes(r.error());
     EXPECT_EQ(r.value().lines[0].unit_price.to_string(), "19.99");
 }
@@ -158,14 +157,14 @@ TEST(OrderDraft, ItemLimitsApplyToTheLines) {
 }
 
 TEST(OrderDraft, UnknownEnumValueIsEnumMismatch) {
-    auto r = check_text(R"({"customer":"A","ship":"teleport","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":1}]})");
+    auto r =
+        check_text(R"({"customer":"A","ship":"teleport","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":1}]})");
     ASSERT_FALSE(r);
     EXPECT_TRUE(has_code(r.error(), "ENUM_MISMATCH", "/ship")) << codes(r.error());
 }
 
 TEST(OrderDraft, NestedStructsRejectUnknownFieldsToo) {
-    auto r = check_text(
-        R"({"customer":"A","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":1,"discount":5}]})");
+    auto r = check_text(R"({"customer":"A","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":1,"discount":5}]})");
     ASSERT_FALSE(r);
     EXPECT_TRUE(has_code(r.error(), "UNKNOWN_FIELD", "/lines/0/discount")) << codes(r.error());
 }
@@ -183,7 +182,8 @@ TEST(OrderDraft, PatternAndLengthsAreChecked) {
 
 TEST(OrderDraft, LengthCountsCodePointsNotBytes) {
     // "ÅÅÅÅÅÅÅÅÅÅ" is 10 code points, 20 bytes: within max_length 10.
-    auto r = check_text(R"({"customer":"A","note":"ÅÅÅÅÅÅÅÅÅÅ","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":1}]})");
+    auto r =
+        check_text(R"({"customer":"A","note":"ÅÅÅÅÅÅÅÅÅÅ","lines":[{"sku":"ABC-0001","quantity":1,"unit_price":1}]})");
     ASSERT_TRUE(r) << codes(r.error());
 }
 
@@ -208,8 +208,8 @@ TEST(IntegerFields, BeyondTheCppRangeIsOutOfRangeNeverWrapped) {
 
     // Beyond 64 bits the parser can only hold a double; it is still an integer literal, so
     // the verdict is OUT_OF_RANGE, not a float-related TYPE_MISMATCH.
-    auto huge = c.convert(candor::json::parse(R"({"u8":1,"i64":1,"u64":18446744073709551616})").value().root(),
-                          nullptr);
+    auto huge =
+        c.convert(candor::json::parse(R"({"u8":1,"i64":1,"u64":18446744073709551616})").value().root(), nullptr);
     auto doc = candor::json::parse(R"({"u8":1,"i64":1,"u64":18446744073709551616})");
     ASSERT_TRUE(doc);
     auto exact = c.convert(doc.value().root(), &doc.value());

@@ -38,9 +38,7 @@ struct search_args {
     int limit = 0;
 };
 BOOST_DESCRIBE_STRUCT(search_args, (), (limit))
-inline void describe_contract(candor::contract::spec<search_args>& s) {
-    s.field(&search_args::limit).range(1, 10);
-}
+inline void describe_contract(candor::contract::spec<search_args>& s) { s.field(&search_args::limit).range(1, 10); }
 
 struct line {
     std::string sku;
@@ -94,21 +92,61 @@ std::string wrong_type(rng& g) {
 }
 
 std::string integer_text(rng& g) {
-    static const char* const edges[] = {
-        "0", "1", "10", "11", "100", "101", "255", "256", "-1", "65535", "65536",
-        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-        "18446744073709551615", "18446744073709551616", "3.0", "2.5", "1e2", "1E0", "-0", "0.0",
-        "1e300", "-1e300", "4.000", "7e-0", "1.5e1"};
+    static const char* const edges[] = {"0",
+                                        "1",
+                                        "10",
+                                        "11",
+                                        "100",
+                                        "101",
+                                        "255",
+                                        "256",
+                                        "-1",
+                                        "65535",
+                                        "65536",
+                                        "9223372036854775807",
+                                        "9223372036854775808",
+                                        "-9223372036854775808",
+                                        "-9223372036854775809",
+                                        "18446744073709551615",
+                                        "18446744073709551616",
+                                        "3.0",
+                                        "2.5",
+                                        "1e2",
+                                        "1E0",
+                                        "-0",
+                                        "0.0",
+                                        "1e300",
+                                        "-1e300",
+                                        "4.000",
+                                        "7e-0",
+                                        "1.5e1"};
     if (!noisy(g)) return std::to_string(std::uniform_int_distribution<int>(1, 10)(g));
     if (chance(g, 0.5)) return std::to_string(std::uniform_int_distribution<int>(-3, 120)(g));
     return edges[pick(g, std::size(edges))];
 }
 
 std::string decimal_text(rng& g) {
-    static const char* const edges[] = {"0", "-0", "0.00", "1000", "1000.00", "1000.001", "1e3",
-                                        "1e-2", "0.001", "0.01", "999.99", "9999.99", "1000.0000000000000001",
-                                        "0.0000000000000000001", "1e-400", "123456789012345678901", "12.30",
-                                        "12.345", "-5", "1.5E+2", "0.10"};
+    static const char* const edges[] = {"0",
+                                        "-0",
+                                        "0.00",
+                                        "1000",
+                                        "1000.00",
+                                        "1000.001",
+                                        "1e3",
+                                        "1e-2",
+                                        "0.001",
+                                        "0.01",
+                                        "999.99",
+                                        "9999.99",
+                                        "1000.0000000000000001",
+                                        "0.0000000000000000001",
+                                        "1e-400",
+                                        "123456789012345678901",
+                                        "12.30",
+                                        "12.345",
+                                        "-5",
+                                        "1.5E+2",
+                                        "0.10"};
     if (noisy(g) && chance(g, 0.5)) return edges[pick(g, std::size(edges))];
     std::string s = noisy(g) && chance(g, 0.2) ? "-" : "";
     const std::size_t int_digits = noisy(g) ? pick(g, 5) : 1 + pick(g, 3);
@@ -135,9 +173,23 @@ std::string double_text(rng& g) {
 
 std::string string_text(rng& g, const char* typical) {
     if (!noisy(g)) return std::string("\"") + typical + "\"";
-    static const char* const samples[] = {"ABC-12", "ABC-123", "abc-12", "XYZ-00", "", "a", "hello",
-                                          "toolong", "\u00e9\u00e9\u00e9\u00e9\u00e9", "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9",
-                                          "QQQ-99", "A\\nB", "red", "green", "blue", "purple", "Red"};
+    static const char* const samples[] = {"ABC-12",
+                                          "ABC-123",
+                                          "abc-12",
+                                          "XYZ-00",
+                                          "",
+                                          "a",
+                                          "hello",
+                                          "toolong",
+                                          "\u00e9\u00e9\u00e9\u00e9\u00e9",
+                                          "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9",
+                                          "QQQ-99",
+                                          "A\\nB",
+                                          "red",
+                                          "green",
+                                          "blue",
+                                          "purple",
+                                          "Red"};
     return std::string("\"") + samples[pick(g, std::size(samples))] + "\"";
 }
 
@@ -164,9 +216,7 @@ std::string object_text(rng& g, const std::vector<std::pair<std::string, std::st
     return s + "}";
 }
 
-std::string search_instance(rng& g) {
-    return object_text(g, {{"limit", field(g, integer_text)}});
-}
+std::string search_instance(rng& g) { return object_text(g, {{"limit", field(g, integer_text)}}); }
 
 std::string array_of(rng& g, std::size_t max, const std::function<std::string(rng&)>& item) {
     std::string s = "[";
@@ -183,21 +233,22 @@ std::string line_instance(rng& g) {
 }
 
 std::string order_instance(rng& g) {
-    return object_text(
-        g, {{"lines", field(g, [](rng& r) { return array_of(r, 4, line_instance); })},
-            {"hue", field(g, [](rng& r) { return string_text(r, "green"); })},
-            {"note", field(g, [](rng& r) { return string_text(r, "hi"); })},
-            {"counts", field(g, [](rng& r) {
-                 std::string s = "{";
-                 const std::size_t n = pick(r, noisy(r) ? 4 : 3);
-                 for (std::size_t i = 0; i < n; ++i)
-                     s += (i ? "," : "") + std::string("\"k") + std::to_string(i) + "\":" + integer_text(r);
-                 return s + "}";
-             })},
-            {"urgent", field(g, [](rng& r) { return std::string(chance(r, 0.5) ? "true" : "false"); })},
-            {"ratio", field(g, double_text)},
-            {"id", field(g, integer_text)},
-            {"slots", field(g, [](rng& r) { return array_of(r, 5, integer_text); })}});
+    return object_text(g, {{"lines", field(g, [](rng& r) { return array_of(r, 4, line_instance); })},
+                           {"hue", field(g, [](rng& r) { return string_text(r, "green"); })},
+                           {"note", field(g, [](rng& r) { return string_text(r, "hi"); })},
+                           {"counts", field(g,
+                                            [](rng& r) {
+                                                std::string s = "{";
+                                                const std::size_t n = pick(r, noisy(r) ? 4 : 3);
+                                                for (std::size_t i = 0; i < n; ++i)
+                                                    s += (i ? "," : "") + std::string("\"k") + std::to_string(i) +
+                                                         "\":" + integer_text(r);
+                                                return s + "}";
+                                            })},
+                           {"urgent", field(g, [](rng& r) { return std::string(chance(r, 0.5) ? "true" : "false"); })},
+                           {"ratio", field(g, double_text)},
+                           {"id", field(g, integer_text)},
+                           {"slots", field(g, [](rng& r) { return array_of(r, 5, integer_text); })}});
 }
 
 // The typed layer's stricter rules, recognised by code and checked against the value they
@@ -267,8 +318,8 @@ void hold_converter_against_validator(const char* name, std::string (*generate)(
             continue;
         }
         for (const auto& i : typed.error())
-            ASSERT_TRUE(is_stricter_rule(i, root)) << "validator accepts, converter rejects: " << text
-                                             << "\n" << contract_test::codes(typed.error());
+            ASSERT_TRUE(is_stricter_rule(i, root)) << "validator accepts, converter rejects: " << text << "\n"
+                                                   << contract_test::codes(typed.error());
         ++stricter;
     }
     // The generator must exercise all three outcomes, or the property proves little.

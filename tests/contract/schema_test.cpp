@@ -62,10 +62,14 @@ BOOST_DESCRIBE_STRUCT(self_nesting, (), (children))
 
 // The ten-line example of docs/contracts.md, verbatim.
 namespace docs_example {
-struct search_args { std::string query; int limit = 5; std::optional<std::string> lang; };
+struct search_args {
+    std::string query;
+    int limit = 5;
+    std::optional<std::string> lang;
+};
 BOOST_DESCRIBE_STRUCT(search_args, (), (query, limit, lang))
 
-inline void describe_contract(candor::contract::spec<search_args>& s) {   // found by ADL
+inline void describe_contract(candor::contract::spec<search_args>& s) {  // found by ADL
     s.field(&search_args::query).description("Words to look for").length(1, 200);
     s.field(&search_args::limit).description("How many results").range(1, 10).optional();
 }

@@ -196,8 +196,9 @@ TEST(Envelope, InternalErrorEnvelopeHasNoInternals) {
 
 TEST(Envelope, MovingSealWritesWhatCopyingSealWrites) {
     auto make = [] {
-        auto e = ce::partial(boost::json::array{boost::json::object{{"id", "T-1"}, {"n", 1}}, boost::json::object{{"id", "T-2"}}},
-                             limit_reason());
+        auto e = ce::partial(
+            boost::json::array{boost::json::object{{"id", "T-1"}, {"n", 1}}, boost::json::object{{"id", "T-2"}}},
+            limit_reason());
         e.continue_with(ce::continuation::next_cursor("abc"));
         e.extensions["page"] = boost::json::object{{"returned", 2}};
         e.add_warning({"LIVE_VIEW", "live", {}});
@@ -264,7 +265,9 @@ std::vector<ce::envelope> wire_samples() {
     out.push_back(ce::complete("scalar \"data\"\n\u00e9"));
 
     auto p = ce::partial(boost::json::array{}, limit_reason());
-    p.add_reason({"SOURCE_UNAVAILABLE", "shard 2 timed out", {{"source", "shard-2"}, {"nested", boost::json::array{1, {2, 3}}}}});
+    p.add_reason({"SOURCE_UNAVAILABLE",
+                  "shard 2 timed out",
+                  {{"source", "shard-2"}, {"nested", boost::json::array{1, {2, 3}}}}});
     p.add_warning({"LIVE_VIEW", "live \"view\"", {}});
     p.add_warning({"STALE_INDEX", "index lags", {{"lag_ms", 1500}, {"exact", false}}});
     p.covering({"tickets", "principal:alice", "v42"});
@@ -272,9 +275,10 @@ std::vector<ce::envelope> wire_samples() {
     p.extensions["é-key \"quoted\""] = -7;
     out.push_back(p);
 
-    for (auto c : {ce::continuation::next_cursor("c.ur\"sor"), ce::continuation::retry_after(30),
-                   ce::continuation::retry_with_deadline(2500), ce::continuation::narrow_query("ask for one department"),
-                   ce::continuation::restart("snapshot gone")}) {
+    for (auto c :
+         {ce::continuation::next_cursor("c.ur\"sor"), ce::continuation::retry_after(30),
+          ce::continuation::retry_with_deadline(2500), ce::continuation::narrow_query("ask for one department"),
+          ce::continuation::restart("snapshot gone")}) {
         auto e = ce::partial(boost::json::array{1}, limit_reason());
         e.continue_with(c);
         out.push_back(e);

@@ -87,8 +87,8 @@ TEST(EnvelopeSchema, EverySealedEnvelopeValidatesAgainstItsOutputSchema) {
     for (const auto& e : every_shape()) {
         const boost::json::value sealed = ce::seal(e, "tool").value();
         candor::issue_list issues;
-        EXPECT_TRUE(v.validate(sealed, issues)) << "envelope #" << n << " rejected: "
-                                                << (issues.empty() ? "" : issues.front().message);
+        EXPECT_TRUE(v.validate(sealed, issues))
+            << "envelope #" << n << " rejected: " << (issues.empty() ? "" : issues.front().message);
         ++n;
     }
     EXPECT_EQ(n, 11);

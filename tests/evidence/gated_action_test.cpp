@@ -69,18 +69,21 @@ protected:
         h.srv->add_tool(action).value();
         // An aggregating inventory over `items`, to prove a stopped walk cannot justify an action.
         auto tool = h.tool;
-        h.srv->add_tool(mcp::make_tool(
-                            mcp::tool_info("inventory", "Walks items.")
-                                .with_input_schema(boost::json::parse(
-                                                       R"({"type":"object","properties":{"max_pages":{"type":"integer","minimum":1}}})")
-                                                       .as_object()),
-                            [tool](const boost::json::object& args, mcp::call_context& ctx) -> boost::asio::awaitable<ce::envelope> {
-                                pg::walk_request w;
-                                w.caller = ctx.caller();
-                                w.limits.page_size = 3;
-                                if (auto* m = args.if_contains("max_pages")) w.limits.max_pages = m->to_number<std::size_t>();
-                                co_return co_await pg::walk_all(*tool, std::move(w));
-                            }))
+        h.srv
+            ->add_tool(mcp::make_tool(
+                mcp::tool_info("inventory", "Walks items.")
+                    .with_input_schema(
+                        boost::json::parse(
+                            R"({"type":"object","properties":{"max_pages":{"type":"integer","minimum":1}}})")
+                            .as_object()),
+                [tool](const boost::json::object& args,
+                       mcp::call_context& ctx) -> boost::asio::awaitable<ce::envelope> {
+                    pg::walk_request w;
+                    w.caller = ctx.caller();
+                    w.limits.page_size = 3;
+                    if (auto* m = args.if_contains("max_pages")) w.limits.max_pages = m->to_number<std::size_t>();
+                    co_return co_await pg::walk_all(*tool, std::move(w));
+                }))
             .value();
     }
 
@@ -158,8 +161,9 @@ TEST_F(Gated, TokenOfAnotherCollectionIsEvidenceScopeMismatch) {
     o.keys = h.keys;
     o.evidence = h.store;
     o.wall_clock = h.clocks.wall_fn();
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("other_items", "Other."), pg::ordering{{"id"}},
-                                                          h.source, o))
+    h.srv
+        ->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("other_items", "Other."), pg::ordering{{"id"}},
+                                                         h.source, o))
         .value();
     auto t = token_of(h.call("other_items", {{"page_size", 50}}));
     ASSERT_FALSE(t.empty());
@@ -238,9 +242,9 @@ public:
     planned_archive(ev::evidence_requirement r, std::set<std::string>& archived)
         : gated_action(mcp::tool_info("planned_archive", "Archives after approval.")
                            .with_action(mcp::action_class::irreversible_write)
-                           .with_input_schema(boost::json::parse(
-                                                  R"({"type":"object","properties":{"approve":{"type":"boolean"}}})")
-                                                  .as_object()),
+                           .with_input_schema(
+                               boost::json::parse(R"({"type":"object","properties":{"approve":{"type":"boolean"}}})")
+                                   .as_object()),
                        std::move(r)),
           archived_(archived) {}
     int plans = 0;

@@ -128,7 +128,7 @@ TEST(Seal, EverySingleBitFlipOfASnapshotTokenIsRejected) {
 
 TEST(Seal, NonCanonicalBase64IsRefused) {
     std::string out;
-    EXPECT_TRUE(ev::detail::base64url_decode("QQ", out));   // "A"
+    EXPECT_TRUE(ev::detail::base64url_decode("QQ", out));  // "A"
     EXPECT_EQ(out, "A");
     EXPECT_FALSE(ev::detail::base64url_decode("QR", out));  // same byte, non-zero unused bits
     EXPECT_FALSE(ev::detail::base64url_decode("QQ==", out));
@@ -137,9 +137,9 @@ TEST(Seal, NonCanonicalBase64IsRefused) {
 
 TEST(Seal, Base64UrlMatchesRfc4648AndRoundTripsEveryLength) {
     // RFC 4648 section 10, without padding.
-    const std::pair<std::string, std::string> vectors[] = {{"", ""},         {"f", "Zg"},         {"fo", "Zm8"},
-                                                           {"foo", "Zm9v"},  {"foob", "Zm9vYg"},  {"fooba", "Zm9vYmE"},
-                                                           {"foobar", "Zm9vYmFy"}};
+    const std::pair<std::string, std::string> vectors[] = {
+        {"", ""},           {"f", "Zg"},          {"fo", "Zm8"},         {"foo", "Zm9v"},
+        {"foob", "Zm9vYg"}, {"fooba", "Zm9vYmE"}, {"foobar", "Zm9vYmFy"}};
     for (const auto& [bytes, text] : vectors) EXPECT_EQ(ev::detail::base64url_encode(bytes), text);
     EXPECT_EQ(ev::detail::base64url_encode("\xfb\xff"), "-_8");  // the URL-safe letters
     for (std::size_t n = 0; n <= 64; ++n) {
@@ -219,15 +219,20 @@ TEST(Seal, CursorClaimsOfEveryKindRoundTripExactly) {
     c.principal = "";
     c.snapshot = std::string("v\0\xff", 3);
     c.walk = "0123456789abcdef0123456789abcde";  // 31 digits
-    c.after = boost::json::array{nullptr, false, true, -5, std::numeric_limits<std::uint64_t>::max(), -0.0, 0.1,
-                                 "\xc3\xbc-\xd0\xba", ""};
+    c.after = boost::json::array{
+        nullptr, false, true, -5, std::numeric_limits<std::uint64_t>::max(), -0.0, 0.1, "\xc3\xbc-\xd0\xba", ""};
     c.delivered = std::numeric_limits<std::uint64_t>::max();
     c.pages = 0;
     c.clean = false;
     // 32 characters that are hex but for the last one, or the first (a byte above 0x7f); and
     // the extremes of those that are.
-    c.taints = {"VISIBILITY_RESTRICTED", "TIME_BUDGET_EXCEEDED", "0123456789abcdef0123456789abcdeg",
-                "\xff" "123456789abcdef0123456789abcdef", std::string(32, 'f'), std::string(32, '0')};
+    c.taints = {"VISIBILITY_RESTRICTED",
+                "TIME_BUDGET_EXCEEDED",
+                "0123456789abcdef0123456789abcdeg",
+                "\xff"
+                "123456789abcdef0123456789abcdef",
+                std::string(32, 'f'),
+                std::string(32, '0')};
     c.issued = std::chrono::system_clock::time_point{};  // the epoch: the earliest a cursor holds
     auto back = pg::open_cursor(*keys, pg::seal_cursor(*keys, c), c.issued, std::chrono::seconds(1)).value();
     expect_same_claims(back, c);
@@ -270,7 +275,8 @@ TEST(Seal, TheCursorIsCompactAndTheJsonFormatStillOpens) {
     const auto old_text = keys->seal(pg::cursor_purpose, json);
     const auto text = pg::seal_cursor(*keys, c);
     EXPECT_LE(text.size() * 3, old_text.size() * 2) << text.size() << " against " << old_text.size();
-    for (const auto& t : {text, old_text}) expect_same_claims(pg::open_cursor(*keys, t, c.issued, std::chrono::seconds(1)).value(), c);
+    for (const auto& t : {text, old_text})
+        expect_same_claims(pg::open_cursor(*keys, t, c.issued, std::chrono::seconds(1)).value(), c);
 }
 
 // Claims that are not what seal_cursor writes — cut short anywhere, a byte too many, an unknown
@@ -282,7 +288,8 @@ TEST(Seal, MalformedClaimsBehindAValidMacAreInvalid) {
     const std::string payload = keys->open(pg::cursor_purpose, pg::seal_cursor(*keys, c)).value();
     ASSERT_EQ(payload.front(), '\x02');
     auto opens = [&](const std::string& p) {
-        return static_cast<bool>(pg::open_cursor(*keys, keys->seal(pg::cursor_purpose, p), c.issued, std::chrono::seconds(1)));
+        return static_cast<bool>(
+            pg::open_cursor(*keys, keys->seal(pg::cursor_purpose, p), c.issued, std::chrono::seconds(1)));
     };
     ASSERT_TRUE(opens(payload));
     for (std::size_t n = 0; n < payload.size(); ++n) EXPECT_FALSE(opens(payload.substr(0, n))) << n;
@@ -305,7 +312,8 @@ TEST(Seal, CursorOlderThanItsTtlIsExpired) {
 }
 
 TEST(Seal, NormalizedQueryIgnoresMemberOrderAndPagingControls) {
-    auto a = boost::json::parse(R"({"b":{"y":1,"x":[2,{"q":1,"p":2}]},"a":"s","cursor":"c1","page_size":3})").as_object();
+    auto a =
+        boost::json::parse(R"({"b":{"y":1,"x":[2,{"q":1,"p":2}]},"a":"s","cursor":"c1","page_size":3})").as_object();
     auto b = boost::json::parse(R"({"a":"s","page_size":9,"b":{"x":[2,{"p":2,"q":1}],"y":1}})").as_object();
     auto na = pg::normalize_query(a, {"cursor", "page_size"}).value();
     EXPECT_EQ(na, pg::normalize_query(b, {"cursor", "page_size"}).value());

@@ -85,11 +85,11 @@ TEST_P(Store, PurgeDropsExpiredWalksOnly) {
     EXPECT_TRUE(s->uncovered("new", v({"a"}), t0));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Implementations, Store,
-    ::testing::Values(named_factory{"memory", [] { return ev::make_memory_store(); }},
-                      named_factory{"sqlite", [] { return ev::open_sqlite_store(":memory:").value(); }}),
-    [](const ::testing::TestParamInfo<named_factory>& p) { return std::string(p.param.name); });
+INSTANTIATE_TEST_SUITE_P(Implementations, Store,
+                         ::testing::Values(named_factory{"memory", [] { return ev::make_memory_store(); }},
+                                           named_factory{"sqlite",
+                                                         [] { return ev::open_sqlite_store(":memory:").value(); }}),
+                         [](const ::testing::TestParamInfo<named_factory>& p) { return std::string(p.param.name); });
 
 TEST(SqliteStore, EvidenceSurvivesReopeningTheDatabaseFile) {
     const std::string path = ::testing::TempDir() + "candor_evidence_" + std::to_string(::getpid()) + ".db";

@@ -22,8 +22,8 @@ struct verdict {
 };
 
 std::ostream& operator<<(std::ostream& os, const verdict& v) {
-    return os << (v.ok ? "ok " : "rejected ") << v.code << " " << v.path << " d=" << v.depth
-              << " n=" << v.nodes << " " << v.text;
+    return os << (v.ok ? "ok " : "rejected ") << v.code << " " << v.path << " d=" << v.depth << " n=" << v.nodes << " "
+              << v.text;
 }
 
 verdict judge(boost::system::result<candor::json::scanned, candor::json::violation> r) {
@@ -33,8 +33,8 @@ verdict judge(boost::system::result<candor::json::scanned, candor::json::violati
     return v;
 }
 
-verdict feed(std::string_view text, const std::vector<std::size_t>& cuts,
-             const candor::json::limits& lim, candor::json::on_semantic_violation mode) {
+verdict feed(std::string_view text, const std::vector<std::size_t>& cuts, const candor::json::limits& lim,
+             candor::json::on_semantic_violation mode) {
     candor::json::parser p(lim, mode);
     std::size_t at = 0;
     for (std::size_t cut : cuts) {

@@ -262,7 +262,8 @@ TEST(Intake, MessagesNameTheLimit) {
 
 TEST(Intake, DoublesAreTheNearestToTheirText) {
     // Boost.JSON 1.81's own conversion is an ulp off for these; the intake corrects it.
-    for (const char* text : {"1.5e-31", "0.30000000000000004", "9234567.891234567", "2.2250738585072014e-308", "1e23"}) {
+    for (const char* text :
+         {"1.5e-31", "0.30000000000000004", "9234567.891234567", "2.2250738585072014e-308", "1e23"}) {
         auto r = candor::json::parse(text);
         ASSERT_TRUE(r) << text;
         EXPECT_EQ(r->root().as_double(), std::strtod(text, nullptr)) << text;

@@ -113,7 +113,8 @@ INSTANTIATE_TEST_SUITE_P(Escaper, WritePaths, ::testing::Values(escaper::portabl
 // offset of strings around those boundaries, and plain bytes whose arithmetic could trip the
 // word test.
 TEST_P(WritePaths, EscapesEverySpecialByteAtEveryOffset) {
-    const std::string specials[] = {"\"", "\\", "\n", std::string(1, '\x01'), std::string(1, '\x1f'), "\xc3\xa9", "\x7f"};
+    const std::string specials[] = {"\"",       "\\",  "\n", std::string(1, '\x01'), std::string(1, '\x1f'),
+                                    "\xc3\xa9", "\x7f"};
     for (std::size_t len = 0; len <= 48; ++len) {
         for (const auto& special : specials) {
             for (std::size_t at = 0; at <= len; ++at) {
@@ -158,7 +159,9 @@ TEST_P(WritePaths, DenseQuotesAndBackslashesAreEscapedExactly) {
         for (int round = 0; round < 20; ++round) {
             std::string s(len, 'x');
             const unsigned density = round % 5;  // from none to nearly all escaped
-            for (auto& c : s) c = (next() >> 16) % 5 < density ? "\"\\"[(next() >> 8) & 1] : alphabet[(next() >> 12) % (sizeof alphabet - 1)];
+            for (auto& c : s)
+                c = (next() >> 16) % 5 < density ? "\"\\"[(next() >> 8) & 1]
+                                                 : alphabet[(next() >> 12) % (sizeof alphabet - 1)];
             std::string out = "prefix";
             ASSERT_TRUE(candor::json::write_string(s, out)) << s;
             ASSERT_EQ(out, "prefix" + quotes_escaped(s)) << "length " << len << ", round " << round;
@@ -222,7 +225,8 @@ TEST(Write, ASinkTakesSeveralValuesAndCutsOnceAtTheEnd) {
         sink.put(',');
         // A failed value leaves nothing behind, and the sink goes on.
         EXPECT_FALSE(candor::json::write_string("\xFF", sink));
-        EXPECT_EQ(candor::json::write(boost::json::value(std::nan("")), sink).error(), candor::json::write_error::non_finite_number);
+        EXPECT_EQ(candor::json::write(boost::json::value(std::nan("")), sink).error(),
+                  candor::json::write_error::non_finite_number);
         EXPECT_TRUE(candor::json::write(boost::json::value(nullptr), sink));
         sink.put(']');
         EXPECT_EQ(sink.size(), std::string_view(R"(prefix:["a \"b\"",{"k":1.5},null])").size());
@@ -272,7 +276,8 @@ TEST(Write, ASinkWritesIntoTheCapacityReservedBeforeReallocating) {
     }
     EXPECT_EQ(out.data(), reserved);
     EXPECT_EQ(out.size(), 1 + 25 * 103 + 104 + 1u);
-    EXPECT_EQ(out.substr(out.size() - 5), R"(y\"")" "]");
+    EXPECT_EQ(out.substr(out.size() - 5), R"(y\"")"
+                                          "]");
 
     // Past the reserve it grows as before, and keeps what was written.
     {
@@ -284,7 +289,8 @@ TEST(Write, ASinkWritesIntoTheCapacityReservedBeforeReallocating) {
 }
 
 TEST(Write, WrittenTextReadsBackExactlyAndRefusesWhatItsWritersDidNotWrite) {
-    boost::json::value v = {{"d", 0.1}, {"big", 1e300}, {"n", -7}, {"s", "é\n"}, {"deep", boost::json::array{{1, {2, {3}}}}}};
+    boost::json::value v = {
+        {"d", 0.1}, {"big", 1e300}, {"n", -7}, {"s", "é\n"}, {"deep", boost::json::array{{1, {2, {3}}}}}};
     const auto w = candor::json::written::adopt(candor::json::to_string(v).value());
     EXPECT_EQ(w.to_value(), v);
     EXPECT_THROW((void)candor::json::written::adopt("{\"a\":").to_value(), std::logic_error);

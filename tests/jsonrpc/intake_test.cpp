@@ -30,8 +30,8 @@ std::string data_code(const rpc::rejection& r) {
 }  // namespace
 
 TEST(JsonRpcIntake, ReadsRequestWithParams) {
-    auto r = rpc::read_message(R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}})",
-                               server_limits);
+    auto r =
+        rpc::read_message(R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}})", server_limits);
     ASSERT_TRUE(r);
     const auto* req = std::get_if<rpc::request>(&r.value().msg);
     ASSERT_NE(req, nullptr);
@@ -170,8 +170,7 @@ TEST(JsonRpcIntake, PositionalParamsAreInvalidParams) {
 
 TEST(JsonRpcIntake, ResponseNeedsExactlyOneOfResultAndError) {
     EXPECT_EQ(refused(R"({"jsonrpc":"2.0","id":2})").error.code, -32600);
-    EXPECT_EQ(refused(R"({"jsonrpc":"2.0","id":2,"result":1,"error":{"code":1,"message":""}})").error.code,
-              -32600);
+    EXPECT_EQ(refused(R"({"jsonrpc":"2.0","id":2,"result":1,"error":{"code":1,"message":""}})").error.code, -32600);
     EXPECT_EQ(refused(R"({"jsonrpc":"2.0","id":2,"error":{"code":"x","message":""}})").error.code, -32600);
 }
 

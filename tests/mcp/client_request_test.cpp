@@ -46,7 +46,8 @@ array one_message() { return array{object{{"role", "user"}, {"content", object{{
 
 void add_asking_tools(mcp::server& srv, std::shared_ptr<outcomes> out) {
     // ask: elicits with a 5 s timeout (ask_quick: 30 ms) and answers with what came back.
-    for (const auto& entry : {std::pair{"ask", std::chrono::milliseconds(5000)}, std::pair{"ask_quick", std::chrono::milliseconds(30)}}) {
+    for (const auto& entry :
+         {std::pair{"ask", std::chrono::milliseconds(5000)}, std::pair{"ask_quick", std::chrono::milliseconds(30)}}) {
         const auto name = entry.first;
         const auto timeout = entry.second;
         srv.add_tool(mcp::make_content_tool(
@@ -58,13 +59,12 @@ void add_asking_tools(mcp::server& srv, std::shared_ptr<outcomes> out) {
                          }))
             .value();
     }
-    srv.add_tool(mcp::make_content_tool(
-                     mcp::tool_info("think", "Asks the client's model."),
-                     [out](const object&, mcp::call_context& ctx) -> awaitable<mcp::content_result> {
-                         auto r = co_await ctx.sample(one_message(), 50, sample_options());
-                         out->seen.push_back(describe_sample(r));
-                         co_return text_result(out->seen.back());
-                     }))
+    srv.add_tool(mcp::make_content_tool(mcp::tool_info("think", "Asks the client's model."),
+                                        [out](const object&, mcp::call_context& ctx) -> awaitable<mcp::content_result> {
+                                            auto r = co_await ctx.sample(one_message(), 50, sample_options());
+                                            out->seen.push_back(describe_sample(r));
+                                            co_return text_result(out->seen.back());
+                                        }))
         .value();
 }
 
@@ -80,7 +80,9 @@ protected:
     // Send tools/call `tool` with `id` and run until the server sends a request to the client.
     boost::json::value call_until_request(std::string_view tool, std::int64_t id) {
         const auto before = client->received().size();
-        object msg{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+        object msg{{"jsonrpc", "2.0"},
+                   {"id", id},
+                   {"method", "tools/call"},
                    {"params", object{{"name", tool}, {"arguments", object{}}}}};
         client->send(boost::json::serialize(msg));
         boost::json::value found = nullptr;
@@ -153,7 +155,9 @@ TEST_F(ClientRequests, ErrorReplyIsRejected) {
     client->initialize("2025-11-25", object{{"elicitation", object{}}});
     auto req = call_until_request("ask", 12);
     ASSERT_FALSE(req.is_null());
-    object msg{{"jsonrpc", "2.0"}, {"id", at(req, "id")}, {"error", object{{"code", -1}, {"message", "user closed the dialog"}}}};
+    object msg{{"jsonrpc", "2.0"},
+               {"id", at(req, "id")},
+               {"error", object{{"code", -1}, {"message", "user closed the dialog"}}}};
     client->send(boost::json::serialize(msg));
     EXPECT_EQ(text_of(answer_to(12)), "rejected");
 }
@@ -225,7 +229,9 @@ TEST_F(ClientRequests, TwoWaitingCallsEachGetTheirOwnReplyOnTheirOwnRoute) {
             if (s.first.as_object().contains("method") && s.first.as_object().contains("id")) out_.push_back(s);
         return out_;
     };
-    send(object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+    send(object{{"jsonrpc", "2.0"},
+                {"id", 1},
+                {"method", "initialize"},
                 {"params", object{{"protocolVersion", "2025-11-25"},
                                   {"capabilities", object{{"elicitation", object{}}}},
                                   {"clientInfo", object{{"name", "t"}, {"version", "1"}}}}}});

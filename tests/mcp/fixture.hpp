@@ -36,8 +36,7 @@ inline boost::json::value at(const boost::json::value& v, std::string_view key) 
 inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b) {
     return at(at(v, a), b);
 }
-inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b,
-                              std::string_view c) {
+inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b, std::string_view c) {
     return at(at(at(v, a), b), c);
 }
 inline boost::json::value item(const boost::json::value& v, std::size_t i) {
@@ -85,44 +84,46 @@ inline mcp::server_options test_options(std::shared_ptr<server_log> log) {
 
 inline void add_fixture_tools(mcp::server& srv, std::shared_ptr<shared_flags> flags) {
     // echo: a complete result holding its arguments.
-    srv.add_tool(mcp::make_tool(
-                     mcp::tool_info("echo", "Returns its arguments.")
-                         .with_title("Echo")
-                         .with_input_schema(boost::json::parse(
-                                                R"({"type":"object","properties":{"text":{"type":"string"},"limit":{"type":"integer"}}})")
-                                                .as_object())
-                         .with_data_schema(boost::json::parse(R"({"type":"object"})"))
-                         .with_budget({4u << 20, 3, 20}),
-                     [](const boost::json::object& args, mcp::call_context&) -> awaitable<ce::envelope> {
-                         co_return ce::complete(boost::json::object(args, boost::json::storage_ptr()));
-                     }))
+    srv
+        .add_tool(mcp::make_tool(
+            mcp::tool_info("echo", "Returns its arguments.")
+                .with_title("Echo")
+                .with_input_schema(
+                    boost::json::parse(
+                        R"({"type":"object","properties":{"text":{"type":"string"},"limit":{"type":"integer"}}})")
+                        .as_object())
+                .with_data_schema(boost::json::parse(R"({"type":"object"})"))
+                .with_budget({4u << 20, 3, 20}),
+            [](const boost::json::object& args, mcp::call_context&) -> awaitable<ce::envelope> {
+                co_return ce::complete(boost::json::object(args, boost::json::storage_ptr()));
+            }))
         .value();
     // search: incomplete, more matches than the limit.
-    srv.add_tool(mcp::make_tool(
-                     mcp::tool_info("search", "Finds notes.").with_data_schema(boost::json::parse(R"({"type":"array"})")),
-                     [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                         co_return ce::partial(boost::json::array{"a", "b"},
-                                               {std::string(ce::reason_codes::result_limit_reached),
-                                                "more notes matched than limit", boost::json::object{{"limit", 2}}});
-                     }))
+    srv
+        .add_tool(mcp::make_tool(
+            mcp::tool_info("search", "Finds notes.").with_data_schema(boost::json::parse(R"({"type":"array"})")),
+            [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                co_return ce::partial(boost::json::array{"a", "b"},
+                                      {std::string(ce::reason_codes::result_limit_reached),
+                                       "more notes matched than limit", boost::json::object{{"limit", 2}}});
+            }))
         .value();
     // slow: waits an hour unless cancelled.
-    srv.add_tool(mcp::make_tool(
-                     mcp::tool_info("slow", "Waits.").with_deadline(std::chrono::milliseconds(3'600'000)),
-                     [flags](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
-                         flags->slow_started = true;
-                         boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
-                         t.expires_after(std::chrono::hours(1));
-                         try {
-                             co_await t.async_wait(boost::asio::use_awaitable);
-                         } catch (const boost::system::system_error&) {
-                             flags->slow_saw_cancellation = ctx.cancelled();
-                             flags->slow_finished = true;
-                             throw;
-                         }
-                         flags->slow_finished = true;
-                         co_return ce::complete(boost::json::array{});
-                     }))
+    srv.add_tool(mcp::make_tool(mcp::tool_info("slow", "Waits.").with_deadline(std::chrono::milliseconds(3'600'000)),
+                                [flags](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
+                                    flags->slow_started = true;
+                                    boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
+                                    t.expires_after(std::chrono::hours(1));
+                                    try {
+                                        co_await t.async_wait(boost::asio::use_awaitable);
+                                    } catch (const boost::system::system_error&) {
+                                        flags->slow_saw_cancellation = ctx.cancelled();
+                                        flags->slow_finished = true;
+                                        throw;
+                                    }
+                                    flags->slow_finished = true;
+                                    co_return ce::complete(boost::json::array{});
+                                }))
         .value();
     // quick_deadline: like slow, but with a 20 ms deadline.
     srv.add_tool(mcp::make_tool(
@@ -169,33 +170,35 @@ inline void add_fixture_tools(mcp::server& srv, std::shared_ptr<shared_flags> fl
     // whoami: the principal and session facts.
     srv.add_tool(mcp::make_tool(mcp::tool_info("whoami", "Who is calling."),
                                 [](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
-                                    co_return ce::complete(boost::json::object{
-                                        {"principal", ctx.caller().id},
-                                        {"client", ctx.session().client_name},
-                                        {"version", ctx.session().protocol_version},
-                                        {"remaining_positive", ctx.remaining().count() > 0}});
+                                    co_return ce::complete(
+                                        boost::json::object{{"principal", ctx.caller().id},
+                                                            {"client", ctx.session().client_name},
+                                                            {"version", ctx.session().protocol_version},
+                                                            {"remaining_positive", ctx.remaining().count() > 0}});
                                 }))
         .value();
     // delete_note: an irreversible write with an observable side effect.
-    srv.add_tool(mcp::make_tool(
-                     mcp::tool_info("delete_note", "Deletes a note.")
-                         .with_input_schema(boost::json::parse(
-                                                R"({"type":"object","properties":{"id":{"type":"string"}},"required":["id"]})")
-                                                .as_object())
-                         .with_action(mcp::action_class::irreversible_write),
-                     [flags](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                         ++flags->write_side_effects;
-                         co_return ce::complete(boost::json::object{{"deleted", true}});
-                     }))
+    srv
+        .add_tool(mcp::make_tool(
+            mcp::tool_info("delete_note", "Deletes a note.")
+                .with_input_schema(
+                    boost::json::parse(R"({"type":"object","properties":{"id":{"type":"string"}},"required":["id"]})")
+                        .as_object())
+                .with_action(mcp::action_class::irreversible_write),
+            [flags](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                ++flags->write_side_effects;
+                co_return ce::complete(boost::json::object{{"deleted", true}});
+            }))
         .value();
     // image: a low-level content tool.
-    srv.add_tool(mcp::make_content_tool(mcp::tool_info("image", "Returns an image."),
-                                        [](const boost::json::object&, mcp::call_context&) -> awaitable<mcp::content_result> {
-                                            mcp::content_result r;
-                                            r.content.push_back(boost::json::object{
-                                                {"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}});
-                                            co_return r;
-                                        }))
+    srv.add_tool(
+           mcp::make_content_tool(mcp::tool_info("image", "Returns an image."),
+                                  [](const boost::json::object&, mcp::call_context&) -> awaitable<mcp::content_result> {
+                                      mcp::content_result r;
+                                      r.content.push_back(boost::json::object{
+                                          {"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}});
+                                      co_return r;
+                                  }))
         .value();
 }
 

@@ -24,8 +24,7 @@ TEST_F(Lifecycle, InitializeAnswersTheLatestForAnUnsupportedVersion) {
 
 TEST_F(Lifecycle, InitializeReportsCapabilitiesServerInfoAndInstructions) {
     auto r = at(client->initialize(), "result");
-    EXPECT_EQ(at(r, "capabilities"),
-              boost::json::parse(R"({"tools":{"listChanged":true},"logging":{}})"));
+    EXPECT_EQ(at(r, "capabilities"), boost::json::parse(R"({"tools":{"listChanged":true},"logging":{}})"));
     EXPECT_EQ(at(r, "serverInfo"),
               boost::json::parse(R"({"name":"candor-test","version":"1.2.3","title":"Candor test server"})"));
     EXPECT_EQ(at(r, "instructions"), "Use echo to test.");
@@ -114,7 +113,8 @@ TEST_F(Lifecycle, DuplicateIdIsRefusedWithNullId) {
 
 TEST_F(Lifecycle, ViolationInParamsOfAnotherMethodIsParseError) {
     client->initialize();
-    auto r = client->exchange(R"({"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"a","cursor":"b"}})", 5);
+    auto r =
+        client->exchange(R"({"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"a","cursor":"b"}})", 5);
     EXPECT_EQ(at(r, "error", "code"), -32700);
     EXPECT_EQ(at(r, "error", "data", "path"), "/params/cursor");
 }

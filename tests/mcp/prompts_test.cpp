@@ -22,9 +22,10 @@ struct prompt_calls {
 // Plain functions called from the coroutines (GCC 12 and string literals in coroutines).
 mcp::prompt_result greeting(const mcp::prompt_request& r) {
     const auto style = r.arguments.count("style") ? r.arguments.at("style") : std::string("plain");
-    return mcp::prompt_result{"A greeting",
-                              array{mcp::prompt_message("user", object{{"type", "text"},
-                                                                       {"text", "Greet " + r.arguments.at("name") + " (" + style + ")"}})}};
+    return mcp::prompt_result{
+        "A greeting",
+        array{mcp::prompt_message(
+            "user", object{{"type", "text"}, {"text", "Greet " + r.arguments.at("name") + " (" + style + ")"}})}};
 }
 
 mcp::completion_result cities(const mcp::completion_request& r) {
@@ -57,16 +58,19 @@ protected:
                            co_return greeting(r);
                        })
             .value();
-        srv.add_completion({mcp::completion_ref::kind::prompt, "greet"},
-                           [](const mcp::completion_request& r) -> awaitable<mcp::completion_result> { co_return cities(r); })
+        srv.add_completion(
+               {mcp::completion_ref::kind::prompt, "greet"},
+               [](const mcp::completion_request& r) -> awaitable<mcp::completion_result> { co_return cities(r); })
             .value();
-        srv.add_resource_template({"mem://notes/{id}", "note", "", "", ""},
-                                  [](const mcp::resource_request&) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
-                                      co_return std::nullopt;
-                                  })
+        srv.add_resource_template(
+               {"mem://notes/{id}", "note", "", "", ""},
+               [](const mcp::resource_request&) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
+                   co_return std::nullopt;
+               })
             .value();
-        srv.add_completion({mcp::completion_ref::kind::resource_template, "mem://notes/{id}"},
-                           [](const mcp::completion_request& r) -> awaitable<mcp::completion_result> { co_return many(r); })
+        srv.add_completion(
+               {mcp::completion_ref::kind::resource_template, "mem://notes/{id}"},
+               [](const mcp::completion_request& r) -> awaitable<mcp::completion_result> { co_return many(r); })
             .value();
         client->initialize();
     }
@@ -83,10 +87,10 @@ protected:
 
 TEST_F(Prompts, ListShowsNameTitleDescriptionAndArguments) {
     auto r = client->request("prompts/list");
-    const auto expected = boost::json::parse(
-        R"([{"name":"greet","title":"Greeting","description":"Greets someone.","arguments":[)"
-        R"({"name":"name","required":true,"title":"Name","description":"Who to greet"},)"
-        R"({"name":"style","required":false,"description":"How"}]}])");
+    const auto expected =
+        boost::json::parse(R"([{"name":"greet","title":"Greeting","description":"Greets someone.","arguments":[)"
+                           R"({"name":"name","required":true,"title":"Name","description":"Who to greet"},)"
+                           R"({"name":"style","required":false,"description":"How"}]}])");
     EXPECT_EQ(at(r, "result", "prompts"), expected);
 }
 
@@ -101,8 +105,9 @@ TEST_F(Prompts, BadArgumentsAreInvalidParamsAndThePromptNeverRuns) {
     EXPECT_EQ(at(get(object{{"name", "nope"}}), "error", "code"), -32602);
     EXPECT_EQ(at(get(object{}), "error", "code"), -32602);
     EXPECT_EQ(at(get(object{{"name", "greet"}}), "error", "code"), -32602);  // name is required
-    EXPECT_EQ(at(get(object{{"name", "greet"}, {"arguments", object{{"name", "A"}, {"colour", "red"}}}}), "error", "code"),
-              -32602);  // undeclared
+    EXPECT_EQ(
+        at(get(object{{"name", "greet"}, {"arguments", object{{"name", "A"}, {"colour", "red"}}}}), "error", "code"),
+        -32602);  // undeclared
     EXPECT_EQ(at(get(object{{"name", "greet"}, {"arguments", object{{"name", 5}}}}), "error", "code"), -32602);
     EXPECT_EQ(at(get(object{{"name", "greet"}, {"arguments", array{}}}), "error", "code"), -32602);
     EXPECT_EQ(calls->runs, 0);
@@ -135,7 +140,8 @@ TEST_F(Prompts, CapabilitiesIncludePromptsAndCompletions) {
 
 TEST_F(Prompts, CompletionOfAPromptArgumentUsesTheCompleterAndTheContext) {
     auto r = complete(object{{"type", "ref/prompt"}, {"name", "greet"}}, "name", "par");
-    EXPECT_EQ(at(r, "result", "completion"), boost::json::parse(R"({"values":["paris","park","party"],"hasMore":false,"total":3})"));
+    EXPECT_EQ(at(r, "result", "completion"),
+              boost::json::parse(R"({"values":["paris","park","party"],"hasMore":false,"total":3})"));
     auto c = complete(object{{"type", "ref/prompt"}, {"name", "greet"}}, "name", "ro",
                       object{{"arguments", object{{"name", "Ada"}}}});
     EXPECT_EQ(at(r, "result", "completion", "values").as_array().size(), 3u);
@@ -151,11 +157,13 @@ TEST_F(Prompts, CompletionIsCutToOneHundredValuesWithHasMore) {
 TEST_F(Prompts, CompletionOfUnknownRefsOrArgumentsIsInvalidParams) {
     EXPECT_EQ(at(complete(object{{"type", "ref/prompt"}, {"name", "nope"}}, "name", ""), "error", "code"), -32602);
     EXPECT_EQ(at(complete(object{{"type", "ref/prompt"}, {"name", "greet"}}, "colour", ""), "error", "code"), -32602);
-    EXPECT_EQ(at(complete(object{{"type", "ref/resource"}, {"uri", "mem://other/{x}"}}, "x", ""), "error", "code"), -32602);
-    EXPECT_EQ(at(complete(object{{"type", "ref/tool"}, {"name", "greet"}}, "name", ""), "error", "code"), -32602);
-    EXPECT_EQ(at(client->request("completion/complete", object{{"ref", object{{"type", "ref/prompt"}, {"name", "greet"}}}}),
-                 "error", "code"),
+    EXPECT_EQ(at(complete(object{{"type", "ref/resource"}, {"uri", "mem://other/{x}"}}, "x", ""), "error", "code"),
               -32602);
+    EXPECT_EQ(at(complete(object{{"type", "ref/tool"}, {"name", "greet"}}, "name", ""), "error", "code"), -32602);
+    EXPECT_EQ(
+        at(client->request("completion/complete", object{{"ref", object{{"type", "ref/prompt"}, {"name", "greet"}}}}),
+           "error", "code"),
+        -32602);
 }
 
 TEST_F(Prompts, DeclaredArgumentWithoutACompleterCompletesToNothing) {
@@ -192,15 +200,18 @@ TEST(RequestDeadlines, ReadersPromptsAndCompletersPastTheDeadlineAreStoppedAndAn
     auto prompt_cancelled = std::make_shared<bool>(false);
     auto completer_cancelled = std::make_shared<bool>(false);
     s.add_resource({"mem://slow", "slow", "", "", "", std::nullopt},
-                   [reader_cancelled](const mcp::resource_request&) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
+                   [reader_cancelled](
+                       const mcp::resource_request&) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
                        co_await wait_an_hour(reader_cancelled);
                        co_return std::nullopt;
                    })
         .value();
-    s.add_prompt({"slow", "", "", {{"x", "", "", false}}}, [prompt_cancelled](const mcp::prompt_request&) -> awaitable<mcp::prompt_result> {
-         co_await wait_an_hour(prompt_cancelled);
-         co_return mcp::prompt_result{};
-     }).value();
+    s.add_prompt({"slow", "", "", {{"x", "", "", false}}},
+                 [prompt_cancelled](const mcp::prompt_request&) -> awaitable<mcp::prompt_result> {
+                     co_await wait_an_hour(prompt_cancelled);
+                     co_return mcp::prompt_result{};
+                 })
+        .value();
     s.add_completion({mcp::completion_ref::kind::prompt, "slow"},
                      [completer_cancelled](const mcp::completion_request&) -> awaitable<mcp::completion_result> {
                          co_await wait_an_hour(completer_cancelled);

@@ -24,7 +24,8 @@ mcp::resource_reader fixed_text(std::string uri, std::string text) {
 std::optional<std::vector<mcp::resource_contents>> note_for(const mcp::resource_request& r) {
     const auto& id = r.variables.at("id");
     if (id == "missing") return std::nullopt;
-    return std::vector<mcp::resource_contents>{mcp::resource_contents::of_text(r.uri, "text/plain", "note " + id + " for " + r.caller.id)};
+    return std::vector<mcp::resource_contents>{
+        mcp::resource_contents::of_text(r.uri, "text/plain", "note " + id + " for " + r.caller.id)};
 }
 
 class Resources : public server_fixture {
@@ -33,15 +34,17 @@ protected:
         server_fixture::SetUp();
         for (const char* name : {"a", "b", "c", "d", "e"}) {
             const std::string uri = std::string("mem://doc/") + name;
-            srv.add_resource({uri, name, "", "Document " + std::string(name), "text/plain", {}}, fixed_text(uri, name)).value();
+            srv.add_resource({uri, name, "", "Document " + std::string(name), "text/plain", {}}, fixed_text(uri, name))
+                .value();
         }
         srv.add_resource({"mem://image", "image", "Image", "", "image/png", 4},
                          fixed({mcp::resource_contents::of_blob("mem://image", "image/png", "iVBO")}))
             .value();
-        srv.add_resource_template({"mem://notes/{id}", "note", "", "A note by id.", "text/plain"},
-                                  [](const mcp::resource_request& r) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
-                                      co_return note_for(r);
-                                  })
+        srv.add_resource_template(
+               {"mem://notes/{id}", "note", "", "A note by id.", "text/plain"},
+               [](const mcp::resource_request& r) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
+                   co_return note_for(r);
+               })
             .value();
         client->initialize();
     }
@@ -77,14 +80,18 @@ TEST_F(Resources, ListEntriesCarryUriNameDescriptionMimeTypeAndSize) {
     const auto listed = at(r, "result", "resources");
     const auto& list = listed.as_array();
     ASSERT_EQ(list.size(), 6u);
-    EXPECT_EQ(list[0], boost::json::parse(R"({"uri":"mem://doc/a","name":"a","description":"Document a","mimeType":"text/plain"})"));
-    EXPECT_EQ(list[5], boost::json::parse(R"({"uri":"mem://image","name":"image","title":"Image","mimeType":"image/png","size":4})"));
+    EXPECT_EQ(list[0], boost::json::parse(
+                           R"({"uri":"mem://doc/a","name":"a","description":"Document a","mimeType":"text/plain"})"));
+    EXPECT_EQ(list[5], boost::json::parse(
+                           R"({"uri":"mem://image","name":"image","title":"Image","mimeType":"image/png","size":4})"));
 }
 
 TEST_F(Resources, TemplatesAreListedApart) {
     auto r = client->request("resources/templates/list");
-    EXPECT_EQ(at(r, "result", "resourceTemplates"),
-              boost::json::parse(R"([{"uriTemplate":"mem://notes/{id}","name":"note","description":"A note by id.","mimeType":"text/plain"}])"));
+    EXPECT_EQ(
+        at(r, "result", "resourceTemplates"),
+        boost::json::parse(
+            R"([{"uriTemplate":"mem://notes/{id}","name":"note","description":"A note by id.","mimeType":"text/plain"}])"));
 }
 
 TEST_F(Resources, ReadReturnsTextOrBlobContents) {
@@ -155,16 +162,19 @@ TEST_F(Resources, SubscriptionsPerConnectionAreBounded) {
     mcp::server_options o = test_options(log);
     o.max_subscriptions = 2;
     mcp::server small(o);
-    small.add_resource_template({"mem://n/{id}", "n", "", "", ""},
-                                [](const mcp::resource_request&) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
-                                    co_return std::nullopt;
-                                })
+    small
+        .add_resource_template(
+            {"mem://n/{id}", "n", "", "", ""},
+            [](const mcp::resource_request&) -> awaitable<std::optional<std::vector<mcp::resource_contents>>> {
+                co_return std::nullopt;
+            })
         .value();
     mcp::memory_client c(small, ioc);
     c.initialize();
     EXPECT_TRUE(at(c.request("resources/subscribe", object{{"uri", "mem://n/1"}}), "result").is_object());
     EXPECT_TRUE(at(c.request("resources/subscribe", object{{"uri", "mem://n/2"}}), "result").is_object());
-    EXPECT_TRUE(at(c.request("resources/subscribe", object{{"uri", "mem://n/2"}}), "result").is_object());  // again: no new slot
+    EXPECT_TRUE(at(c.request("resources/subscribe", object{{"uri", "mem://n/2"}}), "result")
+                    .is_object());  // again: no new slot
     EXPECT_EQ(at(c.request("resources/subscribe", object{{"uri", "mem://n/3"}}), "error", "code"), -32602);
 }
 
@@ -194,13 +204,18 @@ TEST_F(Resources, CapabilityIsAdvertisedOnlyWhenSomethingIsRegistered) {
 TEST(ResourceRegistration, ValidatesUrisNamesAndDuplicates) {
     mcp::server srv;
     auto reader = fixed_text("x:y", "");
-    EXPECT_EQ(srv.add_resource({"no-scheme", "n", "", "", "", {}}, reader).error(), mcp::registration_error::invalid_uri);
+    EXPECT_EQ(srv.add_resource({"no-scheme", "n", "", "", "", {}}, reader).error(),
+              mcp::registration_error::invalid_uri);
     EXPECT_EQ(srv.add_resource({"mem://a", "", "", "", "", {}}, reader).error(), mcp::registration_error::invalid_name);
-    EXPECT_EQ(srv.add_resource({"mem://a", "a", "", "", "", {}}, nullptr).error(), mcp::registration_error::null_handler);
+    EXPECT_EQ(srv.add_resource({"mem://a", "a", "", "", "", {}}, nullptr).error(),
+              mcp::registration_error::null_handler);
     EXPECT_TRUE(srv.add_resource({"mem://a", "a", "", "", "", {}}, reader));
-    EXPECT_EQ(srv.add_resource({"mem://a", "a2", "", "", "", {}}, reader).error(), mcp::registration_error::duplicate_name);
-    EXPECT_EQ(srv.add_resource_template({"mem://{a}{b}", "t", "", "", ""}, reader).error(), mcp::registration_error::invalid_uri);
-    EXPECT_EQ(srv.add_resource_template({"mem://{a", "t", "", "", ""}, reader).error(), mcp::registration_error::invalid_uri);
+    EXPECT_EQ(srv.add_resource({"mem://a", "a2", "", "", "", {}}, reader).error(),
+              mcp::registration_error::duplicate_name);
+    EXPECT_EQ(srv.add_resource_template({"mem://{a}{b}", "t", "", "", ""}, reader).error(),
+              mcp::registration_error::invalid_uri);
+    EXPECT_EQ(srv.add_resource_template({"mem://{a", "t", "", "", ""}, reader).error(),
+              mcp::registration_error::invalid_uri);
 }
 
 TEST(UriTemplate, MatchesLiteralTextAndOneSegmentPerVariable) {

@@ -48,7 +48,8 @@ TEST(ServerOnAThreadPool, ManyConnectionsCallConcurrentlyWhileToolsChange) {
         auto box = std::make_shared<inbox>();
         boxes.push_back(box);
         conns.push_back(srv.connect(pool.get_executor(), [box](std::string t) { box->push(std::move(t)); }));
-        conns.back()->receive(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
+        conns.back()->receive(
+            R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
         conns.back()->receive(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
         for (int i = 1; i <= calls; ++i)
             conns.back()->receive(R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
@@ -116,8 +117,7 @@ TEST(ServerOnManyThreads, EachConnectionsCallsRunOneAtATimeOnEveryKindOfExecutor
     boost::asio::io_context ioc;
     boost::asio::thread_pool pool(2);
     const std::vector<boost::asio::any_io_executor> executors{
-        ioc.get_executor(),
-        boost::asio::require(ioc.get_executor(), boost::asio::execution::outstanding_work.tracked),
+        ioc.get_executor(), boost::asio::require(ioc.get_executor(), boost::asio::execution::outstanding_work.tracked),
         pool.get_executor()};
     for (const auto& ex : executors) {
         constexpr int calls = 40;
@@ -134,7 +134,8 @@ TEST(ServerOnManyThreads, EachConnectionsCallsRunOneAtATimeOnEveryKindOfExecutor
         {
             std::unique_lock lock(box->mu);
             // A generous bound only so that a broken server fails instead of hanging.
-            EXPECT_TRUE(box->cv.wait_for(lock, std::chrono::seconds(60), [&] { return box->messages.size() == calls + 1u; }));
+            EXPECT_TRUE(
+                box->cv.wait_for(lock, std::chrono::seconds(60), [&] { return box->messages.size() == calls + 1u; }));
         }
         conn->close();
         guard.reset();

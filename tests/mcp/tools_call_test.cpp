@@ -3,7 +3,6 @@
 #include "fixture.hpp"
 #include "golden.hpp"
 
-
 using namespace candor::test;
 
 namespace {
@@ -71,7 +70,8 @@ TEST_F(ToolsCall, DuplicateKeyInArgumentsIsAToolErrorWithAPathRelativeToTheArgum
 
 TEST_F(ToolsCall, NonFiniteNumberInArgumentsIsAToolError) {
     auto r = client->exchange(
-        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","limit":1e400}}})", 3);
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","limit":1e400}}})",
+        3);
     EXPECT_EQ(at(at(r, "result"), "isError"), true);
     EXPECT_EQ(at(first_error(r), "code"), "NON_FINITE_NUMBER");
     EXPECT_EQ(at(first_error(r), "path"), "/limit");
@@ -276,7 +276,8 @@ TEST_F(ToolsCall, LogMessagesRespectTheClientsLevel) {
     auto msgs = client->notifications("notifications/message");
     ASSERT_EQ(msgs.size(), 1u);  // info by default: debug dropped, warning sent
     EXPECT_EQ(at(msgs.at(0), "params"),
-              boost::json::parse(R"({"level":"warning","logger":"progress","data":{"age_s":30,"message":"index is stale"}})"));
+              boost::json::parse(
+                  R"({"level":"warning","logger":"progress","data":{"age_s":30,"message":"index is stale"}})"));
     client->request("logging/setLevel", {{"level", "debug"}});
     call("progress");
     EXPECT_EQ(client->notifications("notifications/message").size(), 3u);
@@ -287,8 +288,10 @@ TEST_F(ToolsCall, LogMessagesRespectTheClientsLevel) {
 
 TEST_F(ToolsCall, ContextCarriesThePrincipalAndTheSession) {
     auto data = at(envelope_of(call("whoami")), "data");
-    EXPECT_EQ(data, boost::json::parse(
-                        R"({"principal":"alice","client":"memory-client","version":"2025-11-25","remaining_positive":true})"));
+    EXPECT_EQ(
+        data,
+        boost::json::parse(
+            R"({"principal":"alice","client":"memory-client","version":"2025-11-25","remaining_positive":true})"));
 }
 
 TEST_F(ToolsCall, ContentToolReturnsBlocksDirectly) {
@@ -314,15 +317,18 @@ TEST(ToolsCallVersions, Version20250326CarriesTheEnvelopeOnlyAsText) {
 
 TEST_F(ToolsCall, ErrorEnvelopesMatchTheGoldenFiles) {
     auto dup = client->exchange(
-        R"({"jsonrpc":"2.0","id":1000,"method":"tools/call","params":{"name":"echo","arguments":{"limit":1,"limit":2}}})", 1000);
-    EXPECT_EQ(at(dup, "result"), read_golden("error_duplicate_key.json"))
-        << "actual:\n" << boost::json::serialize(at(dup, "result"));
+        R"({"jsonrpc":"2.0","id":1000,"method":"tools/call","params":{"name":"echo","arguments":{"limit":1,"limit":2}}})",
+        1000);
+    EXPECT_EQ(at(dup, "result"), read_golden("error_duplicate_key.json")) << "actual:\n"
+                                                                          << boost::json::serialize(at(dup, "result"));
     auto depth = call("echo", {{"a", boost::json::parse(R"({"b":{"c":{}}})")}});
     EXPECT_EQ(at(depth, "result"), read_golden("error_depth_limit.json"))
-        << "actual:\n" << boost::json::serialize(at(depth, "result"));
+        << "actual:\n"
+        << boost::json::serialize(at(depth, "result"));
     auto internal = call("boom");
     EXPECT_EQ(at(internal, "result"), read_golden("error_internal.json"))
-        << "actual:\n" << boost::json::serialize(at(internal, "result"));
+        << "actual:\n"
+        << boost::json::serialize(at(internal, "result"));
 }
 
 // A call whose tool does not wait is answered before the connection handles the next request:
@@ -333,22 +339,25 @@ TEST(ToolsCallOrder, ACallThatDoesNotWaitIsAnsweredBeforeTheNextRequestIsHandled
     mcp::server s(test_options(log));
     auto sent = std::make_shared<std::vector<std::string>>();
     auto answered_before = std::make_shared<std::vector<std::size_t>>();
-    s.add_tool(mcp::make_tool(mcp::tool_info("count", "Counts the answers sent before it ran."),
-                              [sent, answered_before](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                                  answered_before->push_back(sent->size());
-                                  co_return ce::complete(1);
-                              }))
+    s.add_tool(mcp::make_tool(
+                   mcp::tool_info("count", "Counts the answers sent before it ran."),
+                   [sent, answered_before](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                       answered_before->push_back(sent->size());
+                       co_return ce::complete(1);
+                   }))
         .value();
     boost::asio::io_context io;
     auto conn = s.connect(io.get_executor(), [sent](std::string text) { sent->push_back(std::move(text)); }, {});
-    conn->receive(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+    conn->receive(
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
     conn->receive(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     io.run();
     io.restart();
     ASSERT_EQ(sent->size(), 1u);
     sent->clear();
     for (int i = 1; i <= 3; ++i)
-        conn->receive(R"({"jsonrpc":"2.0","id":)" + std::to_string(i) + R"(,"method":"tools/call","params":{"name":"count"}})");
+        conn->receive(R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
+                      R"(,"method":"tools/call","params":{"name":"count"}})");
     io.run();  // returns: no timer is left armed
     EXPECT_EQ(*answered_before, (std::vector<std::size_t>{0, 1, 2}));
     ASSERT_EQ(sent->size(), 3u);

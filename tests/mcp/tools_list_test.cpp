@@ -92,15 +92,20 @@ TEST_F(ToolsList, ListChangedIsSentToInitializedClients) {
 }
 
 TEST_F(ToolsList, RegistrationValidatesNames) {
-    auto fn = [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> { co_return ce::complete(1); };
+    auto fn = [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+        co_return ce::complete(1);
+    };
     EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info(""), fn)).error(), mcp::registration_error::invalid_name);
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("has space"), fn)).error(), mcp::registration_error::invalid_name);
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("slash/no"), fn)).error(), mcp::registration_error::invalid_name);
+    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("has space"), fn)).error(),
+              mcp::registration_error::invalid_name);
+    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("slash/no"), fn)).error(),
+              mcp::registration_error::invalid_name);
     EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info(std::string(129, 'a')), fn)).error(),
               mcp::registration_error::invalid_name);
     EXPECT_TRUE(srv.add_tool(mcp::make_tool(mcp::tool_info(std::string(128, 'a')), fn)));
     EXPECT_TRUE(srv.add_tool(mcp::make_tool(mcp::tool_info("ns.tool-name_1"), fn)));
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("echo"), fn)).error(), mcp::registration_error::duplicate_name);
+    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("echo"), fn)).error(),
+              mcp::registration_error::duplicate_name);
     EXPECT_EQ(srv.add_tool(nullptr).error(), mcp::registration_error::null_handler);
 }
 
@@ -116,7 +121,8 @@ TEST_F(ToolsList, AnnotationsFollowTheActionClass) {
 
 TEST_F(ToolsList, OutputSchemaIsTheEnvelopeAroundTheDataSchema) {
     auto echo = srv.describe_tool("echo");
-    EXPECT_EQ(at(echo, "outputSchema", "properties").as_object().at("data"), boost::json::parse(R"({"type":"object"})"));
+    EXPECT_EQ(at(echo, "outputSchema", "properties").as_object().at("data"),
+              boost::json::parse(R"({"type":"object"})"));
     EXPECT_EQ(at(srv.describe_tool("image"), "outputSchema"), "<missing>");  // content tools have none
 }
 

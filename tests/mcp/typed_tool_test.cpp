@@ -28,7 +28,8 @@ struct search_notes : candor::mcp::tool<search_args> {
         for (int i = 0; i < 8; ++i) hits.emplace_back(a.query + " #" + std::to_string(i));
         if (static_cast<int>(hits.size()) <= a.limit) co_return candor::envelope::complete(std::move(hits));
         hits.resize(static_cast<std::size_t>(a.limit));
-        co_return candor::envelope::partial(std::move(hits), {"RESULT_LIMIT_REACHED", "more notes matched", {{"limit", a.limit}}});
+        co_return candor::envelope::partial(std::move(hits),
+                                            {"RESULT_LIMIT_REACHED", "more notes matched", {{"limit", a.limit}}});
     }
 };
 

@@ -26,8 +26,8 @@ constexpr std::string_view token = "ops-secret-123";
 
 using reply = test::http_reply;
 
-reply fetch(std::uint16_t port, http::verb verb, const std::string& target, std::map<std::string, std::string> headers = {},
-            const std::string& body = {}) {
+reply fetch(std::uint16_t port, http::verb verb, const std::string& target,
+            std::map<std::string, std::string> headers = {}, const std::string& body = {}) {
     return test::http_fetch(port, verb, target, headers, body);
 }
 
@@ -65,14 +65,16 @@ protected:
     void make_a_call() {
         const std::map<std::string, std::string> json{{"Content-Type", "application/json"},
                                                       {"Accept", "application/json, text/event-stream"}};
-        auto init = fetch(port_, http::verb::post, "/mcp", json,
-                          R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ops-test","version":"9"}}})");
+        auto init = fetch(
+            port_, http::verb::post, "/mcp", json,
+            R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ops-test","version":"9"}}})");
         ASSERT_EQ(init.status, 200u);
         auto h = json;
         h["Mcp-Session-Id"] = init.headers["Mcp-Session-Id"];
         fetch(port_, http::verb::post, "/mcp", h, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-        auto call = fetch(port_, http::verb::post, "/mcp", h,
-                          R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"q","limit":2}}})");
+        auto call = fetch(
+            port_, http::verb::post, "/mcp", h,
+            R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"q","limit":2}}})");
         ASSERT_EQ(call.status, 200u) << call.body;
     }
 
@@ -87,7 +89,8 @@ TEST_F(AdminHttp, MetricsAreServedInTheTextFormat) {
     auto r = get(port_, "/metrics");
     EXPECT_EQ(r.status, 200u);
     EXPECT_EQ(r.headers["Content-Type"], "text/plain; version=0.0.4; charset=utf-8");
-    EXPECT_NE(r.body.find(R"(candor_tool_calls_total{tool="search",status="partial",client="ops-test"} 1)"), std::string::npos)
+    EXPECT_NE(r.body.find(R"(candor_tool_calls_total{tool="search",status="partial",client="ops-test"} 1)"),
+              std::string::npos)
         << r.body;
     EXPECT_NE(r.body.find("candor_sessions 1"), std::string::npos);
 }

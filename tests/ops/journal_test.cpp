@@ -113,10 +113,28 @@ TEST(Journal, RecordsCarryTheDocumentedFields) {
     const auto& r = run_once();
     const auto* partial = r.find("tool_call", "partial");
     ASSERT_NE(partial, nullptr);
-    for (std::string_view k : {"time", "kind", "request_id", "session", "principal", "client_name", "client_version",
-                               "method", "tool", "contract_version", "action_class", "duration_ms", "bytes_in",
-                               "bytes_out", "status", "complete", "reasons", "warnings", "issues", "limits",
-                               "evidence_verdict", "repair_attempt"})
+    for (std::string_view k : {"time",
+                               "kind",
+                               "request_id",
+                               "session",
+                               "principal",
+                               "client_name",
+                               "client_version",
+                               "method",
+                               "tool",
+                               "contract_version",
+                               "action_class",
+                               "duration_ms",
+                               "bytes_in",
+                               "bytes_out",
+                               "status",
+                               "complete",
+                               "reasons",
+                               "warnings",
+                               "issues",
+                               "limits",
+                               "evidence_verdict",
+                               "repair_attempt"})
         EXPECT_TRUE(partial->contains(k)) << k;
     EXPECT_EQ(partial->at("tool").as_string(), "search");
     EXPECT_EQ(partial->at("client_name").as_string(), "memory-client");
@@ -183,7 +201,8 @@ TEST(Journal, RotatesAtTheSizeCapAndKeepsTheConfiguredFiles) {
     EXPECT_TRUE(fs::exists(path.string() + ".1"));
     EXPECT_TRUE(fs::exists(path.string() + ".2"));
     EXPECT_FALSE(fs::exists(path.string() + ".3"));
-    for (const auto& p : {path.string(), path.string() + ".1", path.string() + ".2"}) EXPECT_LE(fs::file_size(p), 1000u);
+    for (const auto& p : {path.string(), path.string() + ".1", path.string() + ".2"})
+        EXPECT_LE(fs::file_size(p), 1000u);
 }
 
 TEST(Journal, DropsAndCountsLinesWhenTheQueueIsFull) {
@@ -199,9 +218,7 @@ TEST(Journal, DropsAndCountsLinesWhenTheQueueIsFull) {
     EXPECT_EQ(j->written() + j->dropped(), total);
 }
 
-TEST(Journal, RefusesAPathItCannotOpen) {
-    EXPECT_FALSE(ops::journal::open({.path = "/nonexistent-dir/x/j.jsonl"}));
-}
+TEST(Journal, RefusesAPathItCannotOpen) { EXPECT_FALSE(ops::journal::open({.path = "/nonexistent-dir/x/j.jsonl"})); }
 
 }  // namespace
 
@@ -225,17 +242,18 @@ std::vector<mcp::call_record> records_of_rich_envelopes(bool reads_metadata = tr
     opts.observers = {rec};
     mcp::server srv(opts);
     using envelope_task = boost::asio::awaitable<envelope::envelope>;
-    srv.add_tool(mcp::make_tool(mcp::tool_info("rich", "partial with everything"),
-                                [](const boost::json::object&, mcp::call_context&) -> envelope_task {
-                                    auto e = envelope::partial(
-                                        boost::json::array{1},
-                                        {"RESULT_LIMIT_REACHED", "m", {{"limit", 5}, {"query", "secret"}, {"exact", true}}});
-                                    e.add_reason({"SOURCE_UNAVAILABLE", "m2", {{"source", "s"}}});
-                                    e.add_warning({"LIVE_VIEW", "w", {{"lag_ms", 15}}});
-                                    e.continue_with(envelope::continuation::retry_after(30));
-                                    e.covering({"custom-resource", "principal:x", ""});
-                                    co_return e;
-                                }))
+    srv.add_tool(
+           mcp::make_tool(mcp::tool_info("rich", "partial with everything"),
+                          [](const boost::json::object&, mcp::call_context&) -> envelope_task {
+                              auto e = envelope::partial(
+                                  boost::json::array{1},
+                                  {"RESULT_LIMIT_REACHED", "m", {{"limit", 5}, {"query", "secret"}, {"exact", true}}});
+                              e.add_reason({"SOURCE_UNAVAILABLE", "m2", {{"source", "s"}}});
+                              e.add_warning({"LIVE_VIEW", "w", {{"lag_ms", 15}}});
+                              e.continue_with(envelope::continuation::retry_after(30));
+                              e.covering({"custom-resource", "principal:x", ""});
+                              co_return e;
+                          }))
         .value();
     srv.add_tool(mcp::make_tool(mcp::tool_info("refuse", "an error with details"),
                                 [](const boost::json::object&, mcp::call_context&) -> envelope_task {
@@ -243,8 +261,9 @@ std::vector<mcp::call_record> records_of_rich_envelopes(bool reads_metadata = tr
                                     a.code = "UNKNOWN_FIELD";
                                     a.path = "/filters/secret_key";
                                     a.message = "m";
-                                    a.details = {{"repairable", 7}, {"layer", 3}, {"keyword", 9},
-                                                 {"limit", 4}, {"repairs_remaining", 2}, {"note", "text"}};
+                                    a.details = {{"repairable", 7},        {"layer", 3},
+                                                 {"keyword", 9},           {"limit", 4},
+                                                 {"repairs_remaining", 2}, {"note", "text"}};
                                     issue b;
                                     b.code = "EVIDENCE_STALE";
                                     b.path = "/ids/0";

@@ -44,7 +44,11 @@ TEST(Metrics, CatalogueCountsCallsByToolStatusAndClient) {
     EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="search",status="error",client="memory-client"})"), 3);
     EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="search",status="complete",client="memory-client"})"), 1);
     EXPECT_EQ(sample(text, R"(candor_partial_results_total{tool="search",reason="RESULT_LIMIT_REACHED"})"), 1);
-    EXPECT_EQ(sample(text, R"(candor_argument_issues_total{tool="search",code="ENUM_MISMATCH",layer="contract",client="memory-client"})"), 1);
+    EXPECT_EQ(
+        sample(
+            text,
+            R"(candor_argument_issues_total{tool="search",code="ENUM_MISMATCH",layer="contract",client="memory-client"})"),
+        1);
     EXPECT_EQ(sample(text, R"(candor_refused_actions_total{tool="delete_note",code="EVIDENCE_MISSING"})"), 1);
     EXPECT_EQ(sample(text, R"(candor_repair_attempts_total{tool="search"})"), 2);
     EXPECT_EQ(sample(text, R"(candor_repair_successes_total{tool="search"})"), 1);
@@ -130,7 +134,8 @@ std::string promtool() {
 
 TEST(Metrics, PromtoolAcceptsTheExposition) {
     const auto tool = promtool();
-    if (tool.empty()) GTEST_SKIP() << "promtool not installed (Debian package 'prometheus'; scripts/setup-deps installs it)";
+    if (tool.empty())
+        GTEST_SKIP() << "promtool not installed (Debian package 'prometheus'; scripts/setup-deps installs it)";
     const auto text = exposition_after_marker_calls();
     char path[] = "/tmp/candor-metrics-XXXXXX";
     const int fd = ::mkstemp(path);

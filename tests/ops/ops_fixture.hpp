@@ -25,35 +25,38 @@ inline mcp::server_options quiet_options() {
 inline void add_marker_tools(mcp::server& srv) {
     auto schema = boost::json::parse(R"({"type":"object","additionalProperties":false,"required":["query"],
         "properties":{"query":{"type":"string","maxLength":64},"limit":{"type":"integer","minimum":1,"maximum":10},
-                      "mode":{"enum":["fast","full"]}}})").as_object();
-    srv.add_tool(mcp::make_tool(
-                     mcp::tool_info("search", "finds").with_input_schema(schema),
-                     [](const boost::json::object& args, mcp::call_context&) -> boost::asio::awaitable<envelope::envelope> {
-                         const std::string q(args.at("query").as_string());
-                         const auto* limit = args.if_contains("limit");
-                         if (limit && limit->as_int64() < 5) {
-                             boost::json::object details;
-                             details["limit"] = limit->as_int64();
-                             details["query"] = q;  // a tool may echo a value; the journal must not
-                             co_return envelope::partial(boost::json::array{boost::json::value(q)},
-                                                         {"RESULT_LIMIT_REACHED", "more than " + q, std::move(details)});
-                         }
-                         co_return envelope::complete(boost::json::array{boost::json::value(q)});
-                     }))
+                      "mode":{"enum":["fast","full"]}}})")
+                      .as_object();
+    srv
+        .add_tool(mcp::make_tool(
+            mcp::tool_info("search", "finds").with_input_schema(schema),
+            [](const boost::json::object& args, mcp::call_context&) -> boost::asio::awaitable<envelope::envelope> {
+                const std::string q(args.at("query").as_string());
+                const auto* limit = args.if_contains("limit");
+                if (limit && limit->as_int64() < 5) {
+                    boost::json::object details;
+                    details["limit"] = limit->as_int64();
+                    details["query"] = q;  // a tool may echo a value; the journal must not
+                    co_return envelope::partial(boost::json::array{boost::json::value(q)},
+                                                {"RESULT_LIMIT_REACHED", "more than " + q, std::move(details)});
+                }
+                co_return envelope::complete(boost::json::array{boost::json::value(q)});
+            }))
         .value();
     auto delete_schema = boost::json::parse(R"({"type":"object","properties":{"id":{"type":"string"}}})").as_object();
-    srv.add_tool(mcp::make_tool(
-                     mcp::tool_info("delete_note", "deletes").with_input_schema(delete_schema)
-                         .with_action(mcp::action_class::irreversible_write),
-                     [](const boost::json::object& args, mcp::call_context&) -> boost::asio::awaitable<envelope::envelope> {
-                         issue i;
-                         i.code = "EVIDENCE_MISSING";
-                         i.path = "/id";
-                         i.message = "no evidence for " + std::string(args.at("id").as_string());
-                         i.repairable = false;
-                         i.where = layer::external;
-                         co_return envelope::failure({std::move(i)});
-                     }))
+    srv.add_tool(mcp::make_tool(mcp::tool_info("delete_note", "deletes")
+                                    .with_input_schema(delete_schema)
+                                    .with_action(mcp::action_class::irreversible_write),
+                                [](const boost::json::object& args,
+                                   mcp::call_context&) -> boost::asio::awaitable<envelope::envelope> {
+                                    issue i;
+                                    i.code = "EVIDENCE_MISSING";
+                                    i.path = "/id";
+                                    i.message = "no evidence for " + std::string(args.at("id").as_string());
+                                    i.repairable = false;
+                                    i.where = layer::external;
+                                    co_return envelope::failure({std::move(i)});
+                                }))
         .value();
 }
 
@@ -70,15 +73,17 @@ inline void make_marker_calls(mcp::memory_client& c) {
         auto p = boost::json::parse(with_marker(params)).as_object();
         c.request("tools/call", std::move(p));
     };
-    call(R"({"name":"search","arguments":{"query":"@M","limit":3}})");           // partial
-    call(R"({"name":"search","arguments":{"query":5,"@M":"@M"}})");              // TYPE_MISMATCH, UNKNOWN_FIELD
-    call(R"({"name":"search","arguments":{"query":"@M","mode":"@M"}})");         // ENUM_MISMATCH (repair 1)
-    call(R"({"name":"search","arguments":{"query":"@M"}})");                     // complete (repair 2)
-    c.exchange(with_marker(R"({"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"search","arguments":{"query":"@M","query":"@M"}}})"),
-               "dup");                                                              // DUPLICATE_KEY
-    call(R"({"name":"delete_note","arguments":{"id":"@M"}})");                   // refused action
-    c.request(with_marker("@M/method"));                                          // method not found
-    call(R"({"name":"@M"})");                                                     // unknown tool
+    call(R"({"name":"search","arguments":{"query":"@M","limit":3}})");    // partial
+    call(R"({"name":"search","arguments":{"query":5,"@M":"@M"}})");       // TYPE_MISMATCH, UNKNOWN_FIELD
+    call(R"({"name":"search","arguments":{"query":"@M","mode":"@M"}})");  // ENUM_MISMATCH (repair 1)
+    call(R"({"name":"search","arguments":{"query":"@M"}})");              // complete (repair 2)
+    c.exchange(
+        with_marker(
+            R"({"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"search","arguments":{"query":"@M","query":"@M"}}})"),
+        "dup");                                                 // DUPLICATE_KEY
+    call(R"({"name":"delete_note","arguments":{"id":"@M"}})");  // refused action
+    c.request(with_marker("@M/method"));                        // method not found
+    call(R"({"name":"@M"})");                                   // unknown tool
 }
 
 }  // namespace candor::test

@@ -85,7 +85,8 @@ TEST_F(Aggregate, ExactlyReachingMaxItemsAtTheEndIsComplete) {
 
 TEST_F(Aggregate, InnerVisibilityReasonReachesTheOuterEnvelopeOnce) {
     h.fill(10);
-    h.source->set_visibility([](const boost::json::object& i, const mcp::principal&) { return i.at("n").as_int64() != 2; });
+    h.source->set_visibility(
+        [](const boost::json::object& i, const mcp::principal&) { return i.at("n").as_int64() != 2; });
     auto e = walk({10, 100, 3});
     EXPECT_EQ(e.complete, false);
     EXPECT_EQ(codes(e), std::vector<std::string>{"VISIBILITY_RESTRICTED"});
@@ -96,8 +97,8 @@ TEST_F(Aggregate, InnerVisibilityReasonReachesTheOuterEnvelopeOnce) {
 TEST_F(Aggregate, RateLimitMidWalkKeepsTheItemsAndSaysRateLimited) {
     h.fill(10);
     h.source->set_fault([](std::size_t call) {
-        return call == 2 ? std::optional<pg::source_error>(
-                               pg::source_error{pg::source_error::kind::rate_limited, "", std::chrono::milliseconds(1500)})
+        return call == 2 ? std::optional<pg::source_error>(pg::source_error{pg::source_error::kind::rate_limited, "",
+                                                                            std::chrono::milliseconds(1500)})
                          : std::nullopt;
     });
     auto e = walk({10, 100, 3});
@@ -111,8 +112,9 @@ TEST_F(Aggregate, RateLimitMidWalkKeepsTheItemsAndSaysRateLimited) {
 TEST_F(Aggregate, FailingSourceMidWalkKeepsTheItemsAndResumesFromItsPosition) {
     h.fill(10);
     h.source->set_fault([](std::size_t call) {
-        return call == 1 ? std::optional<pg::source_error>(pg::source_error{pg::source_error::kind::unavailable, "", {}})
-                         : std::nullopt;
+        return call == 1
+                   ? std::optional<pg::source_error>(pg::source_error{pg::source_error::kind::unavailable, "", {}})
+                   : std::nullopt;
     });
     auto e = walk({10, 100, 3});
     EXPECT_EQ(ids(e).size(), 3u);

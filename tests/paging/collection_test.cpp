@@ -170,8 +170,9 @@ TEST(Collection, CursorOfAnotherToolIsCursorMismatch) {
     o.keys = h.keys;
     o.default_page_size = 3;
     o.wall_clock = h.clocks.wall_fn();
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("other_items", "Same data, other tool."),
-                                                          pg::ordering{{"id"}}, h.source, o))
+    h.srv
+        ->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("other_items", "Same data, other tool."),
+                                                         pg::ordering{{"id"}}, h.source, o))
         .value();
     auto c = cursor_of(h.page({}));
     auto env = h.call("other_items", {{"cursor", c}});
@@ -313,8 +314,9 @@ TEST(Collection, FailingSourceGivesSourceUnavailableAndACursorThatLosesNothing) 
     h.fill(5);
     auto first = h.page({});
     h.source->set_fault([](std::size_t call) {
-        return call == 1 ? std::optional<pg::source_error>(pg::source_error{pg::source_error::kind::unavailable, "down", {}})
-                         : std::nullopt;
+        return call == 1
+                   ? std::optional<pg::source_error>(pg::source_error{pg::source_error::kind::unavailable, "down", {}})
+                   : std::nullopt;
     });
     auto failed = h.page({{"cursor", cursor_of(first)}});
     EXPECT_EQ(at(failed, "data"), boost::json::array{});
@@ -374,8 +376,9 @@ TEST(Collection, SourceReturningItemsOutOfOrderIsAnInternalErrorNotAPage) {
     collection_harness h;
     pg::collection_options o;
     o.keys = h.keys;
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("bad", "Unordered."), pg::ordering{{"id"}},
-                                                          std::make_shared<unordered_source>(), o))
+    h.srv
+        ->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("bad", "Unordered."), pg::ordering{{"id"}},
+                                                         std::make_shared<unordered_source>(), o))
         .value();
     EXPECT_EQ(first_error_code(h.call("bad", {})), "INTERNAL_ERROR");
 }
@@ -385,7 +388,9 @@ namespace {
 struct counting_store final : ev::evidence_store {
     std::shared_ptr<ev::evidence_store> inner = ev::make_memory_store();
     int purges = 0;
-    void record(std::string_view w, std::span<const std::string> ids, ev::wall_time until) override { inner->record(w, ids, until); }
+    void record(std::string_view w, std::span<const std::string> ids, ev::wall_time until) override {
+        inner->record(w, ids, until);
+    }
     void close(std::string_view w, ev::wall_time expiry) override { inner->close(w, expiry); }
     std::optional<std::vector<std::string>> uncovered(std::string_view w, std::span<const std::string> ids,
                                                       ev::wall_time now) const override {

@@ -18,7 +18,8 @@ using boost::asio::awaitable;
 
 namespace {
 
-pg::fan_source answering(std::string name, ce::envelope e, std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
+pg::fan_source answering(std::string name, ce::envelope e,
+                         std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
     return {std::move(name), deadline, [e]() -> awaitable<ce::envelope> { co_return e; }};
 }
 
@@ -127,20 +128,21 @@ TEST(FanOutProperty, CompleteExactlyWhenEverySourceAnsweredCompletely) {
         for (int i = 0; i < n; ++i) {
             const std::string name = "s" + std::to_string(i);
             switch (rng() % 4) {
-            case 0: sources.push_back(answering(name, ce::complete(boost::json::array{i}))); break;
-            case 1:
-                sources.push_back(answering(name, ce::partial(boost::json::array{}, {"RESULT_LIMIT_REACHED", "x", {}})));
-                all_complete = false;
-                break;
-            case 2:
-                sources.push_back(throwing(name));
-                expect_unavailable.push_back(name);
-                all_complete = false;
-                break;
-            default:
-                sources.push_back(never_answering(name, std::chrono::milliseconds(1)));
-                expect_unavailable.push_back(name);
-                all_complete = false;
+                case 0: sources.push_back(answering(name, ce::complete(boost::json::array{i}))); break;
+                case 1:
+                    sources.push_back(
+                        answering(name, ce::partial(boost::json::array{}, {"RESULT_LIMIT_REACHED", "x", {}})));
+                    all_complete = false;
+                    break;
+                case 2:
+                    sources.push_back(throwing(name));
+                    expect_unavailable.push_back(name);
+                    all_complete = false;
+                    break;
+                default:
+                    sources.push_back(never_answering(name, std::chrono::milliseconds(1)));
+                    expect_unavailable.push_back(name);
+                    all_complete = false;
             }
         }
         boost::asio::io_context ioc;

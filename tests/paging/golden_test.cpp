@@ -2,9 +2,8 @@
 // Update a golden file deliberately, by hand, never from the test's output automatically.
 #include <candor/paging/collection.hpp>
 
-#include "paging/support.hpp"
 #include "golden.hpp"
-
+#include "paging/support.hpp"
 
 using namespace candor::test;
 
@@ -17,7 +16,9 @@ boost::json::value call_result(collection_harness& h, boost::json::object args, 
     return at(r, "result");
 }
 
-std::string cursor_of(const boost::json::value& env) { return std::string(at(env, "continuation", "cursor").as_string()); }
+std::string cursor_of(const boost::json::value& env) {
+    return std::string(at(env, "continuation", "cursor").as_string());
+}
 
 }  // namespace
 

@@ -27,14 +27,15 @@ struct case_seeds {
 };
 
 case_seeds seeds(unsigned default_count) {
-    if (const char* s = std::getenv("CANDOR_PROPERTY_SEED")) return {static_cast<unsigned>(std::strtoul(s, nullptr, 10)), 1};
+    if (const char* s = std::getenv("CANDOR_PROPERTY_SEED"))
+        return {static_cast<unsigned>(std::strtoul(s, nullptr, 10)), 1};
     return {20261129u, default_count};
 }
 
 struct walk_log {
     std::uint64_t version = 0;
     std::vector<std::string> delivered;
-    std::vector<std::string> codes_seen;  // every reason code of every page of the walk
+    std::vector<std::string> codes_seen;       // every reason code of every page of the walk
     std::set<std::string> untouched_at_start;  // live: items present at the start and never mutated
 };
 
@@ -132,13 +133,15 @@ void run_case(unsigned seed, pg::snapshot_mode mode, coverage& cov) {
                     ASSERT_TRUE(e.extensions.contains("snapshot_token"));
                     auto t = ev::open_snapshot_token(*h.keys, e.extensions.at("snapshot_token").as_string()).value();
                     EXPECT_TRUE(t.complete);
-                    EXPECT_EQ(h.store->uncovered(t.walk, log.delivered, h.clocks.wall).value(), std::vector<std::string>{});
+                    EXPECT_EQ(h.store->uncovered(t.walk, log.delivered, h.clocks.wall).value(),
+                              std::vector<std::string>{});
                     auto extra = h.store->uncovered(t.walk, std::vector<std::string>{"i-99999"}, h.clocks.wall).value();
                     EXPECT_EQ(extra.size(), 1u);
                 } else {
                     for (const auto& id : log.untouched_at_start) {
                         if (!touched.contains(id)) {
-                            EXPECT_TRUE(unique.contains(id)) << "live: an item untouched during the walk was missed: " << id;
+                            EXPECT_TRUE(unique.contains(id))
+                                << "live: an item untouched during the walk was missed: " << id;
                         }
                     }
                 }
@@ -168,36 +171,36 @@ void run_case(unsigned seed, pg::snapshot_mode mode, coverage& cov) {
             auto ids = current_ids();
             std::vector<std::string> v(ids.begin(), ids.end());
             switch (pick(4)) {
-            case 0:  // insert anywhere (ids between existing ones too)
-                h.source->put(item(static_cast<int>(pick(static_cast<unsigned>(next_id) + 20)) + 1));
-                break;
-            case 1:
-                if (!v.empty()) {
-                    auto id = v[pick(static_cast<unsigned>(v.size()))];
-                    h.source->erase(boost::json::array{id});
-                    touched.insert(id);
-                }
-                break;
-            case 2:
-                if (!v.empty()) {
-                    auto id = v[pick(static_cast<unsigned>(v.size()))];
-                    for (auto i : h.source->items_at(h.source->version()))
-                        if (i.at("id").as_string() == id) {
-                            i["group"] = "updated";
-                            h.source->put(std::move(i));
-                        }
-                    touched.insert(id);
-                }
-                break;
-            default:  // move across the page boundary: the item changes its key
-                if (!v.empty()) {
-                    auto id = v[pick(static_cast<unsigned>(v.size()))];
-                    h.source->erase(boost::json::array{id});
-                    auto moved = item(next_id++);
-                    touched.insert(id);
-                    touched.insert(std::string(moved.at("id").as_string()));
-                    h.source->put(std::move(moved));
-                }
+                case 0:  // insert anywhere (ids between existing ones too)
+                    h.source->put(item(static_cast<int>(pick(static_cast<unsigned>(next_id) + 20)) + 1));
+                    break;
+                case 1:
+                    if (!v.empty()) {
+                        auto id = v[pick(static_cast<unsigned>(v.size()))];
+                        h.source->erase(boost::json::array{id});
+                        touched.insert(id);
+                    }
+                    break;
+                case 2:
+                    if (!v.empty()) {
+                        auto id = v[pick(static_cast<unsigned>(v.size()))];
+                        for (auto i : h.source->items_at(h.source->version()))
+                            if (i.at("id").as_string() == id) {
+                                i["group"] = "updated";
+                                h.source->put(std::move(i));
+                            }
+                        touched.insert(id);
+                    }
+                    break;
+                default:  // move across the page boundary: the item changes its key
+                    if (!v.empty()) {
+                        auto id = v[pick(static_cast<unsigned>(v.size()))];
+                        h.source->erase(boost::json::array{id});
+                        auto moved = item(next_id++);
+                        touched.insert(id);
+                        touched.insert(std::string(moved.at("id").as_string()));
+                        h.source->put(std::move(moved));
+                    }
             }
         }
         // Insert ids are re-drawn, so every inserted id counts as touched.
@@ -205,10 +208,10 @@ void run_case(unsigned seed, pg::snapshot_mode mode, coverage& cov) {
             if (!log.untouched_at_start.contains(id_of(i))) touched.insert(id_of(i));
 
         switch (pick(12)) {
-        case 0: h.clocks.wall += std::chrono::minutes(16); break;  // cursor expires
-        case 1: fail_next = true; break;                           // source fails once
-        case 2: permission_lost = true; break;                     // principal loses a permission
-        default: break;
+            case 0: h.clocks.wall += std::chrono::minutes(16); break;  // cursor expires
+            case 1: fail_next = true; break;                           // source fails once
+            case 2: permission_lost = true; break;                     // principal loses a permission
+            default: break;
         }
     }
 }

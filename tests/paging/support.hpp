@@ -30,12 +30,14 @@ namespace ev = candor::evidence;
 namespace mcp = candor::mcp;
 
 inline std::shared_ptr<const ev::key_ring> test_keys(std::string id = "k1", char fill = 'a') {
-    return std::make_shared<const ev::key_ring>(ev::key_ring::from_keys({{std::move(id), std::string(32, fill)}}).value());
+    return std::make_shared<const ev::key_ring>(
+        ev::key_ring::from_keys({{std::move(id), std::string(32, fill)}}).value());
 }
 
 // A wall clock and a steady clock that move only when a test says so.
 struct manual_clocks {
-    std::chrono::system_clock::time_point wall = std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 56));
+    std::chrono::system_clock::time_point wall =
+        std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 56));
     std::chrono::steady_clock::time_point steady = std::chrono::steady_clock::now();
     std::function<std::chrono::system_clock::time_point()> wall_fn() {
         return [this] { return wall; };
@@ -81,8 +83,7 @@ inline bool has(const boost::json::value& v, std::string_view key) {
 inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b) {
     return at(at(v, a), b);
 }
-inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b,
-                             std::string_view c) {
+inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b, std::string_view c) {
     return at(at(at(v, a), b), c);
 }
 inline std::vector<std::string> reason_codes(const boost::json::value& env) {
@@ -121,10 +122,12 @@ struct collection_harness {
         o.wall_clock = clocks.wall_fn();
         o.steady_clock = clocks.steady_fn();
         if (tune) tune(o);
-        auto info = mcp::tool_info("items", "Lists items.")
-                        .with_input_schema(boost::json::parse(
-                                               R"({"type":"object","properties":{"group":{"type":"string"}},"additionalProperties":false})")
-                                               .as_object());
+        auto info =
+            mcp::tool_info("items", "Lists items.")
+                .with_input_schema(
+                    boost::json::parse(
+                        R"({"type":"object","properties":{"group":{"type":"string"}},"additionalProperties":false})")
+                        .as_object());
         tool = std::make_shared<pg::collection_tool>(std::move(info), pg::ordering{{"id"}}, source, o);
         mcp::server_options so;
         so.log = {};
@@ -146,7 +149,8 @@ struct collection_harness {
     }
 
     // The envelope (structuredContent) of one call.
-    boost::json::value call(std::string_view tool_name, boost::json::object args, const std::string& principal = "alice") {
+    boost::json::value call(std::string_view tool_name, boost::json::object args,
+                            const std::string& principal = "alice") {
         auto r = client(principal).request("tools/call", {{"name", tool_name}, {"arguments", std::move(args)}});
         return at(at(r, "result"), "structuredContent");
     }

@@ -72,8 +72,9 @@ TEST(TypedSource, TypedItemsArePagedAsJsonObjects) {
     collection_harness h;
     auto src = five_accounts("team-a");
     auto o = pages_of_three(h);
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}},
-                                                          src, o))
+    h.srv
+        ->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}},
+                                                         src, o))
         .value();
     auto first = h.call("accounts", {});
     ASSERT_EQ(at(first, "data").as_array().size(), 3u);
@@ -94,8 +95,8 @@ TEST(TypedSource, APageLivesInOneArenaAndTheEnvelopeAdoptsIt) {
             const boost::json::object query;
             const std::string snapshot;
             const candor::mcp::principal caller;
-            const pg::fetch_request r{query, nullptr, 10, snapshot, caller,
-                                      std::chrono::steady_clock::now() + std::chrono::seconds(5)};
+            const pg::fetch_request r{query,    nullptr, 10,
+                                      snapshot, caller,  std::chrono::steady_clock::now() + std::chrono::seconds(5)};
             auto f = co_await src.fetch(r);
             if (f) got = std::move(*f);
         },
@@ -404,8 +405,9 @@ namespace {
 void add_collection(collection_harness& h, const std::string& name, std::shared_ptr<pg::data_source> source) {
     pg::collection_options o;
     o.keys = h.keys;
-    h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info(name, "A collection."), pg::ordering{{"id"}},
-                                                          std::move(source), o))
+    h.srv
+        ->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info(name, "A collection."), pg::ordering{{"id"}},
+                                                         std::move(source), o))
         .value();
 }
 
@@ -487,8 +489,9 @@ TEST(TypedSource, AWrittenPageIsCheckedInOrderAndAfterTheCursorWhoeverChecksIt) 
                 src->mode = pg::snapshot_mode::pinned;
                 o.evidence = h.store;
             }
-            h.srv->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info(name, "A collection."), std::move(order),
-                                                                  src, o))
+            h.srv
+                ->add_tool(std::make_shared<pg::collection_tool>(mcp::tool_info(name, "A collection."),
+                                                                 std::move(order), src, o))
                 .value();
             return src;
         };
@@ -496,7 +499,8 @@ TEST(TypedSource, AWrittenPageIsCheckedInOrderAndAfterTheCursorWhoeverChecksIt) 
         auto fine = add("fine", pg::ordering{{"id"}}, abc);
         auto first = h.call("fine", {});
         EXPECT_EQ(at(first, "status"), "partial");
-        EXPECT_EQ(at(first, "data"), boost::json::parse(R"([{"id":"a","team":"t","age_days":1},{"id":"b","team":"t","age_days":2}])"));
+        EXPECT_EQ(at(first, "data"),
+                  boost::json::parse(R"([{"id":"a","team":"t","age_days":1},{"id":"b","team":"t","age_days":2}])"));
         ASSERT_TRUE(fine->every_key);
         EXPECT_EQ(*fine->every_key, evidence);
         // The same rows again after the cursor (past "b"): "a" is not after it.
@@ -538,7 +542,8 @@ struct pointed_accounts final : candor::paging::typed_source<const account*> {
     bool null_item = false;  // a bug: a null pointer among the items
     std::string_view name() const noexcept override { return "pointed"; }
     candor::paging::snapshot_mode snapshots() const noexcept override { return candor::paging::snapshot_mode::live; }
-    boost::asio::awaitable<boost::system::result<candor::paging::typed_page<const account*>, candor::paging::source_error>>
+    boost::asio::awaitable<
+        boost::system::result<candor::paging::typed_page<const account*>, candor::paging::source_error>>
     fetch_items(const candor::paging::fetch_request& r) override {
         candor::paging::typed_page<const account*> out;
         auto it = rows.begin();
@@ -558,7 +563,8 @@ TEST(TypedSource, RowsHandedOutByPointerArePagedExactlyAsTheirCopies) {
     auto copies = five_accounts("team \"a\"");
     auto pointed = std::make_shared<typed_items::pointed_accounts>();
     pointed->rows = copies->rows;
-    pg::collection_tool by_copy(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}}, copies, pages_of_three(h));
+    pg::collection_tool by_copy(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}}, copies,
+                                pages_of_three(h));
     pg::collection_tool by_pointer(mcp::tool_info("accounts", "Accounts."), pg::ordering{{"id"}}, pointed,
                                    pages_of_three(h));
     for (const bool written : {true, false}) {

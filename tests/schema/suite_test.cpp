@@ -90,8 +90,8 @@ std::vector<fs::path> json_files(const fs::path& dir) {
 
 TEST(JsonSchemaTestSuite, PassesEveryRequiredDraft202012Test) {
     const fs::path dir = suite_dir / "tests" / "draft2020-12";
-    if (!fs::is_directory(dir)) GTEST_SKIP() << "JSON-Schema-Test-Suite not found at " << dir
-                                              << " (set CANDOR_JSON_SCHEMA_TEST_SUITE)";
+    if (!fs::is_directory(dir))
+        GTEST_SKIP() << "JSON-Schema-Test-Suite not found at " << dir << " (set CANDOR_JSON_SCHEMA_TEST_SUITE)";
     tally t;
     for (const auto& f : json_files(dir)) run_file(f, false, t);
     std::cout << "json-schema-test-suite draft2020-12: " << t.passed << "/" << t.total << " passed" << std::endl;
@@ -101,12 +101,13 @@ TEST(JsonSchemaTestSuite, PassesEveryRequiredDraft202012Test) {
 
 TEST(JsonSchemaTestSuite, ReportsOptionalDraft202012Tests) {
     const fs::path dir = suite_dir / "tests" / "draft2020-12" / "optional";
-    if (!fs::is_directory(dir)) GTEST_SKIP() << "JSON-Schema-Test-Suite not found at " << dir
-                                              << " (set CANDOR_JSON_SCHEMA_TEST_SUITE)";
+    if (!fs::is_directory(dir))
+        GTEST_SKIP() << "JSON-Schema-Test-Suite not found at " << dir << " (set CANDOR_JSON_SCHEMA_TEST_SUITE)";
     tally t;
     for (const auto& f : json_files(dir)) run_file(f, false, t);
     for (const auto& f : json_files(dir / "format")) run_file(f, true, t);
-    std::cout << "json-schema-test-suite draft2020-12 optional: " << t.passed << "/" << t.total << " passed" << std::endl;
+    std::cout << "json-schema-test-suite draft2020-12 optional: " << t.passed << "/" << t.total << " passed"
+              << std::endl;
     if (std::getenv("CANDOR_SCHEMA_SUITE_VERBOSE"))
         for (const auto& f : t.failures) std::cout << "  optional failure: " << f << "\n";
     EXPECT_GT(t.total, 0u);

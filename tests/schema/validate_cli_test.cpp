@@ -22,8 +22,8 @@ protected:
 
     void SetUp() override {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() / (std::string("candor_validate_") + info->name() + "_" +
-                                            std::to_string(::getpid()));
+        dir_ = fs::temp_directory_path() /
+               (std::string("candor_validate_") + info->name() + "_" + std::to_string(::getpid()));
         fs::create_directories(dir_);
     }
     void TearDown() override { fs::remove_all(dir_); }
@@ -57,7 +57,8 @@ protected:
     }
 };
 
-constexpr std::string_view schema = R"({"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false})";
+constexpr std::string_view schema =
+    R"({"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false})";
 
 TEST_F(ValidateCli, ValidInstanceExitsZero) {
     auto r = run({"--schema", file("s.json", schema), file("i.json", R"({"limit":3})")});
@@ -68,9 +69,10 @@ TEST_F(ValidateCli, ValidInstanceExitsZero) {
 TEST_F(ValidateCli, InvalidInstanceListsIssuesAndExitsOne) {
     auto r = run({"--schema", file("s.json", schema), file("i.json", R"({"limit":true})")});
     EXPECT_EQ(r.code, 1);
-    EXPECT_EQ(r.out,
-              R"({"valid":false,"issues":[{"code":"TYPE_MISMATCH","path":"/limit","keyword":"/properties/limit/type","message":"'limit' must be an integer from 1 to 10; got true"}]})"
-              "\n");
+    EXPECT_EQ(
+        r.out,
+        R"({"valid":false,"issues":[{"code":"TYPE_MISMATCH","path":"/limit","keyword":"/properties/limit/type","message":"'limit' must be an integer from 1 to 10; got true"}]})"
+        "\n");
 }
 
 TEST_F(ValidateCli, InstanceRefusedByTheIntakeCarriesTheIntakeCode) {

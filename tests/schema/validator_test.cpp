@@ -190,7 +190,7 @@ TEST(Validator, NotMultipleOf) {
 
 TEST(Validator, StringLengthCountsCodePoints) {
     auto v = compile(R"({"type":"string","minLength":2,"maxLength":3})");
-    EXPECT_TRUE(v.is_valid(json(R"("\u00e9\u00e9")")));  // 2 code points, 4 bytes
+    EXPECT_TRUE(v.is_valid(json(R"("\u00e9\u00e9")")));    // 2 code points, 4 bytes
     EXPECT_TRUE(v.is_valid(json(R"("\ud83d\ude00ab")")));  // emoji counts once
     auto shorter = only_issue(v, R"("a")");
     EXPECT_EQ(shorter.code, "TOO_SHORT");
@@ -254,10 +254,13 @@ TEST(Validator, AssertedFormats) {
         const char* good;
         const char* bad;
     };
-    for (const auto& e : {example{"date", "2024-02-29", "2023-02-29"}, example{"date-time", "2024-05-01T12:00:00Z", "2024-05-01 12:00"},
-                          example{"time", "23:59:60Z", "24:00:00Z"}, example{"uuid", "123e4567-e89b-12d3-a456-426614174000", "123e4567"},
-                          example{"ipv4", "192.168.0.1", "192.168.0.256"}, example{"ipv6", "::1", "1:::2"},
-                          example{"uri", "https://example.com/a?b#c", "/relative/path"}, example{"email", "a.b@example.com", "a..b@example.com"}}) {
+    for (const auto& e :
+         {example{"date", "2024-02-29", "2023-02-29"}, example{"date-time", "2024-05-01T12:00:00Z", "2024-05-01 12:00"},
+          example{"time", "23:59:60Z", "24:00:00Z"},
+          example{"uuid", "123e4567-e89b-12d3-a456-426614174000", "123e4567"},
+          example{"ipv4", "192.168.0.1", "192.168.0.256"}, example{"ipv6", "::1", "1:::2"},
+          example{"uri", "https://example.com/a?b#c", "/relative/path"},
+          example{"email", "a.b@example.com", "a..b@example.com"}}) {
         auto v = compile(std::string(R"({"format":")") + e.format + R"("})", opts);
         EXPECT_TRUE(v.is_valid(bj::value(e.good))) << e.format << " " << e.good;
         EXPECT_FALSE(v.is_valid(bj::value(e.bad))) << e.format << " " << e.bad;
@@ -333,7 +336,8 @@ TEST(Validator, MaxIssuesCapsTheList) {
 }
 
 TEST(Validator, RefAndDefsResolve) {
-    auto v = compile(R"({"$defs":{"pos":{"type":"integer","minimum":1}},"properties":{"page":{"$ref":"#/$defs/pos"}}})");
+    auto v =
+        compile(R"({"$defs":{"pos":{"type":"integer","minimum":1}},"properties":{"page":{"$ref":"#/$defs/pos"}}})");
     auto is = only_issue(v, R"({"page":0})");
     EXPECT_EQ(is.code, "OUT_OF_RANGE");
     EXPECT_EQ(is.keyword, "/$defs/pos/minimum");  // the schema location of the failing keyword
@@ -341,7 +345,8 @@ TEST(Validator, RefAndDefsResolve) {
 }
 
 TEST(Validator, MetaschemaResolvesWithoutAResolver) {
-    auto v = compile(R"({"$schema":"https://json-schema.org/draft/2020-12/schema","$ref":"https://json-schema.org/draft/2020-12/schema"})");
+    auto v = compile(
+        R"({"$schema":"https://json-schema.org/draft/2020-12/schema","$ref":"https://json-schema.org/draft/2020-12/schema"})");
     EXPECT_TRUE(v.is_valid(json(R"({"type":"integer","minimum":1})")));
     EXPECT_FALSE(v.is_valid(json(R"({"type":"integr"})")));
     EXPECT_FALSE(v.is_valid(json(R"({"minLength":-1})")));
@@ -386,16 +391,19 @@ TEST(Validator, RefusesInvalidSchemasNamingTheKeyword) {
 TEST(Validator, RefusesPatternsRe2CannotRunInLinearTime) {
     expect_refused(R"({"pattern":"^(?=a)a$"})", "/pattern", "lookahead");
     expect_refused(R"({"pattern":"(a)\\1"})", "/pattern", "backreferences");
-    expect_refused(R"({"patternProperties":{"(?<!x)y":true}})", "/patternProperties/(?<!x)y", "lookahead and lookbehind");
+    expect_refused(R"({"patternProperties":{"(?<!x)y":true}})", "/patternProperties/(?<!x)y",
+                   "lookahead and lookbehind");
     expect_refused(R"({"pattern":"[a-"})", "/pattern", "unterminated");
 }
 
 TEST(Validator, RefusesAReferenceCycleThatConsumesNoInput) {
     expect_refused(R"({"$ref":"#"})", "", "reference cycle");
     // Either member of the cycle may be named, depending on where the search entered it.
-    auto v = validator::compile(json(R"({"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"})"));
+    auto v = validator::compile(
+        json(R"({"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"})"));
     ASSERT_FALSE(v);
-    EXPECT_TRUE(v.error().keyword_location == "/$defs/a" || v.error().keyword_location == "/$defs/b") << v.error().keyword_location;
+    EXPECT_TRUE(v.error().keyword_location == "/$defs/a" || v.error().keyword_location == "/$defs/b")
+        << v.error().keyword_location;
     EXPECT_NE(v.error().message.find("reference cycle"), std::string::npos) << v.error().message;
 }
 
@@ -437,13 +445,17 @@ TEST(Validator, DefaultDepthBoundFitsAOneMegabyteThreadStack) {
     // for real builds, so a sanitized build gets proportionally more stack.
     pthread_attr_setstacksize(&attr, std::size_t{1u << 20} * sanitizer_stack_factor);
     pthread_t thread;
-    ASSERT_EQ(pthread_create(&thread, &attr, [](void* p) -> void* {
-        auto* jb = static_cast<job*>(p);
-        candor::issue_list out;
-        jb->valid = jb->v->validate(*jb->instance, out);
-        jb->issues = out.size();
-        return nullptr;
-    }, &j), 0);
+    ASSERT_EQ(pthread_create(
+                  &thread, &attr,
+                  [](void* p) -> void* {
+                      auto* jb = static_cast<job*>(p);
+                      candor::issue_list out;
+                      jb->valid = jb->v->validate(*jb->instance, out);
+                      jb->issues = out.size();
+                      return nullptr;
+                  },
+                  &j),
+              0);
     pthread_join(thread, nullptr);
     pthread_attr_destroy(&attr);
     EXPECT_FALSE(j.valid);

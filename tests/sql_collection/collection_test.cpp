@@ -134,7 +134,8 @@ struct gen {
         static const char* owners[] = {"u1", "u2"};
         if (field == "grp") return boost::json::string(grps[pick(3)]);
         if (field == "n") return static_cast<std::int64_t>(pick(10));
-        if (field == "x") return pick(2) ? boost::json::value(pick(10) * 0.5) : boost::json::value(std::int64_t(pick(5)));
+        if (field == "x")
+            return pick(2) ? boost::json::value(pick(10) * 0.5) : boost::json::value(std::int64_t(pick(5)));
         if (field == "flag") return pick(2) == 1;
         if (field == "owner") return pick(3) == 0 ? boost::json::value(nullptr) : boost::json::value(owners[pick(2)]);
         if (field == "day") {
@@ -257,13 +258,14 @@ TEST(SqlCollection, WalksEqualTheBruteForceFilterOverTheirSnapshotDespiteWritesB
                 } else {
                     auto it = rows.begin();
                     std::advance(it, g.pick(static_cast<unsigned>(rows.size())));
-                    boost::json::object changes{{"grp", g.value_for("grp")}, {"n", g.value_for("n")},
-                                                {"owner", g.value_for("owner")}};
-                    auto ok = fx.db->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
-                        auto r = sc::update_row(tx, items_table(), boost::json::value(it->first), changes);
-                        if (!r) return r.error();
-                        return {};
-                    });
+                    boost::json::object changes{
+                        {"grp", g.value_for("grp")}, {"n", g.value_for("n")}, {"owner", g.value_for("owner")}};
+                    auto ok =
+                        fx.db->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+                            auto r = sc::update_row(tx, items_table(), boost::json::value(it->first), changes);
+                            if (!r) return r.error();
+                            return {};
+                        });
                     ASSERT_TRUE(ok);
                 }
             }
@@ -304,8 +306,10 @@ TEST(SqlCollection, VisibilityRestrictsRowsAndSaysSoOnEveryPage) {
     });
     std::vector<boost::json::object> batch;
     for (int i = 1; i <= 30; ++i) {
-        boost::json::object r{{"id", row_id(i)}, {"grp", i % 3 == 0 ? "b" : "a"}, {"n", i % 10}, {"x", 1.0},
-                              {"flag", false}, {"owner", nullptr}, {"day", "2026-01-01"}};
+        boost::json::object r{{"id", row_id(i)},    {"grp", i % 3 == 0 ? "b" : "a"},
+                              {"n", i % 10},        {"x", 1.0},
+                              {"flag", false},      {"owner", nullptr},
+                              {"day", "2026-01-01"}};
         batch.push_back(std::move(r));
     }
     ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), batch));
@@ -355,7 +359,8 @@ TEST(SqlCollection, VisibilityRestrictsRowsAndSaysSoOnEveryPage) {
 
 TEST(SqlCollection, FilterIssuesAreAnErrorEnvelopeBeforeAnythingIsRead) {
     fixture fx;
-    auto p = fx.serve({{"filter", {{"and", boost::json::array{boost::json::object{{"colour", "red"}}}}}}}, std::nullopt, 5);
+    auto p =
+        fx.serve({{"filter", {{"and", boost::json::array{boost::json::object{{"colour", "red"}}}}}}}, std::nullopt, 5);
     const auto env = ce::seal(p.result, "list_items").value();
     EXPECT_EQ(at(env, "status"), "error");
     EXPECT_EQ(first_error_code(env), "FILTER_UNKNOWN_FIELD");
@@ -378,7 +383,7 @@ TEST(SqlCollection, HostileValuesMatchOnlyThemselves) {
     };
     EXPECT_EQ(count(boost::json::string("' OR 1=1 --")), 0u);
     EXPECT_EQ(count(boost::json::string("x' OR '1'='1")), 0u);
-    EXPECT_EQ(count(boost::json::string(std::string("u1\0", 3))), 0u);      // a prefix with NUL is another value
+    EXPECT_EQ(count(boost::json::string(std::string("u1\0", 3))), 0u);  // a prefix with NUL is another value
     EXPECT_EQ(count(boost::json::string(std::string("u1\0' OR 1=1 --", 14))), 1u);  // the exact bytes match
     EXPECT_EQ(count(boost::json::string(std::string(256, '\0'))), 0u);
     // The table is intact.

@@ -51,8 +51,7 @@ TEST(SqlFilter, EmptyFilterMatchesEverything) {
 TEST(SqlFilter, ConditionsBecomeBoundParametersOnly) {
     auto r = compile(R"({"and":[{"status":"open"},{"priority":{"gte":2,"lt":5}}],"owner":{"in":["a","b"]}})");
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->sql, R"((("status" = ? AND ("priority" >= ? AND "priority" < ?)) AND "owner" IN (?, ?)))")
-        << r->sql;
+    EXPECT_EQ(r->sql, R"((("status" = ? AND ("priority" >= ? AND "priority" < ?)) AND "owner" IN (?, ?)))") << r->sql;
     ASSERT_EQ(r->params.size(), 5u);
     EXPECT_EQ(std::get<std::string>(r->params[0]), "open");
     EXPECT_EQ(std::get<std::int64_t>(r->params[1]), 2);

@@ -64,7 +64,8 @@ struct client {
         auto r = post(initialize_body());
         EXPECT_EQ(r.status, 200u) << r.body;
         const auto id = r.header("Mcp-Session-Id");
-        EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status, 202u);
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status,
+                  202u);
         return id;
     }
 };
@@ -87,11 +88,12 @@ class HttpFixture : public ::testing::Test {
 protected:
     void start(candor::transport::http_options opts = {}) {
         srv_ = std::make_unique<mcp::server>(mcp::server_options{.log = {}});
-        srv_->add_tool(mcp::make_content_tool(
-                           mcp::tool_info("whoami", "Returns the caller's principal."),
-                           [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
-                               co_return mcp::content_result{array{object{{"type", "text"}, {"text", ctx.caller().id}}}};
-                           }))
+        srv_
+            ->add_tool(mcp::make_content_tool(
+                mcp::tool_info("whoami", "Returns the caller's principal."),
+                [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                    co_return mcp::content_result{array{object{{"type", "text"}, {"text", ctx.caller().id}}}};
+                }))
             .value();
         srv_->add_tool(mcp::make_content_tool(
                            mcp::tool_info("count", "Reports progress 1 and 2 of 2, then answers."),
@@ -101,13 +103,13 @@ protected:
                                co_return mcp::content_result{array{object{{"type", "text"}, {"text", "done"}}}};
                            }))
             .value();
-        srv_->add_tool(mcp::make_content_tool(
-                           mcp::tool_info("shape", "Answers with structured content too."),
-                           [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-                               mcp::content_result r{array{object{{"type", "text"}, {"text", "{}"}}}};
-                               r.structured_content = object{};
-                               co_return r;
-                           }))
+        srv_->add_tool(
+                mcp::make_content_tool(mcp::tool_info("shape", "Answers with structured content too."),
+                                       [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                           mcp::content_result r{array{object{{"type", "text"}, {"text", "{}"}}}};
+                                           r.structured_content = object{};
+                                           co_return r;
+                                       }))
             .value();
         opts.threads = 2;
         http_ = std::make_unique<candor::transport::http_server>(*srv_, opts);
@@ -252,8 +254,9 @@ TEST_F(HttpFixture, BodyOverTheLimitIs413WithoutReadingItAndTheServerKeepsServin
         tcp::socket s(ioc);
         s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), c_.port));
         // Announces 10 MB and sends only the headers: the answer must not wait for the body.
-        const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                                 "Accept: application/json, text/event-stream\r\nContent-Length: 10000000\r\n\r\n";
+        const std::string head =
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Length: 10000000\r\n\r\n";
         net::write(s, net::buffer(head));
         boost::beast::flat_buffer buf;
         http::response<http::string_body> res;
@@ -356,11 +359,12 @@ mcp::content_result text_content(std::string t) {
 object name_schema() { return {{"type", "object"}, {"properties", object{{"name", object{{"type", "string"}}}}}}; }
 
 void add_ask_tool(mcp::server& srv) {
-    srv.add_tool(mcp::make_content_tool(mcp::tool_info("ask", "Asks the user for a name."),
-                                        [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
-                                            auto r = co_await ctx.elicit(std::string("Name?"), name_schema());
-                                            co_return text_content(elicitation_answer(r));
-                                        }))
+    srv.add_tool(
+           mcp::make_content_tool(mcp::tool_info("ask", "Asks the user for a name."),
+                                  [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                                      auto r = co_await ctx.elicit(std::string("Name?"), name_schema());
+                                      co_return text_content(elicitation_answer(r));
+                                  }))
         .value();
 }
 
@@ -370,7 +374,8 @@ std::string initialize_eliciting(const client& c) {
                     R"("capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}})");
     EXPECT_EQ(r.status, 200u) << r.body;
     const auto id = r.header("Mcp-Session-Id");
-    EXPECT_EQ(c.post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status, 202u);
+    EXPECT_EQ(c.post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status,
+              202u);
     return id;
 }
 
@@ -382,9 +387,10 @@ struct open_post {
 
     open_post(std::uint16_t port, const std::string& session, const std::string& body) {
         socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-        const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                                 "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " +
-                                 session + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        const std::string head =
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " +
+            session + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
         net::write(socket, net::buffer(head));
     }
     // Read until `text` has arrived. @return false if the stream ended first
@@ -454,8 +460,8 @@ TEST_F(HttpFixture, GetStreamsPerSessionAreBounded) {
     net::io_context ioc;
     tcp::socket first(ioc);
     first.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), c_.port));
-    const std::string get = "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: " +
-                            session + "\r\n\r\n";
+    const std::string get =
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + session + "\r\n\r\n";
     net::write(first, net::buffer(get));
     boost::beast::flat_buffer buf;
     http::response_parser<http::empty_body> head;

@@ -9,12 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <optional>
-#include <string>
-#include <thread>
 #include <fcntl.h>
+#include <optional>
 #include <poll.h>
+#include <string>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -33,7 +33,7 @@ struct stdio_run {
 };
 
 struct stdio_ends {
-    bool input_file = false;   // a regular file instead of a pipe
+    bool input_file = false;  // a regular file instead of a pipe
     bool output_file = false;
     bool read_when_full = false;  // a client that reads only once the server's output is full
     int output_pipe_bytes = 0;    // the output pipe's size before the server starts (0: as made)
@@ -147,11 +147,12 @@ std::unique_ptr<candor::mcp::server> echo_server(std::size_t in_flight = 16,
                                {"properties", {{"text", {{"type", "string"}}}}},
                                {"required", {"text"}},
                                {"additionalProperties", false}};
-    srv->add_tool(candor::mcp::make_tool(candor::mcp::tool_info("echo", "Echoes text.").with_input_schema(schema),
-                                         [](const boost::json::object& args, candor::mcp::call_context&)
-                                             -> boost::asio::awaitable<candor::envelope::envelope> {
-                                             co_return candor::envelope::complete(boost::json::object{{"text", args.at("text")}});
-                                         }))
+    srv->add_tool(candor::mcp::make_tool(
+                      candor::mcp::tool_info("echo", "Echoes text.").with_input_schema(schema),
+                      [](const boost::json::object& args,
+                         candor::mcp::call_context&) -> boost::asio::awaitable<candor::envelope::envelope> {
+                          co_return candor::envelope::complete(boost::json::object{{"text", args.at("text")}});
+                      }))
         .value();
     return srv;
 }
@@ -213,8 +214,9 @@ TEST(Stdio, OverlongLineGetsAnErrorAndTheStreamStaysUsable) {
     auto srv = echo_server();
     candor::transport::stdio_options opts;
     opts.max_line_bytes = 1000;
-    const std::string huge = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
-                             std::string(5000, 'x') + "\"}}}\n";
+    const std::string huge =
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" +
+        std::string(5000, 'x') + "\"}}}\n";
     auto r = run_stdio(*srv, initialize + huge + R"({"jsonrpc":"2.0","id":3,"method":"ping"})" + "\n", opts);
     EXPECT_EQ(find_id(r, 2), nullptr) << "the overlong line must not be processed";
     ASSERT_NE(find_id(r, 3), nullptr) << "the stream must stay usable";
@@ -239,7 +241,8 @@ TEST(Stdio, LastMessageWithoutNewlineIsStillServed) {
 
 TEST(Stdio, CrLfLineEndingsAreAccepted) {
     auto srv = echo_server();
-    auto r = run_stdio(*srv, R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\r\n");
+    auto r = run_stdio(*srv, R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                             "\r\n");
     ASSERT_NE(find_id(r, 1), nullptr);
     EXPECT_TRUE(find_id(r, 1)->as_object().contains("result"));
 }
@@ -267,14 +270,17 @@ struct line_reader {
 };
 
 candor::mcp::content_result answer_text(std::string t) {
-    return candor::mcp::content_result{boost::json::array{boost::json::object{{"type", "text"}, {"text", std::move(t)}}}};
+    return candor::mcp::content_result{
+        boost::json::array{boost::json::object{{"type", "text"}, {"text", std::move(t)}}}};
 }
 
 boost::json::object colour_schema() {
-    return {{"type", "object"}, {"properties", boost::json::object{{"colour", boost::json::object{{"type", "string"}}}}}};
+    return {{"type", "object"},
+            {"properties", boost::json::object{{"colour", boost::json::object{{"type", "string"}}}}}};
 }
 
-std::string describe_reply(const boost::system::result<candor::mcp::elicitation_result, candor::mcp::client_request_error>& r) {
+std::string describe_reply(
+    const boost::system::result<candor::mcp::elicitation_result, candor::mcp::client_request_error>& r) {
     if (!r) return std::string(candor::mcp::to_string(r.error()));
     return boost::json::serialize(r->content);
 }
@@ -285,9 +291,10 @@ TEST(Stdio, ElicitationGoesToStdoutAndTheReplyOnStdinReachesTheTool) {
     candor::mcp::server srv;
     srv.add_tool(candor::mcp::make_content_tool(
                      candor::mcp::tool_info("ask", "Asks for a colour."),
-                     [](const boost::json::object&, candor::mcp::call_context& ctx)
-                         -> boost::asio::awaitable<candor::mcp::content_result> {
-                         auto r = co_await ctx.elicit(std::string("Colour?"), colour_schema(), std::chrono::seconds(20));
+                     [](const boost::json::object&,
+                        candor::mcp::call_context& ctx) -> boost::asio::awaitable<candor::mcp::content_result> {
+                         auto r =
+                             co_await ctx.elicit(std::string("Colour?"), colour_schema(), std::chrono::seconds(20));
                          co_return answer_text(describe_reply(r));
                      }))
         .value();
@@ -320,8 +327,11 @@ TEST(Stdio, ElicitationGoesToStdoutAndTheReplyOnStdinReachesTheTool) {
         const auto& o = msg.as_object();
         if (o.contains("method") && o.contains("id")) {
             request = msg;
-            boost::json::object reply{{"jsonrpc", "2.0"}, {"id", o.at("id")},
-                                      {"result", boost::json::object{{"action", "accept"}, {"content", boost::json::object{{"colour", "teal"}}}}}};
+            boost::json::object reply{
+                {"jsonrpc", "2.0"},
+                {"id", o.at("id")},
+                {"result",
+                 boost::json::object{{"action", "accept"}, {"content", boost::json::object{{"colour", "teal"}}}}}};
             write_all(in[1], boost::json::serialize(reply) + "\n");
         } else if (o.contains("id") && o.at("id") == 2) {
             answer = msg;
@@ -354,10 +364,11 @@ std::string echo_calls(int first, int last, const std::string& text = "hi") {
 TEST(Stdio, RegularFilesAreServedByThreadsWithTheSameAnswers) {
     candor::transport::stdio_options opts;
     opts.max_line_bytes = 1000;
-    const std::string input = initialize + echo_calls(2, 40) + std::string(3000, 'x') + "\n" +
-                              R"({"jsonrpc":"2.0","id":41,"method":"ping"})";
+    const std::string input =
+        initialize + echo_calls(2, 40) + std::string(3000, 'x') + "\n" + R"({"jsonrpc":"2.0","id":41,"method":"ping"})";
     for (auto ends : {stdio_ends{}, stdio_ends{true, false}, stdio_ends{false, true}, stdio_ends{true, true}}) {
-        SCOPED_TRACE(std::string(ends.input_file ? "file" : "pipe") + " in, " + (ends.output_file ? "file" : "pipe") + " out");
+        SCOPED_TRACE(std::string(ends.input_file ? "file" : "pipe") + " in, " + (ends.output_file ? "file" : "pipe") +
+                     " out");
         auto srv = echo_server(64);
         auto r = run_stdio(*srv, input, opts, ends);
         EXPECT_EQ(r.status, 0);

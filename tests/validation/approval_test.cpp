@@ -36,11 +36,11 @@ namespace {
 
 namespace cv = candor::validation;
 using notes::archive_args;
+using ::testing::ElementsAre;
 using validation_test::answer;
 using validation_test::at;
 using validation_test::harness;
 using validation_test::text;
-using ::testing::ElementsAre;
 
 // Everything archive_notes did to the world.
 struct world {
@@ -55,7 +55,8 @@ struct scripted_approver : cv::approver {
     cv::approval_decision answer;
     std::vector<cv::approval_request> asked;
     bool available(const candor::mcp::call_context&) const override { return can_ask; }
-    boost::asio::awaitable<cv::approval_decision> ask(const cv::approval_request& r, candor::mcp::call_context&) override {
+    boost::asio::awaitable<cv::approval_decision> ask(const cv::approval_request& r,
+                                                      candor::mcp::call_context&) override {
         asked.push_back(r);
         co_return answer;
     }
@@ -75,18 +76,29 @@ public:
             std::set<std::string> seen;
             for (std::size_t i = 0; i < a.ids.size(); ++i)
                 if (!seen.insert(a.ids[i]).second)
-                    out.push_back({"DUPLICATE_ID", "/ids/" + std::to_string(i), "listed twice", true,
-                                   candor::layer::business, {}, {}});
+                    out.push_back({"DUPLICATE_ID",
+                                   "/ids/" + std::to_string(i),
+                                   "listed twice",
+                                   true,
+                                   candor::layer::business,
+                                   {},
+                                   {}});
             return out;
         });
         add_external_check({"notes", std::chrono::milliseconds(500),
-                            [this](const archive_args& a, candor::mcp::call_context&) -> boost::asio::awaitable<cv::check_result<archive_args>> {
+                            [this](const archive_args& a, candor::mcp::call_context&)
+                                -> boost::asio::awaitable<cv::check_result<archive_args>> {
                                 ++world_->external_checks;
                                 cv::check_result<archive_args> r;
                                 for (std::size_t i = 0; i < a.ids.size(); ++i)
                                     if (!world_->notes.contains(a.ids[i]))
-                                        r.issues.push_back({"NOTE_NOT_FOUND", "/ids/" + std::to_string(i),
-                                                            "no such note", true, candor::layer::contract, {}, {}});
+                                        r.issues.push_back({"NOTE_NOT_FOUND",
+                                                            "/ids/" + std::to_string(i),
+                                                            "no such note",
+                                                            true,
+                                                            candor::layer::contract,
+                                                            {},
+                                                            {}});
                                 co_return r;
                             }});
     }
@@ -101,14 +113,15 @@ public:
         a.ids = ids;
         return true;
     }
-    boost::asio::awaitable<cv::evidence_result> check_evidence(const archive_args&, candor::mcp::call_context&) override {
+    boost::asio::awaitable<cv::evidence_result> check_evidence(const archive_args&,
+                                                               candor::mcp::call_context&) override {
         cv::evidence_result r;
         r.state.declared = true;
         if (incomplete_evidence_) {
             r.state.complete = false;
             r.state.reasons = {"MORE_PAGES_AVAILABLE"};
-            r.issues.push_back({"EVIDENCE_INCOMPLETE", "", "the inventory was incomplete", false,
-                                candor::layer::external, {}, {}});
+            r.issues.push_back(
+                {"EVIDENCE_INCOMPLETE", "", "the inventory was incomplete", false, candor::layer::external, {}, {}});
         }
         co_return r;
     }
@@ -119,7 +132,8 @@ public:
             world_->archived.push_back(id);
             done.emplace_back(id);
         }
-        co_return candor::envelope::complete(boost::json::object{{"archived", std::move(done)}, {"approved", v.approved}});
+        co_return candor::envelope::complete(
+            boost::json::object{{"archived", std::move(done)}, {"approved", v.approved}});
     }
 
 private:
@@ -213,9 +227,9 @@ TEST_F(approval_fixture, APlanTokenCannotBeReusedForOtherTargets) {
     mount(false);
     auto& alice = h.client("alice");
     auto token = token_of(harness::call(alice, "archive_notes", two_notes));
-    for (std::string_view other : {R"({"ids": ["n1", "n3"], "reason": "done"})",
-                                   R"({"ids": ["n1", "n2", "n3"], "reason": "done"})",
-                                   R"({"ids": ["n1"], "reason": "done"})"}) {
+    for (std::string_view other :
+         {R"({"ids": ["n1", "n3"], "reason": "done"})", R"({"ids": ["n1", "n2", "n3"], "reason": "done"})",
+          R"({"ids": ["n1"], "reason": "done"})"}) {
         auto a = harness::call(alice, "archive_notes", with_token(other, token));
         ASSERT_THAT(a.codes(), ElementsAre("PLAN_TOKEN_MISMATCH")) << other;
         EXPECT_EQ(text(at(a.error("PLAN_TOKEN_MISMATCH"), "mismatch")), "targets");
@@ -361,7 +375,8 @@ TEST_F(approval_fixture, IncompleteEvidenceRefusesBeforeAsking) {
 TEST_F(approval_fixture, UnavailableApproverFallsBackToThePlan) {
     approver->can_ask = false;
     mount(true);
-    EXPECT_THAT(harness::call(h.client("alice"), "archive_notes", two_notes).codes(), ElementsAre("PLAN_TOKEN_REQUIRED"));
+    EXPECT_THAT(harness::call(h.client("alice"), "archive_notes", two_notes).codes(),
+                ElementsAre("PLAN_TOKEN_REQUIRED"));
     EXPECT_TRUE(approver->asked.empty());
 }
 
@@ -374,11 +389,11 @@ TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
     h.server().add_tool(std::make_shared<archive_notes>(w, o)).value();
     auto& c = h.client("alice", true);
     const auto id = c.next_id();
-    c.send(boost::json::serialize(boost::json::object{
-        {"jsonrpc", "2.0"},
-        {"id", id},
-        {"method", "tools/call"},
-        {"params", {{"name", "archive_notes"}, {"arguments", boost::json::parse(two_notes)}}}}));
+    c.send(boost::json::serialize(
+        boost::json::object{{"jsonrpc", "2.0"},
+                            {"id", id},
+                            {"method", "tools/call"},
+                            {"params", {{"name", "archive_notes"}, {"arguments", boost::json::parse(two_notes)}}}}));
     boost::json::value question;
     c.run_until([&] {
         for (const auto& m : c.received()) {
@@ -395,8 +410,8 @@ TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
     EXPECT_TRUE(w->archived.empty());  // nothing done while the question is open
     const auto message = text(at(at(question, "params"), "message"));
     EXPECT_NE(message.find("n1, n2"), std::string::npos) << message;
-    c.send(boost::json::serialize(boost::json::object{
-        {"jsonrpc", "2.0"}, {"id", at(question, "id")}, {"result", {{"action", "decline"}}}}));
+    c.send(boost::json::serialize(
+        boost::json::object{{"jsonrpc", "2.0"}, {"id", at(question, "id")}, {"result", {{"action", "decline"}}}}));
     c.run_until([&] { return !c.response_to(id).is_null(); });
     answer a{at(at(c.response_to(id), "result"), "structuredContent")};
     EXPECT_THAT(a.codes(), ElementsAre("ACTION_DECLINED"));
@@ -409,7 +424,8 @@ public:
     explicit lookup_notes(cv::validation_options o)
         : validated_tool(candor::mcp::tool_info("lookup_notes", "Looks notes up."), std::move(o)) {
         add_external_check({"index", std::chrono::milliseconds(100),
-                            [](const archive_args&, candor::mcp::call_context&) -> boost::asio::awaitable<cv::check_result<archive_args>> {
+                            [](const archive_args&,
+                               candor::mcp::call_context&) -> boost::asio::awaitable<cv::check_result<archive_args>> {
                                 throw std::runtime_error("index down");
                                 co_return cv::check_result<archive_args>{};
                             }});
@@ -434,7 +450,10 @@ TEST_F(approval_fixture, ReadOnlyToolsAnswerPartialWhenASourceIsDown) {
     EXPECT_TRUE(tool->ran);
     EXPECT_TRUE(tool->unverified);
     auto r = h.client("bob").request("tools/list");
-    EXPECT_EQ(at(at(validation_test::item(at(at(r, "result"), "tools"), 0), "inputSchema"), "properties").as_object().contains("plan_token"), false);
+    EXPECT_EQ(at(at(validation_test::item(at(at(r, "result"), "tools"), 0), "inputSchema"), "properties")
+                  .as_object()
+                  .contains("plan_token"),
+              false);
 }
 
 TEST(PlanLedger, RemembersUntilExpiryAndStaysBounded) {
@@ -486,7 +505,8 @@ TEST(ElicitationApprover, MessageShowsActionScopeAndEvidence) {
     EXPECT_NE(m.find("Targets (2): n1, n2"), std::string::npos);
     EXPECT_NE(m.find("INCOMPLETE (MORE_PAGES_AVAILABLE)"), std::string::npos);
     const auto schema = cv::elicitation_approver::requested_schema();
-    EXPECT_EQ(at(at(at(schema, "properties"), "decision"), "enum"), boost::json::parse(R"(["proceed","narrow","cancel"])"));
+    EXPECT_EQ(at(at(at(schema, "properties"), "decision"), "enum"),
+              boost::json::parse(R"(["proceed","narrow","cancel"])"));
 }
 
 // The gate on its own, in a tool that is not a validated_tool (e.g. an evidence-gated action):
@@ -515,8 +535,8 @@ public:
         for (const auto& id : args.at("ids").as_array()) plan.targets.emplace_back(id.as_string());
         auto approval = co_await gate_->approve(ctx, plan, args);
         if (!approval.approved()) co_return candor::envelope::failure(std::move(approval.refusal));
-        const auto& ids = approval.decision.what == cv::approval_decision::choice::narrow ? approval.decision.ids
-                                                                                          : plan.targets;
+        const auto& ids =
+            approval.decision.what == cv::approval_decision::choice::narrow ? approval.decision.ids : plan.targets;
         for (const auto& id : ids) world_->archived.push_back(id);
         co_return candor::envelope::complete(boost::json::object{{"purged", ids.size()}});
     }
@@ -557,12 +577,13 @@ TEST_F(approval_fixture, TheGateAloneRunsTheTwoStepFlowForAPlainTool) {
 }
 
 TEST_F(approval_fixture, TheGateAloneAsksWhenItCanAndNarrows) {
-    auto gate = std::make_shared<const cv::approval_gate>("purge_notes",
-                                                          cv::approval_options{.approver = approver, .plan_keys = keys});
+    auto gate = std::make_shared<const cv::approval_gate>(
+        "purge_notes", cv::approval_options{.approver = approver, .plan_keys = keys});
     h.server().add_tool(std::make_shared<purge_notes>(w, gate)).value();
     auto& alice = h.client("alice");
     approver->answer = {cv::approval_decision::choice::declined, {}, {}};
-    EXPECT_THAT(harness::call(alice, "purge_notes", R"({"ids": ["n1", "n2"]})").codes(), ElementsAre("ACTION_DECLINED"));
+    EXPECT_THAT(harness::call(alice, "purge_notes", R"({"ids": ["n1", "n2"]})").codes(),
+                ElementsAre("ACTION_DECLINED"));
     EXPECT_TRUE(w->archived.empty());
     approver->answer = {cv::approval_decision::choice::narrow, {"n2"}, {}};
     EXPECT_EQ(harness::call(alice, "purge_notes", R"({"ids": ["n1", "n2"]})").status(), "complete");

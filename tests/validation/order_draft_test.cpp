@@ -19,13 +19,13 @@ namespace {
 
 namespace od = candor_examples::order_draft;
 namespace cv = candor::validation;
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
 using validation_test::answer;
 using validation_test::at;
 using validation_test::harness;
 using validation_test::item;
 using validation_test::text;
-using ::testing::ElementsAre;
-using ::testing::UnorderedElementsAre;
 
 od::decimal dec(std::string_view s) { return od::decimal::parse(s).value(); }
 
@@ -185,8 +185,8 @@ TEST_F(order_fixture, AllBusinessIssuesComeInOneAnswer) {
     mount();
     auto a = call(h.client("alice"), with(with(valid_order, "/total", "1"), "/delivery_date", R"("2020-01-01")"));
     EXPECT_THAT(a.codes(), UnorderedElementsAre("TOTAL_MISMATCH", "DELIVERY_DATE_IN_PAST"));
-    auto b = call(h.client("carol"), with(with(with(valid_order, "/discount", "99"), "/total", "0"), "/delivery_date",
-                                          R"("2020-01-01")"));
+    auto b = call(h.client("carol"),
+                  with(with(with(valid_order, "/discount", "99"), "/total", "0"), "/delivery_date", R"("2020-01-01")"));
     EXPECT_THAT(b.codes(), UnorderedElementsAre("DISCOUNT_EXCEEDS_SUBTOTAL", "DELIVERY_DATE_IN_PAST"));
     EXPECT_TRUE(backend->drafts().empty());
 }
@@ -490,11 +490,11 @@ TEST_F(order_fixture, NoSideEffectOnAnyFailingPath) {
 TEST_F(order_fixture, MetricsCountFirstPassesRepairsAndIssues) {
     mount();
     auto& alice = h.client("alice");
-    call(alice, valid_order);                                 // first pass, valid
-    call(alice, with(valid_order, "/total", "31"));           // first pass, invalid
-    call(alice, valid_order);                                 // repair, succeeds
+    call(alice, valid_order);                                  // first pass, valid
+    call(alice, with(valid_order, "/total", "31"));            // first pass, invalid
+    call(alice, valid_order);                                  // repair, succeeds
     call(alice, with(valid_order, "/lines/0/sku", R"("X")"));  // first pass, invalid
-    call(alice, with(valid_order, "/total", "31"));           // repair, fails: limit
+    call(alice, with(valid_order, "/total", "31"));            // repair, fails: limit
     auto c = metrics->of("create_order_draft", "test-model");
     EXPECT_EQ(c.calls, 5u);
     EXPECT_EQ(c.first_pass_calls, 3u);

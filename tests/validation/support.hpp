@@ -102,10 +102,9 @@ public:
     /// Call `tool` with `arguments` sent exactly as written (number texts such as 30.00 kept).
     static answer call(candor::mcp::memory_client& c, std::string_view tool, std::string_view arguments) {
         const auto id = c.next_id();
-        std::string text = R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-                           R"(,"method":"tools/call","params":{"name":)" +
-                           boost::json::serialize(boost::json::value(tool)) + R"(,"arguments":)" +
-                           std::string(arguments) + "}}";
+        std::string text =
+            R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":)" +
+            boost::json::serialize(boost::json::value(tool)) + R"(,"arguments":)" + std::string(arguments) + "}}";
         auto r = c.exchange(std::move(text), boost::json::value(id));
         answer a{at(at(r, "result"), "structuredContent")};
         EXPECT_TRUE(a.env.is_object()) << boost::json::serialize(r);

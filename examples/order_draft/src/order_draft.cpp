@@ -88,8 +88,8 @@ issue_list business_issues(const order_args& a, std::string_view today) {
         } else if (auto expected = sub->subtract(a.discount); expected && *expected != a.total) {
             out.push_back(make_issue(codes::total_mismatch, "/total",
                                      "The total must be " + expected->to_string() + " (subtotal " + sub->to_string() +
-                                         " minus discount " + a.discount.to_string() + "), not " +
-                                         a.total.to_string() + ".",
+                                         " minus discount " + a.discount.to_string() + "), not " + a.total.to_string() +
+                                         ".",
                                      true, {{"expected", expected->to_string()}}));
         }
     }
@@ -137,7 +137,7 @@ create_order_draft::create_order_draft(order_tool_options opts)
 }
 
 boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_access(const order_args& a,
-                                                                                     candor::mcp::call_context& ctx) {
+                                                                                      candor::mcp::call_context& ctx) {
     cv::check_result<order_args> r;
     const bool allowed = co_await opts_.access->may_order(ctx.caller().id, a.customer_id);
     if (!allowed)
@@ -181,8 +181,9 @@ boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_c
     }
     if (repriced && r.issues.empty()) {
         const auto sub = subtotal(corrected);
-        auto total = sub ? sub->subtract(a.discount) : boost::system::result<decimal, candor::contract::decimal_error>(
-                                                          candor::contract::decimal_error::overflow);
+        auto total = sub ? sub->subtract(a.discount)
+                         : boost::system::result<decimal, candor::contract::decimal_error>(
+                               candor::contract::decimal_error::overflow);
         if (!total || total->is_negative()) {
             // The catalog prices leave nothing to discount: the backend cannot fix this alone.
             r.corrections.clear();
@@ -203,14 +204,14 @@ boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_c
 cv::action_plan create_order_draft::plan(const order_args& args) const {
     cv::action_plan p;
     p.summary = "Create an order for customer " + args.customer_id + " with " + std::to_string(args.lines.size()) +
-                " line(s), total " + args.total.to_string() + " " + std::string(boost::describe::enum_to_string(args.currency, "?"));
+                " line(s), total " + args.total.to_string() + " " +
+                std::string(boost::describe::enum_to_string(args.currency, "?"));
     p.targets.push_back(args.customer_id);
     return p;
 }
 
-boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(order_args args,
-                                                                              const cv::verdict& v,
-                                                                              candor::mcp::call_context&) {
+boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(order_args args, const cv::verdict& v,
+                                                                               candor::mcp::call_context&) {
     auto id = co_await opts_.drafts->store(args, v.unverified());
     if (!id) {
         auto i = make_issue(candor::envelope::validation_codes::source_unavailable, "",

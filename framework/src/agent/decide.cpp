@@ -32,19 +32,19 @@ bool has_warning(const boost::json::object& e, std::string_view code) noexcept {
 
 std::string_view to_string(intent i) noexcept {
     switch (i) {
-    case intent::read: return "read";
-    case intent::report: return "report";
-    case intent::destructive_change: return "destructive_change";
+        case intent::read: return "read";
+        case intent::report: return "report";
+        case intent::destructive_change: return "destructive_change";
     }
     return "unknown";
 }
 
 std::string_view to_string(decision d) noexcept {
     switch (d) {
-    case decision::continue_search: return "continue_search";
-    case decision::proceed: return "proceed";
-    case decision::refuse_or_request_review: return "refuse_or_request_review";
-    case decision::retry_later: return "retry_later";
+        case decision::continue_search: return "continue_search";
+        case decision::proceed: return "proceed";
+        case decision::refuse_or_request_review: return "refuse_or_request_review";
+        case decision::retry_later: return "retry_later";
     }
     return "unknown";
 }
@@ -84,7 +84,8 @@ decision decide(const boost::json::value& envelope, intent what) noexcept {
     if (complete) {
         if (status != "complete") return decision::refuse_or_request_review;  // contradictory: not trusted
         // A live view is complete as a view, not as an inventory: not enough to destroy on.
-        if (what == intent::destructive_change && has_warning(*e, "LIVE_VIEW")) return decision::refuse_or_request_review;
+        if (what == intent::destructive_change && has_warning(*e, "LIVE_VIEW"))
+            return decision::refuse_or_request_review;
         return decision::proceed;
     }
 

@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <string>
 
 namespace candor::app {
@@ -120,7 +120,8 @@ int check_tool(mcp::server& srv, std::string_view tool, std::string_view path) {
         issues = std::move(*checked);
     }
     if (issues.empty()) {
-        std::cout << R"({"ok":true})" << "\n";
+        std::cout << R"({"ok":true})"
+                  << "\n";
         return 0;
     }
     boost::json::array errors;
@@ -214,7 +215,8 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
             const std::string_view value = argv[++i];
             if (arg == "--http") {
                 http = true;
-                if (!parse_listen(value, http_opts)) return usage_error("--http expects [HOST:]PORT, got '" + std::string(value) + "'");
+                if (!parse_listen(value, http_opts))
+                    return usage_error("--http expects [HOST:]PORT, got '" + std::string(value) + "'");
             } else if (arg == "--tokens") {
                 http_only_flag = true;
                 if (!read_tokens(std::string(value), http_opts)) return 2;
@@ -243,7 +245,8 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
                 if (v.empty() || *end != '\0') return usage_error("--journal-max-bytes expects a number of bytes");
             } else {
                 http_only_flag = true;
-                if (!valid_ops_token(value)) return usage_error("--ops-token expects 8-256 characters of [A-Za-z0-9._~-]");
+                if (!valid_ops_token(value))
+                    return usage_error("--ops-token expects 8-256 characters of [A-Za-z0-9._~-]");
                 ops_token = std::string(value);
             }
             continue;
@@ -274,7 +277,8 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
         positional.push_back(arg);
     }
 
-    if (http_only_flag && !http) return usage_error("--stateless, --tokens, --allow-origin, --threads and --ops-token need --http");
+    if (http_only_flag && !http)
+        return usage_error("--stateless, --tokens, --allow-origin, --threads and --ops-token need --http");
     if (stdio && http) return usage_error("choose one of --stdio and --http");
     const bool will_run = http || stdio || !positional.empty();
     if (will_run && opts.prepare && !opts.prepare()) return 1;
@@ -283,7 +287,8 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     if (journal && (stdio || http)) {
         auto opened = ops::journal::open(journal_opts);
         if (!opened) {
-            std::cerr << "error: cannot open journal '" << journal_opts.path << "': " << opened.error().message() << "\n";
+            std::cerr << "error: cannot open journal '" << journal_opts.path << "': " << opened.error().message()
+                      << "\n";
             return 1;
         }
         admin.journal = *opened;

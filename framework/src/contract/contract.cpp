@@ -14,8 +14,7 @@ struct core::compiled {
 
 core::~core() = default;
 
-std::shared_ptr<const core> core::make(boost::json::value schema, std::string version,
-                                       const contract_options& opts,
+std::shared_ptr<const core> core::make(boost::json::value schema, std::string version, const contract_options& opts,
                                        candor::schema::schema_error* error) {
     candor::schema::options vopts;
     vopts.format_assertion = opts.format_assertion;
@@ -62,11 +61,10 @@ boost::system::result<any_contract, candor::schema::schema_error> any_contract::
     candor::schema::schema_error error;
     auto c = detail::core::make(std::move(schema), std::move(version), opts, &error);
     if (!c) return error;
-    auto check = [c](const boost::json::value& v, const candor::json::document*)
-        -> boost::system::result<std::any, candor::issue_list> {
+    auto check = [c](const boost::json::value& v,
+                     const candor::json::document*) -> boost::system::result<std::any, candor::issue_list> {
         candor::issue_list issues;
-        if (!c->check_structure(v, issues))
-            return {boost::system::in_place_error, std::move(issues)};
+        if (!c->check_structure(v, issues)) return {boost::system::in_place_error, std::move(issues)};
         return std::any(boost::json::value(v));
     };
     return any_contract(c, std::move(check));

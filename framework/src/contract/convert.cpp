@@ -47,12 +47,16 @@ void convert_decimal(const boost::json::value& v, decimal& out, const field_spec
     if (!parsed) {
         if (parsed.error() == decimal_error::overflow) {
             return cx.add("OUT_OF_RANGE", c.path(), kw(c, "type"),
-                          name() + " must be a decimal number with at most 18 digits before "
-                          "the decimal point; got " + got_text(v, cx.doc));
+                          name() +
+                              " must be a decimal number with at most 18 digits before "
+                              "the decimal point; got " +
+                              got_text(v, cx.doc));
         }
         return cx.add("TOO_MANY_DIGITS", c.path(), kw(c, "type"),
-                      name() + " must be a decimal number with at most 18 significant digits "
-                      "after the decimal point; got " + got_text(v, cx.doc));
+                      name() +
+                          " must be a decimal number with at most 18 significant digits "
+                          "after the decimal point; got " +
+                          got_text(v, cx.doc));
     }
     const decimal d = *parsed;
     bool ok = true;
@@ -60,8 +64,8 @@ void convert_decimal(const boost::json::value& v, decimal& out, const field_spec
         boost::json::object details;
         details["max_digits"] = *fs->max_digits;
         cx.add("TOO_MANY_DIGITS", c.path(), kw(c, "type"),
-               name() + " must have at most " + std::to_string(*fs->max_digits) +
-                   " digits in total; got " + got_text(v, cx.doc),
+               name() + " must have at most " + std::to_string(*fs->max_digits) + " digits in total; got " +
+                   got_text(v, cx.doc),
                std::move(details));
         ok = false;
     }
@@ -96,8 +100,8 @@ void convert_decimal(const boost::json::value& v, decimal& out, const field_spec
     if (ok) out = d;
 }
 
-void convert_string(const boost::json::value& v, std::string& out, const field_spec* fs,
-                    const cursor& c, convert_context& cx) {
+void convert_string(const boost::json::value& v, std::string& out, const field_spec* fs, const cursor& c,
+                    convert_context& cx) {
     if (!v.is_string()) return type_mismatch(v, c, cx, "a string");
     const std::string_view s = v.get_string();
     const auto name = [&] { return quoted_name(c.path()); };
@@ -106,14 +110,14 @@ void convert_string(const boost::json::value& v, std::string& out, const field_s
         const std::size_t n = code_points(s);
         if (fs->min_length && n < *fs->min_length) {
             cx.add("TOO_SHORT", c.path(), kw(c, "minLength"),
-                   name() + " must be at least " + std::to_string(*fs->min_length) +
-                       " characters long; got " + std::to_string(n));
+                   name() + " must be at least " + std::to_string(*fs->min_length) + " characters long; got " +
+                       std::to_string(n));
             ok = false;
         }
         if (fs->max_length && n > *fs->max_length) {
             cx.add("TOO_LONG", c.path(), kw(c, "maxLength"),
-                   name() + " must be at most " + std::to_string(*fs->max_length) +
-                       " characters long; got " + std::to_string(n));
+                   name() + " must be at most " + std::to_string(*fs->max_length) + " characters long; got " +
+                       std::to_string(n));
             ok = false;
         }
         if (fs->compiled && !pattern_matches(*fs->compiled, s)) {
@@ -121,8 +125,7 @@ void convert_string(const boost::json::value& v, std::string& out, const field_s
                    name() + " must match the pattern " + fs->pattern + "; got " + got_text(v, cx.doc));
             ok = false;
         }
-        if (!fs->choices.empty() &&
-            std::find(fs->choices.begin(), fs->choices.end(), s) == fs->choices.end()) {
+        if (!fs->choices.empty() && std::find(fs->choices.begin(), fs->choices.end(), s) == fs->choices.end()) {
             std::string names;
             for (const auto& choice : fs->choices) {
                 if (!names.empty()) names += ", ";
@@ -141,14 +144,14 @@ bool check_items(std::size_t n, bool is_array, const field_spec* fs, const curso
     const char* unit = is_array ? " items" : " entries";
     if (fs->min_items && n < *fs->min_items) {
         cx.add("TOO_SHORT", c.path(), kw(c, is_array ? "minItems" : "minProperties"),
-               quoted_name(c.path()) + " must have at least " + std::to_string(*fs->min_items) +
-                   unit + "; got " + std::to_string(n));
+               quoted_name(c.path()) + " must have at least " + std::to_string(*fs->min_items) + unit + "; got " +
+                   std::to_string(n));
         return false;
     }
     if (fs->max_items && n > *fs->max_items) {
         cx.add("TOO_LONG", c.path(), kw(c, is_array ? "maxItems" : "maxProperties"),
-               quoted_name(c.path()) + " must have at most " + std::to_string(*fs->max_items) +
-                   unit + "; got " + std::to_string(n));
+               quoted_name(c.path()) + " must have at most " + std::to_string(*fs->max_items) + unit + "; got " +
+                   std::to_string(n));
         return false;
     }
     return true;

@@ -102,9 +102,7 @@ boost::system::result<decimal, decimal_error> decimal::parse(std::string_view te
     // for every decimal argument).
     const std::size_t int_len = int_end - int_begin;
     const std::size_t total = int_len + (frac_end - frac_begin);
-    const auto digit = [&](std::size_t k) {
-        return text[k < int_len ? int_begin + k : frac_begin + (k - int_len)];
-    };
+    const auto digit = [&](std::size_t k) { return text[k < int_len ? int_begin + k : frac_begin + (k - int_len)]; };
     std::size_t first = 0;
     while (first < total && digit(first) == '0') ++first;
     long scale = static_cast<long>(frac_end - frac_begin) - exponent;
@@ -184,8 +182,7 @@ double decimal::to_double() const noexcept {
 }
 
 namespace {
-boost::system::result<decimal, decimal_error> add_scaled(std::int64_t a, int sa, std::int64_t b,
-                                                         int sb) noexcept {
+boost::system::result<decimal, decimal_error> add_scaled(std::int64_t a, int sa, std::int64_t b, int sb) noexcept {
     const int s = sa > sb ? sa : sb;
     const wide v = static_cast<wide>(a) * pow10_wide(s - sa) + static_cast<wide>(b) * pow10_wide(s - sb);
     if (!fits(v)) return decimal_error::overflow;
@@ -211,8 +208,7 @@ std::strong_ordering operator<=>(const decimal& a, const decimal& b) noexcept {
     const int s = a.scale_ > b.scale_ ? a.scale_ : b.scale_;
     const wide x = static_cast<wide>(a.coefficient_) * pow10_wide(s - a.scale_);
     const wide y = static_cast<wide>(b.coefficient_) * pow10_wide(s - b.scale_);
-    return x < y ? std::strong_ordering::less
-                 : (x > y ? std::strong_ordering::greater : std::strong_ordering::equal);
+    return x < y ? std::strong_ordering::less : (x > y ? std::strong_ordering::greater : std::strong_ordering::equal);
 }
 
 }  // namespace candor::contract

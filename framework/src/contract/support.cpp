@@ -20,8 +20,7 @@ struct compiled_pattern {
 std::shared_ptr<const compiled_pattern> compile_pattern(const std::string& pattern) {
     auto p = std::make_shared<const compiled_pattern>(pattern);
     if (!p->re.ok())
-        throw std::invalid_argument("candor::contract: invalid pattern '" + pattern +
-                                    "': " + p->re.error());
+        throw std::invalid_argument("candor::contract: invalid pattern '" + pattern + "': " + p->re.error());
     return p;
 }
 
@@ -32,8 +31,7 @@ bool pattern_matches(const compiled_pattern& p, std::string_view text) {
 decimal decimal_constant(std::string_view text) {
     auto d = decimal::parse(text);
     if (!d)
-        throw std::invalid_argument("candor::contract: '" + std::string(text) +
-                                    "' is not a decimal constant (" +
+        throw std::invalid_argument("candor::contract: '" + std::string(text) + "' is not a decimal constant (" +
                                     std::string(to_string(d.error())) + ")");
     return *d;
 }
@@ -154,13 +152,12 @@ wide to_wide(const boost::json::value& v) noexcept {
 
 boost::json::value from_wide(wide v) noexcept {
     if (v < 0) return boost::json::value(static_cast<std::int64_t>(v));
-    if (v <= std::numeric_limits<std::int64_t>::max())
-        return boost::json::value(static_cast<std::int64_t>(v));
+    if (v <= std::numeric_limits<std::int64_t>::max()) return boost::json::value(static_cast<std::int64_t>(v));
     return boost::json::value(static_cast<std::uint64_t>(v));
 }
 
-std::string bounds_phrase(const boost::json::value* lo, bool lo_exclusive,
-                          const boost::json::value* hi, bool hi_exclusive) {
+std::string bounds_phrase(const boost::json::value* lo, bool lo_exclusive, const boost::json::value* hi,
+                          bool hi_exclusive) {
     // Shortest round-trip text ("0.5", "1"), not the serializer's "5E-1".
     auto text = [](const boost::json::value& v) {
         if (v.is_double()) {

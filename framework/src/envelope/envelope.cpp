@@ -11,8 +11,7 @@ namespace {
 
 // Top-level fields in wire order; extensions may not reuse them.
 constexpr std::array<std::string_view, 8> envelope_fields = {
-    "status", "complete", "incomplete_reasons", "continuation", "scope", "warnings", "data",
-    "errors"};
+    "status", "complete", "incomplete_reasons", "continuation", "scope", "warnings", "data", "errors"};
 
 bool is_envelope_field(std::string_view key) noexcept {
     for (auto f : envelope_fields)
@@ -125,18 +124,12 @@ sealed_scope_view sealed_scope(const scope& s, std::string_view default_resource
             s.snapshot.empty() ? std::string_view("none") : std::string_view(s.snapshot)};
 }
 
-continuation continuation::next_cursor(std::string cursor) {
-    return {kind::next_cursor, std::move(cursor), 0};
-}
-continuation continuation::retry_after(std::uint64_t seconds) {
-    return {kind::retry_after, {}, seconds};
-}
+continuation continuation::next_cursor(std::string cursor) { return {kind::next_cursor, std::move(cursor), 0}; }
+continuation continuation::retry_after(std::uint64_t seconds) { return {kind::retry_after, {}, seconds}; }
 continuation continuation::retry_with_deadline(std::uint64_t minimum_ms) {
     return {kind::retry_with_deadline, {}, minimum_ms};
 }
-continuation continuation::narrow_query(std::string hint) {
-    return {kind::narrow_query, std::move(hint), 0};
-}
+continuation continuation::narrow_query(std::string hint) { return {kind::narrow_query, std::move(hint), 0}; }
 continuation continuation::restart(std::string why) { return {kind::restart, std::move(why), 0}; }
 
 envelope complete(boost::json::value data) {
@@ -250,7 +243,8 @@ boost::json::object sealed_head(const envelope& e, std::string_view default_reso
     o["incomplete_reasons"] = notes_to_json(e.incomplete_reasons);
     o["continuation"] = continuation_to_json(e.continuation);
     const auto sc = sealed_scope(e.scope, default_resource);
-    o["scope"] = boost::json::object{{"resource", sc.resource}, {"visibility", sc.visibility}, {"snapshot", sc.snapshot}};
+    o["scope"] =
+        boost::json::object{{"resource", sc.resource}, {"visibility", sc.visibility}, {"snapshot", sc.snapshot}};
     o["warnings"] = notes_to_json(e.warnings);
     return o;
 }
@@ -265,8 +259,7 @@ void add_errors(const envelope& e, boost::json::object& o) {
 
 }  // namespace
 
-boost::system::result<boost::json::object, breach> seal(const envelope& e,
-                                                        std::string_view default_resource) {
+boost::system::result<boost::json::object, breach> seal(const envelope& e, std::string_view default_resource) {
     if (auto r = check(e); !r) return r.error();
     auto o = sealed_head(e, default_resource);
     if (e.data_written) o["data"] = e.data_written->to_value();
@@ -291,8 +284,9 @@ boost::system::result<boost::json::object, breach> seal(envelope&& e, std::strin
 envelope internal_error() {
     issue i;
     i.code = std::string(error_codes::internal_error);
-    i.message = "the tool failed because of an error on the server side; the call may be retried "
-                "later, and repeating it unchanged now is unlikely to help";
+    i.message =
+        "the tool failed because of an error on the server side; the call may be retried "
+        "later, and repeating it unchanged now is unlikely to help";
     i.repairable = false;
     i.where = layer::business;
     return failure({std::move(i)});

@@ -89,8 +89,9 @@ boost::json::object output_schema(const boost::json::value& data_schema) {
     // Clients validate `outputSchema` with their own meta-model: the TypeScript SDK (zod) takes
     // only object schemas under `properties`, so boolean schemas are written in object form.
     boost::json::value data = data_schema;
-    if (data.is_bool()) data = data.get_bool() ? boost::json::value(boost::json::object{})
-                                               : boost::json::value(boost::json::object{{"not", boost::json::object{}}});
+    if (data.is_bool())
+        data = data.get_bool() ? boost::json::value(boost::json::object{})
+                               : boost::json::value(boost::json::object{{"not", boost::json::object{}}});
     schema["properties"].as_object()["data"] = std::move(data);
     return schema;
 }

@@ -18,12 +18,13 @@ mcp::tool_info with_evidence_arguments(mcp::tool_info info, const evidence_requi
     auto& props = info.input_schema["properties"];
     if (!props.is_object()) props = boost::json::object{};
     auto& p = props.get_object();
-    p["ids"] = boost::json::object{{"type", "array"},
-                                   {"items", {{"type", "string"}, {"minLength", 1}}},
-                                   {"minItems", 1},
-                                   {"maxItems", req.max_ids},
-                                   {"uniqueItems", true},
-                                   {"description", "Ids to act on; each must come from the inventory named by snapshot_token."}};
+    p["ids"] = boost::json::object{
+        {"type", "array"},
+        {"items", {{"type", "string"}, {"minLength", 1}}},
+        {"minItems", 1},
+        {"maxItems", req.max_ids},
+        {"uniqueItems", true},
+        {"description", "Ids to act on; each must come from the inventory named by snapshot_token."}};
     p["snapshot_token"] = boost::json::object{
         {"type", "string"},
         {"minLength", 1},
@@ -64,9 +65,9 @@ boost::system::result<verified_evidence, issue_list> verify(const evidence_requi
                               "the snapshot_token expired; walk '" + req.resource + "' again for fresh evidence"));
     if (claims.resource != req.resource || claims.principal != principal_fingerprint(principal_id)) {
         auto i = refusal(codes::evidence_scope_mismatch, "/snapshot_token",
-                         claims.resource != req.resource
-                             ? "the snapshot_token comes from '" + claims.resource + "', not from '" + req.resource + "'"
-                             : "the snapshot_token was issued to another principal");
+                         claims.resource != req.resource ? "the snapshot_token comes from '" + claims.resource +
+                                                               "', not from '" + req.resource + "'"
+                                                         : "the snapshot_token was issued to another principal");
         i.details["expected_resource"] = req.resource;
         return refuse(std::move(i));
     }
@@ -85,8 +86,9 @@ boost::system::result<verified_evidence, issue_list> verify(const evidence_requi
                               "the evidence behind this snapshot_token is gone; walk '" + req.resource + "' again"));
     if (!missing->empty()) {
         auto i = refusal(codes::evidence_not_covered, "/ids",
-                         std::to_string(missing->size()) + " of the ids were not delivered by the inventory "
-                         "behind snapshot_token; act only on ids the walk returned");
+                         std::to_string(missing->size()) +
+                             " of the ids were not delivered by the inventory "
+                             "behind snapshot_token; act only on ids the walk returned");
         boost::json::array list;
         for (const auto& m : *missing) list.emplace_back(m);
         i.details["ids"] = std::move(list);
@@ -131,7 +133,8 @@ boost::asio::awaitable<ce::envelope> gated_action::act_each(const verified_evide
         if (r) {
             done.emplace_back(id);
         } else {
-            skipped.push_back(boost::json::object{{"id", id}, {"code", r.error().code}, {"message", r.error().message}});
+            skipped.push_back(
+                boost::json::object{{"id", id}, {"code", r.error().code}, {"message", r.error().message}});
         }
     }
     const bool any_skipped = !skipped.empty();

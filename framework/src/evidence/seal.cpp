@@ -1,8 +1,8 @@
 #include <candor/evidence/seal.hpp>
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/core_names.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
@@ -23,8 +23,8 @@ constexpr std::size_t max_key_id = 32;
 bool is_valid_key_id(std::string_view id) {
     if (id.empty() || id.size() > max_key_id) return false;
     for (char c : id) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '_' || c == '.' || c == '-';
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                        c == '.' || c == '-';
         if (!ok) return false;
     }
     return true;
@@ -84,8 +84,7 @@ private:
     std::vector<entry> entries_;
 };
 
-std::array<unsigned char, mac_size> mac_of(const std::string& secret, std::string_view purpose,
-                                           std::string_view body) {
+std::array<unsigned char, mac_size> mac_of(const std::string& secret, std::string_view purpose, std::string_view body) {
     thread_local hmac_contexts contexts;
     EVP_MAC_CTX* ctx = contexts.ready(secret);
     // The purpose is framed by its length so that ("ab", "c…") and ("a", "bc…") differ.
@@ -124,11 +123,11 @@ int b64_value(char c) {
 
 std::string_view to_string(key_error e) noexcept {
     switch (e) {
-    case key_error::no_keys: return "no sealing key configured";
-    case key_error::invalid_key_id: return "a key id must be 1-32 characters of [A-Za-z0-9_.-]";
-    case key_error::short_secret: return "a sealing key needs at least 32 bytes (64 hex digits)";
-    case key_error::duplicate_id: return "two sealing keys share an id";
-    case key_error::malformed: return "sealing keys are configured as id:HEX[,id:HEX...]";
+        case key_error::no_keys: return "no sealing key configured";
+        case key_error::invalid_key_id: return "a key id must be 1-32 characters of [A-Za-z0-9_.-]";
+        case key_error::short_secret: return "a sealing key needs at least 32 bytes (64 hex digits)";
+        case key_error::duplicate_id: return "two sealing keys share an id";
+        case key_error::malformed: return "sealing keys are configured as id:HEX[,id:HEX...]";
     }
     return "unknown key error";
 }
@@ -139,9 +138,9 @@ void throw_exception_from_error(key_error e, const boost::source_location&) {
 
 std::string_view to_string(seal_error e) noexcept {
     switch (e) {
-    case seal_error::malformed: return "malformed";
-    case seal_error::unknown_key: return "unknown key";
-    case seal_error::bad_mac: return "bad mac";
+        case seal_error::malformed: return "malformed";
+        case seal_error::unknown_key: return "unknown key";
+        case seal_error::bad_mac: return "bad mac";
     }
     return "unknown";
 }
@@ -212,12 +211,10 @@ std::string key_ring::seal(std::string_view purpose, std::string_view payload) c
     return detail::base64url_encode(body);
 }
 
-boost::system::result<std::string, seal_error> key_ring::open(std::string_view purpose,
-                                                              std::string_view sealed) const {
+boost::system::result<std::string, seal_error> key_ring::open(std::string_view purpose, std::string_view sealed) const {
     std::string raw;
     if (!detail::base64url_decode(sealed, raw)) return seal_error::malformed;
-    if (raw.size() < 2 + mac_size || static_cast<unsigned char>(raw[0]) != sealed_version)
-        return seal_error::malformed;
+    if (raw.size() < 2 + mac_size || static_cast<unsigned char>(raw[0]) != sealed_version) return seal_error::malformed;
     const std::size_t id_len = static_cast<unsigned char>(raw[1]);
     if (raw.size() < 2 + id_len + mac_size) return seal_error::malformed;
     const std::string_view id(raw.data() + 2, id_len);

@@ -25,15 +25,19 @@ public:
     explicit sqlite_store(sqlite::database db)
         : db_(std::move(db)),
           // An open walk's expiry is how long it may still continue; a closed one's is fixed.
-          insert_walk_(prepared(db_, "INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?1, 0, ?2) "
-                                     "ON CONFLICT(walk) DO UPDATE SET expiry_ms = max(expiry_ms, ?2) WHERE closed = 0")),
-          insert_id_(prepared(db_, "INSERT OR IGNORE INTO candor_evidence_id(walk, id) "
-                                   "SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM candor_evidence_walk WHERE walk = ?1 AND closed = 0)")),
+          insert_walk_(prepared(db_,
+                                "INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?1, 0, ?2) "
+                                "ON CONFLICT(walk) DO UPDATE SET expiry_ms = max(expiry_ms, ?2) WHERE closed = 0")),
+          insert_id_(prepared(
+              db_,
+              "INSERT OR IGNORE INTO candor_evidence_id(walk, id) "
+              "SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM candor_evidence_walk WHERE walk = ?1 AND closed = 0)")),
           close_(prepared(db_, "UPDATE candor_evidence_walk SET closed = 1, expiry_ms = ?2 WHERE walk = ?1")),
           find_walk_(prepared(db_, "SELECT closed, expiry_ms FROM candor_evidence_walk WHERE walk = ?1")),
           find_id_(prepared(db_, "SELECT 1 FROM candor_evidence_id WHERE walk = ?1 AND id = ?2")),
-          purge_ids_(prepared(db_, "DELETE FROM candor_evidence_id WHERE walk IN "
-                                   "(SELECT walk FROM candor_evidence_walk WHERE expiry_ms <= ?1)")),
+          purge_ids_(prepared(db_,
+                              "DELETE FROM candor_evidence_id WHERE walk IN "
+                              "(SELECT walk FROM candor_evidence_walk WHERE expiry_ms <= ?1)")),
           purge_walks_(prepared(db_, "DELETE FROM candor_evidence_walk WHERE expiry_ms <= ?1")) {}
 
     void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) override {
@@ -109,8 +113,8 @@ private:
 
 std::string_view to_string(store_error e) noexcept {
     switch (e) {
-    case store_error::open_failed: return "the evidence database could not be opened";
-    case store_error::schema_failed: return "the evidence tables could not be created";
+        case store_error::open_failed: return "the evidence database could not be opened";
+        case store_error::schema_failed: return "the evidence tables could not be created";
     }
     return "unknown store error";
 }

@@ -36,9 +36,9 @@ std::string principal_fingerprint(std::string_view principal_id) {
 std::string seal_snapshot_token(const key_ring& keys, const snapshot_claims& c) {
     boost::json::array reasons;
     for (const auto& r : c.reasons) reasons.emplace_back(r);
-    boost::json::object o{{"r", c.resource}, {"q", c.query},        {"p", c.principal},
-                          {"s", c.snapshot}, {"w", c.walk},         {"c", c.complete},
-                          {"n", std::move(reasons)}, {"x", to_epoch_ms(c.expiry)}};
+    boost::json::object o{
+        {"r", c.resource}, {"q", c.query},    {"p", c.principal},        {"s", c.snapshot},
+        {"w", c.walk},     {"c", c.complete}, {"n", std::move(reasons)}, {"x", to_epoch_ms(c.expiry)}};
     return keys.seal(snapshot_token_purpose, json::to_string(o).value());
 }
 
@@ -51,8 +51,8 @@ boost::system::result<snapshot_claims, seal_error> open_snapshot_token(const key
     if (!doc || !doc->root().is_object()) return seal_error::malformed;
     const auto& o = doc->root().get_object();
     snapshot_claims c;
-    const boost::json::string* fields[] = {string_at(o, "r"), string_at(o, "q"), string_at(o, "p"),
-                                           string_at(o, "s"), string_at(o, "w")};
+    const boost::json::string* fields[] = {string_at(o, "r"), string_at(o, "q"), string_at(o, "p"), string_at(o, "s"),
+                                           string_at(o, "w")};
     for (const auto* f : fields)
         if (!f) return seal_error::malformed;
     c.resource = *fields[0];

@@ -29,9 +29,8 @@ document::document() = default;
 document::document(document&&) noexcept = default;
 document::~document() = default;
 
-document::document(detail::arena_ptr arena, boost::json::value&& root,
-                   std::size_t depth, std::size_t nodes, std::string_view number_chars,
-                   const std::vector<number_span>& numbers)
+document::document(detail::arena_ptr arena, boost::json::value&& root, std::size_t depth, std::size_t nodes,
+                   std::string_view number_chars, const std::vector<number_span>& numbers)
     : arena_(std::move(arena)),
       root_(std::move(root)),  // move construction keeps the arena as the value's storage
       depth_(depth),
@@ -100,7 +99,8 @@ void document::index_numbers() const {
             }
         }
     }
-    std::sort(number_index_.begin(), number_index_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(number_index_.begin(), number_index_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 }  // namespace candor::json

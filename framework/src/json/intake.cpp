@@ -24,7 +24,6 @@ namespace {
 // scanned linearly (cheaper for the small objects that tool arguments are made of).
 constexpr std::size_t linear_key_scan = 16;
 
-
 // A message that says what is wrong in the terms of RFC 8259; `at` is the byte the parser
 // stopped on, when it is known.
 std::string describe_parse_error(const boost::system::error_code& ec, std::size_t total,
@@ -185,8 +184,7 @@ public:
             number_chars_.resize(spans.back().offset);
             numbers_.pop_back();
             if (!semantic(intake_code::non_finite_number,
-                          "number " + text + " is out of range: it overflows to " +
-                              (d < 0 ? "-infinity" : "infinity"),
+                          "number " + text + " is out of range: it overflows to " + (d < 0 ? "-infinity" : "infinity"),
                           ec))
                 return false;
             values_.push_null();
@@ -232,14 +230,13 @@ public:
         return path;
     }
 
-    void fail(intake_code code, std::string path, std::string message,
-              std::optional<std::size_t> limit = {}, std::optional<std::size_t> offset = {}) {
+    void fail(intake_code code, std::string path, std::string message, std::optional<std::size_t> limit = {},
+              std::optional<std::size_t> offset = {}) {
         fatal_ = violation{code, std::move(path), std::move(message), limit, offset};
     }
 
     document take_document() {
-        return document(std::move(arena_), values_.release(), max_depth_seen_, nodes_,
-                        number_chars_, numbers_);
+        return document(std::move(arena_), values_.release(), max_depth_seen_, nodes_, number_chars_, numbers_);
     }
 
     /// Declare that the whole text is `text` and stays alive until the parse ends (single-shot
@@ -273,9 +270,7 @@ private:
     };
     struct key_eq {
         const intake_handler* h;
-        bool operator()(std::size_t a, std::size_t b) const noexcept {
-            return h->key_view(a) == h->key_view(b);
-        }
+        bool operator()(std::size_t a, std::size_t b) const noexcept { return h->key_view(a) == h->key_view(b); }
     };
     static constexpr std::size_t no_frame = static_cast<std::size_t>(-1);
 
@@ -300,8 +295,7 @@ private:
     // The failure paths are kept out of line so that the per-value checks inline.
     [[gnu::noinline, gnu::cold]] bool stop_at_node_limit(boost::system::error_code& ec) {
         fail(intake_code::node_limit, current_path(),
-             "too many values: at most " + std::to_string(lim_.max_nodes) +
-                 " values (containers included) are allowed",
+             "too many values: at most " + std::to_string(lim_.max_nodes) + " values (containers included) are allowed",
              lim_.max_nodes);
         ec = make_error_code(boost::system::errc::operation_canceled);
         return false;
@@ -375,8 +369,7 @@ private:
         if (!in_number_) number_begin_ = number_chars_.size();
         in_number_ = false;
         number_chars_.append(last_part.data(), last_part.size());
-        numbers_.push_back(
-            {number_begin_, number_chars_.size() - number_begin_});
+        numbers_.push_back({number_begin_, number_chars_.size() - number_begin_});
     }
 
     // Boost.JSON 1.81 converts decimal text to double exactly only on its fast path (at most
@@ -456,7 +449,7 @@ public:
     boost::json::basic_parser<intake_handler> p;
     std::size_t total = 0;  // bytes fed so far
     bool failed = false;
-    bool done = false;      // the final chunk has been written
+    bool done = false;  // the final chunk has been written
 
     intake_handler& h() { return p.handler(); }
 
@@ -471,11 +464,11 @@ public:
             return;
         }
         h().fail(intake_code::invalid_json, h().current_path(),
-                 describe_parse_error(ec, offset,
-                                      consumed_in_chunk < chunk.size()
-                                          ? std::optional<unsigned char>(
-                                                static_cast<unsigned char>(chunk[consumed_in_chunk]))
-                                          : std::nullopt) +
+                 describe_parse_error(
+                     ec, offset,
+                     consumed_in_chunk < chunk.size()
+                         ? std::optional<unsigned char>(static_cast<unsigned char>(chunk[consumed_in_chunk]))
+                         : std::nullopt) +
                      " at byte " + std::to_string(offset),
                  {}, offset);
     }
@@ -485,8 +478,7 @@ public:
         if (chunk.size() > h().lim().max_bytes - std::min(total, h().lim().max_bytes)) {
             failed = true;
             h().fail(intake_code::input_too_large, "",
-                     "input is larger than " + std::to_string(h().lim().max_bytes) + " bytes",
-                     h().lim().max_bytes);
+                     "input is larger than " + std::to_string(h().lim().max_bytes) + " bytes", h().lim().max_bytes);
             return false;
         }
         boost::system::error_code ec;
@@ -511,7 +503,6 @@ public:
         scanned out{h().take_document(), std::move(h().violations())};
         return out;
     }
-
 };
 
 }  // namespace
@@ -523,8 +514,7 @@ struct parser::impl {
     engine e;
 };
 
-parser::parser(const limits& lim, on_semantic_violation mode)
-    : impl_(std::make_unique<impl>(lim, mode)) {}
+parser::parser(const limits& lim, on_semantic_violation mode) : impl_(std::make_unique<impl>(lim, mode)) {}
 parser::~parser() = default;
 
 bool parser::write(std::string_view chunk) { return impl_->e.write(chunk, true); }
@@ -537,10 +527,12 @@ namespace {
 boost::system::result<scanned, violation> run_once(std::string_view text, const limits& lim,
                                                    on_semantic_violation mode) {
     if (text.size() > lim.max_bytes) {
-        return violation{intake_code::input_too_large, "",
+        return violation{intake_code::input_too_large,
+                         "",
                          "input is " + std::to_string(text.size()) + " bytes; at most " +
                              std::to_string(lim.max_bytes) + " are allowed",
-                         lim.max_bytes, {}};
+                         lim.max_bytes,
+                         {}};
     }
     // One engine per thread, reused: its parser stack, value stack and scratch buffers keep
     // their capacity, so a parse allocates little more than the document's own arena.
@@ -596,18 +588,22 @@ boost::system::result<shape, violation> measure(const boost::json::value& root, 
     // Visit a value: count it, and if it is a non-empty container descend into it.
     auto visit = [&](const boost::json::value& v) -> std::optional<violation> {
         if (++s.nodes > lim.max_nodes) {
-            return violation{intake_code::node_limit, path_of_current(),
+            return violation{intake_code::node_limit,
+                             path_of_current(),
                              "too many values: at most " + std::to_string(lim.max_nodes) +
                                  " values (containers included) are allowed",
-                             lim.max_nodes, {}};
+                             lim.max_nodes,
+                             {}};
         }
         if (v.is_object() || v.is_array()) {
             const std::size_t depth = stack.size() + 1;
             if (depth > max_depth) {
-                return violation{intake_code::depth_limit, path_of_current(),
+                return violation{intake_code::depth_limit,
+                                 path_of_current(),
                                  "nested too deeply: at most " + std::to_string(max_depth) +
                                      " levels of objects and arrays are allowed",
-                                 max_depth, {}};
+                                 max_depth,
+                                 {}};
             }
             s.depth = std::max(s.depth, depth);
             stack.push_back(frame{&v, 0});
@@ -618,16 +614,15 @@ boost::system::result<shape, violation> measure(const boost::json::value& root, 
     if (auto err = visit(root)) return *err;
     while (!stack.empty()) {
         auto& f = stack.back();
-        const std::size_t size = f.container->is_object() ? f.container->get_object().size()
-                                                           : f.container->get_array().size();
+        const std::size_t size =
+            f.container->is_object() ? f.container->get_object().size() : f.container->get_array().size();
         if (f.next == size) {
             stack.pop_back();
             continue;
         }
         const std::size_t idx = f.next++;
-        const boost::json::value& child = f.container->is_object()
-                                              ? (f.container->get_object().begin() + idx)->value()
-                                              : f.container->get_array()[idx];
+        const boost::json::value& child = f.container->is_object() ? (f.container->get_object().begin() + idx)->value()
+                                                                   : f.container->get_array()[idx];
         if (auto err = visit(child)) return *err;
     }
     return s;

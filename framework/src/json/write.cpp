@@ -35,16 +35,14 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) noexcept {
     if (c >= 0xC2 && c <= 0xDF) return (left >= 2 && (b(i + 1) & 0xC0) == 0x80) ? 2 : 0;
     if (c >= 0xE0 && c <= 0xEF) {
         if (left < 3 || (b(i + 1) & 0xC0) != 0x80 || (b(i + 2) & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
-        if (c == 0xED && b(i + 1) > 0x9F) return 0;   // surrogates
+        if (c == 0xE0 && b(i + 1) < 0xA0) return 0;  // overlong
+        if (c == 0xED && b(i + 1) > 0x9F) return 0;  // surrogates
         return 3;
     }
     if (c >= 0xF0 && c <= 0xF4) {
-        if (left < 4 || (b(i + 1) & 0xC0) != 0x80 || (b(i + 2) & 0xC0) != 0x80 ||
-            (b(i + 3) & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && b(i + 1) < 0x90) return 0;   // overlong
-        if (c == 0xF4 && b(i + 1) > 0x8F) return 0;   // above U+10FFFF
+        if (left < 4 || (b(i + 1) & 0xC0) != 0x80 || (b(i + 2) & 0xC0) != 0x80 || (b(i + 3) & 0xC0) != 0x80) return 0;
+        if (c == 0xF0 && b(i + 1) < 0x90) return 0;  // overlong
+        if (c == 0xF4 && b(i + 1) > 0x8F) return 0;  // above U+10FFFF
         return 4;
     }
     return 0;
@@ -177,7 +175,8 @@ public:
     // Bits set for the quotes and backslashes among the 16 bytes at `b`.
     unsigned escapes(const unsigned char* b) const noexcept {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
-        return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote_), _mm_cmpeq_epi8(v, backslash_))));
+        return static_cast<unsigned>(
+            _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote_), _mm_cmpeq_epi8(v, backslash_))));
     }
 
     // Counts the escapes in the 16 bytes at `b`; remembers any byte for the general path.
@@ -239,10 +238,10 @@ inline char* fill_block(const sse_escaper& e, const unsigned char* b, std::size_
 // sink up front and committed only at the end: anything for the general path found on the way
 // leaves nothing behind.
 struct expansion_tables {
-    std::array<std::array<unsigned char, 16>, 256> shuffle{};  // output byte j takes input byte shuffle[j]
+    std::array<std::array<unsigned char, 16>, 256> shuffle{};       // output byte j takes input byte shuffle[j]
     std::array<std::array<unsigned char, 16>, 256> shuffle_high{};  // the same for input bytes 8…15
-    std::array<std::array<unsigned char, 16>, 256> slash{};    // 0xFF where a backslash goes
-    std::array<unsigned char, 256> length{};                   // output bytes for the 8 input bytes
+    std::array<std::array<unsigned char, 16>, 256> slash{};         // 0xFF where a backslash goes
+    std::array<unsigned char, 256> length{};                        // output bytes for the 8 input bytes
 };
 
 constexpr expansion_tables make_expansion_tables() {
@@ -270,17 +269,21 @@ constexpr expansion_tables expansion = make_expansion_tables();
 
 // Spreads the first `len` (≤ 8) of the 8 bytes at `b` to `q`; returns the new end. Bits of
 // `special` are set for bytes that need the general path.
-__attribute__((target("ssse3"))) inline char* spread8(const unsigned char* b, std::size_t len, char* q, unsigned& special) {
+__attribute__((target("ssse3"))) inline char* spread8(const unsigned char* b, std::size_t len, char* q,
+                                                      unsigned& special) {
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b));
     const unsigned keep = (1u << len) - 1u;
     const unsigned m =
-        static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)))) & keep;
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)))) &
+        keep;
     special |= static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)))) & keep;
-    const __m128i moved = _mm_shuffle_epi8(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(expansion.shuffle[m].data())));
+    const __m128i moved =
+        _mm_shuffle_epi8(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(expansion.shuffle[m].data())));
     const __m128i slash = _mm_loadu_si128(reinterpret_cast<const __m128i*>(expansion.slash[m].data()));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm_or_si128(_mm_andnot_si128(slash, moved), _mm_and_si128(slash, backslash)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q),
+                     _mm_or_si128(_mm_andnot_si128(slash, moved), _mm_and_si128(slash, backslash)));
     return q + (expansion.length[m] - (8 - len));
 }
 
@@ -288,7 +291,7 @@ __attribute__((target("ssse3"))) inline char* spread8(const unsigned char* b, st
 // copy), and the closing quote; or, if any byte needs it, the general path from the start.
 // `start`: the sink's size before the string's opening quote (what a fallback rewinds to).
 __attribute__((target("ssse3"))) inline bool spread_rest(std::string_view s, std::size_t i, char* q, unsigned special,
-                                                          std::size_t start, sink& out) {
+                                                         std::size_t start, sink& out) {
     const std::size_t n = s.size();
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     for (; i + 8 <= n; i += 8) q = spread8(p + i, 8, q, special);
@@ -320,8 +323,9 @@ __attribute__((target("ssse3"))) bool append_string_ssse3(std::string_view s, si
 // bytes left go through spread_rest.
 __attribute__((target("avx2"))) inline __m256i halves(const std::array<unsigned char, 16>& low,
                                                       const std::array<unsigned char, 16>& high) {
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low.data()))),
-                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(high.data())), 1);
+    return _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low.data()))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(high.data())), 1);
 }
 
 __attribute__((target("avx2"))) inline char* spread16(const unsigned char* b, char* q, unsigned& special) {
@@ -330,8 +334,10 @@ __attribute__((target("avx2"))) inline char* spread16(const unsigned char* b, ch
         _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
     special |= static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
     const unsigned low = m & 0xFFu, high = m >> 8;
-    const __m256i moved = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(v), halves(expansion.shuffle[low], expansion.shuffle_high[high]));
-    const __m256i spread = _mm256_blendv_epi8(moved, _mm256_set1_epi8('\\'), halves(expansion.slash[low], expansion.slash[high]));
+    const __m256i moved = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(v),
+                                              halves(expansion.shuffle[low], expansion.shuffle_high[high]));
+    const __m256i spread =
+        _mm256_blendv_epi8(moved, _mm256_set1_epi8('\\'), halves(expansion.slash[low], expansion.slash[high]));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_castsi256_si128(spread));
     q += expansion.length[low];
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_extracti128_si256(spread, 1));
@@ -375,9 +381,9 @@ escaper current_escaper() noexcept { return std::min(best_escaper(), escaper_cap
 [[gnu::noinline]] bool append_string_long(std::string_view s, sink& out) {
     const std::size_t n = s.size();
     switch (current_escaper()) {
-    case escaper::avx2: return append_string_avx2(s, out);
-    case escaper::ssse3: return append_string_ssse3(s, out);
-    case escaper::portable: break;
+        case escaper::avx2: return append_string_avx2(s, out);
+        case escaper::ssse3: return append_string_ssse3(s, out);
+        case escaper::portable: break;
     }
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     sse_escaper e;
@@ -466,7 +472,9 @@ void put_integer(Int i, sink& out) {
 bool write_scalar(const boost::json::value& v, sink& out) {
     switch (v.kind()) {
         case boost::json::kind::null: out.put("null"); return true;
-        case boost::json::kind::bool_: out.put(v.get_bool() ? std::string_view("true") : std::string_view("false")); return true;
+        case boost::json::kind::bool_:
+            out.put(v.get_bool() ? std::string_view("true") : std::string_view("false"));
+            return true;
         case boost::json::kind::int64: put_integer(v.get_int64(), out); return true;
         case boost::json::kind::uint64: put_integer(v.get_uint64(), out); return true;
         case boost::json::kind::double_: {

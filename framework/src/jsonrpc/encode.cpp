@@ -51,16 +51,16 @@ std::string encode_error(const std::optional<request_id>& id, const error_object
     return json::to_string(o).value();
 }
 
-boost::system::result<std::string, json::write_error> encode_notification(
-    std::string_view method, const boost::json::object& params) {
+boost::system::result<std::string, json::write_error> encode_notification(std::string_view method,
+                                                                          const boost::json::object& params) {
     auto o = base();
     o["method"] = method;
     o["params"] = params;
     return json::to_string(o);
 }
 
-boost::system::result<std::string, json::write_error> encode_request(
-    const request_id& id, std::string_view method, const boost::json::object& params) {
+boost::system::result<std::string, json::write_error> encode_request(const request_id& id, std::string_view method,
+                                                                     const boost::json::object& params) {
     auto o = base();
     o["id"] = id.to_json();
     o["method"] = method;

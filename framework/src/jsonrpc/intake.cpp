@@ -31,8 +31,7 @@ std::optional<request_id> to_id(const boost::json::value& v) {
 }
 
 // The id to answer a refused message with: only one that was read unambiguously.
-std::optional<request_id> readable_id(const boost::json::value& root,
-                                      const std::vector<json::violation>& vs) {
+std::optional<request_id> readable_id(const boost::json::value& root, const std::vector<json::violation>& vs) {
     const auto* o = root.if_object();
     if (!o || has_violation_at(vs, "/id")) return std::nullopt;
     const auto* id = o->if_contains("id");
@@ -49,8 +48,7 @@ boost::system::result<error_object, std::string> read_error_member(const boost::
     if (!o) return std::string("error must be an object");
     const auto* code = o->if_contains("code");
     const auto* msg = o->if_contains("message");
-    if (!code || !(code->is_int64() || code->is_uint64()))
-        return std::string("error.code must be an integer");
+    if (!code || !(code->is_int64() || code->is_uint64())) return std::string("error.code must be an integer");
     if (!msg || !msg->is_string()) return std::string("error.message must be a string");
     error_object e;
     e.code = code->is_int64() ? static_cast<int>(code->get_int64()) : 0;
@@ -61,8 +59,7 @@ boost::system::result<error_object, std::string> read_error_member(const boost::
 
 }  // namespace
 
-boost::system::result<inbound, rejection> read_message(std::string_view text,
-                                                       const json::limits& lim) {
+boost::system::result<inbound, rejection> read_message(std::string_view text, const json::limits& lim) {
     auto scanned = json::scan(text, lim);
     if (!scanned) {
         // Syntax errors and resource limits stop the parse: nothing in the text can be trusted,
@@ -83,8 +80,7 @@ boost::system::result<inbound, rejection> read_message(std::string_view text,
         } else {
             // A duplicated `id`, `method`, `jsonrpc` or `params`, or a bad number outside the
             // parameters: the message is ambiguous and is refused as a whole.
-            return refuse(safe_id, error_code::parse_error, v.message,
-                          boost::json::value(to_json(v)));
+            return refuse(safe_id, error_code::parse_error, v.message, boost::json::value(to_json(v)));
         }
     }
 
@@ -99,8 +95,7 @@ boost::system::result<inbound, rejection> read_message(std::string_view text,
 
     for (const auto& kv : *obj) {
         const auto k = kv.key();
-        if (k != "jsonrpc" && k != "id" && k != "method" && k != "params" && k != "result" &&
-            k != "error")
+        if (k != "jsonrpc" && k != "id" && k != "method" && k != "params" && k != "result" && k != "error")
             return refuse(id, error_code::invalid_request,
                           "unknown member '" + std::string(k) + "' in a JSON-RPC message");
     }
@@ -129,8 +124,7 @@ boost::system::result<inbound, rejection> read_message(std::string_view text,
         if (!method->is_string() || method->get_string().empty())
             return refuse(id, error_code::invalid_request, "method must be a non-empty string");
         if (obj->contains("result") || obj->contains("error"))
-            return refuse(id, error_code::invalid_request,
-                          "a request cannot carry result or error");
+            return refuse(id, error_code::invalid_request, "a request cannot carry result or error");
         const boost::json::object* params = nullptr;
         if (const auto* p = obj->if_contains("params")) {
             if (p->is_array())
@@ -140,23 +134,19 @@ boost::system::result<inbound, rejection> read_message(std::string_view text,
             params = &p->get_object();
         }
         std::string name(method->get_string());
-        if (id)
-            in.msg = request{*id, std::move(name), params};
-        else
-            in.msg = notification{std::move(name), params};
+        if (id) in.msg = request{*id, std::move(name), params};
+        else in.msg = notification{std::move(name), params};
         in.param_violations = std::move(in_params);
         return in;
     }
 
     // No method: a response to one of our requests.
     if (!id) return refuse(std::nullopt, error_code::invalid_request, "a message needs a method or an id");
-    if (obj->contains("params"))
-        return refuse(id, error_code::invalid_request, "a response cannot carry params");
+    if (obj->contains("params")) return refuse(id, error_code::invalid_request, "a response cannot carry params");
     const auto* result = obj->if_contains("result");
     const auto* error = obj->if_contains("error");
     if ((result != nullptr) == (error != nullptr))
-        return refuse(id, error_code::invalid_request,
-                      "a response carries exactly one of result and error");
+        return refuse(id, error_code::invalid_request, "a response carries exactly one of result and error");
     if (!in_params.empty())
         return refuse(id, error_code::parse_error, in_params.front().message,
                       boost::json::value(to_json(in_params.front())));

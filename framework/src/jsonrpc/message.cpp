@@ -9,8 +9,7 @@ boost::json::value request_id::to_json() const {
     return boost::json::value(std::get<std::int64_t>(v_));
 }
 
-error_object error_object::make(error_code c, std::string text,
-                                std::optional<boost::json::value> data) {
+error_object error_object::make(error_code c, std::string text, std::optional<boost::json::value> data) {
     return error_object{static_cast<int>(c), std::move(text), std::move(data)};
 }
 

@@ -71,8 +71,8 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
 
     const boost::json::value* name = req.params ? req.params->if_contains("name") : nullptr;
     if (!name || !name->is_string()) {
-        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
-                                                   "tools/call needs params.name (a string)"));
+        send_error(req.id,
+                   rpc::error_object::make(rpc::error_code::invalid_params, "tools/call needs params.name (a string)"));
         return;
     }
     auto tool = core_->find(name->get_string());
@@ -83,22 +83,22 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     }
     const boost::json::value* arguments = req.params->if_contains("arguments");
     if (arguments && !arguments->is_object()) {
-        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
-                                                   "params.arguments must be an object"));
+        send_error(req.id,
+                   rpc::error_object::make(rpc::error_code::invalid_params, "params.arguments must be an object"));
         return;
     }
     if (!arguments) arguments = &empty_arguments();
     if (calls_.count(req.id)) {
-        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_request,
-                                                   "a call with this id is still running"));
+        send_error(req.id,
+                   rpc::error_object::make(rpc::error_code::invalid_request, "a call with this id is still running"));
         return;
     }
     const auto& tool_name = tool->info().name;
     call_origin origin = current_;
     origin.tool = tool;
     if (!argument_issues.empty()) {
-        log(log_level::info, "tool " + tool_name + ": arguments refused at intake (" +
-                                 argument_issues.front().code + " at " + argument_issues.front().path + ")");
+        log(log_level::info, "tool " + tool_name + ": arguments refused at intake (" + argument_issues.front().code +
+                                 " at " + argument_issues.front().path + ")");
         answer_call(req.id, origin, envelope::failure(std::move(argument_issues)));
         return;
     }
@@ -158,7 +158,8 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
 
     watch_deadline(*state, req.id);
     auto slot = state->signal.slot();
-    boost::asio::co_spawn(strand_, run_call(weak_from_this(), req.id, std::move(tool), std::move(doc), &arguments, state),
+    boost::asio::co_spawn(strand_,
+                          run_call(weak_from_this(), req.id, std::move(tool), std::move(doc), &arguments, state),
                           // The handler holds the call's state: the cancellation signal the
                           // call is bound to outlives co_spawn's use of its slot.
                           boost::asio::bind_cancellation_slot(slot, [keep = state](std::exception_ptr ep) {
@@ -254,8 +255,9 @@ void connection::on_deadline(const rpc::request_id& id) {
     state->signal.emit(boost::asio::cancellation_type::terminal);
     issue i;
     i.code = std::string(envelope::error_codes::deadline_exceeded);
-    i.message = "the tool did not finish within its deadline and was stopped; narrow the request "
-                "or try again later";
+    i.message =
+        "the tool did not finish within its deadline and was stopped; narrow the request "
+        "or try again later";
     i.repairable = false;
     i.where = layer::external;
     answer_call(id, state->origin, envelope::failure({std::move(i)}));
@@ -351,11 +353,12 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         if (rules_.structured_content && content.structured_content)
             result["structuredContent"] = *content.structured_content;
         result["isError"] = content.is_error;
-        if (!observers_.empty()) record = record_call(id, origin, nullptr, content.is_error ? "content_error" : "content");
+        if (!observers_.empty())
+            record = record_call(id, origin, nullptr, content.is_error ? "content_error" : "content");
         if (!json::to_string(result)) {
             log(log_level::error, "tool " + tool_name + " returned content that cannot be serialized");
-            result = boost::json::object{
-                {"content", boost::json::array{text_block("internal error in the tool")}}, {"isError", true}};
+            result = boost::json::object{{"content", boost::json::array{text_block("internal error in the tool")}},
+                                         {"isError", true}};
         }
     }
     send_result(id, boost::json::value(std::move(result)), [&](std::size_t bytes_out) {
@@ -379,21 +382,22 @@ void call_state::send_progress(double done, std::optional<double> total, std::st
     boost::json::object params{{"progressToken", *progress_token}, {"progress", done}};
     if (total) params["total"] = *total;
     if (!message.empty()) params["message"] = std::move(message);
-    boost::asio::dispatch(c->strand_, [c, p = std::move(params), r = route] {
-        c->send_notification("notifications/progress", p, r);
-    });
+    boost::asio::dispatch(
+        c->strand_, [c, p = std::move(params), r = route] { c->send_notification("notifications/progress", p, r); });
 }
 
 void call_state::send_log(log_level level, std::string message, boost::json::object data) {
     auto c = conn.lock();
     if (!c || answered) return;
-    boost::asio::dispatch(c->strand_, [c, level, tool = tool_name, r = route, m = std::move(message), d = std::move(data)]() mutable {
-        if (level < c->client_level_) return;
-        boost::json::object payload(std::move(d));
-        payload.insert_or_assign("message", std::move(m));
-        c->send_notification("notifications/message",
-                             boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}}, r);
-    });
+    boost::asio::dispatch(
+        c->strand_, [c, level, tool = tool_name, r = route, m = std::move(message), d = std::move(data)]() mutable {
+            if (level < c->client_level_) return;
+            boost::json::object payload(std::move(d));
+            payload.insert_or_assign("message", std::move(m));
+            c->send_notification(
+                "notifications/message",
+                boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}}, r);
+        });
 }
 
 }  // namespace detail
@@ -403,7 +407,8 @@ call_context::call_context(std::shared_ptr<detail::call_state> state) noexcept :
 const std::string& call_context::tool() const noexcept { return state_->tool_name; }
 std::chrono::steady_clock::time_point call_context::deadline() const noexcept { return state_->deadline; }
 std::chrono::milliseconds call_context::remaining() const noexcept {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(state_->deadline - std::chrono::steady_clock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(state_->deadline - std::chrono::steady_clock::now());
     return std::max(left, std::chrono::milliseconds(0));
 }
 bool call_context::cancelled() const noexcept { return state_->cancelled; }

@@ -56,12 +56,8 @@ void connection::on_response(rpc::response& r) {
     p->timer.cancel();
 }
 
-bool call_context::can_elicit() const noexcept {
-    return state_->session->client_capabilities.contains("elicitation");
-}
-bool call_context::can_sample() const noexcept {
-    return state_->session->client_capabilities.contains("sampling");
-}
+bool call_context::can_elicit() const noexcept { return state_->session->client_capabilities.contains("elicitation"); }
+bool call_context::can_sample() const noexcept { return state_->session->client_capabilities.contains("sampling"); }
 
 namespace detail {
 
@@ -99,8 +95,8 @@ void call_state::abandon_request(const rpc::request_id& id, bool timed_out) {
 
 }  // namespace detail
 
-boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>>
-call_context::request_client(std::string method, boost::json::object params, std::chrono::milliseconds timeout) {
+boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>> call_context::request_client(
+    std::string method, boost::json::object params, std::chrono::milliseconds timeout) {
     auto state = state_;
     auto sent = state->send_request(method, params, timeout);
     if (!sent) co_return sent.error();
@@ -117,8 +113,8 @@ call_context::request_client(std::string method, boost::json::object params, std
     co_return client_request_error::cancelled;
 }
 
-boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>>
-call_context::elicit(std::string message, boost::json::object requested_schema, std::chrono::milliseconds timeout) {
+boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>> call_context::elicit(
+    std::string message, boost::json::object requested_schema, std::chrono::milliseconds timeout) {
     if (!can_elicit()) co_return client_request_error::not_supported;
     boost::json::object params;
     params["message"] = std::move(message);
@@ -148,9 +144,9 @@ call_context::elicit(std::string message, boost::json::object requested_schema, 
     co_return r;
 }
 
-boost::asio::awaitable<boost::system::result<sampling_result, client_request_error>>
-call_context::sample(boost::json::array messages, std::int64_t max_tokens, boost::json::object options,
-                     std::chrono::milliseconds timeout) {
+boost::asio::awaitable<boost::system::result<sampling_result, client_request_error>> call_context::sample(
+    boost::json::array messages, std::int64_t max_tokens, boost::json::object options,
+    std::chrono::milliseconds timeout) {
     if (!can_sample()) co_return client_request_error::not_supported;
     boost::json::object params(std::move(options));
     params["messages"] = std::move(messages);

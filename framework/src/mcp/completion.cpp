@@ -19,11 +19,13 @@ std::string completion_key(const completion_ref& ref) {
 
 boost::system::result<void, registration_error> server::add_completion(completion_ref ref, completion_function fn) {
     if (!fn) return registration_error::null_handler;
-    if (ref.of == completion_ref::kind::prompt && !is_valid_tool_name(ref.name)) return registration_error::invalid_name;
+    if (ref.of == completion_ref::kind::prompt && !is_valid_tool_name(ref.name))
+        return registration_error::invalid_name;
     if (ref.of == completion_ref::kind::resource_template && !is_valid_uri_template(ref.name))
         return registration_error::invalid_uri;
     std::lock_guard lock(core_->mu);
-    if (!core_->completions.emplace(completion_key(ref), std::make_shared<const completion_function>(std::move(fn))).second)
+    if (!core_->completions.emplace(completion_key(ref), std::make_shared<const completion_function>(std::move(fn)))
+             .second)
         return registration_error::duplicate_name;
     return {};
 }
@@ -32,7 +34,8 @@ void connection::on_complete(const rpc::request& req) {
     const auto* ref = req.params ? req.params->if_contains("ref") : nullptr;
     const auto* argument = req.params ? req.params->if_contains("argument") : nullptr;
     if (!ref || !ref->is_object() || !argument || !argument->is_object())
-        return send_error(req.id, detail::invalid_params("completion/complete needs params.ref and params.argument (objects)"));
+        return send_error(req.id,
+                          detail::invalid_params("completion/complete needs params.ref and params.argument (objects)"));
     const auto* type = detail::string_param(&ref->get_object(), "type");
     const auto* arg_name = detail::string_param(&argument->get_object(), "name");
     const auto* arg_value = detail::string_param(&argument->get_object(), "value");
@@ -50,10 +53,13 @@ void connection::on_complete(const rpc::request& req) {
             const auto* name = detail::string_param(&ref->get_object(), "name");
             if (!name) return send_error(req.id, detail::invalid_params("ref.name (a string) is required"));
             auto it = core_->prompts.find(std::string_view(*name));
-            if (it == core_->prompts.end()) return send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
+            if (it == core_->prompts.end())
+                return send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
             const auto& declared = it->second->info.arguments;
-            if (std::none_of(declared.begin(), declared.end(), [&](const prompt_argument& a) { return a.name == cr.argument; }))
-                return send_error(req.id, detail::invalid_params("prompt " + std::string(*name) + " has no argument " + cr.argument));
+            if (std::none_of(declared.begin(), declared.end(),
+                             [&](const prompt_argument& a) { return a.name == cr.argument; }))
+                return send_error(
+                    req.id, detail::invalid_params("prompt " + std::string(*name) + " has no argument " + cr.argument));
             cr.ref = completion_ref{completion_ref::kind::prompt, std::string(*name)};
         } else if (*type == "ref/resource") {
             const auto* uri = detail::string_param(&ref->get_object(), "uri");
@@ -88,8 +94,10 @@ void connection::on_complete(const rpc::request& req) {
         send_result(req.id, std::get<boost::json::object>(to_result(completion_result{})));
         return;
     }
-    auto op = [](std::shared_ptr<const completion_function> f, completion_request r)
-        -> boost::asio::awaitable<completion_result> { co_return co_await (*f)(r); }(fn, std::move(cr));
+    auto op = [](std::shared_ptr<const completion_function> f,
+                 completion_request r) -> boost::asio::awaitable<completion_result> {
+        co_return co_await (*f)(r);
+    }(fn, std::move(cr));
     answer_async(req.id, "completer", std::move(op), to_result);
 }
 

@@ -7,13 +7,11 @@
 namespace candor::mcp {
 
 namespace {
-constexpr std::array<std::string_view, 8> level_names = {
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+constexpr std::array<std::string_view, 8> level_names = {"debug", "info",     "notice", "warning",
+                                                         "error", "critical", "alert",  "emergency"};
 }
 
-std::string_view to_string(log_level l) noexcept {
-    return level_names[static_cast<std::size_t>(l)];
-}
+std::string_view to_string(log_level l) noexcept { return level_names[static_cast<std::size_t>(l)]; }
 
 std::optional<log_level> parse_log_level(std::string_view name) noexcept {
     for (std::size_t i = 0; i < level_names.size(); ++i)

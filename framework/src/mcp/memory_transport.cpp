@@ -11,11 +11,14 @@ memory_client::memory_client(server& srv, boost::asio::io_context& ioc, connecti
     // The send function only appends; parsing our own server's output is trusted here (it is
     // what a client library would do), and a text that is not JSON is kept as a string so a
     // test can see it.
-    conn_ = srv.connect(ioc.get_executor(), [inbox = inbox_](std::string text) {
-        boost::system::error_code ec;
-        auto v = boost::json::parse(text, ec);
-        inbox->push_back(ec ? boost::json::value(text) : std::move(v));
-    }, std::move(opts));
+    conn_ = srv.connect(
+        ioc.get_executor(),
+        [inbox = inbox_](std::string text) {
+            boost::system::error_code ec;
+            auto v = boost::json::parse(text, ec);
+            inbox->push_back(ec ? boost::json::value(text) : std::move(v));
+        },
+        std::move(opts));
 }
 
 memory_client::~memory_client() {
@@ -101,11 +104,11 @@ void memory_client::notify(std::string_view method, boost::json::object params) 
 }
 
 boost::json::value memory_client::initialize(std::string_view version, boost::json::object capabilities) {
-    auto r = request("initialize",
-                     boost::json::object{{"protocolVersion", version},
-                                         {"capabilities", std::move(capabilities)},
-                                         {"clientInfo", boost::json::object{{"name", "memory-client"},
-                                                                            {"version", "1.0"}}}});
+    auto r = request(
+        "initialize",
+        boost::json::object{{"protocolVersion", version},
+                            {"capabilities", std::move(capabilities)},
+                            {"clientInfo", boost::json::object{{"name", "memory-client"}, {"version", "1.0"}}}});
     notify("notifications/initialized");
     return r;
 }

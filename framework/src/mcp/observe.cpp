@@ -14,11 +14,22 @@ namespace rpc = jsonrpc;
 namespace detail {
 
 std::string_view known_method(std::string_view method) noexcept {
-    static constexpr std::array<std::string_view, 16> known = {
-        "initialize",     "ping",          "tools/list",         "tools/call",
-        "logging/setLevel", "resources/list", "resources/read",  "resources/templates/list",
-        "resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get",
-        "completion/complete", "notifications/initialized", "notifications/cancelled", "other"};
+    static constexpr std::array<std::string_view, 16> known = {"initialize",
+                                                               "ping",
+                                                               "tools/list",
+                                                               "tools/call",
+                                                               "logging/setLevel",
+                                                               "resources/list",
+                                                               "resources/read",
+                                                               "resources/templates/list",
+                                                               "resources/subscribe",
+                                                               "resources/unsubscribe",
+                                                               "prompts/list",
+                                                               "prompts/get",
+                                                               "completion/complete",
+                                                               "notifications/initialized",
+                                                               "notifications/cancelled",
+                                                               "other"};
     for (auto k : known)
         if (k == method) return k;
     return known.back();
@@ -63,7 +74,8 @@ void collect_limit(const boost::json::object& details, std::string_view code, st
     const auto* l = details.if_contains("limit");
     if (!l) return;
     if (const auto* u = l->if_uint64()) out.push_back({std::string(code), *u});
-    else if (const auto* i = l->if_int64(); i && *i >= 0) out.push_back({std::string(code), static_cast<std::uint64_t>(*i)});
+    else if (const auto* i = l->if_int64(); i && *i >= 0)
+        out.push_back({std::string(code), static_cast<std::uint64_t>(*i)});
 }
 
 // `incomplete_reasons` or `warnings`: their codes (and limits), and their metadata entries
@@ -109,8 +121,8 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
     // a message, a cursor or the data; the metadata object only for observers that read it.
     const auto& e = *answer;
     r.complete = e.complete.value_or(false);
-    const bool with_meta = std::any_of(observers_.begin(), observers_.end(),
-                                       [](const auto& o) { return o->reads_envelope_metadata(); });
+    const bool with_meta =
+        std::any_of(observers_.begin(), observers_.end(), [](const auto& o) { return o->reads_envelope_metadata(); });
     boost::json::array reasons, warnings, errors;
     notes(e.incomplete_reasons, r.reason_codes, &r.limits, with_meta ? &reasons : nullptr);
     notes(e.warnings, r.warning_codes, nullptr, with_meta ? &warnings : nullptr);
@@ -163,9 +175,10 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
     {
         const auto sc = envelope::sealed_scope(e.scope, r.tool);
         // A resource the tool named itself may describe the request; only the default is shown.
-        meta["scope"] = boost::json::object{{"resource", sc.resource == r.tool ? sc.resource : std::string_view("(tool-defined)")},
-                                            {"visibility", sc.visibility},
-                                            {"snapshot", sc.snapshot}};
+        meta["scope"] =
+            boost::json::object{{"resource", sc.resource == r.tool ? sc.resource : std::string_view("(tool-defined)")},
+                                {"visibility", sc.visibility},
+                                {"snapshot", sc.snapshot}};
     }
     meta["errors"] = std::move(errors);
     return r;
@@ -173,7 +186,8 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
 
 void connection::publish(call_record& r, const call_origin& origin) {
     r.time = std::chrono::system_clock::now();
-    r.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin.received);
+    r.duration =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin.received);
     if (r.what == call_record::kind::tool_call && !r.tool.empty()) {
         // A call that follows answers refused with repairable issues only is a repair attempt.
         auto& streak = repair_streak_[r.tool];

@@ -83,9 +83,11 @@ void connection::on_prompts_get(const rpc::request& req) {
             const std::string_view key = member.key();
             const auto& value = member.value();
             const auto& declared = entry->info.arguments;
-            const bool known = std::any_of(declared.begin(), declared.end(), [key](const prompt_argument& a) { return a.name == key; });
+            const bool known = std::any_of(declared.begin(), declared.end(),
+                                           [key](const prompt_argument& a) { return a.name == key; });
             if (!known)
-                return send_error(req.id, detail::invalid_params("prompt " + pr.name + " has no argument " + std::string(key)));
+                return send_error(req.id,
+                                  detail::invalid_params("prompt " + pr.name + " has no argument " + std::string(key)));
             if (!value.is_string())
                 return send_error(req.id, detail::invalid_params("argument " + std::string(key) + " must be a string"));
             pr.arguments.emplace(std::string(key), std::string(value.get_string()));
@@ -97,8 +99,10 @@ void connection::on_prompts_get(const rpc::request& req) {
     pr.caller = opts_.caller;
     pr.session = *session_;
 
-    auto op = [](std::shared_ptr<const detail::server_core::prompt_entry> e, prompt_request r)
-        -> boost::asio::awaitable<prompt_result> { co_return co_await e->get(r); }(entry, std::move(pr));
+    auto op = [](std::shared_ptr<const detail::server_core::prompt_entry> e,
+                 prompt_request r) -> boost::asio::awaitable<prompt_result> {
+        co_return co_await e->get(r);
+    }(entry, std::move(pr));
     answer_async(req.id, "prompt " + entry->info.name, std::move(op),
                  [](prompt_result r) -> std::variant<boost::json::object, rpc::error_object> {
                      boost::json::object result;

@@ -10,8 +10,8 @@ namespace candor::mcp {
 bool is_valid_tool_name(std::string_view name) noexcept {
     if (name.empty() || name.size() > 128) return false;
     for (char c : name) {
-        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                        c == '_' || c == '.' || c == '-';
+        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                        c == '.' || c == '-';
         if (!ok) return false;
     }
     return true;
@@ -130,8 +130,7 @@ std::shared_ptr<tool_handler> server_core::find(std::string_view name) const {
     return it == tools.end() ? nullptr : it->second;
 }
 
-std::optional<server_core::page> server_core::list(
-    const std::optional<std::string>& cursor) const {
+std::optional<server_core::page> server_core::list(const std::optional<std::string>& cursor) const {
     std::optional<std::string> after;
     if (cursor) {
         after = open_list_cursor(*cursor);

@@ -234,7 +234,8 @@ std::optional<std::pair<resource_reader, resource_request>> find_reader(const de
     std::lock_guard lock(core.mu);
     resource_request rr;
     rr.uri = std::string(uri);
-    if (auto it = core.resources.find(uri); it != core.resources.end()) return std::make_pair(it->second->read, std::move(rr));
+    if (auto it = core.resources.find(uri); it != core.resources.end())
+        return std::make_pair(it->second->read, std::move(rr));
     for (const auto& [tmpl, entry] : core.templates) {
         if (auto vars = match_uri_template(tmpl, uri)) {
             rr.variables = std::move(*vars);
@@ -249,14 +250,16 @@ std::optional<std::pair<resource_reader, resource_request>> find_reader(const de
 void connection::on_resources_read(const rpc::request& req) {
     const auto* uri = detail::string_param(req.params, "uri");
     if (!uri) return send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
-    if (!is_valid_resource_uri(*uri)) return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    if (!is_valid_resource_uri(*uri))
+        return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
     auto found = find_reader(*core_, *uri);
     if (!found) return send_error(req.id, not_found(*uri));
     auto& [read, rr] = *found;
     rr.caller = opts_.caller;
     rr.session = *session_;
     // The reader's request lives in the coroutine frame; the function is copied in too.
-    auto op = [](resource_reader fn, resource_request r) -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
+    auto op = [](resource_reader fn,
+                 resource_request r) -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
         co_return co_await fn(r);
     }(std::move(read), std::move(rr));
     answer_async(req.id, "a resource reader", std::move(op),
@@ -277,7 +280,8 @@ void connection::on_resources_subscribe(const rpc::request& req, bool subscribe)
         send_result(req.id, boost::json::object{});
         return;
     }
-    if (!is_valid_resource_uri(*uri)) return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    if (!is_valid_resource_uri(*uri))
+        return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
     if (!find_reader(*core_, *uri)) return send_error(req.id, not_found(*uri));
     if (!subscriptions_.count(std::string_view(*uri)) && subscriptions_.size() >= core_->opts.max_subscriptions)
         return send_error(req.id, detail::invalid_params("this session already has " +

@@ -121,8 +121,7 @@ std::optional<issue_list> server::check_arguments(std::string_view name, std::st
     return tool->check_arguments(args, &scanned->doc);
 }
 
-std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex,
-                                            connection::send_function send,
+std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex, connection::send_function send,
                                             connection_options opts) {
     connection::routed_send_function routed;
     if (send) routed = [s = std::move(send)](std::string text, const message_route&) { s(std::move(text)); };
@@ -130,8 +129,7 @@ std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex,
 }
 
 std::shared_ptr<connection> server::connect_routed(boost::asio::any_io_executor ex,
-                                                   connection::routed_send_function send,
-                                                   connection_options opts) {
+                                                   connection::routed_send_function send, connection_options opts) {
     std::shared_ptr<connection> c(new connection(core_, std::move(ex), std::move(send), std::move(opts)));
     std::lock_guard lock(core_->mu);
     std::erase_if(core_->connections, [](const auto& w) { return w.expired(); });
@@ -147,8 +145,8 @@ namespace {
 boost::asio::any_io_executor make_connection_strand(boost::asio::any_io_executor ex) {
     using io_executor = boost::asio::io_context::executor_type;
     if (const auto* io = ex.target<io_executor>()) return boost::asio::make_strand(*io);
-    using tracked_io_executor = decltype(boost::asio::require(std::declval<io_executor>(),
-                                                              boost::asio::execution::outstanding_work.tracked));
+    using tracked_io_executor =
+        decltype(boost::asio::require(std::declval<io_executor>(), boost::asio::execution::outstanding_work.tracked));
     if (const auto* io = ex.target<tracked_io_executor>()) return boost::asio::make_strand(*io);
     return boost::asio::make_strand(std::move(ex));
 }
@@ -202,8 +200,8 @@ void connection::receive(rpc::inbound message, std::size_t bytes) {
 }
 
 void connection::assume_initialized(std::string protocol_version, std::string client_name, std::string client_version) {
-    post_guarded([v = std::move(protocol_version), n = std::move(client_name), cv = std::move(client_version)](
-                     connection& c) mutable {
+    post_guarded([v = std::move(protocol_version), n = std::move(client_name),
+                  cv = std::move(client_version)](connection& c) mutable {
         if (c.phase_ != phase::awaiting_initialize) return;
         c.rules_ = negotiate(v);
         auto session = std::make_shared<session_info>(*c.session_);
@@ -363,8 +361,7 @@ void connection::handle_request(rpc::inbound& in, rpc::request& req) {
     if (req.method == "prompts/list") return on_prompts_list(req);
     if (req.method == "prompts/get") return on_prompts_get(req);
     if (req.method == "completion/complete") return on_complete(req);
-    send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found,
-                                               "method not found: " + req.method));
+    send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found, "method not found: " + req.method));
 }
 
 void connection::handle_notification(rpc::inbound&, rpc::notification& n) {

@@ -239,21 +239,22 @@ void connection::answer_async(const jsonrpc::request_id& id, std::string what, b
     auto state = std::make_shared<detail::async_answer>(strand_);
     const auto limit = core_->opts.default_deadline;
     state->timer.expires_after(limit);
-    state->timer.async_wait(boost::asio::bind_executor(strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
-        if (ec || state->answered) return;
-        state->answered = true;
-        state->stop.emit(boost::asio::cancellation_type::terminal);
-        auto self = weak.lock();
-        if (!self) return;
-        self->log(log_level::warning, what + " ran past its deadline; stopped");
-        self->send_error(id, detail::deadline_error(what, limit));
-    }));
+    state->timer.async_wait(
+        boost::asio::bind_executor(strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
+            if (ec || state->answered) return;
+            state->answered = true;
+            state->stop.emit(boost::asio::cancellation_type::terminal);
+            auto self = weak.lock();
+            if (!self) return;
+            self->log(log_level::warning, what + " ran past its deadline; stopped");
+            self->send_error(id, detail::deadline_error(what, limit));
+        }));
     boost::asio::co_spawn(
         strand_, std::move(op),
         boost::asio::bind_cancellation_slot(
-            state->stop.slot(),
-            boost::asio::bind_executor(strand_, [weak, id, state, what = std::move(what), result_of = std::move(result_of)](
-                                                    std::exception_ptr ep, T value) mutable {
+            state->stop.slot(), boost::asio::bind_executor(strand_, [weak, id, state, what = std::move(what),
+                                                                     result_of = std::move(result_of)](
+                                                                        std::exception_ptr ep, T value) mutable {
                 state->timer.cancel();
                 if (state->answered) return;
                 state->answered = true;
@@ -261,7 +262,8 @@ void connection::answer_async(const jsonrpc::request_id& id, std::string what, b
                 if (!self) return;
                 if (ep) {
                     self->log(log_level::error, what + " threw: " + detail::what_of(ep));
-                    self->send_error(id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
+                    self->send_error(
+                        id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
                     return;
                 }
                 self->answer(id, result_of(std::move(value)));

@@ -35,8 +35,7 @@ issue_list schema_issues(const schema::validator& v, const boost::json::value& a
 class function_json_tool final : public json_tool {
 public:
     function_json_tool(tool_info info, json_tool_function fn) : json_tool(std::move(info)), fn_(std::move(fn)) {}
-    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
-                                                    call_context& ctx) override {
+    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments, call_context& ctx) override {
         return fn_(arguments, ctx);
     }
 
@@ -48,8 +47,7 @@ class function_content_tool final : public content_tool {
 public:
     function_content_tool(tool_info info, content_tool_function fn)
         : content_tool(std::move(info)), fn_(std::move(fn)) {}
-    boost::asio::awaitable<content_result> call(const boost::json::object& arguments,
-                                                call_context& ctx) override {
+    boost::asio::awaitable<content_result> call(const boost::json::object& arguments, call_context& ctx) override {
         return fn_(arguments, ctx);
     }
 
@@ -66,30 +64,29 @@ issue_list json_tool::check_arguments(const boost::json::value& arguments, const
     return schema_issues(*validator_, arguments);
 }
 
-boost::asio::awaitable<tool_outcome> json_tool::invoke(const boost::json::value& arguments,
-                                                       const json::document&, call_context& ctx) {
+boost::asio::awaitable<tool_outcome> json_tool::invoke(const boost::json::value& arguments, const json::document&,
+                                                       call_context& ctx) {
     auto issues = schema_issues(*validator_, arguments);
     if (!issues.empty()) co_return envelope::failure(std::move(issues));
     co_return co_await call(arguments.get_object(), ctx);
 }
 
-content_tool::content_tool(tool_info info)
-    : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
+content_tool::content_tool(tool_info info) : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
 content_tool::~content_tool() = default;
 
 issue_list content_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
     return schema_issues(*validator_, arguments);
 }
 
-boost::asio::awaitable<tool_outcome> content_tool::invoke(const boost::json::value& arguments,
-                                                          const json::document&, call_context& ctx) {
+boost::asio::awaitable<tool_outcome> content_tool::invoke(const boost::json::value& arguments, const json::document&,
+                                                          call_context& ctx) {
     auto issues = schema_issues(*validator_, arguments);
     if (!issues.empty()) {
         // Low-level tools have no envelope; the error envelope still travels as text so the
         // model gets the same codes and paths.
         auto sealed = envelope::seal(envelope::failure(std::move(issues)), info_.name);
-        const boost::json::object env = sealed ? std::move(sealed).value()
-                                               : envelope::internal_error_envelope(info_.name);
+        const boost::json::object env =
+            sealed ? std::move(sealed).value() : envelope::internal_error_envelope(info_.name);
         boost::json::object block;
         block["type"] = "text";
         block["text"] = json::to_string(env).value();

@@ -15,17 +15,19 @@ namespace {
 constexpr std::size_t top_n = 20;
 
 // The `n` largest counts, largest first (ties by key).
-boost::json::array top(const std::map<std::pair<std::string, std::string>, std::uint64_t>& m,
-                       std::string_view first, std::string_view second) {
+boost::json::array top(const std::map<std::pair<std::string, std::string>, std::uint64_t>& m, std::string_view first,
+                       std::string_view second) {
     std::vector<std::pair<std::uint64_t, const std::pair<std::string, std::string>*>> v;
     v.reserve(m.size());
     for (const auto& [k, n] : m) v.emplace_back(n, &k);
     const auto n = std::min(top_n, v.size());
-    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n), v.end(),
-                      [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && *a.second < *b.second); });
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n), v.end(), [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && *a.second < *b.second);
+    });
     boost::json::array out;
     for (std::size_t i = 0; i < n; ++i)
-        out.push_back(boost::json::object{{first, v[i].second->first}, {second, v[i].second->second}, {"count", v[i].first}});
+        out.push_back(
+            boost::json::object{{first, v[i].second->first}, {second, v[i].second->second}, {"count", v[i].first}});
     return out;
 }
 
@@ -99,7 +101,8 @@ boost::json::object console::feed(std::uint64_t after) const {
     out["refused"] = top(refused_, "tool", "code");
     boost::json::array timeline;
     for (const auto& m : timeline_)
-        timeline.push_back(boost::json::object{{"start", m.start}, {"calls", m.calls}, {"partial", m.partial}, {"error", m.error}});
+        timeline.push_back(
+            boost::json::object{{"start", m.start}, {"calls", m.calls}, {"partial", m.partial}, {"error", m.error}});
     out["timeline"] = std::move(timeline);
     return out;
 }

@@ -141,8 +141,9 @@ setTimeout(poll, 2000);
 
 std::string console::page(const boost::json::object& initial_feed) {
     auto written = json::to_string(initial_feed);
-    const std::string json = written ? std::move(*written)
-                                     : std::string(R"({"seq":0,"calls":[],"tools":[],"reasons":[],"issues":[],"refused":[],"timeline":[]})");
+    const std::string json =
+        written ? std::move(*written)
+                : std::string(R"({"seq":0,"calls":[],"tools":[],"reasons":[],"issues":[],"refused":[],"timeline":[]})");
     std::string out(page_head);
     out.reserve(page_head.size() + json.size() + page_tail.size());
     // Inside <script>, "<" could end the element early ("</script>"): escape every one.

@@ -3,8 +3,8 @@
 #include <boost/container/small_vector.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -67,8 +67,8 @@ void write_labels(std::string& out, const std::vector<std::string>& names, const
     out += '}';
 }
 
-const std::vector<double> duration_buckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                              0.1,    0.25,  0.5,    1,     2.5,  5,     10, 30};
+const std::vector<double> duration_buckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                              0.25,   0.5,   1,      2.5,   5,    10,    30};
 
 }  // namespace
 
@@ -231,8 +231,8 @@ call_metrics::call_metrics()
                            {"tool", "code", "layer", "client"})),
       repairs_(reg_.counter("candor_repair_attempts_total",
                             "Calls that follow a refusal with repairable issues only (repair attempts).", {"tool"})),
-      repair_successes_(reg_.counter("candor_repair_successes_total",
-                                     "Repair attempts that were not refused again.", {"tool"})),
+      repair_successes_(
+          reg_.counter("candor_repair_successes_total", "Repair attempts that were not refused again.", {"tool"})),
       refused_actions_(reg_.counter("candor_refused_actions_total",
                                     "Actions refused: write tools answered with an error, or evidence gates that "
                                     "refused, by tool and first code.",
@@ -245,8 +245,8 @@ call_metrics::call_metrics()
       bytes_out_(reg_.counter("candor_sent_bytes_total", "Bytes of the answers sent, by tool.", {"tool"})),
       in_flight_(reg_.gauge("candor_calls_in_flight", "Tool calls running now.")),
       sessions_(reg_.gauge("candor_sessions", "Initialized client sessions open now.")),
-      journal_dropped_(reg_.counter("candor_journal_dropped_total",
-                                    "Journal lines dropped because the writer's queue was full.")) {}
+      journal_dropped_(
+          reg_.counter("candor_journal_dropped_total", "Journal lines dropped because the writer's queue was full.")) {}
 
 // The gauges are read from their atomics when scraped: setting them here could interleave.
 void call_metrics::on_call_started() { ++in_flight_count_; }
@@ -278,7 +278,8 @@ void call_metrics::on_record(const mcp::call_record& r) {
         if (r.status != "error") repair_successes_.add({tool});
     }
     if (is_refused_action(r))
-        refused_actions_.add({tool, r.issues.empty() ? std::string_view("-") : std::string_view(r.issues.front().code)});
+        refused_actions_.add(
+            {tool, r.issues.empty() ? std::string_view("-") : std::string_view(r.issues.front().code)});
 }
 
 std::string call_metrics::exposition() const {

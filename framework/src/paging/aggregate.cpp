@@ -38,15 +38,14 @@ boost::asio::awaitable<ce::envelope> walk_all(collection_tool& collection, walk_
     for (;;) {
         if (collection.steady_now() >= request.deadline) {
             reasons.push_back({std::string(ce::reason_codes::time_budget_exceeded),
-                               "the time budget ran out after " + std::to_string(pages) + " pages",
-                               stats()});
+                               "the time budget ran out after " + std::to_string(pages) + " pages", stats()});
             if (cursor) next = ce::continuation::next_cursor(*cursor);
             else next = ce::continuation::retry_with_deadline(1000);
             break;
         }
         const std::size_t room = lim.max_items - std::min(lim.max_items, items.size());
-        page_request pr{request.query, cursor, std::max<std::size_t>(1, std::min(lim.page_size, room)),
-                        request.caller, request.deadline};
+        page_request pr{request.query, cursor, std::max<std::size_t>(1, std::min(lim.page_size, room)), request.caller,
+                        request.deadline};
         auto p = co_await collection.serve(std::move(pr));
         if (*p.result.status == ce::outcome::error) co_return std::move(p.result);
         ++pages;
@@ -76,7 +75,9 @@ boost::asio::awaitable<ce::envelope> walk_all(collection_tool& collection, walk_
             reasons.push_back({std::string(ce::reason_codes::client_page_limit),
                                "stopped at the caller's limit (" + std::to_string(pages) + " pages, " +
                                    std::to_string(items.size()) + " items); more items follow",
-                               {{"max_pages", lim.max_pages}, {"max_items", lim.max_items}, {"pages", pages},
+                               {{"max_pages", lim.max_pages},
+                                {"max_items", lim.max_items},
+                                {"pages", pages},
                                 {"returned", items.size()}}});
             next = ce::continuation::next_cursor(*cursor);
             if (state) {

@@ -21,22 +21,22 @@ mcp::tool_info with_paging_arguments(mcp::tool_info info, const collection_optio
     auto& props = info.input_schema["properties"];
     if (!props.is_object()) props = boost::json::object{};
     auto& p = props.get_object();
-    p[arguments::page_size] = boost::json::object{
-        {"type", "integer"},
-        {"minimum", 1},
-        {"maximum", o.max_page_size},
-        {"default", o.default_page_size},
-        {"description", "Items per page (default " + std::to_string(o.default_page_size) + ")."}};
+    p[arguments::page_size] =
+        boost::json::object{{"type", "integer"},
+                            {"minimum", 1},
+                            {"maximum", o.max_page_size},
+                            {"default", o.default_page_size},
+                            {"description", "Items per page (default " + std::to_string(o.default_page_size) + ")."}};
     p[arguments::cursor] = boost::json::object{
         {"type", "string"},
         {"minLength", 1},
         {"description", "continuation.cursor of the previous page, unchanged; omit to start a walk."}};
     if (o.accept_deadline)
-        p[arguments::deadline_ms] = boost::json::object{
-            {"type", "integer"},
-            {"minimum", 1},
-            {"maximum", o.max_deadline_ms},
-            {"description", "Answer within this many milliseconds, with what was found by then."}};
+        p[arguments::deadline_ms] =
+            boost::json::object{{"type", "integer"},
+                                {"minimum", 1},
+                                {"maximum", o.max_deadline_ms},
+                                {"description", "Answer within this many milliseconds, with what was found by then."}};
     // Boolean schemas in object form: some clients (the TypeScript SDK's zod) accept only
     // object schemas inside `outputSchema`.
     boost::json::value items = o.item_schema;
@@ -70,8 +70,9 @@ ce::envelope cursor_failure(issue i) { return ce::failure({std::move(i)}); }
 
 ce::envelope expired_failure(std::string message) {
     auto e = cursor_failure(cursor_issue(codes::cursor_expired, std::move(message), true, layer::external));
-    e.continue_with(ce::continuation::restart("the walk cannot continue; start it over without a cursor "
-                                              "and do not merge the new items with the old ones"));
+    e.continue_with(
+        ce::continuation::restart("the walk cannot continue; start it over without a cursor "
+                                  "and do not merge the new items with the old ones"));
     return e;
 }
 
@@ -127,7 +128,6 @@ private:
     bool do_is_equal(const boost::json::memory_resource& other) const noexcept override { return this == &other; }
 };
 
-
 }  // namespace
 
 void collection_tool::purge_evidence_now_and_then(wall_time now) {
@@ -162,14 +162,13 @@ boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::ob
     r.caller = ctx.caller();
     r.deadline = ctx.deadline() - opts_.deadline_margin;
     for (const auto& kv : args) {
-        if (kv.key() == arguments::cursor && kv.value().is_string())
-            r.cursor = std::string(kv.value().get_string());
+        if (kv.key() == arguments::cursor && kv.value().is_string()) r.cursor = std::string(kv.value().get_string());
         else if (kv.key() == arguments::page_size && kv.value().is_number())
             r.page_size = kv.value().to_number<std::size_t>();
         else if (kv.key() == arguments::deadline_ms && opts_.accept_deadline && kv.value().is_number())
-            r.deadline = std::min(r.deadline, steady_now() + std::chrono::milliseconds(kv.value().to_number<std::int64_t>()));
-        else
-            r.query.emplace(kv.key(), boost::json::value(kv.value(), r.query.storage()));
+            r.deadline =
+                std::min(r.deadline, steady_now() + std::chrono::milliseconds(kv.value().to_number<std::int64_t>()));
+        else r.query.emplace(kv.key(), boost::json::value(kv.value(), r.query.storage()));
     }
     r.written = true;  // the page goes to the caller as it is
     // Not a coroutine of its own: the page's coroutine returns the envelope (one frame a call).
@@ -220,7 +219,8 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     expected.principal = evidence::principal_fingerprint(req.caller.id);
 
     ce::scope sc{name, visibility_of(req.caller), std::string(to_string(source_->snapshots()))};
-    const std::size_t size = std::clamp<std::size_t>(req.page_size.value_or(opts_.default_page_size), 1, opts_.max_page_size);
+    const std::size_t size =
+        std::clamp<std::size_t>(req.page_size.value_or(opts_.default_page_size), 1, opts_.max_page_size);
 
     if (opts_.check_query) {
         auto issues = opts_.check_query(req.query);
@@ -239,7 +239,8 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         page.emplace("returned", returned);
         page.emplace("requested_size", size);
         page.emplace("ordering", order_text_);
-        page.emplace("snapshot", pinned && !snapshot.empty() ? boost::json::value(snapshot) : boost::json::value(nullptr));
+        page.emplace("snapshot",
+                     pinned && !snapshot.empty() ? boost::json::value(snapshot) : boost::json::value(nullptr));
         return page;
     };
 
@@ -255,24 +256,35 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         auto opened = open_cursor(*opts_.keys, *req.cursor, wall_now(), opts_.cursor_ttl);
         if (!opened) {
             if (opened.error() == cursor_error::expired)
-                out.result = expired_failure("the cursor expired (cursors live " + std::to_string(opts_.cursor_ttl.count()) +
-                                             " s); call again without it to start the walk over");
+                out.result =
+                    expired_failure("the cursor expired (cursors live " + std::to_string(opts_.cursor_ttl.count()) +
+                                    " s); call again without it to start the walk over");
             else
-                out.result = cursor_failure(cursor_issue(
-                    codes::cursor_invalid,
-                    "the cursor is not one this tool issued (malformed or altered); call again without a "
-                    "cursor to start the walk over",
-                    true, layer::contract));
+                out.result = cursor_failure(
+                    cursor_issue(codes::cursor_invalid,
+                                 "the cursor is not one this tool issued (malformed or altered); call again without a "
+                                 "cursor to start the walk over",
+                                 true, layer::contract));
             out.result.covering(sc);
             co_return done(out);
         }
         if (auto m = mismatch(*opened, expected)) {
             std::string why;
             switch (*m) {
-            case cursor_binding::tool: why = "the cursor was issued by another tool; use it with that tool, or call again without it"; break;
-            case cursor_binding::query: why = "the cursor was issued for another query; repeat that query with it, or call again without it to start a new walk"; break;
-            case cursor_binding::ordering: why = "the cursor was issued for another ordering; call again without it to start a new walk"; break;
-            case cursor_binding::principal: why = "the cursor was issued to another caller; call again without it to start your own walk"; break;
+                case cursor_binding::tool:
+                    why = "the cursor was issued by another tool; use it with that tool, or call again without it";
+                    break;
+                case cursor_binding::query:
+                    why =
+                        "the cursor was issued for another query; repeat that query with it, or call again without it "
+                        "to start a new walk";
+                    break;
+                case cursor_binding::ordering:
+                    why = "the cursor was issued for another ordering; call again without it to start a new walk";
+                    break;
+                case cursor_binding::principal:
+                    why = "the cursor was issued to another caller; call again without it to start your own walk";
+                    break;
             }
             auto i = cursor_issue(codes::cursor_mismatch, std::move(why), true, layer::contract);
             i.details["binding"] = to_string(*m);
@@ -286,14 +298,13 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         if (!snap) {
             const auto& err = snap.error();
             if (err.what == source_error::kind::rate_limited) {
-                out.result = ce::partial(boost::json::array{},
-                                         {std::string(ce::reason_codes::rate_limited), "the source is rate limited",
-                                          {{"retry_after_ms", err.retry_after.count()}}});
+                out.result = ce::partial(boost::json::array{}, {std::string(ce::reason_codes::rate_limited),
+                                                                "the source is rate limited",
+                                                                {{"retry_after_ms", err.retry_after.count()}}});
             } else {
-                out.result = ce::partial(boost::json::array{},
-                                         {std::string(ce::reason_codes::source_unavailable),
-                                          "the source could not open a snapshot",
-                                          {{"source", source_->name()}}});
+                out.result = ce::partial(boost::json::array{}, {std::string(ce::reason_codes::source_unavailable),
+                                                                "the source could not open a snapshot",
+                                                                {{"source", source_->name()}}});
             }
             out.result.continue_with(ce::continuation::retry_after(ceil_seconds(err.retry_after)));
             out.result.extensions["page"] = page_extension(0, {});
@@ -310,7 +321,8 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     std::size_t effective = size;
     bool at_walk_limit = false;
     if (opts_.max_walk_items) {
-        const std::uint64_t left = state.delivered >= *opts_.max_walk_items ? 0 : *opts_.max_walk_items - state.delivered;
+        const std::uint64_t left =
+            state.delivered >= *opts_.max_walk_items ? 0 : *opts_.max_walk_items - state.delivered;
         if (left <= size) {
             effective = static_cast<std::size_t>(left);
             at_walk_limit = true;
@@ -323,10 +335,10 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     std::optional<json::written> written;
     std::vector<std::size_t> written_ends;
     std::vector<boost::json::value> written_keys;
-    std::size_t keys_from = 0;  // the first item whose key is in written_keys
+    std::size_t keys_from = 0;   // the first item whose key is in written_keys
     bool order_checked = false;  // by the source (written_order_checked)
-    std::size_t count = 0;     // items delivered
-    std::size_t returned = 0;  // and the look-ahead item, if the source found one
+    std::size_t count = 0;       // items delivered
+    std::size_t returned = 0;    // and the look-ahead item, if the source found one
     bool out_of_time = false;
     bool hidden = false;
     bool more = false;
@@ -335,33 +347,33 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     if (steady_now() >= req.deadline) {
         out_of_time = true;
     } else {
-        fetch_request fr{req.query, state.after.empty() ? nullptr : &state.after, effective + 1, state.snapshot,
-                         req.caller, req.deadline, req.written ? &order_.fields : nullptr};
+        fetch_request fr{
+            req.query,    state.after.empty() ? nullptr : &state.after, effective + 1, state.snapshot, req.caller,
+            req.deadline, req.written ? &order_.fields : nullptr};
         fr.every_written_key = keep_ids;
         auto fetched = co_await source_->fetch(fr);
         if (!fetched) {
             const auto& err = fetched.error();
             switch (err.what) {
-            case source_error::kind::snapshot_gone:
-                out.result = expired_failure("the snapshot this walk reads is no longer available");
-                out.result.covering(sc);
-                co_return done(out);
-            case source_error::kind::rate_limited:
-                out.result = ce::partial(boost::json::array{},
-                                         {std::string(ce::reason_codes::rate_limited),
-                                          "the source is rate limited; nothing was read",
-                                          {{"retry_after_ms", err.retry_after.count()}}});
-                out.result.continue_with(ce::continuation::retry_after(ceil_seconds(err.retry_after)));
-                break;
-            case source_error::kind::unavailable:
-                out.result = ce::partial(boost::json::array{},
-                                         {std::string(ce::reason_codes::source_unavailable),
-                                          "the source '" + std::string(source_->name()) + "' failed; nothing was read",
-                                          {{"source", source_->name()}}});
-                // Resume from the same position: nothing was delivered, so nothing is lost.
-                state.issued = wall_now();
-                continue_after(*opts_.keys, state);
-                break;
+                case source_error::kind::snapshot_gone:
+                    out.result = expired_failure("the snapshot this walk reads is no longer available");
+                    out.result.covering(sc);
+                    co_return done(out);
+                case source_error::kind::rate_limited:
+                    out.result = ce::partial(boost::json::array{}, {std::string(ce::reason_codes::rate_limited),
+                                                                    "the source is rate limited; nothing was read",
+                                                                    {{"retry_after_ms", err.retry_after.count()}}});
+                    out.result.continue_with(ce::continuation::retry_after(ceil_seconds(err.retry_after)));
+                    break;
+                case source_error::kind::unavailable:
+                    out.result = ce::partial(boost::json::array{}, {std::string(ce::reason_codes::source_unavailable),
+                                                                    "the source '" + std::string(source_->name()) +
+                                                                        "' failed; nothing was read",
+                                                                    {{"source", source_->name()}}});
+                    // Resume from the same position: nothing was delivered, so nothing is lost.
+                    state.issued = wall_now();
+                    continue_after(*opts_.keys, state);
+                    break;
             }
             out.result.extensions["page"] = page_extension(0, state.snapshot);
             if (!pinned) out.result.add_warning(live_warning());
@@ -388,7 +400,8 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             const auto text = written->text();
             std::size_t from = 1;
             for (const auto end : written_ends) {
-                if (end <= from || end >= text.size()) throw std::logic_error("data source wrote item ends outside its text");
+                if (end <= from || end >= text.size())
+                    throw std::logic_error("data source wrote item ends outside its text");
                 from = end + 1;  // past the comma
             }
             if (text.size() < 2 || text.front() != '[' || text.back() != ']')
@@ -477,7 +490,8 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     state.delivered += count;
     state.pages += 1;
     state.issued = wall_now();
-    if (hidden && std::find(state.taints.begin(), state.taints.end(), ce::reason_codes::visibility_restricted) == state.taints.end())
+    if (hidden && std::find(state.taints.begin(), state.taints.end(), ce::reason_codes::visibility_restricted) ==
+                      state.taints.end())
         state.taints.emplace_back(ce::reason_codes::visibility_restricted);
     if (hidden) state.clean = false;
 

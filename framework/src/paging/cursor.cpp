@@ -78,10 +78,10 @@ void throw_exception_from_error(query_error, const boost::source_location&) {
 
 std::string_view to_string(cursor_binding b) noexcept {
     switch (b) {
-    case cursor_binding::tool: return "tool";
-    case cursor_binding::query: return "query";
-    case cursor_binding::ordering: return "ordering";
-    case cursor_binding::principal: return "principal";
+        case cursor_binding::tool: return "tool";
+        case cursor_binding::query: return "query";
+        case cursor_binding::ordering: return "ordering";
+        case cursor_binding::principal: return "principal";
     }
     return "unknown";
 }
@@ -100,7 +100,15 @@ namespace {
 
 constexpr unsigned char claims_format = 2;
 enum : unsigned char { text_bytes = 0, text_hex128 = 1 };
-enum : unsigned char { key_null = 0, key_false = 1, key_true = 2, key_int64 = 3, key_uint64 = 4, key_double = 5, key_string = 6 };
+enum : unsigned char {
+    key_null = 0,
+    key_false = 1,
+    key_true = 2,
+    key_int64 = 3,
+    key_uint64 = 4,
+    key_double = 5,
+    key_string = 6
+};
 
 // A lowercase hex digit's value, or -1. From a table: the digits of fingerprints and walk ids
 // are random, and a comparison chain mispredicts on about every other one.
@@ -158,20 +166,29 @@ public:
     }
     void key_value(const boost::json::value& v) {
         switch (v.kind()) {
-        case boost::json::kind::null: byte(key_null); return;
-        case boost::json::kind::bool_: byte(v.get_bool() ? key_true : key_false); return;
-        case boost::json::kind::int64: byte(key_int64); fixed64(static_cast<std::uint64_t>(v.get_int64())); return;
-        case boost::json::kind::uint64: byte(key_uint64); fixed64(v.get_uint64()); return;
-        case boost::json::kind::double_: {
-            std::uint64_t bits;
-            const double d = v.get_double();
-            std::memcpy(&bits, &d, sizeof bits);
-            byte(key_double);
-            fixed64(bits);
-            return;
-        }
-        case boost::json::kind::string: byte(key_string); bytes(v.get_string()); return;
-        default: throw std::logic_error("a cursor key field must be a scalar");  // the keyset contract
+            case boost::json::kind::null: byte(key_null); return;
+            case boost::json::kind::bool_: byte(v.get_bool() ? key_true : key_false); return;
+            case boost::json::kind::int64:
+                byte(key_int64);
+                fixed64(static_cast<std::uint64_t>(v.get_int64()));
+                return;
+            case boost::json::kind::uint64:
+                byte(key_uint64);
+                fixed64(v.get_uint64());
+                return;
+            case boost::json::kind::double_: {
+                std::uint64_t bits;
+                const double d = v.get_double();
+                std::memcpy(&bits, &d, sizeof bits);
+                byte(key_double);
+                fixed64(bits);
+                return;
+            }
+            case boost::json::kind::string:
+                byte(key_string);
+                bytes(v.get_string());
+                return;
+            default: throw std::logic_error("a cursor key field must be a scalar");  // the keyset contract
         }
     }
 
@@ -210,7 +227,8 @@ public:
     std::uint64_t fixed64() {
         if (in_.size() < 8) return fail(), 0;
         std::uint64_t n = 0;
-        for (int i = 0; i < 8; ++i) n |= std::uint64_t{static_cast<unsigned char>(in_[static_cast<std::size_t>(i)])} << (8 * i);
+        for (int i = 0; i < 8; ++i)
+            n |= std::uint64_t{static_cast<unsigned char>(in_[static_cast<std::size_t>(i)])} << (8 * i);
         in_.remove_prefix(8);
         return n;
     }
@@ -233,19 +251,19 @@ public:
     }
     boost::json::value key_value() {
         switch (byte()) {
-        case key_null: return nullptr;
-        case key_false: return false;
-        case key_true: return true;
-        case key_int64: return static_cast<std::int64_t>(fixed64());
-        case key_uint64: return fixed64();
-        case key_double: {
-            const std::uint64_t bits = fixed64();
-            double d;
-            std::memcpy(&d, &bits, sizeof d);
-            return d;
-        }
-        case key_string: return boost::json::string(bytes());
-        default: return fail(), nullptr;
+            case key_null: return nullptr;
+            case key_false: return false;
+            case key_true: return true;
+            case key_int64: return static_cast<std::int64_t>(fixed64());
+            case key_uint64: return fixed64();
+            case key_double: {
+                const std::uint64_t bits = fixed64();
+                double d;
+                std::memcpy(&d, &bits, sizeof d);
+                return d;
+            }
+            case key_string: return boost::json::string(bytes());
+            default: return fail(), nullptr;
         }
     }
 
@@ -259,7 +277,8 @@ private:
 // that, converting it or subtracting it from now would overflow). Only a sealer's bug writes
 // one outside, but a reader does not trust its payload to be sane.
 std::optional<wall_time> issue_time(std::int64_t ms) {
-    constexpr std::int64_t latest = std::chrono::duration_cast<std::chrono::milliseconds>(wall_time::duration::max()).count() / 2;
+    constexpr std::int64_t latest =
+        std::chrono::duration_cast<std::chrono::milliseconds>(wall_time::duration::max()).count() / 2;
     if (ms < 0 || ms > latest) return std::nullopt;
     return evidence::from_epoch_ms(ms);
 }
@@ -345,8 +364,8 @@ boost::system::result<cursor_claims, cursor_error> read_claims(std::string_view 
 
 std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) {
     std::string payload;
-    std::size_t size = 64 + c.tool.size() + c.query.size() + c.ordering.size() + c.principal.size() + c.snapshot.size() +
-                       c.walk.size() + 16 * c.after.size();
+    std::size_t size = 64 + c.tool.size() + c.query.size() + c.ordering.size() + c.principal.size() +
+                       c.snapshot.size() + c.walk.size() + 16 * c.after.size();
     for (const auto& t : c.taints) size += t.size() + 2;
     payload.reserve(size);
     claims_writer w(payload);

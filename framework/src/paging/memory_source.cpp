@@ -105,10 +105,10 @@ boost::system::result<fetch_result, source_error> memory_source::fetch_now(const
         ++out.items_scanned;
         if (scan_) scan_();
         if (matcher_(e->value, request.query)) {
-            if (!visibility_ || visibility_(e->value, request.caller))
-                out.items.emplace_back(e->value);
+            if (!visibility_ || visibility_(e->value, request.caller)) out.items.emplace_back(e->value);
         }
-        if (clock_ && clock_() >= request.deadline && out.items.size() < request.limit && std::next(it) != rows_.end()) {
+        if (clock_ && clock_() >= request.deadline && out.items.size() < request.limit &&
+            std::next(it) != rows_.end()) {
             out.out_of_time = true;
             break;
         }

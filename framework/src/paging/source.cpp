@@ -17,13 +17,13 @@ namespace {
 
 int rank(const boost::json::value& v) noexcept {
     switch (v.kind()) {
-    case boost::json::kind::null: return 0;
-    case boost::json::kind::bool_: return 1;
-    case boost::json::kind::int64:
-    case boost::json::kind::uint64:
-    case boost::json::kind::double_: return 2;
-    case boost::json::kind::string: return 3;
-    default: return 4;  // containers are not keys; ranked last so the order stays total
+        case boost::json::kind::null: return 0;
+        case boost::json::kind::bool_: return 1;
+        case boost::json::kind::int64:
+        case boost::json::kind::uint64:
+        case boost::json::kind::double_: return 2;
+        case boost::json::kind::string: return 3;
+        default: return 4;  // containers are not keys; ranked last so the order stays total
     }
 }
 
@@ -41,7 +41,9 @@ int compare_numbers(const boost::json::value& a, const boost::json::value& b) no
         return x < y ? -1 : (y < x ? 1 : 0);
     }
     // One int64, one uint64 (beyond int64's range): a negative int64 is smaller.
-    if (a.is_int64()) return a.get_int64() < 0 ? -1 : compare_numbers(boost::json::value(static_cast<std::uint64_t>(a.get_int64())), b);
+    if (a.is_int64())
+        return a.get_int64() < 0 ? -1
+                                 : compare_numbers(boost::json::value(static_cast<std::uint64_t>(a.get_int64())), b);
     return b.get_int64() < 0 ? 1 : compare_numbers(a, boost::json::value(static_cast<std::uint64_t>(b.get_int64())));
 }
 
@@ -49,13 +51,13 @@ int compare_scalar(const boost::json::value& a, const boost::json::value& b) noe
     const int ra = rank(a), rb = rank(b);
     if (ra != rb) return ra < rb ? -1 : 1;
     switch (ra) {
-    case 1: return a.get_bool() == b.get_bool() ? 0 : (a.get_bool() ? 1 : -1);
-    case 2: return compare_numbers(a, b);
-    case 3: {
-        const int c = std::string_view(a.get_string()).compare(std::string_view(b.get_string()));
-        return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    default: return 0;
+        case 1: return a.get_bool() == b.get_bool() ? 0 : (a.get_bool() ? 1 : -1);
+        case 2: return compare_numbers(a, b);
+        case 3: {
+            const int c = std::string_view(a.get_string()).compare(std::string_view(b.get_string()));
+            return c < 0 ? -1 : (c > 0 ? 1 : 0);
+        }
+        default: return 0;
     }
 }
 

@@ -29,10 +29,10 @@ constexpr std::size_t max_schema_depth = json::depth_ceiling + 8;
 
 // Keywords whose value is one subschema / an object of subschemas / an array of subschemas.
 constexpr std::array<std::string_view, 11> single_schema_keywords{
-    "additionalProperties", "propertyNames", "items", "contains", "not", "if", "then", "else",
-    "unevaluatedItems", "unevaluatedProperties", "contentSchema"};
-constexpr std::array<std::string_view, 5> object_schema_keywords{
-    "properties", "patternProperties", "$defs", "dependentSchemas", "definitions"};
+    "additionalProperties", "propertyNames",         "items",        "contains", "not", "if", "then", "else",
+    "unevaluatedItems",     "unevaluatedProperties", "contentSchema"};
+constexpr std::array<std::string_view, 5> object_schema_keywords{"properties", "patternProperties", "$defs",
+                                                                 "dependentSchemas", "definitions"};
 constexpr std::array<std::string_view, 4> array_schema_keywords{"allOf", "anyOf", "oneOf", "prefixItems"};
 
 std::string strip_empty_fragment(std::string s) {
@@ -60,8 +60,7 @@ std::string percent_decode(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && hex_digit(s[i + 1]) >= 0 &&
-            hex_digit(s[i + 2]) >= 0) {
+        if (s[i] == '%' && i + 2 < s.size() && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0) {
             out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
             i += 2;
         } else {
@@ -78,7 +77,8 @@ const bj::value* walk_pointer(const bj::value* v, std::string_view pointer) {
     while (v && pos < pointer.size()) {
         if (pointer[pos] != '/') return nullptr;
         std::size_t next = pointer.find('/', pos + 1);
-        std::string_view raw = pointer.substr(pos + 1, next == std::string_view::npos ? std::string_view::npos : next - pos - 1);
+        std::string_view raw =
+            pointer.substr(pos + 1, next == std::string_view::npos ? std::string_view::npos : next - pos - 1);
         token.clear();
         if (!json::unescape_token(raw, token)) return nullptr;
         if (const auto* o = v->if_object()) {
@@ -168,8 +168,7 @@ std::uint8_t compiler::vocabulary_of(const bj::value& root, int doc) {
         else if (name == "format-assertion") bits |= v_format_assertion;
         else if (name == "core" || name == "meta-data" || name == "format-annotation" || name == "content") {
         } else if (required) {
-            fail(doc_location(doc, "/$schema"),
-                 "the metaschema requires the unknown vocabulary " + std::string(k));
+            fail(doc_location(doc, "/$schema"), "the metaschema requires the unknown vocabulary " + std::string(k));
         }
     }
     return bits;
@@ -239,7 +238,8 @@ void compiler::scan(int doc) {
             auto a = o->find(kw);
             if (a == o->end()) continue;
             if (!a->value().is_string() || a->value().get_string().empty()) {
-                fail(doc_location(doc, it.pointer + "/" + std::string(kw)), std::string(kw) + " must be a non-empty string");
+                fail(doc_location(doc, it.pointer + "/" + std::string(kw)),
+                     std::string(kw) + " must be a non-empty string");
                 return;
             }
             std::string name(a->value().get_string());
@@ -317,7 +317,8 @@ index compiler::get_node(int doc, const std::string& pointer, const bj::value* v
     return n;
 }
 
-std::optional<location> compiler::locate(const std::string& base, std::string_view ref, const std::string& where, std::string* fragment_name) {
+std::optional<location> compiler::locate(const std::string& base, std::string_view ref, const std::string& where,
+                                         std::string* fragment_name) {
     auto abs = resolve_uri(base, ref);
     if (!abs) {
         fail(where, "not a valid URI reference: " + std::string(ref));
@@ -446,7 +447,6 @@ void compiler::check_cycles() {
         }
     }
 }
-
 
 boost::system::result<void, schema_error> compile_program(program& p) {
     compiler c(p);

@@ -95,8 +95,7 @@ private:
     std::optional<location> locate(const std::string& base, std::string_view ref, const std::string& where,
                                    std::string* fragment_name = nullptr);
 
-    index subschema(const pending& w, const std::string& pointer, const bj::value& v,
-                    const std::string& where);
+    index subschema(const pending& w, const std::string& pointer, const bj::value& v, const std::string& where);
 
     void drain();
 

@@ -39,14 +39,14 @@ namespace {
 
 std::uint8_t type_bits_of(const bj::value& v) {
     switch (v.kind()) {
-    case bj::kind::null: return t_null;
-    case bj::kind::bool_: return t_boolean;
-    case bj::kind::object: return t_object;
-    case bj::kind::array: return t_array;
-    case bj::kind::string: return t_string;
-    case bj::kind::int64:
-    case bj::kind::uint64: return t_number | t_integer;
-    case bj::kind::double_: return is_integral(v) ? (t_number | t_integer) : t_number;
+        case bj::kind::null: return t_null;
+        case bj::kind::bool_: return t_boolean;
+        case bj::kind::object: return t_object;
+        case bj::kind::array: return t_array;
+        case bj::kind::string: return t_string;
+        case bj::kind::int64:
+        case bj::kind::uint64: return t_number | t_integer;
+        case bj::kind::double_: return is_integral(v) ? (t_number | t_integer) : t_number;
     }
     return 0;
 }
@@ -125,11 +125,11 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
         aborted_ = true;
         abort_path_ = pointer_of(path_);
         abort_keyword_ = n.location;
-        abort_reason_ = depth_ >= p_.opts.max_evaluation_depth
-                            ? "schema evaluation went deeper than " + std::to_string(p_.opts.max_evaluation_depth) +
-                                  " levels (a reference cycle?)"
-                            : "schema evaluation took more than " + std::to_string(p_.opts.max_evaluation_steps) +
-                                  " steps";
+        abort_reason_ =
+            depth_ >= p_.opts.max_evaluation_depth
+                ? "schema evaluation went deeper than " + std::to_string(p_.opts.max_evaluation_depth) +
+                      " levels (a reference cycle?)"
+                : "schema evaluation took more than " + std::to_string(p_.opts.max_evaluation_steps) + " steps";
         return false;
     }
     ++depth_;
@@ -178,7 +178,8 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
     const std::uint8_t bits = type_bits_of(v);
     if (n.types && !(n.types & bits)) {
         if (!out_) return false;
-        report(n, "type", "TYPE_MISMATCH", name_of(path_) + " must be " + type_phrase(n) + "; got " + describe_value(v));
+        report(n, "type", "TYPE_MISMATCH",
+               name_of(path_) + " must be " + type_phrase(n) + "; got " + describe_value(v));
         return false;  // the other keywords would only repeat the same mistake
     }
     if (n.has_const && !json_equal(v, n.const_value)) {
@@ -223,8 +224,9 @@ bool evaluator::eval(index ni, const bj::value& v, annotations* ann) {
             for (const auto& e : n.enum_values) values.push_back(e);
             bj::object details;
             details["allowed"] = std::move(values);
-            report(n, "enum", "ENUM_MISMATCH", name_of(path_) + " must be one of " + allowed + "; got " + describe_literal(v),
-                   nullptr, std::move(details));
+            report(n, "enum", "ENUM_MISMATCH",
+                   name_of(path_) + " must be one of " + allowed + "; got " + describe_literal(v), nullptr,
+                   std::move(details));
         }
     }
     if (n.number_keywords && v.is_number()) {
@@ -356,8 +358,9 @@ bool evaluator::check_combinators(const node& n, const bj::value& v, annotations
         if (!any) {
             ok = false;
             if (!out_) return false;
-            summarise(n, "anyOf", n.any_of, v,
-                      name_of(path_) + " must match at least one of " + std::to_string(n.any_of.size()) + " alternatives:");
+            summarise(
+                n, "anyOf", n.any_of, v,
+                name_of(path_) + " must match at least one of " + std::to_string(n.any_of.size()) + " alternatives:");
         }
     }
     if (!n.one_of.empty()) {
@@ -379,7 +382,8 @@ bool evaluator::check_combinators(const node& n, const bj::value& v, annotations
             if (!out_) return false;
             if (count == 0) {
                 summarise(n, "oneOf", n.one_of, v,
-                          name_of(path_) + " must match exactly one of " + std::to_string(n.one_of.size()) + " alternatives; it matches none:");
+                          name_of(path_) + " must match exactly one of " + std::to_string(n.one_of.size()) +
+                              " alternatives; it matches none:");
             } else {
                 std::string which;
                 for (std::size_t k = 0; k < matched.size(); ++k) which += (k ? ", " : "") + std::to_string(matched[k]);

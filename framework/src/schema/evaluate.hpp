@@ -16,11 +16,11 @@ namespace candor::schema::detail {
 /// annotations that `unevaluatedItems` / `unevaluatedProperties` depend on). Only collected
 /// below a node that has one of those keywords.
 struct annotations {
-    std::size_t prefix = 0;    // items [0, prefix) evaluated
-    bool all_items = false;    // every item evaluated
-    std::vector<char> items;   // per-item flags (contains, unevaluatedItems)
+    std::size_t prefix = 0;   // items [0, prefix) evaluated
+    bool all_items = false;   // every item evaluated
+    std::vector<char> items;  // per-item flags (contains, unevaluatedItems)
     bool all_props = false;
-    std::vector<char> props;   // per-member flags, by member position
+    std::vector<char> props;  // per-member flags, by member position
 
     void mark_item(std::size_t i, std::size_t n);
     void mark_prop(std::size_t i, std::size_t n);

@@ -18,5 +18,4 @@ inline std::string plural(std::size_t k, std::string_view one, std::string_view 
     return std::to_string(k) + " " + std::string(k == 1 ? one : many);
 }
 
-
 }  // namespace candor::schema::detail

@@ -58,8 +58,7 @@ bool check_time(std::string_view s) {
         if (i + 1 != s.size()) return false;
     } else if (s[i] == '+' || s[i] == '-') {
         sign = s[i] == '+' ? 1 : -1;
-        if (s.size() != i + 6 || !digits(s, i + 1, 2, off_h) || s[i + 3] != ':' ||
-            !digits(s, i + 4, 2, off_m))
+        if (s.size() != i + 6 || !digits(s, i + 1, 2, off_h) || s[i + 3] != ':' || !digits(s, i + 4, 2, off_m))
             return false;
         if (off_h > 23 || off_m > 59) return false;
     } else {
@@ -210,8 +209,7 @@ bool check_email(std::string_view s) {
     if (local.front() == '"' && local.back() == '"' && local.size() >= 2) {
         // quoted local part: any printable except unescaped quote/backslash
     } else {
-        if (local.front() == '.' || local.back() == '.' || local.find("..") != std::string_view::npos)
-            return false;
+        if (local.front() == '.' || local.back() == '.' || local.find("..") != std::string_view::npos) return false;
         static constexpr std::string_view specials = "!#$%&'*+-/=?^_`{|}~.";
         for (char c : local)
             if (!is_alpha(c) && !is_digit(c) && specials.find(c) == std::string_view::npos) return false;
@@ -266,7 +264,8 @@ bool authority_ok(std::string_view s) {
     std::size_t colon = s.find(':');
     std::size_t first_delim = s.find_first_of("/?#");
     if (start == std::string_view::npos || start != first_delim) return true;  // no authority
-    if (colon != std::string_view::npos && colon < start && s.substr(0, colon).find_first_of("/?#") != std::string_view::npos)
+    if (colon != std::string_view::npos && colon < start &&
+        s.substr(0, colon).find_first_of("/?#") != std::string_view::npos)
         return true;
     std::string_view auth = s.substr(start + 2);
     auth = auth.substr(0, auth.find_first_of("/?#"));
@@ -333,54 +332,55 @@ format_kind format_from_name(std::string_view n) noexcept {
 
 bool check_format(format_kind kind, std::string_view s) {
     switch (kind) {
-    case format_kind::date: return check_date(s);
-    case format_kind::date_time: return check_date_time(s);
-    case format_kind::time: return check_time(s);
-    case format_kind::duration: return check_duration(s);
-    case format_kind::email: return check_email(s);
-    case format_kind::idn_email: return s.find('@') != std::string_view::npos && s.front() != '@' && s.back() != '@';
-    case format_kind::hostname: return check_hostname(s);
-    case format_kind::idn_hostname: return !s.empty();
-    case format_kind::ipv4: return check_ipv4(s);
-    case format_kind::ipv6: return check_ipv6(s);
-    case format_kind::uri: return check_uri(s, false);
-    case format_kind::uri_reference: return check_uri(s, true);
-    case format_kind::iri: return s.find(':') != std::string_view::npos && s.find(' ') == std::string_view::npos;
-    case format_kind::iri_reference: return s.find(' ') == std::string_view::npos;
-    case format_kind::uri_template: return check_uri_template(s);
-    case format_kind::uuid: return check_uuid(s);
-    case format_kind::json_pointer: return check_json_pointer(s);
-    case format_kind::relative_json_pointer: return check_relative_json_pointer(s);
-    case format_kind::regex: return compile_pattern(s).has_value();
-    case format_kind::unset:
-    case format_kind::other: return true;
+        case format_kind::date: return check_date(s);
+        case format_kind::date_time: return check_date_time(s);
+        case format_kind::time: return check_time(s);
+        case format_kind::duration: return check_duration(s);
+        case format_kind::email: return check_email(s);
+        case format_kind::idn_email:
+            return s.find('@') != std::string_view::npos && s.front() != '@' && s.back() != '@';
+        case format_kind::hostname: return check_hostname(s);
+        case format_kind::idn_hostname: return !s.empty();
+        case format_kind::ipv4: return check_ipv4(s);
+        case format_kind::ipv6: return check_ipv6(s);
+        case format_kind::uri: return check_uri(s, false);
+        case format_kind::uri_reference: return check_uri(s, true);
+        case format_kind::iri: return s.find(':') != std::string_view::npos && s.find(' ') == std::string_view::npos;
+        case format_kind::iri_reference: return s.find(' ') == std::string_view::npos;
+        case format_kind::uri_template: return check_uri_template(s);
+        case format_kind::uuid: return check_uuid(s);
+        case format_kind::json_pointer: return check_json_pointer(s);
+        case format_kind::relative_json_pointer: return check_relative_json_pointer(s);
+        case format_kind::regex: return compile_pattern(s).has_value();
+        case format_kind::unset:
+        case format_kind::other: return true;
     }
     return true;
 }
 
 std::string_view describe_format(format_kind kind) noexcept {
     switch (kind) {
-    case format_kind::date: return "a date (YYYY-MM-DD)";
-    case format_kind::date_time: return "a date-time (RFC 3339, e.g. 2024-05-01T12:00:00Z)";
-    case format_kind::time: return "a time with offset (HH:MM:SS followed by Z or +HH:MM)";
-    case format_kind::duration: return "an ISO 8601 duration (e.g. P1DT2H)";
-    case format_kind::email: return "an email address";
-    case format_kind::idn_email: return "an internationalized email address";
-    case format_kind::hostname: return "a host name";
-    case format_kind::idn_hostname: return "an internationalized host name";
-    case format_kind::ipv4: return "an IPv4 address";
-    case format_kind::ipv6: return "an IPv6 address";
-    case format_kind::uri: return "an absolute URI";
-    case format_kind::uri_reference: return "a URI reference";
-    case format_kind::iri: return "an IRI";
-    case format_kind::iri_reference: return "an IRI reference";
-    case format_kind::uri_template: return "a URI template";
-    case format_kind::uuid: return "a UUID (8-4-4-4-12 hex digits)";
-    case format_kind::json_pointer: return "a JSON Pointer";
-    case format_kind::relative_json_pointer: return "a relative JSON Pointer";
-    case format_kind::regex: return "a regular expression";
-    case format_kind::unset:
-    case format_kind::other: return "the declared format";
+        case format_kind::date: return "a date (YYYY-MM-DD)";
+        case format_kind::date_time: return "a date-time (RFC 3339, e.g. 2024-05-01T12:00:00Z)";
+        case format_kind::time: return "a time with offset (HH:MM:SS followed by Z or +HH:MM)";
+        case format_kind::duration: return "an ISO 8601 duration (e.g. P1DT2H)";
+        case format_kind::email: return "an email address";
+        case format_kind::idn_email: return "an internationalized email address";
+        case format_kind::hostname: return "a host name";
+        case format_kind::idn_hostname: return "an internationalized host name";
+        case format_kind::ipv4: return "an IPv4 address";
+        case format_kind::ipv6: return "an IPv6 address";
+        case format_kind::uri: return "an absolute URI";
+        case format_kind::uri_reference: return "a URI reference";
+        case format_kind::iri: return "an IRI";
+        case format_kind::iri_reference: return "an IRI reference";
+        case format_kind::uri_template: return "a URI template";
+        case format_kind::uuid: return "a UUID (8-4-4-4-12 hex digits)";
+        case format_kind::json_pointer: return "a JSON Pointer";
+        case format_kind::relative_json_pointer: return "a relative JSON Pointer";
+        case format_kind::regex: return "a regular expression";
+        case format_kind::unset:
+        case format_kind::other: return "the declared format";
     }
     return "the declared format";
 }

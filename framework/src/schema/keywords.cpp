@@ -23,7 +23,8 @@ bool evaluator::check_number(const node& n, const bj::value& v) {
         ok = false;
         if (!out_) return;
         std::string what = n.types ? describe_types(n.types) : std::string("a number");
-        report(n, kw, "OUT_OF_RANGE", name_of(path_) + " must be " + what + " " + describe_range(n) + "; got " + describe_value(v));
+        report(n, kw, "OUT_OF_RANGE",
+               name_of(path_) + " must be " + what + " " + describe_range(n) + "; got " + describe_value(v));
     };
     if (n.minimum && compare_numbers(v, *n.minimum) < 0) range_issue("minimum");
     if (n.maximum && compare_numbers(v, *n.maximum) > 0) range_issue("maximum");
@@ -34,7 +35,8 @@ bool evaluator::check_number(const node& n, const bj::value& v) {
         ok = false;
         if (out_)
             report(n, "multipleOf", "NOT_MULTIPLE_OF",
-                   name_of(path_) + " must be a multiple of " + number_text(*n.multiple_of) + "; got " + describe_value(v));
+                   name_of(path_) + " must be a multiple of " + number_text(*n.multiple_of) + "; got " +
+                       describe_value(v));
     }
     return ok;
 }
@@ -48,13 +50,15 @@ bool evaluator::check_string(const node& n, const bj::value& v) {
             ok = false;
             if (!out_) return false;
             report(n, "minLength", "TOO_SHORT",
-                   name_of(path_) + " must be a string " + describe_length(n) + "; got " + plural(len, "character", "characters"));
+                   name_of(path_) + " must be a string " + describe_length(n) + "; got " +
+                       plural(len, "character", "characters"));
         }
         if (n.max_length && len > *n.max_length) {
             ok = false;
             if (!out_) return false;
             report(n, "maxLength", "TOO_LONG",
-                   name_of(path_) + " must be a string " + describe_length(n) + "; got " + plural(len, "character", "characters"));
+                   name_of(path_) + " must be a string " + describe_length(n) + "; got " +
+                       plural(len, "character", "characters"));
         }
     }
     if (n.pattern != none && !p_.regexes[static_cast<std::size_t>(n.pattern)].search(s)) {
@@ -63,7 +67,8 @@ bool evaluator::check_string(const node& n, const bj::value& v) {
         report(n, "pattern", "PATTERN_MISMATCH",
                name_of(path_) + " must match the pattern " + n.pattern_source + "; got " + describe_value(v));
     }
-    if (n.format_assert && n.format != format_kind::other && n.format != format_kind::unset && !check_format(n.format, s)) {
+    if (n.format_assert && n.format != format_kind::other && n.format != format_kind::unset &&
+        !check_format(n.format, s)) {
         ok = false;
         if (!out_) return false;
         report(n, "format", "FORMAT_MISMATCH",
@@ -79,12 +84,14 @@ bool evaluator::check_array(const node& n, const bj::array& a, annotations* ann)
     if (n.min_items && a.size() < *n.min_items) {
         ok = false;
         if (!out_) return false;
-        report(n, "minItems", "TOO_SHORT", name_of(path_) + " must have at least " + items(*n.min_items) + "; got " + std::to_string(a.size()));
+        report(n, "minItems", "TOO_SHORT",
+               name_of(path_) + " must have at least " + items(*n.min_items) + "; got " + std::to_string(a.size()));
     }
     if (n.max_items && a.size() > *n.max_items) {
         ok = false;
         if (!out_) return false;
-        report(n, "maxItems", "TOO_LONG", name_of(path_) + " must have at most " + items(*n.max_items) + "; got " + std::to_string(a.size()));
+        report(n, "maxItems", "TOO_LONG",
+               name_of(path_) + " must have at most " + items(*n.max_items) + "; got " + std::to_string(a.size()));
     }
     if (n.unique_items) {
         if (auto dup = first_duplicate(a)) {
@@ -109,7 +116,8 @@ bool evaluator::check_array(const node& n, const bj::array& a, annotations* ann)
             ok = false;
             if (!out_) return false;
             report(n, "items", "TOO_LONG",
-                   name_of(path_) + " must have at most " + items(n.prefix_items.size()) + "; got " + std::to_string(a.size()));
+                   name_of(path_) + " must have at most " + items(n.prefix_items.size()) + "; got " +
+                       std::to_string(a.size()));
         } else {
             for (std::size_t i = n.prefix_items.size(); i < a.size(); ++i) {
                 if (!eval_child(n.items, a[i], {{}, i, true})) {
@@ -134,14 +142,16 @@ bool evaluator::check_array(const node& n, const bj::array& a, annotations* ann)
             if (!out_) return false;
             report(n, "contains", "SCHEMA_MISMATCH",
                    name_of(path_) + " must contain at least " + items(min) + " matching the schema at " +
-                       p_.nodes[static_cast<std::size_t>(n.contains)].location + "; " + std::to_string(matches) + " match");
+                       p_.nodes[static_cast<std::size_t>(n.contains)].location + "; " + std::to_string(matches) +
+                       " match");
         }
         if (n.max_contains && matches > *n.max_contains) {
             ok = false;
             if (!out_) return false;
             report(n, "maxContains", "SCHEMA_MISMATCH",
                    name_of(path_) + " must contain at most " + items(*n.max_contains) + " matching the schema at " +
-                       p_.nodes[static_cast<std::size_t>(n.contains)].location + "; " + std::to_string(matches) + " match");
+                       p_.nodes[static_cast<std::size_t>(n.contains)].location + "; " + std::to_string(matches) +
+                       " match");
         }
     }
     return ok;
@@ -154,12 +164,15 @@ bool evaluator::check_object(const node& n, const bj::value& v, annotations* ann
     if (n.min_properties && o.size() < *n.min_properties) {
         ok = false;
         if (!out_) return false;
-        report(n, "minProperties", "TOO_SHORT", name_of(path_) + " must have at least " + props(*n.min_properties) + "; got " + std::to_string(o.size()));
+        report(
+            n, "minProperties", "TOO_SHORT",
+            name_of(path_) + " must have at least " + props(*n.min_properties) + "; got " + std::to_string(o.size()));
     }
     if (n.max_properties && o.size() > *n.max_properties) {
         ok = false;
         if (!out_) return false;
-        report(n, "maxProperties", "TOO_LONG", name_of(path_) + " must have at most " + props(*n.max_properties) + "; got " + std::to_string(o.size()));
+        report(n, "maxProperties", "TOO_LONG",
+               name_of(path_) + " must have at most " + props(*n.max_properties) + "; got " + std::to_string(o.size()));
     }
     auto missing = [&](const std::string& r) {
         ok = false;
@@ -183,7 +196,8 @@ bool evaluator::check_object(const node& n, const bj::value& v, annotations* ann
             segment s{r, 0, false};
             segment by{d.name, 0, false};
             report(n, "dependentRequired/" + json::child_pointer("", d.name).substr(1), "REQUIRED_MISSING",
-                   "missing argument " + name_of(path_, &s) + ", required when " + name_of(path_, &by) + " is present", &s);
+                   "missing argument " + name_of(path_, &s) + ", required when " + name_of(path_, &by) + " is present",
+                   &s);
         }
     }
     const bool members = !n.properties.empty() || !n.pattern_properties.empty() || n.additional_properties != none ||
@@ -253,7 +267,8 @@ bool evaluator::check_object(const node& n, const bj::value& v, annotations* ann
         }
     }
     if (n.required_by_mask) {
-        const std::uint64_t all = n.required.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n.required.size()) - 1;
+        const std::uint64_t all =
+            n.required.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n.required.size()) - 1;
         if (seen_required != all) {
             if (!out_) return false;
             for (std::size_t r = 0; r < n.required.size(); ++r)

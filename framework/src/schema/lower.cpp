@@ -106,7 +106,7 @@ void compiler::compile_node(const pending& w) {
         out = *v;
     };
     auto string_array = [&](std::string_view kw, const bj::value& v, std::vector<std::string>& out,
-                             const std::string& loc) {
+                            const std::string& loc) {
         if (!v.is_array()) {
             fail(loc, std::string(kw) + " must be an array of strings");
             return;
@@ -246,12 +246,25 @@ void compiler::compile_node(const pending& w) {
             nd().one_of = std::move(one_of);
         }
         if (error_) return;
-        { index c = one("not"); nd().not_ = c; }
-        { index c = one("if"); nd().if_ = c; }
-        { index c = one("then"); nd().then_ = c; }
-        { index c = one("else"); nd().else_ = c; }
+        {
+            index c = one("not");
+            nd().not_ = c;
+        }
+        {
+            index c = one("if");
+            nd().if_ = c;
+        }
+        {
+            index c = one("then");
+            nd().then_ = c;
+        }
+        {
+            index c = one("else");
+            nd().else_ = c;
+        }
         if (const bj::value* v = find("dependentSchemas")) {
-            if (!v->is_object()) return fail(where("dependentSchemas"), "dependentSchemas must be an object of schemas");
+            if (!v->is_object())
+                return fail(where("dependentSchemas"), "dependentSchemas must be an object of schemas");
             for (const auto& kv : v->get_object()) {
                 std::string p = json::child_pointer(ptr("dependentSchemas"), kv.key());
                 index c = subschema(w, p, kv.value(), doc_location(w.doc, p));
@@ -264,8 +277,14 @@ void compiler::compile_node(const pending& w) {
             auto items = many("prefixItems");
             nd().prefix_items = std::move(items);
         }
-        { index c = one("items"); nd().items = c; }
-        { index c = one("contains"); nd().contains = c; }
+        {
+            index c = one("items");
+            nd().items = c;
+        }
+        {
+            index c = one("contains");
+            nd().contains = c;
+        }
         if (const bj::value* v = find("properties")) {
             if (!v->is_object()) return fail(where("properties"), "properties must be an object of schemas");
             for (const auto& kv : v->get_object()) {
@@ -275,7 +294,8 @@ void compiler::compile_node(const pending& w) {
             }
         }
         if (const bj::value* v = find("patternProperties")) {
-            if (!v->is_object()) return fail(where("patternProperties"), "patternProperties must be an object of schemas");
+            if (!v->is_object())
+                return fail(where("patternProperties"), "patternProperties must be an object of schemas");
             for (const auto& kv : v->get_object()) {
                 std::string p = json::child_pointer(ptr("patternProperties"), kv.key());
                 auto re = compile_pattern(kv.key());
@@ -286,12 +306,24 @@ void compiler::compile_node(const pending& w) {
                 nd().pattern_properties.push_back({r, std::string(kv.key()), c});
             }
         }
-        { index c = one("additionalProperties"); nd().additional_properties = c; }
-        { index c = one("propertyNames"); nd().property_names = c; }
+        {
+            index c = one("additionalProperties");
+            nd().additional_properties = c;
+        }
+        {
+            index c = one("propertyNames");
+            nd().property_names = c;
+        }
     }
     if (vocab & v_unevaluated) {
-        { index c = one("unevaluatedItems"); nd().unevaluated_items = c; }
-        { index c = one("unevaluatedProperties"); nd().unevaluated_properties = c; }
+        {
+            index c = one("unevaluatedItems");
+            nd().unevaluated_items = c;
+        }
+        {
+            index c = one("unevaluatedProperties");
+            nd().unevaluated_properties = c;
+        }
     }
     if (error_) return;
     auto& n = nd();
@@ -311,7 +343,8 @@ void compiler::compile_node(const pending& w) {
                         n.max_properties;
     n.array_keywords = !n.prefix_items.empty() || n.items != none || n.contains != none ||
                        n.unevaluated_items != none || n.min_items || n.max_items || n.unique_items;
-    n.string_keywords = n.min_length || n.max_length || n.pattern != none || (n.format_assert && n.format != format_kind::other);
+    n.string_keywords =
+        n.min_length || n.max_length || n.pattern != none || (n.format_assert && n.format != format_kind::other);
     n.number_keywords = n.multiple_of || n.minimum || n.maximum || n.exclusive_minimum || n.exclusive_maximum;
 }
 

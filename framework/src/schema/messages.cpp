@@ -44,20 +44,20 @@ std::string number_text(const boost::json::value& v) {
 
 std::string describe_value(const boost::json::value& v) {
     switch (v.kind()) {
-    case boost::json::kind::object: return v.get_object().empty() ? "an empty object" : "an object";
-    case boost::json::kind::array: return v.get_array().empty() ? "an empty array" : "an array";
-    case boost::json::kind::string: {
-        std::string_view s = v.get_string();
-        constexpr std::size_t max = 48;
-        if (s.size() <= max) return number_text(v);
-        std::size_t cut = max;
-        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
-        boost::json::value shortened(s.substr(0, cut));
-        std::string text = number_text(shortened);
-        text.insert(text.size() - 1, "...");
-        return text;
-    }
-    default: return number_text(v);
+        case boost::json::kind::object: return v.get_object().empty() ? "an empty object" : "an object";
+        case boost::json::kind::array: return v.get_array().empty() ? "an empty array" : "an array";
+        case boost::json::kind::string: {
+            std::string_view s = v.get_string();
+            constexpr std::size_t max = 48;
+            if (s.size() <= max) return number_text(v);
+            std::size_t cut = max;
+            while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+            boost::json::value shortened(s.substr(0, cut));
+            std::string text = number_text(shortened);
+            text.insert(text.size() - 1, "...");
+            return text;
+        }
+        default: return number_text(v);
     }
 }
 
@@ -70,7 +70,7 @@ std::string describe_literal(const boost::json::value& v) {
 
 std::string describe_types(std::uint8_t types) {
     static constexpr std::pair<std::uint8_t, std::string_view> names[] = {
-        {t_object, "an object"}, {t_array, "an array"},   {t_string, "a string"}, {t_integer, "an integer"},
+        {t_object, "an object"}, {t_array, "an array"},    {t_string, "a string"}, {t_integer, "an integer"},
         {t_number, "a number"},  {t_boolean, "a boolean"}, {t_null, "null"},
     };
     std::string out;

@@ -59,114 +59,141 @@ struct translator {
         }
         char c = in[i + 1];
         switch (c) {
-        case 'd': case 'D': case 'w': case 'W': case 't': case 'n': case 'r': case 'f': case 'v':
-            out += '\\';
-            out += c;
-            return i + 2;
-        case 'b': case 'B':
-            if (in_class) {  // [\b] is a backspace in ECMA-262
-                if (c == 'b') out += "\\x{8}";
-                else out += 'B';
-            } else {
+            case 'd':
+            case 'D':
+            case 'w':
+            case 'W':
+            case 't':
+            case 'n':
+            case 'r':
+            case 'f':
+            case 'v':
                 out += '\\';
                 out += c;
+                return i + 2;
+            case 'b':
+            case 'B':
+                if (in_class) {  // [\b] is a backspace in ECMA-262
+                    if (c == 'b') out += "\\x{8}";
+                    else out += 'B';
+                } else {
+                    out += '\\';
+                    out += c;
+                }
+                return i + 2;
+            case 's':
+                if (!in_class) out += '[';
+                out += ecma_space;
+                if (!in_class) out += ']';
+                return i + 2;
+            case 'S':
+                if (!in_class) out += '[';
+                out += ecma_not_space;
+                if (!in_class) out += ']';
+                return i + 2;
+            case '0':
+                if (i + 2 < in.size() && in[i + 2] >= '0' && in[i + 2] <= '9') {
+                    error = "octal escapes are not supported";
+                    return in.size();
+                }
+                out += "\\x{0}";
+                return i + 2;
+            case 'c':
+                if (i + 2 < in.size() &&
+                    ((in[i + 2] >= 'a' && in[i + 2] <= 'z') || (in[i + 2] >= 'A' && in[i + 2] <= 'Z'))) {
+                    append_code_point(out, static_cast<std::uint32_t>(in[i + 2]) % 32);
+                    return i + 3;
+                }
+                out += "\\\\c";
+                return i + 2;
+            case 'x': {
+                std::uint32_t cp = 0;
+                if (read_hex(in, i + 2, 2, cp)) {
+                    append_code_point(out, cp);
+                    return i + 4;
+                }
+                out += 'x';
+                return i + 2;
             }
-            return i + 2;
-        case 's':
-            if (!in_class) out += '[';
-            out += ecma_space;
-            if (!in_class) out += ']';
-            return i + 2;
-        case 'S':
-            if (!in_class) out += '[';
-            out += ecma_not_space;
-            if (!in_class) out += ']';
-            return i + 2;
-        case '0':
-            if (i + 2 < in.size() && in[i + 2] >= '0' && in[i + 2] <= '9') {
-                error = "octal escapes are not supported";
-                return in.size();
-            }
-            out += "\\x{0}";
-            return i + 2;
-        case 'c':
-            if (i + 2 < in.size() && ((in[i + 2] >= 'a' && in[i + 2] <= 'z') || (in[i + 2] >= 'A' && in[i + 2] <= 'Z'))) {
-                append_code_point(out, static_cast<std::uint32_t>(in[i + 2]) % 32);
-                return i + 3;
-            }
-            out += "\\\\c";
-            return i + 2;
-        case 'x': {
-            std::uint32_t cp = 0;
-            if (read_hex(in, i + 2, 2, cp)) {
-                append_code_point(out, cp);
-                return i + 4;
-            }
-            out += 'x';
-            return i + 2;
-        }
-        case 'u': {
-            std::uint32_t cp = 0;
-            if (i + 2 < in.size() && in[i + 2] == '{') {
-                std::size_t close = in.find('}', i + 3);
-                if (close == std::string_view::npos || close == i + 3 || close - (i + 3) > 6 ||
-                    !read_hex(in, i + 3, close - (i + 3), cp) || cp > 0x10FFFF) {
-                    error = "invalid \\u{...} escape";
+            case 'u': {
+                std::uint32_t cp = 0;
+                if (i + 2 < in.size() && in[i + 2] == '{') {
+                    std::size_t close = in.find('}', i + 3);
+                    if (close == std::string_view::npos || close == i + 3 || close - (i + 3) > 6 ||
+                        !read_hex(in, i + 3, close - (i + 3), cp) || cp > 0x10FFFF) {
+                        error = "invalid \\u{...} escape";
+                        return in.size();
+                    }
+                    append_code_point(out, cp);
+                    return close + 1;
+                }
+                if (!read_hex(in, i + 2, 4, cp)) {
+                    out += 'u';
+                    return i + 2;
+                }
+                std::size_t next = i + 6;
+                if (cp >= 0xD800 && cp <= 0xDBFF && next + 1 < in.size() && in[next] == '\\' && in[next + 1] == 'u') {
+                    std::uint32_t low = 0;
+                    if (read_hex(in, next + 2, 4, low) && low >= 0xDC00 && low <= 0xDFFF) {
+                        append_code_point(out, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00));
+                        return next + 6;
+                    }
+                }
+                if (cp >= 0xD800 && cp <= 0xDFFF) {
+                    error = "lone surrogate escapes cannot match UTF-8 text";
                     return in.size();
                 }
                 append_code_point(out, cp);
-                return close + 1;
+                return next;
             }
-            if (!read_hex(in, i + 2, 4, cp)) {
-                out += 'u';
+            case 'p':
+            case 'P': {
+                out += '\\';
+                out += c;
+                std::size_t close = in.find('}', i + 2);
+                if (i + 2 < in.size() && in[i + 2] == '{' && close != std::string_view::npos) {
+                    // RE2 knows general categories by their short names only.
+                    std::string_view name = in.substr(i + 3, close - i - 3);
+                    static constexpr std::pair<std::string_view, std::string_view> long_names[] = {
+                        {"Letter", "L"},
+                        {"Lowercase_Letter", "Ll"},
+                        {"Uppercase_Letter", "Lu"},
+                        {"Titlecase_Letter", "Lt"},
+                        {"Modifier_Letter", "Lm"},
+                        {"Other_Letter", "Lo"},
+                        {"Mark", "M"},
+                        {"Number", "N"},
+                        {"Decimal_Number", "Nd"},
+                        {"digit", "Nd"},
+                        {"Letter_Number", "Nl"},
+                        {"Other_Number", "No"},
+                        {"Punctuation", "P"},
+                        {"punct", "P"},
+                        {"Symbol", "S"},
+                        {"Separator", "Z"},
+                        {"Space_Separator", "Zs"},
+                        {"Other", "C"},
+                        {"Control", "Cc"},
+                        {"cntrl", "Cc"},
+                        {"Format", "Cf"},
+                        {"Private_Use", "Co"},
+                        {"Math_Symbol", "Sm"},
+                        {"Currency_Symbol", "Sc"}};
+                    for (const auto& [from, to] : long_names)
+                        if (name == from) name = to;
+                    if (name.substr(0, 7) == "Script=" || name.substr(0, 3) == "sc=")
+                        name = name.substr(name.find('=') + 1);
+                    out += '{';
+                    out += name;
+                    out += '}';
+                    return close + 1;
+                }
                 return i + 2;
             }
-            std::size_t next = i + 6;
-            if (cp >= 0xD800 && cp <= 0xDBFF && next + 1 < in.size() && in[next] == '\\' &&
-                in[next + 1] == 'u') {
-                std::uint32_t low = 0;
-                if (read_hex(in, next + 2, 4, low) && low >= 0xDC00 && low <= 0xDFFF) {
-                    append_code_point(out, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00));
-                    return next + 6;
-                }
-            }
-            if (cp >= 0xD800 && cp <= 0xDFFF) {
-                error = "lone surrogate escapes cannot match UTF-8 text";
+            case 'k':
+                error = "named backreferences (\\k<name>) are not supported: RE2 runs in linear time";
                 return in.size();
-            }
-            append_code_point(out, cp);
-            return next;
-        }
-        case 'p': case 'P': {
-            out += '\\';
-            out += c;
-            std::size_t close = in.find('}', i + 2);
-            if (i + 2 < in.size() && in[i + 2] == '{' && close != std::string_view::npos) {
-                // RE2 knows general categories by their short names only.
-                std::string_view name = in.substr(i + 3, close - i - 3);
-                static constexpr std::pair<std::string_view, std::string_view> long_names[] = {
-                    {"Letter", "L"}, {"Lowercase_Letter", "Ll"}, {"Uppercase_Letter", "Lu"},
-                    {"Titlecase_Letter", "Lt"}, {"Modifier_Letter", "Lm"}, {"Other_Letter", "Lo"},
-                    {"Mark", "M"}, {"Number", "N"}, {"Decimal_Number", "Nd"}, {"digit", "Nd"},
-                    {"Letter_Number", "Nl"}, {"Other_Number", "No"}, {"Punctuation", "P"}, {"punct", "P"},
-                    {"Symbol", "S"}, {"Separator", "Z"}, {"Space_Separator", "Zs"}, {"Other", "C"},
-                    {"Control", "Cc"}, {"cntrl", "Cc"}, {"Format", "Cf"}, {"Private_Use", "Co"},
-                    {"Math_Symbol", "Sm"}, {"Currency_Symbol", "Sc"}};
-                for (const auto& [from, to] : long_names)
-                    if (name == from) name = to;
-                if (name.substr(0, 7) == "Script=" || name.substr(0, 3) == "sc=") name = name.substr(name.find('=') + 1);
-                out += '{';
-                out += name;
-                out += '}';
-                return close + 1;
-            }
-            return i + 2;
-        }
-        case 'k':
-            error = "named backreferences (\\k<name>) are not supported: RE2 runs in linear time";
-            return in.size();
-        default:
-            break;
+            default: break;
         }
         if (c >= '1' && c <= '9') {
             error = "backreferences (\\1...) are not supported: RE2 runs in linear time";
@@ -263,16 +290,17 @@ bool parse_simple(std::string_view p, std::vector<simple_atom>& atoms) {
     };
     auto class_escape = [&](simple_atom& a, char e) -> bool {
         switch (e) {
-        case 'd': set_range(a, '0', '9'); return true;
-        case 'w':
-            set_range(a, '0', '9');
-            set_range(a, 'a', 'z');
-            set_range(a, 'A', 'Z');
-            set(a, '_');
-            return true;
-        default: break;
+            case 'd': set_range(a, '0', '9'); return true;
+            case 'w':
+                set_range(a, '0', '9');
+                set_range(a, 'a', 'z');
+                set_range(a, 'A', 'Z');
+                set(a, '_');
+                return true;
+            default: break;
         }
-        if (static_cast<unsigned char>(e) < 128 && !((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9'))) {
+        if (static_cast<unsigned char>(e) < 128 &&
+            !((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9'))) {
             set(a, static_cast<unsigned char>(e));  // escaped punctuation
             return true;
         }
@@ -313,7 +341,8 @@ bool parse_simple(std::string_view p, std::vector<simple_atom>& atoms) {
         } else if (c == '\\') {
             if (i + 1 >= body.size() || !class_escape(a, body[i + 1])) return false;
             i += 2;
-        } else if (static_cast<unsigned char>(c) < 128 && std::string_view(".^$|()[]{}*+?").find(c) == std::string_view::npos) {
+        } else if (static_cast<unsigned char>(c) < 128 &&
+                   std::string_view(".^$|()[]{}*+?").find(c) == std::string_view::npos) {
             set(a, static_cast<unsigned char>(c));
             ++i;
         } else {

@@ -104,7 +104,7 @@ struct node {
 
     // core
     index ref = none;
-    index dynamic_ref = none;  // static target of $dynamicRef
+    index dynamic_ref = none;          // static target of $dynamicRef
     bool dynamic_ref_rebinds = false;  // the static target carries the matching $dynamicAnchor
     std::vector<dynamic_candidate> dynamic_candidates;
 
@@ -114,10 +114,9 @@ struct node {
     boost::json::value const_value;
     bool has_enum = false;
     std::vector<boost::json::value> enum_values;
-    std::optional<boost::json::value> multiple_of, minimum, maximum, exclusive_minimum,
-        exclusive_maximum;
-    std::optional<std::size_t> min_length, max_length, min_items, max_items, min_contains,
-        max_contains, min_properties, max_properties;
+    std::optional<boost::json::value> multiple_of, minimum, maximum, exclusive_minimum, exclusive_maximum;
+    std::optional<std::size_t> min_length, max_length, min_items, max_items, min_contains, max_contains, min_properties,
+        max_properties;
     bool unique_items = false;
     index pattern = none;
     std::string pattern_source;
@@ -142,8 +141,7 @@ struct node {
 
     /// Fast rejection: true when the node has any keyword beyond `type` that applies to
     /// objects / arrays / strings / numbers (so evaluation can skip whole groups).
-    bool object_keywords = false, array_keywords = false, string_keywords = false,
-         number_keywords = false;
+    bool object_keywords = false, array_keywords = false, string_keywords = false, number_keywords = false;
 };
 
 struct resource {

@@ -25,28 +25,28 @@ bool equal_at(const bj::value& a, const bj::value& b, std::size_t depth) noexcep
     if (a.is_number() && b.is_number()) return compare_numbers(a, b) == 0;
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
-    case bj::kind::null: return true;
-    case bj::kind::bool_: return a.get_bool() == b.get_bool();
-    case bj::kind::string: return a.get_string() == b.get_string();
-    case bj::kind::array: {
-        const auto& x = a.get_array();
-        const auto& y = b.get_array();
-        if (x.size() != y.size()) return false;
-        for (std::size_t i = 0; i < x.size(); ++i)
-            if (!equal_at(x[i], y[i], depth + 1)) return false;
-        return true;
-    }
-    case bj::kind::object: {
-        const auto& x = a.get_object();
-        const auto& y = b.get_object();
-        if (x.size() != y.size()) return false;
-        for (const auto& kv : x) {
-            auto it = y.find(kv.key());
-            if (it == y.end() || !equal_at(kv.value(), it->value(), depth + 1)) return false;
+        case bj::kind::null: return true;
+        case bj::kind::bool_: return a.get_bool() == b.get_bool();
+        case bj::kind::string: return a.get_string() == b.get_string();
+        case bj::kind::array: {
+            const auto& x = a.get_array();
+            const auto& y = b.get_array();
+            if (x.size() != y.size()) return false;
+            for (std::size_t i = 0; i < x.size(); ++i)
+                if (!equal_at(x[i], y[i], depth + 1)) return false;
+            return true;
         }
-        return true;
-    }
-    default: return false;
+        case bj::kind::object: {
+            const auto& x = a.get_object();
+            const auto& y = b.get_object();
+            if (x.size() != y.size()) return false;
+            for (const auto& kv : x) {
+                auto it = y.find(kv.key());
+                if (it == y.end() || !equal_at(kv.value(), it->value(), depth + 1)) return false;
+            }
+            return true;
+        }
+        default: return false;
     }
 }
 
@@ -61,28 +61,29 @@ std::uint64_t mix(std::uint64_t h) noexcept {
 std::uint64_t hash_at(const bj::value& v, std::size_t depth) noexcept {
     if (depth > json::depth_ceiling + 1) return 0;
     switch (v.kind()) {
-    case bj::kind::null: return 1;
-    case bj::kind::bool_: return v.get_bool() ? 2 : 3;
-    case bj::kind::int64:
-    case bj::kind::uint64:
-    case bj::kind::double_: {
-        long double d = to_long_double(v);
-        double rounded = static_cast<double>(d);
-        if (rounded == 0) rounded = 0;  // -0 == 0
-        return mix(std::hash<double>{}(rounded) + 5);
-    }
-    case bj::kind::string: return mix(std::hash<std::string_view>{}(v.get_string()) + 7);
-    case bj::kind::array: {
-        std::uint64_t h = 11;
-        for (const auto& e : v.get_array()) h = mix(h * 31 + hash_at(e, depth + 1));
-        return h;
-    }
-    case bj::kind::object: {
-        std::uint64_t h = 13;
-        for (const auto& kv : v.get_object())
-            h += mix(std::hash<std::string_view>{}(kv.key()) ^ (hash_at(kv.value(), depth + 1) * 0x9e3779b97f4a7c15ULL));
-        return mix(h);
-    }
+        case bj::kind::null: return 1;
+        case bj::kind::bool_: return v.get_bool() ? 2 : 3;
+        case bj::kind::int64:
+        case bj::kind::uint64:
+        case bj::kind::double_: {
+            long double d = to_long_double(v);
+            double rounded = static_cast<double>(d);
+            if (rounded == 0) rounded = 0;  // -0 == 0
+            return mix(std::hash<double>{}(rounded) + 5);
+        }
+        case bj::kind::string: return mix(std::hash<std::string_view>{}(v.get_string()) + 7);
+        case bj::kind::array: {
+            std::uint64_t h = 11;
+            for (const auto& e : v.get_array()) h = mix(h * 31 + hash_at(e, depth + 1));
+            return h;
+        }
+        case bj::kind::object: {
+            std::uint64_t h = 13;
+            for (const auto& kv : v.get_object())
+                h += mix(std::hash<std::string_view>{}(kv.key()) ^
+                         (hash_at(kv.value(), depth + 1) * 0x9e3779b97f4a7c15ULL));
+            return mix(h);
+        }
     }
     return 0;
 }
@@ -142,7 +143,7 @@ bool is_integral(const bj::value& v) noexcept {
 bool is_multiple_of(const bj::value& v, const bj::value& m) noexcept {
     if ((v.is_int64() || v.is_uint64()) && (m.is_int64() || m.is_uint64())) {
         std::uint64_t mv = m.is_int64() ? static_cast<std::uint64_t>(m.get_int64()) : m.get_uint64();
-        std::uint64_t x = v.is_uint64() ? v.get_uint64()
+        std::uint64_t x = v.is_uint64()       ? v.get_uint64()
                           : v.get_int64() < 0 ? 0 - static_cast<std::uint64_t>(v.get_int64())
                                               : static_cast<std::uint64_t>(v.get_int64());
         return mv != 0 && x % mv == 0;

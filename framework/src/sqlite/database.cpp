@@ -9,9 +9,7 @@ namespace candor::sqlite {
 
 namespace {
 
-error failure_of(sqlite3* db, int code) {
-    return error{code, db ? sqlite3_errmsg(db) : sqlite3_errstr(code)};
-}
+error failure_of(sqlite3* db, int code) { return error{code, db ? sqlite3_errmsg(db) : sqlite3_errstr(code)}; }
 
 }  // namespace
 
@@ -64,11 +62,11 @@ void statement::reset() noexcept {
 
 value_type statement::type(int column) const noexcept {
     switch (sqlite3_column_type(stmt_, column)) {
-    case SQLITE_INTEGER: return value_type::integer;
-    case SQLITE_FLOAT: return value_type::real;
-    case SQLITE_TEXT: return value_type::text;
-    case SQLITE_BLOB: return value_type::blob;
-    default: return value_type::null;
+        case SQLITE_INTEGER: return value_type::integer;
+        case SQLITE_FLOAT: return value_type::real;
+        case SQLITE_TEXT: return value_type::text;
+        case SQLITE_BLOB: return value_type::blob;
+        default: return value_type::null;
     }
 }
 std::int64_t statement::integer(int column) const noexcept { return sqlite3_column_int64(stmt_, column); }
@@ -83,9 +81,9 @@ int statement::column_count() const noexcept { return sqlite3_column_count(stmt_
 boost::system::result<database, error> database::open(const std::string& path, mode m) {
     int flags = SQLITE_OPEN_FULLMUTEX;
     switch (m) {
-    case mode::read_write_create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
-    case mode::read_write: flags |= SQLITE_OPEN_READWRITE; break;
-    case mode::read_only: flags |= SQLITE_OPEN_READONLY; break;
+        case mode::read_write_create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+        case mode::read_write: flags |= SQLITE_OPEN_READWRITE; break;
+        case mode::read_only: flags |= SQLITE_OPEN_READONLY; break;
     }
     sqlite3* db = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);

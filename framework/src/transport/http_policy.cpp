@@ -16,9 +16,8 @@ namespace {
 char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return lower(x) == lower(y);
-           });
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
 }
 
 std::string_view trim(std::string_view s) noexcept {
@@ -113,9 +112,7 @@ std::optional<std::string_view> bearer_token(std::string_view authorization) noe
     return token;
 }
 
-bool protocol_version_supported(std::string_view version) noexcept {
-    return mcp::rules_for(version).has_value();
-}
+bool protocol_version_supported(std::string_view version) noexcept { return mcp::rules_for(version).has_value(); }
 
 std::string new_session_id() {
     std::array<unsigned char, 16> bytes{};

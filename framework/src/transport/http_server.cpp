@@ -75,7 +75,8 @@ struct reply {
 };
 
 reply refused(const refusal& r, header_list headers) {
-    return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json", std::move(headers)};
+    return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json",
+                 std::move(headers)};
 }
 
 // The session header, as the spec spells it (HTTP field names are case-insensitive).
@@ -266,8 +267,8 @@ void http_engine::request_done() {
 }
 
 net::awaitable<void> http_engine::sweep_loop() {
-    const auto period = std::clamp(opts_.session_idle_timeout / 4, std::chrono::milliseconds(100),
-                                   std::chrono::milliseconds(60'000));
+    const auto period =
+        std::clamp(opts_.session_idle_timeout / 4, std::chrono::milliseconds(100), std::chrono::milliseconds(60'000));
     while (!draining_) {
         sweep_timer_.expires_after(period);
         auto [ec] = co_await sweep_timer_.async_wait(use_tuple);
@@ -341,8 +342,10 @@ net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connectio
         if (!ec) std::tie(ec, n) = co_await http::async_read(stream, buffer, parser, use_tuple);
         if (ec == http::error::header_limit) {
             {
-                const auto reply_ = refused({431, "HEADERS_TOO_LARGE",
-                                             "request headers are larger than " + std::to_string(opts_.max_header_bytes) + " bytes"}, {});
+                const auto reply_ =
+                    refused({431, "HEADERS_TOO_LARGE",
+                             "request headers are larger than " + std::to_string(opts_.max_header_bytes) + " bytes"},
+                            {});
                 co_await send(*conn, nullptr, reply_);
             }
             co_return;
@@ -350,8 +353,8 @@ net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connectio
         if (ec == http::error::body_limit) {
             // Answered without reading the rest of the body; the connection cannot be reused.
             {
-                const auto reply_ = refused({413, "BODY_TOO_LARGE",
-                                             "the body is larger than " + std::to_string(max_body_) + " bytes"}, {});
+                const auto reply_ = refused(
+                    {413, "BODY_TOO_LARGE", "the body is larger than " + std::to_string(max_body_) + " bytes"}, {});
                 co_await send(*conn, nullptr, reply_);
             }
             co_return;
@@ -423,11 +426,10 @@ net::awaitable<bool> http_engine::send(tcp_connection& conn, const request_t* re
 net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
     const std::string_view target = req.target();
     const std::string_view path = target.substr(0, target.find('?'));
-    if (path == "/healthz" && req.method() == http::verb::get)
-        {
-            const reply reply_{http::status::ok, "ok\n", "text/plain", {}};
-            co_return co_await send(conn, &req, reply_);
-        }
+    if (path == "/healthz" && req.method() == http::verb::get) {
+        const reply reply_{http::status::ok, "ok\n", "text/plain", {}};
+        co_return co_await send(conn, &req, reply_);
+    }
     if (path == "/readyz" && req.method() == http::verb::get) {
         if (draining_) {
             const reply reply_{http::status::service_unavailable, "draining\n", "text/plain", {}};
@@ -440,8 +442,8 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
     }
     if (path != opts_.endpoint) {
         if (opts_.admin && http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts)) {
-            const auto answer = opts_.admin(admin_request{req.method_string(), target, req[http::field::authorization],
-                                                          req[http::field::cookie]});
+            const auto answer = opts_.admin(
+                admin_request{req.method_string(), target, req[http::field::authorization], req[http::field::cookie]});
             if (answer) {
                 header_list headers;
                 for (const auto& [name, value] : answer->headers) headers.emplace_back(name, value);
@@ -455,42 +457,40 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
     }
 
     // DNS-rebinding protection before anything else looks at the request.
-    if (!http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts))
-        {
-            const auto reply_ = refused({403, "FORBIDDEN_HOST", "the Host header is not allowed"}, {});
-            co_return co_await send(conn, &req, reply_);
-        }
-    if (auto origin = req.find(http::field::origin); origin != req.end() &&
-                                                     !http_policy::origin_allowed(origin->value(), opts_.allowed_origins))
-        {
-            const auto reply_ = refused({403, "FORBIDDEN_ORIGIN", "the Origin is not allowed"}, {});
-            co_return co_await send(conn, &req, reply_);
-        }
+    if (!http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts)) {
+        const auto reply_ = refused({403, "FORBIDDEN_HOST", "the Host header is not allowed"}, {});
+        co_return co_await send(conn, &req, reply_);
+    }
+    if (auto origin = req.find(http::field::origin);
+        origin != req.end() && !http_policy::origin_allowed(origin->value(), opts_.allowed_origins)) {
+        const auto reply_ = refused({403, "FORBIDDEN_ORIGIN", "the Origin is not allowed"}, {});
+        co_return co_await send(conn, &req, reply_);
+    }
 
     mcp::principal who;
     if (!opts_.tokens.empty()) {
         auto token = http_policy::bearer_token(req[http::field::authorization]);
         auto it = token ? opts_.tokens.find(*token) : opts_.tokens.end();
-        if (it == opts_.tokens.end())
-            {
-                const auto reply_ = refused({401, "UNAUTHORIZED", "a valid bearer token is required"}, one_header("WWW-Authenticate", token ? "Bearer error=\"invalid_token\"" : "Bearer"));
-                co_return co_await send(conn, &req, reply_);
-            }
+        if (it == opts_.tokens.end()) {
+            const auto reply_ =
+                refused({401, "UNAUTHORIZED", "a valid bearer token is required"},
+                        one_header("WWW-Authenticate", token ? "Bearer error=\"invalid_token\"" : "Bearer"));
+            co_return co_await send(conn, &req, reply_);
+        }
         who = it->second;
     }
-    if (draining_)
-        {
-            const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
-            co_return co_await send(conn, &req, reply_);
-        }
+    if (draining_) {
+        const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
+        co_return co_await send(conn, &req, reply_);
+    }
 
     const auto version = req.find(version_header);
-    if (version != req.end() && !http_policy::protocol_version_supported(version->value()))
-        {
-            const auto reply_ = refused({400, "UNSUPPORTED_PROTOCOL_VERSION",
-                                               "unsupported MCP-Protocol-Version: " + std::string(version->value())}, {});
-            co_return co_await send(conn, &req, reply_);
-        }
+    if (version != req.end() && !http_policy::protocol_version_supported(version->value())) {
+        const auto reply_ = refused(
+            {400, "UNSUPPORTED_PROTOCOL_VERSION", "unsupported MCP-Protocol-Version: " + std::string(version->value())},
+            {});
+        co_return co_await send(conn, &req, reply_);
+    }
 
     switch (req.method()) {
         case http::verb::post: co_return co_await handle_post(conn, req, who);
@@ -503,13 +503,14 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
         default: break;
     }
     {
-        const auto reply_ = refused({405, "METHOD_NOT_ALLOWED", "method not allowed on this endpoint"}, one_header("Allow", opts_.stateless ? "POST" : "GET, POST, DELETE"));
+        const auto reply_ = refused({405, "METHOD_NOT_ALLOWED", "method not allowed on this endpoint"},
+                                    one_header("Allow", opts_.stateless ? "POST" : "GET, POST, DELETE"));
         co_return co_await send(conn, &req, reply_);
     }
 }
 
 std::variant<std::shared_ptr<http_session>, refusal> http_engine::session_of(const request_t& req,
-                                                                            const mcp::principal& who) {
+                                                                             const mcp::principal& who) {
     const auto h = req.find(session_header);
     if (h == req.end()) return refusal{400, "SESSION_REQUIRED", "Mcp-Session-Id header required"};
     auto s = sessions_.find(h->value());
@@ -521,21 +522,20 @@ std::variant<std::shared_ptr<http_session>, refusal> http_engine::session_of(con
 net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who) {
     const auto accept = req[http::field::accept];
     if (!http_policy::lists_media_type(accept, "application/json") ||
-        !http_policy::lists_media_type(accept, "text/event-stream"))
-        {
-            const auto reply_ = refused({406, "NOT_ACCEPTABLE",
-                                               "Accept must list application/json and text/event-stream"}, {});
-            co_return co_await send(conn, &req, reply_);
-        }
-    if (!http_policy::is_json(req[http::field::content_type]))
-        {
-            const auto reply_ = refused({415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"}, {});
-            co_return co_await send(conn, &req, reply_);
-        }
+        !http_policy::lists_media_type(accept, "text/event-stream")) {
+        const auto reply_ =
+            refused({406, "NOT_ACCEPTABLE", "Accept must list application/json and text/event-stream"}, {});
+        co_return co_await send(conn, &req, reply_);
+    }
+    if (!http_policy::is_json(req[http::field::content_type])) {
+        const auto reply_ = refused({415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"}, {});
+        co_return co_await send(conn, &req, reply_);
+    }
 
     auto in = jsonrpc::read_message(req.body(), srv_.options().message_limits);
     if (!in) {
-        const reply reply_{http::status::bad_request, jsonrpc::encode_error(in.error().id, in.error().error), "application/json", {}};
+        const reply reply_{
+            http::status::bad_request, jsonrpc::encode_error(in.error().id, in.error().error), "application/json", {}};
         co_return co_await send(conn, &req, reply_);
     }
 
@@ -570,11 +570,11 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     if (is_initialize && req.find(session_header) == req.end()) {
         new_id = http_policy::new_session_id();
         session = std::make_shared<http_session>(new_id, who);
-        if (!sessions_.add(session))
-            {
-                const auto reply_ = refused({503, "TOO_MANY_SESSIONS", "the server has too many live sessions"}, retry_after());
-                co_return co_await send(conn, &req, reply_);
-            }
+        if (!sessions_.add(session)) {
+            const auto reply_ =
+                refused({503, "TOO_MANY_SESSIONS", "the server has too many live sessions"}, retry_after());
+            co_return co_await send(conn, &req, reply_);
+        }
         session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, new_id}));
     } else {
         auto found = session_of(req, who);
@@ -589,7 +589,8 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
         // A notification or a response: hand it over and acknowledge. A cancelled request's
         // response never comes, so its stream ends now.
         if (const auto* n = std::get_if<jsonrpc::notification>(&in->msg); n && n->method == "notifications/cancelled") {
-            if (auto id = id_from(n->params ? n->params->if_contains("requestId") : nullptr)) session->cancel_request(*id);
+            if (auto id = id_from(n->params ? n->params->if_contains("requestId") : nullptr))
+                session->cancel_request(*id);
         }
         session->connection().receive(std::move(*in), req.body().size());
         {
@@ -601,8 +602,8 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     const auto id = request->id;
     auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
     if (!session->open_request(id, ex)) {
-        jsonrpc::error_object e = jsonrpc::error_object::make(jsonrpc::error_code::invalid_request,
-                                                              "a request with this id is still being answered in this session");
+        jsonrpc::error_object e = jsonrpc::error_object::make(
+            jsonrpc::error_code::invalid_request, "a request with this id is still being answered in this session");
         {
             const reply reply_{http::status::bad_request, jsonrpc::encode_error(id, e), "application/json", {}};
             co_return co_await send(conn, &req, reply_);
@@ -620,7 +621,8 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
         request_done();
         session->forget_request(id);
         {
-            const auto reply_ = refused({503, "TOO_MANY_REQUESTS_IN_FLIGHT", "the server is busy; try again"}, retry_after());
+            const auto reply_ =
+                refused({503, "TOO_MANY_REQUESTS_IN_FLIGHT", "the server is busy; try again"}, retry_after());
             co_return co_await send(conn, &req, reply_);
         }
     }
@@ -643,16 +645,14 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
         if (ec) {
             session->forget_request(id);
             if (sse) break;  // end the stream without a response
-            if (ex->reason() == end_reason::cancelled)
-                {
-                    const reply reply_{http::status::accepted, {}, "application/json", std::move(headers)};
-                    co_return co_await send(conn, &req, reply_);
-                }
-            if (ex->reason() == end_reason::overflow)
-                {
-                    const auto reply_ = refused({500, "STREAM_OVERFLOW", "too many messages queued for this request"}, {});
-                    co_return co_await send(conn, &req, reply_);
-                }
+            if (ex->reason() == end_reason::cancelled) {
+                const reply reply_{http::status::accepted, {}, "application/json", std::move(headers)};
+                co_return co_await send(conn, &req, reply_);
+            }
+            if (ex->reason() == end_reason::overflow) {
+                const auto reply_ = refused({500, "STREAM_OVERFLOW", "too many messages queued for this request"}, {});
+                co_return co_await send(conn, &req, reply_);
+            }
             {
                 const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
                 co_return co_await send(conn, &req, reply_);
@@ -697,11 +697,10 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
 }
 
 net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who) {
-    if (!http_policy::lists_media_type(req[http::field::accept], "text/event-stream"))
-        {
-            const auto reply_ = refused({406, "NOT_ACCEPTABLE", "Accept must list text/event-stream"}, {});
-            co_return co_await send(conn, &req, reply_);
-        }
+    if (!http_policy::lists_media_type(req[http::field::accept], "text/event-stream")) {
+        const auto reply_ = refused({406, "NOT_ACCEPTABLE", "Accept must list text/event-stream"}, {});
+        co_return co_await send(conn, &req, reply_);
+    }
     auto found = session_of(req, who);
     if (auto* r = std::get_if<refusal>(&found)) {
         const auto reply_ = refused(*r, {});
@@ -709,13 +708,13 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
     }
     auto session = std::move(std::get<std::shared_ptr<http_session>>(found));
     auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
-    if (!session->open_stream(ex, opts_.max_streams_per_session))
-        {
-            const auto reply_ = refused({409, "TOO_MANY_STREAMS",
-                                               "this session already has " + std::to_string(opts_.max_streams_per_session) +
-                                                   " open GET stream(s)"}, {});
-            co_return co_await send(conn, &req, reply_);
-        }
+    if (!session->open_stream(ex, opts_.max_streams_per_session)) {
+        const auto reply_ = refused(
+            {409, "TOO_MANY_STREAMS",
+             "this session already has " + std::to_string(opts_.max_streams_per_session) + " open GET stream(s)"},
+            {});
+        co_return co_await send(conn, &req, reply_);
+    }
 
     http::response<http::empty_body> head{http::status::ok, req.version()};
     head.set(http::field::server, "candor");
@@ -791,12 +790,12 @@ int serve_http(mcp::server& srv, const http_options& opts) {
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     http_server server(srv, opts);
     if (auto started = server.start(); !started) {
-        std::cerr << "error: cannot listen on " << opts.host << ":" << opts.port << ": "
-                  << started.error().message() << "\n";
+        std::cerr << "error: cannot listen on " << opts.host << ":" << opts.port << ": " << started.error().message()
+                  << "\n";
         return 1;
     }
-    srv.options().log(mcp::log_level::info, "listening on http://" + opts.host + ":" +
-                                               std::to_string(server.port()) + opts.endpoint);
+    srv.options().log(mcp::log_level::info,
+                      "listening on http://" + opts.host + ":" + std::to_string(server.port()) + opts.endpoint);
     int sig = 0;
     sigwait(&set, &sig);
     srv.options().log(mcp::log_level::info, "shutting down");

@@ -8,22 +8,22 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <climits>
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
 #include <condition_variable>
 #include <csignal>
 #include <deque>
+#include <fcntl.h>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <poll.h>
 #include <string>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -68,8 +68,7 @@ public:
             if (closing_) return;
             queue_.push_back(std::move(message));
         }
-        if (!wake_posted_.exchange(true, std::memory_order_acq_rel))
-            boost::asio::post(ioc_, [this] { wake(); });
+        if (!wake_posted_.exchange(true, std::memory_order_acq_rel)) boost::asio::post(ioc_, [this] { wake(); });
     }
 
     /// Write what is queued, then stop (whether or not a posted wake-up ran). @return false if
@@ -152,7 +151,8 @@ std::string too_large_error(std::size_t limit) {
 // end, `finish` writes what is left, blocking.
 class reactor_writer {
 public:
-    reactor_writer(boost::asio::io_context& ioc, int fd) : ioc_(ioc), fd_(fd), flags_(::fcntl(fd, F_GETFL)), descriptor_(ioc) {}
+    reactor_writer(boost::asio::io_context& ioc, int fd)
+        : ioc_(ioc), fd_(fd), flags_(::fcntl(fd, F_GETFL)), descriptor_(ioc) {}
 
     /// False if the descriptor could not be taken over (then a thread writes instead).
     bool start() {
@@ -226,11 +226,12 @@ private:
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 waiting_ = true;
-                descriptor_.async_wait(boost::asio::posix::descriptor_base::wait_write, [this](boost::system::error_code ec) {
-                    std::lock_guard lock(mutex_);
-                    waiting_ = false;
-                    if (!ec) write_now();
-                });
+                descriptor_.async_wait(boost::asio::posix::descriptor_base::wait_write,
+                                       [this](boost::system::error_code ec) {
+                                           std::lock_guard lock(mutex_);
+                                           waiting_ = false;
+                                           if (!ec) write_now();
+                                       });
                 return;
             }
             failed_ = true;
@@ -312,7 +313,8 @@ bool pollable(int fd) {
 // Grows the pipe at `fd` to `bytes` if it is a smaller pipe (see stdio_options).
 void grow_pipe(int fd, std::size_t bytes) {
     struct stat st {};
-    if (bytes == 0 || bytes > static_cast<std::size_t>(INT_MAX) || ::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+    if (bytes == 0 || bytes > static_cast<std::size_t>(INT_MAX) || ::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return;
     const int now = ::fcntl(fd, F_GETPIPE_SZ);
     if (now < 0 || static_cast<std::size_t>(now) >= bytes) return;
     (void)::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(bytes));  // refused: stays as it was
@@ -325,8 +327,14 @@ public:
     reactor_reader(boost::asio::io_context& ioc, int fd, int flags, std::size_t max_line,
                    std::shared_ptr<mcp::connection> conn, std::function<void(std::string)> send,
                    std::atomic<bool>& input_ended)
-        : fd_(fd), flags_(flags), descriptor_(ioc), split_(max_line), max_line_(max_line),
-          conn_(std::move(conn)), send_(std::move(send)), input_ended_(input_ended) {}
+        : fd_(fd),
+          flags_(flags),
+          descriptor_(ioc),
+          split_(max_line),
+          max_line_(max_line),
+          conn_(std::move(conn)),
+          send_(std::move(send)),
+          input_ended_(input_ended) {}
 
     /// False if the descriptor could not be taken over (then a thread reads instead).
     bool start() {
@@ -358,10 +366,9 @@ public:
 
 private:
     void read() {
-        descriptor_.async_read_some(boost::asio::buffer(buffer_),
-                                    [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
-                                        self->on_read(ec, n);
-                                    });
+        descriptor_.async_read_some(
+            boost::asio::buffer(buffer_),
+            [self = shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_read(ec, n); });
     }
 
     void on_read(boost::system::error_code ec, std::size_t n) {

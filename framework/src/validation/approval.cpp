@@ -12,13 +12,12 @@ boost::json::object action_plan::to_json() const {
     for (const auto& t : targets) ids.emplace_back(t);
     boost::json::array why;
     for (const auto& r : evidence.reasons) why.emplace_back(r);
-    return boost::json::object{
-        {"action", summary},
-        {"targets", std::move(ids)},
-        {"count", targets.size()},
-        {"evidence", boost::json::object{{"declared", evidence.declared},
-                                         {"complete", evidence.complete},
-                                         {"reasons", std::move(why)}}}};
+    return boost::json::object{{"action", summary},
+                               {"targets", std::move(ids)},
+                               {"count", targets.size()},
+                               {"evidence", boost::json::object{{"declared", evidence.declared},
+                                                                {"complete", evidence.complete},
+                                                                {"reasons", std::move(why)}}}};
 }
 
 bool elicitation_approver::available(const mcp::call_context& ctx) const { return ctx.can_elicit(); }
@@ -58,8 +57,8 @@ boost::json::object elicitation_approver::requested_schema() {
              {"decision", boost::json::object{{"type", "string"},
                                               {"title", "Decision"},
                                               {"enum", boost::json::array{"proceed", "narrow", "cancel"}}}},
-             {"ids", boost::json::object{{"type", "string"},
-                                         {"title", "Ids to keep (narrow only, comma-separated)"}}}}},
+             {"ids",
+              boost::json::object{{"type", "string"}, {"title", "Ids to keep (narrow only, comma-separated)"}}}}},
         {"required", boost::json::array{"decision"}}};
 }
 
@@ -75,9 +74,8 @@ approval_decision elicitation_approver::interpret(const mcp::elicitation_result&
         return d;
     }
     const auto* decision = answer.content.if_contains("decision");
-    const std::string_view value = decision != nullptr && decision->is_string()
-                                       ? std::string_view(decision->get_string())
-                                       : std::string_view();
+    const std::string_view value =
+        decision != nullptr && decision->is_string() ? std::string_view(decision->get_string()) : std::string_view();
     if (value == "proceed") {
         d.what = choice::proceed;
         return d;

@@ -23,15 +23,15 @@ issue make_issue(std::string_view code, std::string message, bool repairable, bo
 issue approval_refusal(const approval_decision& d) {
     using choice = approval_decision::choice;
     switch (d.what) {
-    case choice::declined:
-        return make_issue(vc::action_declined, "The user declined the action. Nothing was done.", false);
-    case choice::cancelled:
-        return make_issue(vc::action_cancelled, "The user cancelled the action. Nothing was done.", false);
-    default:
-        return make_issue(vc::action_not_approved,
-                          "No usable approval (" + (d.why.empty() ? std::string("no answer") : d.why) +
-                              "). Nothing was done.",
-                          false);
+        case choice::declined:
+            return make_issue(vc::action_declined, "The user declined the action. Nothing was done.", false);
+        case choice::cancelled:
+            return make_issue(vc::action_cancelled, "The user cancelled the action. Nothing was done.", false);
+        default:
+            return make_issue(
+                vc::action_not_approved,
+                "No usable approval (" + (d.why.empty() ? std::string("no answer") : d.why) + "). Nothing was done.",
+                false);
     }
 }
 
@@ -41,7 +41,8 @@ approval_gate::approval_gate(std::string tool, approval_options opts) : tool_(st
     if (!opts_.approver) opts_.approver = std::make_shared<elicitation_approver>();
     if (!opts_.plan_ledger) opts_.plan_ledger = std::make_shared<plan_ledger>();
     if (!opts_.plan_keys)
-        opts_.plan_keys = std::make_shared<const evidence::key_ring>(evidence::key_ring::ephemeral([](std::string_view) {}));
+        opts_.plan_keys =
+            std::make_shared<const evidence::key_ring>(evidence::key_ring::ephemeral([](std::string_view) {}));
 }
 
 std::chrono::system_clock::time_point approval_gate::now() const {
@@ -128,15 +129,14 @@ std::optional<issue> approval_gate::check_plan_token(const mcp::call_context& ct
                               ". Nothing was done; a plan is approved only for its exact targets and arguments.",
                           false, boost::json::object{{"mismatch", mismatch}});
     switch (opts_.plan_ledger->consume(claims->nonce, claims->expiry, at)) {
-    case plan_ledger::verdict::fresh:
-        return std::nullopt;
-    case plan_ledger::verdict::used:
-        return make_issue(vc::plan_token_used,
-                          "This plan_token was already executed; an approval runs its action once. Nothing was done; "
-                          "call without plan_token for a new plan.",
-                          false);
-    case plan_ledger::verdict::full:
-        break;
+        case plan_ledger::verdict::fresh: return std::nullopt;
+        case plan_ledger::verdict::used:
+            return make_issue(
+                vc::plan_token_used,
+                "This plan_token was already executed; an approval runs its action once. Nothing was done; "
+                "call without plan_token for a new plan.",
+                false);
+        case plan_ledger::verdict::full: break;
     }
     return make_issue(vc::action_not_approved,
                       "Too many approved plans are pending on this server; nothing was done. Try again later.", false);

@@ -51,9 +51,8 @@ void pipeline::record(call_tracker& t) const { opts_.metrics->record(tool_, t.cl
 
 envelope::envelope pipeline::refuse(call_tracker& t, issue_list issues) const {
     // An outage is not the caller's mistake: it does not use up a repair attempt.
-    const bool outage_only = std::all_of(issues.begin(), issues.end(), [](const issue& i) {
-        return i.code == vc::source_unavailable;
-    });
+    const bool outage_only =
+        std::all_of(issues.begin(), issues.end(), [](const issue& i) { return i.code == vc::source_unavailable; });
     auto& budget = *opts_.repairs;
     const std::size_t failures = outage_only ? budget.failures(t.key) : budget.record_failure(t.key);
     const bool exceeded = !outage_only && budget.exceeded(failures);
@@ -104,10 +103,9 @@ issue pipeline::source_unavailable(const std::string& source, bool timed_out) {
 void pipeline::normalized(call_tracker& t, verdict& v, std::vector<substitution> applied) const {
     for (auto& s : applied) {
         ++t.observation.fixed_by_backend;
-        v.warnings.push_back({std::string(envelope::warning_codes::value_normalized), std::move(s.message),
-                              boost::json::object{{"path", s.path},
-                                                  {"old", std::move(s.old_value)},
-                                                  {"new", std::move(s.new_value)}}});
+        v.warnings.push_back(
+            {std::string(envelope::warning_codes::value_normalized), std::move(s.message),
+             boost::json::object{{"path", s.path}, {"old", std::move(s.old_value)}, {"new", std::move(s.new_value)}}});
     }
 }
 

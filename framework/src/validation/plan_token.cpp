@@ -14,54 +14,51 @@ namespace {
 bool write_canonical(const boost::json::value& v, const json::document* doc, std::string_view exclude,
                      std::size_t depth, std::size_t max_depth, std::string& out) {
     switch (v.kind()) {
-    case boost::json::kind::object: {
-        if (depth >= max_depth) return false;
-        const auto& o = v.get_object();
-        std::vector<const boost::json::key_value_pair*> members;
-        members.reserve(o.size());
-        for (const auto& kv : o)
-            if (depth != 0 || exclude.empty() || kv.key() != exclude) members.push_back(&kv);
-        std::sort(members.begin(), members.end(),
-                  [](const auto* a, const auto* b) { return a->key() < b->key(); });
-        out += '{';
-        bool first = true;
-        for (const auto* kv : members) {
-            if (!first) out += ',';
-            first = false;
-            out += boost::json::serialize(boost::json::string_view(kv->key()));
-            out += ':';
-            if (!write_canonical(kv->value(), doc, exclude, depth + 1, max_depth, out)) return false;
-        }
-        out += '}';
-        return true;
-    }
-    case boost::json::kind::array: {
-        if (depth >= max_depth) return false;
-        out += '[';
-        bool first = true;
-        for (const auto& item : v.get_array()) {
-            if (!first) out += ',';
-            first = false;
-            if (!write_canonical(item, doc, exclude, depth + 1, max_depth, out)) return false;
-        }
-        out += ']';
-        return true;
-    }
-    case boost::json::kind::int64:
-    case boost::json::kind::uint64:
-    case boost::json::kind::double_: {
-        if (doc != nullptr) {
-            if (auto text = doc->number_text(v)) {
-                out += *text;
-                return true;
+        case boost::json::kind::object: {
+            if (depth >= max_depth) return false;
+            const auto& o = v.get_object();
+            std::vector<const boost::json::key_value_pair*> members;
+            members.reserve(o.size());
+            for (const auto& kv : o)
+                if (depth != 0 || exclude.empty() || kv.key() != exclude) members.push_back(&kv);
+            std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
+            out += '{';
+            bool first = true;
+            for (const auto* kv : members) {
+                if (!first) out += ',';
+                first = false;
+                out += boost::json::serialize(boost::json::string_view(kv->key()));
+                out += ':';
+                if (!write_canonical(kv->value(), doc, exclude, depth + 1, max_depth, out)) return false;
             }
+            out += '}';
+            return true;
         }
-        out += boost::json::serialize(v);
-        return true;
-    }
-    default:
-        out += boost::json::serialize(v);
-        return true;
+        case boost::json::kind::array: {
+            if (depth >= max_depth) return false;
+            out += '[';
+            bool first = true;
+            for (const auto& item : v.get_array()) {
+                if (!first) out += ',';
+                first = false;
+                if (!write_canonical(item, doc, exclude, depth + 1, max_depth, out)) return false;
+            }
+            out += ']';
+            return true;
+        }
+        case boost::json::kind::int64:
+        case boost::json::kind::uint64:
+        case boost::json::kind::double_: {
+            if (doc != nullptr) {
+                if (auto text = doc->number_text(v)) {
+                    out += *text;
+                    return true;
+                }
+            }
+            out += boost::json::serialize(v);
+            return true;
+        }
+        default: out += boost::json::serialize(v); return true;
     }
 }
 

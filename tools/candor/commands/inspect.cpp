@@ -109,7 +109,8 @@ void take(summary& s, const bj::object& r) {
     if (kind == jf::kind_protocol_refusal) {
         ++s.protocol_refusals;
         const auto* code = r.if_contains(jf::rpc_error);
-        s.protocol.add(std::string(str(r, jf::method)) + " " + (code && code->is_int64() ? std::to_string(code->get_int64()) : "?"));
+        s.protocol.add(std::string(str(r, jf::method)) + " " +
+                       (code && code->is_int64() ? std::to_string(code->get_int64()) : "?"));
         return;
     }
     ++s.tool_calls;
@@ -154,8 +155,8 @@ void take(summary& s, const bj::object& r) {
     }
     const auto action = str(r, jf::action_class);
     const auto evidence = str(r, jf::evidence_verdict);
-    const bool refused = evidence.substr(0, 9) == "EVIDENCE_" ||
-                         (status == "error" && !action.empty() && action != "read_only");
+    const bool refused =
+        evidence.substr(0, 9) == "EVIDENCE_" || (status == "error" && !action.empty() && action != "read_only");
     if (refused) s.refused_actions.add(tool + "\t" + (first_code.empty() ? "-" : first_code));
 }
 

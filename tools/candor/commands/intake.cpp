@@ -64,12 +64,11 @@ int run_intake(int argc, char** argv) {
         } else if (arg == "--max-depth") {
             if (!take(lim.max_depth)) return usage_error("--max-depth needs a non-negative integer");
             if (lim.max_depth > json::depth_ceiling)
-                return usage_error("--max-depth " + std::to_string(lim.max_depth) +
-                                   " is above the hard ceiling of " +
+                return usage_error("--max-depth " + std::to_string(lim.max_depth) + " is above the hard ceiling of " +
                                    std::to_string(json::depth_ceiling));
         } else if (arg == "--max-nodes") {
             if (!take(lim.max_nodes)) return usage_error("--max-nodes needs a non-negative integer");
-        } else if (arg.size() > 1 && arg.front() == '-' ) {
+        } else if (arg.size() > 1 && arg.front() == '-') {
             return usage_error("unknown option '" + std::string(arg) + "'");
         } else if (have_path) {
             return usage_error("only one input may be given");
@@ -85,10 +84,11 @@ int run_intake(int argc, char** argv) {
 
     // More than max_bytes is rejected without parsing (and without reading the rest).
     auto doc = in->truncated ? boost::system::result<json::document, json::violation>(
-                                   json::violation{json::intake_code::input_too_large, "",
-                                                   "input is larger than " + std::to_string(lim.max_bytes) +
-                                                       " bytes",
-                                                   lim.max_bytes, {}})
+                                   json::violation{json::intake_code::input_too_large,
+                                                   "",
+                                                   "input is larger than " + std::to_string(lim.max_bytes) + " bytes",
+                                                   lim.max_bytes,
+                                                   {}})
                              : json::parse(in->text, lim);
     if (doc) {
         print({{"ok", true}, {"depth", doc->depth()}, {"nodes", doc->nodes()}});

@@ -22,7 +22,8 @@ namespace {
 
 namespace bj = boost::json;
 
-constexpr std::string_view help = R"(usage: candor validate --schema SCHEMA.json [--remote URL_PREFIX=DIR]... [--format-assertion] [--jsonl] [INSTANCE|-]
+constexpr std::string_view help =
+    R"(usage: candor validate --schema SCHEMA.json [--remote URL_PREFIX=DIR]... [--format-assertion] [--jsonl] [INSTANCE|-]
 
 Validates JSON instances against a JSON Schema (Draft 2020-12) and prints one line of JSON
 per instance:
@@ -84,8 +85,11 @@ bj::object verdict_for_violation(const json::violation& v) {
 /// One instance text -> its verdict line; returns whether it was valid.
 bool judge(const schema::validator& validator, std::string_view text, bool truncated, std::size_t max_bytes) {
     if (truncated) {
-        print(verdict_for_violation({json::intake_code::input_too_large, "",
-                                     "input is larger than " + std::to_string(max_bytes) + " bytes", max_bytes, {}}));
+        print(verdict_for_violation({json::intake_code::input_too_large,
+                                     "",
+                                     "input is larger than " + std::to_string(max_bytes) + " bytes",
+                                     max_bytes,
+                                     {}}));
         return false;
     }
     auto doc = json::parse(text);
@@ -164,7 +168,8 @@ int run_validate(int argc, char** argv) {
     auto schema_text = read_bounded(schema_path, lim.max_bytes, error);
     if (!schema_text) return fail("USAGE", error);
     if (schema_text->truncated)
-        return fail("INPUT_TOO_LARGE", "schema '" + schema_path + "' is larger than " + std::to_string(lim.max_bytes) + " bytes");
+        return fail("INPUT_TOO_LARGE",
+                    "schema '" + schema_path + "' is larger than " + std::to_string(lim.max_bytes) + " bytes");
     auto schema_doc = json::parse(schema_text->text, lim);
     if (!schema_doc)
         return fail(json::to_string(schema_doc.error().code),
@@ -173,7 +178,8 @@ int run_validate(int argc, char** argv) {
     auto validator = schema::validator::compile(schema_doc->root(), opts);
     if (!validator) {
         const auto& e = validator.error();
-        return fail("INVALID_SCHEMA", "schema '" + schema_path + "' refused at '" + e.keyword_location + "': " + e.message);
+        return fail("INVALID_SCHEMA",
+                    "schema '" + schema_path + "' refused at '" + e.keyword_location + "': " + e.message);
     }
 
     if (!jsonl) {

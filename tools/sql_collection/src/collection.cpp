@@ -31,11 +31,14 @@ sql_condition compile_trusted(const boost::json::value& f, const collection_spec
     generous.max_nodes = std::max<std::size_t>(generous.max_nodes, 10'000);
     generous.max_in = std::max<std::size_t>(generous.max_in, 10'000);
     auto c = compile_filter(f, spec.table, generous, "");
-    if (!c) throw std::logic_error("sql_collection: a server-side filter does not compile: " + c.error().front().message);
+    if (!c)
+        throw std::logic_error("sql_collection: a server-side filter does not compile: " + c.error().front().message);
     return std::move(*c);
 }
 
-void append(std::vector<sql_value>& to, const std::vector<sql_value>& from) { to.insert(to.end(), from.begin(), from.end()); }
+void append(std::vector<sql_value>& to, const std::vector<sql_value>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+}
 
 }  // namespace
 
@@ -79,7 +82,8 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
     const auto& key_field = *spec_.table.find(spec_.table.key);
 
     // Rows in scope for this caller, after the cursor's key, in key order.
-    std::string sql = "SELECT " + columns_ + " FROM " + table + " WHERE " + detail::in_snapshot() + " AND " + filter.sql;
+    std::string sql =
+        "SELECT " + columns_ + " FROM " + table + " WHERE " + detail::in_snapshot() + " AND " + filter.sql;
     std::vector<sql_value> params{*snapshot, *snapshot};
     append(params, filter.params);
     if (vis) {
@@ -144,11 +148,11 @@ boost::json::object item_schema(const table_spec& table) {
     for (const auto& f : table.fields) {
         boost::json::value type;
         switch (f.type) {
-        case field_type::text:
-        case field_type::date: type = "string"; break;
-        case field_type::integer: type = "integer"; break;
-        case field_type::number: type = "number"; break;
-        case field_type::boolean: type = "boolean"; break;
+            case field_type::text:
+            case field_type::date: type = "string"; break;
+            case field_type::integer: type = "integer"; break;
+            case field_type::number: type = "number"; break;
+            case field_type::boolean: type = "boolean"; break;
         }
         if (f.nullable) type = boost::json::array{type, "null"};
         boost::json::object p{{"type", type}};

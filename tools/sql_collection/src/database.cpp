@@ -69,11 +69,11 @@ private:
             for (int c = 0; c < columns; ++c) {
                 auto& cell = row[static_cast<std::size_t>(c)];
                 switch (st->type(c)) {
-                case sqlite::value_type::integer: cell = st->integer(c); break;
-                case sqlite::value_type::real: cell = st->real(c); break;
-                case sqlite::value_type::text:
-                case sqlite::value_type::blob: cell = std::string(st->text(c)); break;
-                case sqlite::value_type::null: cell = nullptr; break;
+                    case sqlite::value_type::integer: cell = st->integer(c); break;
+                    case sqlite::value_type::real: cell = st->real(c); break;
+                    case sqlite::value_type::text:
+                    case sqlite::value_type::blob: cell = std::string(st->text(c)); break;
+                    case sqlite::value_type::null: cell = nullptr; break;
                 }
             }
             if (!on_row(row)) return {};

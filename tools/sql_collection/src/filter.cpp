@@ -19,25 +19,25 @@ constexpr std::array<std::string_view, 3> equality_operators{"eq", "ne", "in"};
 
 std::string_view kind_name(const boost::json::value& v) {
     switch (v.kind()) {
-    case boost::json::kind::null: return "null";
-    case boost::json::kind::bool_: return "a boolean";
-    case boost::json::kind::int64:
-    case boost::json::kind::uint64: return "an integer";
-    case boost::json::kind::double_: return "a number";
-    case boost::json::kind::string: return "a string";
-    case boost::json::kind::array: return "an array";
-    case boost::json::kind::object: return "an object";
+        case boost::json::kind::null: return "null";
+        case boost::json::kind::bool_: return "a boolean";
+        case boost::json::kind::int64:
+        case boost::json::kind::uint64: return "an integer";
+        case boost::json::kind::double_: return "a number";
+        case boost::json::kind::string: return "a string";
+        case boost::json::kind::array: return "an array";
+        case boost::json::kind::object: return "an object";
     }
     return "a value";
 }
 
 std::string_view expected_of(field_type t) {
     switch (t) {
-    case field_type::text: return "a string";
-    case field_type::integer: return "an integer";
-    case field_type::number: return "a number";
-    case field_type::boolean: return "true or false";
-    case field_type::date: return "a date string YYYY-MM-DD";
+        case field_type::text: return "a string";
+        case field_type::integer: return "an integer";
+        case field_type::number: return "a number";
+        case field_type::boolean: return "true or false";
+        case field_type::date: return "a date string YYYY-MM-DD";
     }
     return "a value";
 }
@@ -203,8 +203,7 @@ private:
             std::vector<std::string_view> names;
             for (const auto& x : table_.fields) names.push_back(x.name);
             add(codes::filter_unknown_field, path,
-                "unknown field '" + std::string(name) + "'; filterable fields: " + join(names) +
-                    " (groups: and, or)",
+                "unknown field '" + std::string(name) + "'; filterable fields: " + join(names) + " (groups: and, or)",
                 field_list());
             return "0";
         }
@@ -215,7 +214,8 @@ private:
                 return "0";
             }
             std::vector<std::string> parts;
-            for (const auto& kv : *ops) parts.push_back(term(*f, kv.key(), kv.value(), json::child_pointer(path, kv.key())));
+            for (const auto& kv : *ops)
+                parts.push_back(term(*f, kv.key(), kv.value(), json::child_pointer(path, kv.key())));
             return parts.size() == 1 ? parts.front() : grouped(parts, " AND ");
         }
         return term(*f, "eq", v, path);
@@ -301,37 +301,38 @@ private:
             return false;
         };
         switch (f.type) {
-        case field_type::text:
-        case field_type::date: {
-            const auto* s = v.if_string();
-            if (!s) return mismatch();
-            if (s->size() > limits_.max_value_bytes) {
-                add(codes::filter_value_too_long, path,
-                    "the value is " + std::to_string(s->size()) + " bytes long; at most " +
-                        std::to_string(limits_.max_value_bytes),
-                    {{"limit", limits_.max_value_bytes}});
-                return false;
+            case field_type::text:
+            case field_type::date: {
+                const auto* s = v.if_string();
+                if (!s) return mismatch();
+                if (s->size() > limits_.max_value_bytes) {
+                    add(codes::filter_value_too_long, path,
+                        "the value is " + std::to_string(s->size()) + " bytes long; at most " +
+                            std::to_string(limits_.max_value_bytes),
+                        {{"limit", limits_.max_value_bytes}});
+                    return false;
+                }
+                if (f.type == field_type::date && !is_date(*s)) return mismatch();
+                params.emplace_back(std::string(*s));
+                return true;
             }
-            if (f.type == field_type::date && !is_date(*s)) return mismatch();
-            params.emplace_back(std::string(*s));
-            return true;
-        }
-        case field_type::integer:
-            if (v.is_int64()) params.emplace_back(v.get_int64());
-            else if (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-                params.emplace_back(static_cast<std::int64_t>(v.get_uint64()));
-            else return mismatch();
-            return true;
-        case field_type::number:
-            if (v.is_int64()) params.emplace_back(v.get_int64());
-            else if (v.is_uint64()) params.emplace_back(static_cast<double>(v.get_uint64()));
-            else if (v.is_double()) params.emplace_back(v.get_double());
-            else return mismatch();
-            return true;
-        case field_type::boolean:
-            if (!v.is_bool()) return mismatch();
-            params.emplace_back(std::int64_t{v.get_bool() ? 1 : 0});
-            return true;
+            case field_type::integer:
+                if (v.is_int64()) params.emplace_back(v.get_int64());
+                else if (v.is_uint64() &&
+                         v.get_uint64() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+                    params.emplace_back(static_cast<std::int64_t>(v.get_uint64()));
+                else return mismatch();
+                return true;
+            case field_type::number:
+                if (v.is_int64()) params.emplace_back(v.get_int64());
+                else if (v.is_uint64()) params.emplace_back(static_cast<double>(v.get_uint64()));
+                else if (v.is_double()) params.emplace_back(v.get_double());
+                else return mismatch();
+                return true;
+            case field_type::boolean:
+                if (!v.is_bool()) return mismatch();
+                params.emplace_back(std::int64_t{v.get_bool() ? 1 : 0});
+                return true;
         }
         return mismatch();
     }
@@ -340,8 +341,7 @@ private:
 }  // namespace
 
 boost::system::result<sql_condition, issue_list> compile_filter(const boost::json::value& filter,
-                                                                const table_spec& table,
-                                                                const filter_limits& limits,
+                                                                const table_spec& table, const filter_limits& limits,
                                                                 std::string_view base_path) {
     if (auto budget = check_budget(filter, limits, base_path)) return issue_list{std::move(*budget)};
     const auto* o = filter.if_object();

@@ -6,11 +6,11 @@ namespace candor::sql_collection {
 
 std::string_view to_string(field_type t) noexcept {
     switch (t) {
-    case field_type::text: return "text";
-    case field_type::integer: return "integer";
-    case field_type::number: return "number";
-    case field_type::boolean: return "boolean";
-    case field_type::date: return "date";
+        case field_type::text: return "text";
+        case field_type::integer: return "integer";
+        case field_type::number: return "number";
+        case field_type::boolean: return "boolean";
+        case field_type::date: return "date";
     }
     return "text";
 }
@@ -27,11 +27,11 @@ bool valid_name(std::string_view n) noexcept {
 
 std::string_view column_type(field_type t) noexcept {
     switch (t) {
-    case field_type::integer:
-    case field_type::boolean: return "INTEGER";
-    case field_type::number: return "REAL";
-    case field_type::text:
-    case field_type::date: return "TEXT";
+        case field_type::integer:
+        case field_type::boolean: return "INTEGER";
+        case field_type::number: return "REAL";
+        case field_type::text:
+        case field_type::date: return "TEXT";
     }
     return "TEXT";
 }
@@ -63,33 +63,33 @@ namespace detail {
 
 sql_value to_sql(const boost::json::value& v) {
     switch (v.kind()) {
-    case boost::json::kind::null: return nullptr;
-    case boost::json::kind::bool_: return std::int64_t{v.get_bool() ? 1 : 0};
-    case boost::json::kind::int64: return v.get_int64();
-    case boost::json::kind::uint64: return static_cast<std::int64_t>(v.get_uint64());  // range-checked by callers
-    case boost::json::kind::double_: return v.get_double();
-    case boost::json::kind::string: return std::string(v.get_string());
-    default: throw std::logic_error("sql_collection: not a scalar");
+        case boost::json::kind::null: return nullptr;
+        case boost::json::kind::bool_: return std::int64_t{v.get_bool() ? 1 : 0};
+        case boost::json::kind::int64: return v.get_int64();
+        case boost::json::kind::uint64: return static_cast<std::int64_t>(v.get_uint64());  // range-checked by callers
+        case boost::json::kind::double_: return v.get_double();
+        case boost::json::kind::string: return std::string(v.get_string());
+        default: throw std::logic_error("sql_collection: not a scalar");
     }
 }
 
 boost::json::value to_json(const sql_value& v, field_type t) {
     if (std::holds_alternative<std::nullptr_t>(v)) return nullptr;
     switch (t) {
-    case field_type::boolean:
-        if (const auto* i = std::get_if<std::int64_t>(&v)) return *i != 0;
-        break;
-    case field_type::integer:
-        if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-        break;
-    case field_type::number:
-        if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
-        if (const auto* d = std::get_if<double>(&v)) return *d;
-        break;
-    case field_type::text:
-    case field_type::date:
-        if (const auto* s = std::get_if<std::string>(&v)) return boost::json::string(*s);
-        break;
+        case field_type::boolean:
+            if (const auto* i = std::get_if<std::int64_t>(&v)) return *i != 0;
+            break;
+        case field_type::integer:
+            if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+            break;
+        case field_type::number:
+            if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+            if (const auto* d = std::get_if<double>(&v)) return *d;
+            break;
+        case field_type::text:
+        case field_type::date:
+            if (const auto* s = std::get_if<std::string>(&v)) return boost::json::string(*s);
+            break;
     }
     throw std::logic_error("sql_collection: a column holds a value of another type than its field");
 }
@@ -184,8 +184,8 @@ boost::system::result<void, db_error> insert_rows(sql_database& db, const table_
 }
 
 boost::system::result<std::optional<boost::json::object>, db_error> read_current(sql_database& db,
-                                                                                const table_spec& spec,
-                                                                                const boost::json::value& key) {
+                                                                                 const table_spec& spec,
+                                                                                 const boost::json::value& key) {
     std::string cols;
     for (const auto& f : spec.fields) cols += (cols.empty() ? "" : ", ") + detail::quoted(f.name);
     const std::string sql = "SELECT " + cols + " FROM " + detail::quoted(spec.table) + " WHERE " +
@@ -203,8 +203,8 @@ boost::system::result<std::optional<boost::json::object>, db_error> read_current
     return out;
 }
 
-boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec, const boost::json::value& key,
-                                                 const boost::json::object& changes) {
+boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec,
+                                                 const boost::json::value& key, const boost::json::object& changes) {
     for (const auto& kv : changes) {
         const auto* f = spec.find(kv.key());
         if (!f || f->name == spec.key)
@@ -215,7 +215,8 @@ boost::system::result<bool, db_error> update_row(sql_database& db, const table_s
     const auto t = detail::quoted(spec.table);
     const auto k = detail::quoted(spec.key);
     const sql_value close_params[] = {*seq, detail::to_sql(key)};
-    auto closed = db.execute("UPDATE " + t + " SET candor_to = ? WHERE " + k + " = ? AND candor_to IS NULL", close_params);
+    auto closed =
+        db.execute("UPDATE " + t + " SET candor_to = ? WHERE " + k + " = ? AND candor_to IS NULL", close_params);
     if (!closed) return closed.error();
     if (*closed == 0) return false;
     // Copy the closed version, with the changed fields taken from parameters.

@@ -113,7 +113,7 @@ public:
     virtual ~draft_store() = default;
     /// Store the whole draft or nothing. @return the new draft's id
     virtual boost::asio::awaitable<boost::system::result<std::string, store_error>> store(const order_args& order,
-                                                                                         bool unverified) = 0;
+                                                                                          bool unverified) = 0;
 };
 
 /// What the backend does with a unit price that differs from the catalog.
@@ -142,8 +142,7 @@ public:
     /// @throws std::invalid_argument when catalog, access or drafts is missing
     explicit create_order_draft(order_tool_options opts);
 
-    boost::asio::awaitable<candor::envelope::envelope> execute(order_args args,
-                                                               const candor::validation::verdict& v,
+    boost::asio::awaitable<candor::envelope::envelope> execute(order_args args, const candor::validation::verdict& v,
                                                                candor::mcp::call_context& ctx) override;
     candor::validation::action_plan plan(const order_args& args) const override;
 
@@ -169,7 +168,7 @@ public:
     boost::asio::awaitable<std::vector<std::string>> similar(std::string sku, std::size_t limit) override;
     boost::asio::awaitable<bool> may_order(std::string principal_id, std::string customer_id) override;
     boost::asio::awaitable<boost::system::result<std::string, store_error>> store(const order_args& order,
-                                                                                 bool unverified) override;
+                                                                                  bool unverified) override;
 
     struct stored {
         std::string id;

@@ -23,8 +23,8 @@ namespace candor::app {
 
 /// A flag of the server's own (e.g. `--db PATH`), parsed before the standard ones.
 struct extra_option {
-    std::string name;       ///< e.g. "--db"
-    std::string value_name; ///< e.g. "PATH"; empty for a switch
+    std::string name;        ///< e.g. "--db"
+    std::string value_name;  ///< e.g. "PATH"; empty for a switch
     std::string help;
     /// Receives the value ("" for a switch). Return false (and say why on stderr) to refuse it.
     std::function<bool(std::string_view)> apply;

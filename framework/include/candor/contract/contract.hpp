@@ -76,8 +76,7 @@ public:
 
     struct compiled;  // holds the validator (kept out of this header)
     static std::shared_ptr<const core> make(boost::json::value schema, std::string version,
-                                            const contract_options& opts,
-                                            candor::schema::schema_error* error);
+                                            const contract_options& opts, candor::schema::schema_error* error);
 
 private:
     core() = default;
@@ -101,8 +100,7 @@ public:
     /// @throws std::logic_error / std::invalid_argument for a contract that is itself wrong
     ///         (recursive or too deeply nested types, an invalid pattern or decimal constant):
     ///         found at registration, never at call time.
-    explicit contract(std::string version, contract_options opts = {})
-        : core_(make_core(std::move(version), opts)) {}
+    explicit contract(std::string version, contract_options opts = {}) : core_(make_core(std::move(version), opts)) {}
 
     /// The generated JSON Schema (Draft 2020-12), exactly what `tools/list` advertises.
     const boost::json::value& schema() const noexcept { return core_->schema(); }
@@ -116,11 +114,10 @@ public:
     ///        not be checked from two threads at once (one document per call is the norm).
     /// @return the typed arguments, or every issue of the first layer that failed.
     /// @complexity linear in the size of `arguments`.
-    boost::system::result<Args, candor::issue_list> check(
-        const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
+    boost::system::result<Args, candor::issue_list> check(const boost::json::value& arguments,
+                                                          const candor::json::document* doc = nullptr) const {
         candor::issue_list issues;
-        if (!core_->check_structure(arguments, issues))
-            return {boost::system::in_place_error, std::move(issues)};
+        if (!core_->check_structure(arguments, issues)) return {boost::system::in_place_error, std::move(issues)};
         return convert(arguments, doc);
     }
 
@@ -129,18 +126,18 @@ public:
     /// refuses), so this is for arguments that already passed this contract's schema on their
     /// way in — a collection's query, whose tool the server checked against an input schema
     /// built from this contract — and for tests. Anything else calls `check`.
-    boost::system::result<Args, candor::issue_list> convert(
-        const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
-        return convert_with([&](const detail::cursor& root, detail::convert_context& cx, Args& out) {
-            detail::convert_object(arguments, out, root, cx);
-        }, doc);
+    boost::system::result<Args, candor::issue_list> convert(const boost::json::value& arguments,
+                                                            const candor::json::document* doc = nullptr) const {
+        return convert_with([&](const detail::cursor& root, detail::convert_context& cx,
+                                Args& out) { detail::convert_object(arguments, out, root, cx); },
+                            doc);
     }
     /// The same for an object held as one (no copy into a `boost::json::value` first).
-    boost::system::result<Args, candor::issue_list> convert(
-        const boost::json::object& arguments, const candor::json::document* doc = nullptr) const {
-        return convert_with([&](const detail::cursor& root, detail::convert_context& cx, Args& out) {
-            detail::convert_members(arguments, out, root, cx);
-        }, doc);
+    boost::system::result<Args, candor::issue_list> convert(const boost::json::object& arguments,
+                                                            const candor::json::document* doc = nullptr) const {
+        return convert_with([&](const detail::cursor& root, detail::convert_context& cx,
+                                Args& out) { detail::convert_members(arguments, out, root, cx); },
+                            doc);
     }
 
     const std::shared_ptr<const detail::core>& shared_core() const noexcept { return core_; }
@@ -159,8 +156,7 @@ private:
         return out;
     }
 
-    static std::shared_ptr<const detail::core> make_core(std::string version,
-                                                         const contract_options& opts) {
+    static std::shared_ptr<const detail::core> make_core(std::string version, const contract_options& opts) {
         boost::json::object s;
         s["$schema"] = "https://json-schema.org/draft/2020-12/schema";
         for (auto& kv : detail::object_schema<Args>(0)) s[kv.key()] = std::move(kv.value());
@@ -175,14 +171,14 @@ private:
 /// arguments as a `boost::json::value` (raw-schema contracts).
 class any_contract {
 public:
-    using checker = std::function<boost::system::result<std::any, candor::issue_list>(
-        const boost::json::value&, const candor::json::document*)>;
+    using checker = std::function<boost::system::result<std::any, candor::issue_list>(const boost::json::value&,
+                                                                                      const candor::json::document*)>;
 
     template <class Args>
     any_contract(const contract<Args>& c)  // NOLINT(google-explicit-constructor): erasure
         : core_(c.shared_core()),
-          check_([c](const boost::json::value& v, const candor::json::document* doc)
-                     -> boost::system::result<std::any, candor::issue_list> {
+          check_([c](const boost::json::value& v,
+                     const candor::json::document* doc) -> boost::system::result<std::any, candor::issue_list> {
               auto r = c.check(v, doc);
               if (!r) return {boost::system::in_place_error, std::move(r.error())};
               return std::any(std::move(*r));
@@ -199,8 +195,8 @@ public:
     const candor::json::limits& budget() const noexcept { return core_->budget(); }
 
     /// As `contract<Args>::check`, with the result type-erased.
-    boost::system::result<std::any, candor::issue_list> check(
-        const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
+    boost::system::result<std::any, candor::issue_list> check(const boost::json::value& arguments,
+                                                              const candor::json::document* doc = nullptr) const {
         return check_(arguments, doc);
     }
 

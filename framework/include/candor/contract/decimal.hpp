@@ -54,8 +54,7 @@ public:
     static boost::system::result<decimal, decimal_error> from_integer(std::int64_t v) noexcept;
 
     /// `coefficient × 10^-scale`. Fails with `overflow` or `too_precise` outside the limits.
-    static boost::system::result<decimal, decimal_error> from_parts(std::int64_t coefficient,
-                                                                    int scale) noexcept;
+    static boost::system::result<decimal, decimal_error> from_parts(std::int64_t coefficient, int scale) noexcept;
 
     /// Parse a JSON number's text exactly (see the file comment for the rules).
     /// @complexity linear in the length of the text.

@@ -130,14 +130,18 @@ public:
     explicit field_builder(field_spec& f) noexcept : f_(&f) {}
 
     /// Shown to the model as the property's `description`.
-    field_builder& description(std::string text) { f_->description = std::move(text); return *this; }
+    field_builder& description(std::string text) {
+        f_->description = std::move(text);
+        return *this;
+    }
     /// Not required: when absent, the default member initializer's value is kept.
-    field_builder& optional() { f_->optional = true; return *this; }
+    field_builder& optional() {
+        f_->optional = true;
+        return *this;
+    }
 
     /// Inclusive range; for integers it is intersected with the C++ type's range.
-    field_builder& range(inner lo, inner hi) requires(is_int || is_float) {
-        return minimum(lo).maximum(hi);
-    }
+    field_builder& range(inner lo, inner hi) requires(is_int || is_float) { return minimum(lo).maximum(hi); }
     field_builder& minimum(inner v) requires(is_int || is_float) {
         f_->minimum = numeric_bound{number(v), false};
         return *this;
@@ -178,9 +182,15 @@ public:
         return *this;
     }
     /// Pydantic's `max_digits` (trailing fractional zeros not counted).
-    field_builder& max_digits(int n) requires is_decimal { f_->max_digits = n; return *this; }
+    field_builder& max_digits(int n) requires is_decimal {
+        f_->max_digits = n;
+        return *this;
+    }
     /// Pydantic's `decimal_places` (trailing fractional zeros not counted).
-    field_builder& decimal_places(int n) requires is_decimal { f_->decimal_places = n; return *this; }
+    field_builder& decimal_places(int n) requires is_decimal {
+        f_->decimal_places = n;
+        return *this;
+    }
 
     /// Length in Unicode code points, inclusive.
     field_builder& length(std::size_t lo, std::size_t hi) requires is_string {
@@ -188,8 +198,14 @@ public:
         f_->max_length = hi;
         return *this;
     }
-    field_builder& min_length(std::size_t n) requires is_string { f_->min_length = n; return *this; }
-    field_builder& max_length(std::size_t n) requires is_string { f_->max_length = n; return *this; }
+    field_builder& min_length(std::size_t n) requires is_string {
+        f_->min_length = n;
+        return *this;
+    }
+    field_builder& max_length(std::size_t n) requires is_string {
+        f_->max_length = n;
+        return *this;
+    }
     /// RE2 syntax, unanchored (use ^…$ to match the whole string), as JSON Schema's `pattern`.
     field_builder& pattern(std::string re) requires is_string {
         f_->compiled = detail::compile_pattern(re);
@@ -197,7 +213,10 @@ public:
         return *this;
     }
     /// e.g. "email", "date", "uuid"; an annotation unless the contract asserts formats.
-    field_builder& format(std::string name) requires is_string { f_->format = std::move(name); return *this; }
+    field_builder& format(std::string name) requires is_string {
+        f_->format = std::move(name);
+        return *this;
+    }
     /// The only accepted values (`enum`).
     field_builder& one_of(std::initializer_list<std::string_view> values) requires is_string {
         f_->choices.assign(values.begin(), values.end());
@@ -210,8 +229,14 @@ public:
         f_->max_items = hi;
         return *this;
     }
-    field_builder& min_items(std::size_t n) requires detail::container<outer> { f_->min_items = n; return *this; }
-    field_builder& max_items(std::size_t n) requires detail::container<outer> { f_->max_items = n; return *this; }
+    field_builder& min_items(std::size_t n) requires detail::container<outer> {
+        f_->min_items = n;
+        return *this;
+    }
+    field_builder& max_items(std::size_t n) requires detail::container<outer> {
+        f_->max_items = n;
+        return *this;
+    }
 
 private:
     field_spec* f_;
@@ -225,9 +250,15 @@ class spec {
 public:
     /// Shown as the object's `description` (for nested structs; a tool's own description
     /// belongs to the tool).
-    spec& description(std::string text) { data_.description = std::move(text); return *this; }
+    spec& description(std::string text) {
+        data_.description = std::move(text);
+        return *this;
+    }
     /// Accept and ignore unknown fields instead of UNKNOWN_FIELD (`additionalProperties: true`).
-    spec& allow_unknown_fields() { data_.allow_unknown_fields = true; return *this; }
+    spec& allow_unknown_fields() {
+        data_.allow_unknown_fields = true;
+        return *this;
+    }
 
     /// The builder for a described public member of `T`.
     template <class M>
@@ -238,8 +269,7 @@ public:
                 if (decltype(d)::pointer == member) name = decltype(d)::name;
             }
         });
-        if (name.empty())
-            throw std::logic_error("candor::contract: field is not a described public member");
+        if (name.empty()) throw std::logic_error("candor::contract: field is not a described public member");
         return field_builder<M>(data_.at(name));
     }
 
@@ -255,7 +285,9 @@ namespace detail {
 void describe_contract() = delete;
 
 template <class T>
-concept has_description = requires(spec<T>& s) { describe_contract(s); };
+concept has_description = requires(spec<T>& s) {
+    describe_contract(s);
+};
 
 /// The declaration of `T`, built once (thread-safe) from the user's `describe_contract`.
 template <class T>

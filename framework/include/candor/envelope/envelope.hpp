@@ -16,9 +16,9 @@
 #include <candor/error/issue.hpp>
 #include <candor/json/write.hpp>
 
+#include <boost/assert/source_location.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
-#include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
 #include <cstdint>
@@ -128,19 +128,19 @@ envelope failure(issue_list errors);
 /// Which invariant an envelope breaks. For the server log and tests; agents never see these
 /// (they get an `INTERNAL_ERROR` envelope instead).
 enum class breach {
-    verdict_missing,            ///< `status` or `complete` unset
-    status_contradicts_verdict, ///< `status: complete` with `complete: false`, or the reverse
-    complete_with_reasons,      ///< `complete: true` with incomplete_reasons
-    incomplete_without_reasons, ///< `status: partial` with no reason
-    error_without_errors,       ///< `status: error` with an empty `errors`
-    errors_without_error,       ///< `errors` on a result that is not an error
-    reasons_on_error,           ///< `incomplete_reasons` on an error (the errors say why)
-    data_missing,               ///< no `data` on a complete or partial result
-    data_on_error,              ///< `data` on an error
-    continuation_on_complete,   ///< a complete result has nowhere to continue to
-    invalid_continuation,       ///< `next_cursor` without cursor, `retry_after` of 0 s, …
-    invalid_code,               ///< a code that is not UPPER_SNAKE (1–64 chars)
-    reserved_key,               ///< details or extensions that would overwrite a field
+    verdict_missing,             ///< `status` or `complete` unset
+    status_contradicts_verdict,  ///< `status: complete` with `complete: false`, or the reverse
+    complete_with_reasons,       ///< `complete: true` with incomplete_reasons
+    incomplete_without_reasons,  ///< `status: partial` with no reason
+    error_without_errors,        ///< `status: error` with an empty `errors`
+    errors_without_error,        ///< `errors` on a result that is not an error
+    reasons_on_error,            ///< `incomplete_reasons` on an error (the errors say why)
+    data_missing,                ///< no `data` on a complete or partial result
+    data_on_error,               ///< `data` on an error
+    continuation_on_complete,    ///< a complete result has nowhere to continue to
+    invalid_continuation,        ///< `next_cursor` without cursor, `retry_after` of 0 s, …
+    invalid_code,                ///< a code that is not UPPER_SNAKE (1–64 chars)
+    reserved_key,                ///< details or extensions that would overwrite a field
 };
 
 /// The stable name of a breach, e.g. "COMPLETE_WITH_REASONS".
@@ -158,8 +158,7 @@ boost::system::result<void, breach> check(const envelope& e);
 /// @param e the envelope
 /// @param default_resource fills `scope.resource` when the tool left it empty (its name)
 /// @return the JSON object, or the first breach
-boost::system::result<boost::json::object, breach> seal(const envelope& e,
-                                                        std::string_view default_resource = {});
+boost::system::result<boost::json::object, breach> seal(const envelope& e, std::string_view default_resource = {});
 /// As above, moving `data` and the extensions out of `e` instead of copying them when they
 /// share the result's storage (the response path: a result's data is serialized once and then
 /// dropped). On a breach `e` is left untouched.

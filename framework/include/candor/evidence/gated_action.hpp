@@ -70,8 +70,8 @@ struct verified_evidence {
 /// @return the evidence, or the issue that refuses it (a list of one)
 /// @complexity one store lookup per id
 boost::system::result<verified_evidence, issue_list> verify(const evidence_requirement& req, const std::string* token,
-                                                       const std::vector<std::string>& ids,
-                                                       std::string_view principal_id);
+                                                            const std::vector<std::string>& ids,
+                                                            std::string_view principal_id);
 
 /// Why one object was skipped at execution.
 struct skip {
@@ -85,8 +85,7 @@ public:
     ///        its input schema; its action class should be `irreversible_write`
     gated_action(mcp::tool_info info, evidence_requirement req);
 
-    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
-                                                    mcp::call_context& ctx) final;
+    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments, mcp::call_context& ctx) final;
 
     /// Re-check one object against the current state and act on it.
     /// @return nothing when done, or why it was skipped
@@ -106,8 +105,7 @@ protected:
 
     /// `act` on every id in order; the envelope lists `done` and `skipped` ids.
     boost::asio::awaitable<envelope::envelope> act_each(const verified_evidence& evidence,
-                                                        const boost::json::object& arguments,
-                                                        mcp::call_context& ctx);
+                                                        const boost::json::object& arguments, mcp::call_context& ctx);
 
 private:
     evidence_requirement req_;

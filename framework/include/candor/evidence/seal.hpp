@@ -88,8 +88,7 @@ public:
     /// Open a sealed text: check the encoding, the key id and the MAC (constant-time).
     /// @return the payload, or why not
     /// @complexity linear in the text
-    boost::system::result<std::string, seal_error> open(std::string_view purpose,
-                                                        std::string_view sealed) const;
+    boost::system::result<std::string, seal_error> open(std::string_view purpose, std::string_view sealed) const;
 
 private:
     key_ring() = default;

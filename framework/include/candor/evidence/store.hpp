@@ -45,8 +45,7 @@ public:
     /// @return the uncovered ids (empty: all covered), or nothing when the walk is unknown,
     ///         not closed, or expired at `now`
     /// @complexity one lookup per id
-    virtual std::optional<std::vector<std::string>> uncovered(std::string_view walk,
-                                                              std::span<const std::string> ids,
+    virtual std::optional<std::vector<std::string>> uncovered(std::string_view walk, std::span<const std::string> ids,
                                                               wall_time now) const = 0;
 
     /// Drop every walk, closed or abandoned, whose time is up at `now` (closed: its expiry;

@@ -24,12 +24,12 @@ inline constexpr std::string_view snapshot_token_purpose = "candor.snapshot.v1";
 
 /// What a snapshot token says.
 struct snapshot_claims {
-    std::string resource;   ///< the collection tool that delivered the ids
-    std::string query;      ///< fingerprint of the normalized query
-    std::string principal;  ///< fingerprint of the principal the walk ran for
-    std::string snapshot;   ///< the pinned snapshot id
-    std::string walk;       ///< the walk's id in the evidence store
-    bool complete = false;  ///< every item of the snapshot in scope was delivered exactly once
+    std::string resource;              ///< the collection tool that delivered the ids
+    std::string query;                 ///< fingerprint of the normalized query
+    std::string principal;             ///< fingerprint of the principal the walk ran for
+    std::string snapshot;              ///< the pinned snapshot id
+    std::string walk;                  ///< the walk's id in the evidence store
+    bool complete = false;             ///< every item of the snapshot in scope was delivered exactly once
     std::vector<std::string> reasons;  ///< reason codes that made the walk incomplete
     wall_time expiry{};
 };
@@ -40,8 +40,7 @@ std::string seal_snapshot_token(const key_ring& keys, const snapshot_claims& cla
 /// Open a token; any encoding, key or MAC failure, and a payload that does not have the
 /// expected shape, is `seal_error` (the caller answers `EVIDENCE_INVALID`). Expiry is not
 /// checked here (the caller answers `EVIDENCE_EXPIRED` with its own clock).
-boost::system::result<snapshot_claims, seal_error> open_snapshot_token(const key_ring& keys,
-                                                                       std::string_view token);
+boost::system::result<snapshot_claims, seal_error> open_snapshot_token(const key_ring& keys, std::string_view token);
 
 /// The fingerprint of a principal id, as cursors and tokens carry it.
 std::string principal_fingerprint(std::string_view principal_id);

@@ -68,9 +68,8 @@ public:
 private:
     friend class intake_handler;
     // The number texts and spans are copied into the arena, next to the values they belong to.
-    document(detail::arena_ptr arena, boost::json::value&& root,
-             std::size_t depth, std::size_t nodes, std::string_view number_chars,
-             const std::vector<number_span>& numbers);
+    document(detail::arena_ptr arena, boost::json::value&& root, std::size_t depth, std::size_t nodes,
+             std::string_view number_chars, const std::vector<number_span>& numbers);
     void index_numbers() const;
 
     detail::arena_ptr arena_;

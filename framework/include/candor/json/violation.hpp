@@ -26,8 +26,7 @@ std::string_view to_string(intake_code code) noexcept;
 
 /// True for the resource limits (bytes, depth, nodes), which stop parsing at once.
 constexpr bool is_limit(intake_code code) noexcept {
-    return code == intake_code::input_too_large || code == intake_code::depth_limit ||
-           code == intake_code::node_limit;
+    return code == intake_code::input_too_large || code == intake_code::depth_limit || code == intake_code::node_limit;
 }
 
 struct violation {

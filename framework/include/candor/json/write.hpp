@@ -6,10 +6,10 @@
 /// recurses on depth. Every outbound payload goes through `write` instead: an explicit stack,
 /// a depth ceiling, non-finite numbers and invalid UTF-8 refused.
 
+#include <boost/assert/source_location.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
-#include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
 #include <algorithm>
@@ -40,12 +40,9 @@ boost::system::result<void, write_error> write(const boost::json::array& v, std:
                                                std::size_t max_depth = 512);
 
 /// Convenience: serialize into a new string.
-boost::system::result<std::string, write_error> to_string(const boost::json::value& v,
-                                                          std::size_t max_depth = 512);
-boost::system::result<std::string, write_error> to_string(const boost::json::object& v,
-                                                          std::size_t max_depth = 512);
-boost::system::result<std::string, write_error> to_string(const boost::json::array& v,
-                                                          std::size_t max_depth = 512);
+boost::system::result<std::string, write_error> to_string(const boost::json::value& v, std::size_t max_depth = 512);
+boost::system::result<std::string, write_error> to_string(const boost::json::object& v, std::size_t max_depth = 512);
+boost::system::result<std::string, write_error> to_string(const boost::json::array& v, std::size_t max_depth = 512);
 
 /// Append `s` as a JSON string literal (quoted, escaped). On error (`s` is not valid UTF-8)
 /// `out` is left as it was.

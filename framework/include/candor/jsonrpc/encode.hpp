@@ -30,11 +30,11 @@ boost::system::result<std::string, json::write_error> open_result(const request_
 std::string encode_error(const std::optional<request_id>& id, const error_object& error);
 
 /// `{"jsonrpc":"2.0","method":…,"params":…}`.
-boost::system::result<std::string, json::write_error> encode_notification(
-    std::string_view method, const boost::json::object& params);
+boost::system::result<std::string, json::write_error> encode_notification(std::string_view method,
+                                                                          const boost::json::object& params);
 
 /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}` (server-to-client requests).
-boost::system::result<std::string, json::write_error> encode_request(
-    const request_id& id, std::string_view method, const boost::json::object& params);
+boost::system::result<std::string, json::write_error> encode_request(const request_id& id, std::string_view method,
+                                                                     const boost::json::object& params);
 
 }  // namespace candor::jsonrpc

@@ -24,7 +24,6 @@ namespace candor::jsonrpc {
 /// @param lim the server-wide message limits
 /// @return the message, or the rejection to answer with
 /// @complexity linear in the size of `text`
-boost::system::result<inbound, rejection> read_message(std::string_view text,
-                                                       const json::limits& lim);
+boost::system::result<inbound, rejection> read_message(std::string_view text, const json::limits& lim);
 
 }  // namespace candor::jsonrpc

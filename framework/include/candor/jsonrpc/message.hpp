@@ -22,11 +22,11 @@ namespace candor::jsonrpc {
 
 /// The standard JSON-RPC error codes Candor answers with.
 enum class error_code : int {
-    parse_error = -32700,       ///< not JSON, or the intake refused the text (codes in `data`)
-    invalid_request = -32600,   ///< JSON, but not a valid JSON-RPC 2.0 message
-    method_not_found = -32601,  ///< no such method
-    invalid_params = -32602,    ///< the method's parameters are wrong (unknown tool, bad cursor…)
-    internal_error = -32603,    ///< a bug on the server side
+    parse_error = -32700,         ///< not JSON, or the intake refused the text (codes in `data`)
+    invalid_request = -32600,     ///< JSON, but not a valid JSON-RPC 2.0 message
+    method_not_found = -32601,    ///< no such method
+    invalid_params = -32602,      ///< the method's parameters are wrong (unknown tool, bad cursor…)
+    internal_error = -32603,      ///< a bug on the server side
     resource_not_found = -32002,  ///< MCP: `resources/read` (or subscribe) of an unknown URI
     /// A resource reader, prompt or completer ran past its deadline and was stopped (the
     /// TypeScript SDK's `RequestTimeout`); `data.code` is `DEADLINE_EXCEEDED`.
@@ -36,8 +36,8 @@ enum class error_code : int {
 /// A request id: a string or an integer that fits in 64 bits signed.
 class request_id {
 public:
-    request_id(std::int64_t n) : v_(n) {}  // NOLINT: ids are spelled as literals in tests
-    request_id(std::string s) : v_(std::move(s)) {}  // NOLINT
+    request_id(std::int64_t n) : v_(n) {}              // NOLINT: ids are spelled as literals in tests
+    request_id(std::string s) : v_(std::move(s)) {}    // NOLINT
     request_id(const char* s) : v_(std::string(s)) {}  // NOLINT
 
     bool is_string() const noexcept { return std::holds_alternative<std::string>(v_); }
@@ -57,8 +57,7 @@ struct error_object {
     std::string message;
     std::optional<boost::json::value> data;
 
-    static error_object make(error_code c, std::string text,
-                             std::optional<boost::json::value> data = {});
+    static error_object make(error_code c, std::string text, std::optional<boost::json::value> data = {});
 };
 
 /// A message that expects a response.

@@ -7,10 +7,10 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/system/result.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <boost/system/result.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -109,15 +109,14 @@ public:
     /// `elicitation/create`, `sampling/createMessage` and `roots/list` are refused with
     /// `not_supported` (nothing is sent) unless the client declared the matching capability.
     /// @return the reply's `result`, or why there is none
-    boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>>
-    request_client(std::string method, boost::json::object params,
-                   std::chrono::milliseconds timeout = std::chrono::minutes(5));
+    boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>> request_client(
+        std::string method, boost::json::object params, std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
     /// `elicitation/create`: ask the user through the client. Refused with `not_supported`
     /// (nothing is sent) unless the client declared the capability.
-    boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>>
-    elicit(std::string message, boost::json::object requested_schema,
-           std::chrono::milliseconds timeout = std::chrono::minutes(5));
+    boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>> elicit(
+        std::string message, boost::json::object requested_schema,
+        std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
     /// `sampling/createMessage`: ask the client's model. Refused with `not_supported` (nothing
     /// is sent) unless the client declared the capability.
@@ -125,9 +124,9 @@ public:
     /// @param max_tokens `maxTokens`
     /// @param options further request fields (`systemPrompt`, `temperature`,
     ///        `modelPreferences`, …), sent as given
-    boost::asio::awaitable<boost::system::result<sampling_result, client_request_error>>
-    sample(boost::json::array messages, std::int64_t max_tokens, boost::json::object options = {},
-           std::chrono::milliseconds timeout = std::chrono::minutes(5));
+    boost::asio::awaitable<boost::system::result<sampling_result, client_request_error>> sample(
+        boost::json::array messages, std::int64_t max_tokens, boost::json::object options = {},
+        std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
     const mcp::principal& caller() const noexcept;
     const session_info& session() const noexcept;

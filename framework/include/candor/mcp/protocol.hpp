@@ -13,8 +13,7 @@
 namespace candor::mcp {
 
 /// Versions this server speaks, newest first.
-inline constexpr std::array<std::string_view, 3> supported_versions = {"2025-11-25", "2025-06-18",
-                                                                       "2025-03-26"};
+inline constexpr std::array<std::string_view, 3> supported_versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
 
 /// What a protocol version allows or requires of the server.
 struct protocol_rules {

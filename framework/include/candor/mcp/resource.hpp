@@ -23,11 +23,11 @@ namespace candor::mcp {
 
 /// A resource's `resources/list` entry.
 struct resource_info {
-    std::string uri;          ///< absolute URI (`scheme:…`), unique per server
-    std::string name;         ///< short programmatic name (required by the spec)
-    std::string title;        ///< display name (2025-06-18+)
-    std::string description;  ///< what it holds; omitted when empty
-    std::string mime_type;    ///< omitted when empty
+    std::string uri;                    ///< absolute URI (`scheme:…`), unique per server
+    std::string name;                   ///< short programmatic name (required by the spec)
+    std::string title;                  ///< display name (2025-06-18+)
+    std::string description;            ///< what it holds; omitted when empty
+    std::string mime_type;              ///< omitted when empty
     std::optional<std::uint64_t> size;  ///< bytes, if known
 };
 

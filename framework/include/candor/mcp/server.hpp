@@ -36,8 +36,8 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <vector>
 #include <variant>
+#include <vector>
 
 namespace candor::mcp {
 
@@ -156,8 +156,8 @@ private:
     };
     enum class phase { awaiting_initialize, initializing, ready };
 
-    connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex,
-               routed_send_function send, connection_options opts);
+    connection(std::shared_ptr<detail::server_core> core, boost::asio::any_io_executor ex, routed_send_function send,
+               connection_options opts);
 
     void handle(std::string text);
     /// Start handling a message of `bytes` (the call records' origin); false once closed.
@@ -199,13 +199,12 @@ private:
                             const std::function<void(std::size_t)>& before_send = {});
     /// The observers' record of a call answered with `answer` (a checked envelope; null for
     /// content and refusals), sealed with its tool's name as the default resource.
-    call_record record_call(const jsonrpc::request_id& id, const call_origin& origin,
-                            const envelope::envelope* answer, std::string status);
+    call_record record_call(const jsonrpc::request_id& id, const call_origin& origin, const envelope::envelope* answer,
+                            std::string status);
     /// Stamp the time and duration, count repair attempts, and tell every observer.
     void publish(call_record& r, const call_origin& origin);
     void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
-    void send_notification(std::string_view method, const boost::json::object& params,
-                           const message_route& route = {});
+    void send_notification(std::string_view method, const boost::json::object& params, const message_route& route = {});
     void send_text(std::string text, const message_route& route = {});
     void log(log_level l, std::string_view text) const;
     void notify_list_changed(std::string_view method);
@@ -314,13 +313,11 @@ public:
     /// Open a connection for one client.
     /// @param ex the executor the connection and its calls run on (through a strand)
     /// @param send delivers outbound message texts
-    std::shared_ptr<connection> connect(boost::asio::any_io_executor ex,
-                                        connection::send_function send,
+    std::shared_ptr<connection> connect(boost::asio::any_io_executor ex, connection::send_function send,
                                         connection_options opts = {});
 
     /// Open a connection whose outbound messages say which request they belong to.
-    std::shared_ptr<connection> connect_routed(boost::asio::any_io_executor ex,
-                                               connection::routed_send_function send,
+    std::shared_ptr<connection> connect_routed(boost::asio::any_io_executor ex, connection::routed_send_function send,
                                                connection_options opts = {});
 
     const server_options& options() const noexcept;

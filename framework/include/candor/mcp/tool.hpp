@@ -69,12 +69,30 @@ struct tool_info {
     /// Version of the argument contract, for the call journal (typed tools fill it in).
     std::string contract_version;
 
-    tool_info& with_title(std::string t) { title = std::move(t); return *this; }
-    tool_info& with_input_schema(boost::json::object s) { input_schema = std::move(s); return *this; }
-    tool_info& with_data_schema(boost::json::value s) { data_schema = std::move(s); return *this; }
-    tool_info& with_action(action_class a) { action = a; return *this; }
-    tool_info& with_budget(const json::limits& b) { budget = b; return *this; }
-    tool_info& with_deadline(std::chrono::milliseconds d) { deadline = d; return *this; }
+    tool_info& with_title(std::string t) {
+        title = std::move(t);
+        return *this;
+    }
+    tool_info& with_input_schema(boost::json::object s) {
+        input_schema = std::move(s);
+        return *this;
+    }
+    tool_info& with_data_schema(boost::json::value s) {
+        data_schema = std::move(s);
+        return *this;
+    }
+    tool_info& with_action(action_class a) {
+        action = a;
+        return *this;
+    }
+    tool_info& with_budget(const json::limits& b) {
+        budget = b;
+        return *this;
+    }
+    tool_info& with_deadline(std::chrono::milliseconds d) {
+        deadline = d;
+        return *this;
+    }
 };
 
 /// Result of a low-level tool: MCP content blocks as they go on the wire.
@@ -100,15 +118,13 @@ public:
 
     /// The schema/contract verdict on arguments that passed the intake and the budget, without
     /// running anything (for `check` on the command line and for tests). Empty: acceptable.
-    virtual issue_list check_arguments(const boost::json::value& arguments,
-                                       const json::document* doc) const = 0;
+    virtual issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const = 0;
 
     /// Run the call. Intake violations and the budget were checked by the framework; the
     /// handler checks the schema/contract and returns an error envelope for argument issues.
     /// @param arguments the call's arguments: always an object (possibly empty); lives in `doc`
     /// @param doc the message's document (for exact number texts)
-    virtual boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
-                                                        const json::document& doc,
+    virtual boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                         call_context& ctx) = 0;
 };
 
@@ -122,8 +138,7 @@ public:
 
     const tool_info& info() const noexcept final { return info_; }
     issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
-    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
-                                                const json::document& doc,
+    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                 call_context& ctx) final;
 
     /// The tool's work, on arguments that passed the schema.
@@ -145,22 +160,20 @@ public:
     const tool_info& info() const noexcept final { return info_; }
     bool returns_envelope() const noexcept final { return false; }
     issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
-    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
-                                                const json::document& doc,
+    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                 call_context& ctx) final;
 
-    virtual boost::asio::awaitable<content_result> call(const boost::json::object& arguments,
-                                                        call_context& ctx) = 0;
+    virtual boost::asio::awaitable<content_result> call(const boost::json::object& arguments, call_context& ctx) = 0;
 
 private:
     tool_info info_;
     std::unique_ptr<schema::validator> validator_;
 };
 
-using json_tool_function = std::function<boost::asio::awaitable<envelope::envelope>(
-    const boost::json::object&, call_context&)>;
-using content_tool_function = std::function<boost::asio::awaitable<content_result>(
-    const boost::json::object&, call_context&)>;
+using json_tool_function =
+    std::function<boost::asio::awaitable<envelope::envelope>(const boost::json::object&, call_context&)>;
+using content_tool_function =
+    std::function<boost::asio::awaitable<content_result>(const boost::json::object&, call_context&)>;
 
 /// A `json_tool` from a function: `server.add_tool(make_tool({...}, fn)).value();`.
 std::shared_ptr<tool_handler> make_tool(tool_info info, json_tool_function fn);

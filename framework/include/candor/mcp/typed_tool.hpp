@@ -50,22 +50,19 @@ public:
     ///        and its `budget` is handed to the contract
     /// @param contract_version the argument contract's version (recorded in the call journal)
     explicit tool(tool_info info, std::string contract_version = "1")
-        : contract_(contract_version, contract::contract_options{info.budget}),
-          info_(std::move(info)) {
+        : contract_(contract_version, contract::contract_options{info.budget}), info_(std::move(info)) {
         info_.input_schema = detail::input_schema_from(contract_.schema());
         info_.contract_version = std::move(contract_version);
     }
 
     const tool_info& info() const noexcept final { return info_; }
 
-    issue_list check_arguments(const boost::json::value& arguments,
-                               const json::document* doc) const final {
+    issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final {
         auto args = contract_.check(arguments, doc);
         return args ? issue_list{} : std::move(args.error());
     }
 
-    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments,
-                                                const json::document& doc,
+    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                 call_context& ctx) final {
         auto args = contract_.check(arguments, &doc);
         if (!args) co_return envelope::failure(std::move(args.error()));
@@ -86,8 +83,7 @@ private:
 /// `server.add_tool(make_typed_tool<search_args>(tool_info("search_notes", "…"), fn)).value();`
 template <class Args>
 std::shared_ptr<tool_handler> make_typed_tool(
-    tool_info info,
-    std::function<boost::asio::awaitable<envelope::envelope>(Args, call_context&)> fn) {
+    tool_info info, std::function<boost::asio::awaitable<envelope::envelope>(Args, call_context&)> fn) {
     class function_tool final : public tool<Args> {
     public:
         function_tool(tool_info i, std::function<boost::asio::awaitable<envelope::envelope>(Args, call_context&)> f)

@@ -59,9 +59,9 @@ private:
     std::uint64_t seq_ = 0;
     std::deque<std::pair<std::uint64_t, boost::json::object>> recent_;
     std::map<std::string, tool_counts> tools_;
-    pair_counts reasons_;   // (tool, reason code)
-    pair_counts issues_;    // (issue code, layer)
-    pair_counts refused_;   // (tool, code)
+    pair_counts reasons_;  // (tool, reason code)
+    pair_counts issues_;   // (issue code, layer)
+    pair_counts refused_;  // (tool, code)
     std::deque<minute> timeline_;
 };
 

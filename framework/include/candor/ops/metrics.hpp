@@ -33,8 +33,8 @@ public:
     /// One metric family. Thread-safe.
     class family {
     public:
-        family(std::string name, std::string help, type t, std::vector<std::string> labels,
-               std::vector<double> buckets, std::size_t max_series);
+        family(std::string name, std::string help, type t, std::vector<std::string> labels, std::vector<double> buckets,
+               std::size_t max_series);
         /// The label values of one series, in the family's label order (missing ones are
         /// empty, extra ones ignored); each is exposed as `label_value` makes it.
         using label_values = std::initializer_list<std::string_view>;
@@ -82,8 +82,8 @@ public:
                     std::size_t max_series = 500);
     family& gauge(std::string name, std::string help, std::vector<std::string> labels = {},
                   std::size_t max_series = 500);
-    family& histogram(std::string name, std::string help, std::vector<std::string> labels,
-                      std::vector<double> buckets, std::size_t max_series = 500);
+    family& histogram(std::string name, std::string help, std::vector<std::string> labels, std::vector<double> buckets,
+                      std::size_t max_series = 500);
 
     /// The whole registry in the text exposition format, families in registration order.
     std::string exposition() const;

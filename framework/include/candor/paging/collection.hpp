@@ -128,11 +128,9 @@ public:
     ///        whose `properties` get the paging arguments added)
     /// @param order the total order; the last field is the unique key (and the evidence id)
     /// @throws std::invalid_argument without keys, with an empty ordering, or bad page sizes
-    collection_tool(mcp::tool_info info, ordering order, std::shared_ptr<data_source> source,
-                    collection_options opts);
+    collection_tool(mcp::tool_info info, ordering order, std::shared_ptr<data_source> source, collection_options opts);
 
-    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
-                                                    mcp::call_context& ctx) final;
+    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments, mcp::call_context& ctx) final;
 
     /// One page, for in-process callers.
     boost::asio::awaitable<page> serve(page_request request);

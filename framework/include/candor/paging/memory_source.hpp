@@ -55,7 +55,8 @@ public:
 
     boost::asio::awaitable<boost::system::result<std::string, source_error>> open_snapshot(
         const boost::json::object& query, const mcp::principal& caller) override;
-    boost::asio::awaitable<boost::system::result<fetch_result, source_error>> fetch(const fetch_request& request) override;
+    boost::asio::awaitable<boost::system::result<fetch_result, source_error>> fetch(
+        const fetch_request& request) override;
 
     /// Synchronous core of `fetch` (benchmarks).
     boost::system::result<fetch_result, source_error> fetch_now(const fetch_request& request);

@@ -70,11 +70,12 @@ struct item_object<const Row*> {
 /// type with its own `tag_invoke` conversion is converted by it.
 template <class Item>
 boost::json::value item_to_json(const Item& item, const boost::json::storage_ptr& sp) {
-    constexpr bool own_conversion = requires(boost::json::value& jv, const Item& t) {
+    constexpr bool own_conversion = requires(boost::json::value & jv, const Item& t) {
         tag_invoke(boost::json::value_from_tag{}, jv, t);
     };
     if constexpr (!own_conversion && boost::describe::has_describe_members<Item>::value) {
-        using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+        using members =
+            boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
         boost::json::value out(boost::json::object_kind, sp);
         auto& o = out.get_object();
         o.reserve(boost::mp11::mp_size<members>::value);
@@ -82,10 +83,8 @@ boost::json::value item_to_json(const Item& item, const boost::json::storage_ptr
             using member = std::remove_cvref_t<decltype(item.*d.pointer)>;
             // Strings, booleans and numbers are built in place in the object (no temporary value
             // to move in and destroy); everything else goes through value_from.
-            if constexpr (scalar_member<member>)
-                o.emplace(d.name, item.*d.pointer);
-            else
-                o.emplace(d.name, boost::json::value_from(item.*d.pointer, sp));
+            if constexpr (scalar_member<member>) o.emplace(d.name, item.*d.pointer);
+            else o.emplace(d.name, boost::json::value_from(item.*d.pointer, sp));
         });
         return out;
     } else {
@@ -98,10 +97,11 @@ boost::json::value item_to_json(const Item& item, const boost::json::storage_ptr
 /// among the described members, so names never repeat.)
 template <class Item>
 consteval bool direct_writable() {
-    if constexpr (requires(boost::json::value& jv, const Item& t) { tag_invoke(boost::json::value_from_tag{}, jv, t); })
+    if constexpr (requires(boost::json::value & jv, const Item& t) {
+                      tag_invoke(boost::json::value_from_tag{}, jv, t);
+                  })
         return false;  // its own conversion decides
-    else
-        return boost::describe::has_describe_members<Item>::value;
+    else return boost::describe::has_describe_members<Item>::value;
 }
 
 template <class Item>
@@ -129,7 +129,8 @@ boost::system::result<void, json::write_error> write_member(const Member& m, jso
 template <class Item>
 boost::system::result<void, json::write_error> write_item(const Item& item, json::text_sink& out) {
     if constexpr (writes_directly<Item>) {
-        using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+        using members =
+            boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
         boost::system::result<void, json::write_error> r;
         bool first = true;
         out.put('{');
@@ -140,7 +141,8 @@ boost::system::result<void, json::write_error> write_item(const Item& item, json
                 std::string k;
                 {
                     json::text_sink sink(k);
-                    if (!json::write_string(decltype(d)::name, sink)) throw std::logic_error("member name is not UTF-8");
+                    if (!json::write_string(decltype(d)::name, sink))
+                        throw std::logic_error("member name is not UTF-8");
                     sink.put(':');
                 }
                 return k;
@@ -162,7 +164,8 @@ boost::system::result<void, json::write_error> write_item(const Item& item, json
 template <class Item>
 std::optional<std::size_t> member_index(std::string_view name) {
     if constexpr (writes_directly<Item>) {
-        using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+        using members =
+            boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
         std::optional<std::size_t> out;
         std::size_t i = 0;
         boost::mp11::mp_for_each<members>([&](auto d) {
@@ -178,17 +181,16 @@ std::optional<std::size_t> member_index(std::string_view name) {
 /// The member at `index` (from `member_index`) of `item`, as `item_to_json(item)` holds it.
 template <class Item>
 boost::json::value member_value(const Item& item, std::size_t index) {
-    using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+    using members =
+        boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
     if constexpr (boost::mp11::mp_size<members>::value == 0) {
         return boost::json::value(boost::json::object_kind);  // not reached: no index to give
     } else {
         return boost::mp11::mp_with_index<boost::mp11::mp_size<members>::value>(index, [&](auto i) {
             using d = boost::mp11::mp_at_c<members, decltype(i)::value>;
             using member = std::remove_cvref_t<decltype(item.*d::pointer)>;
-            if constexpr (scalar_member<member>)
-                return boost::json::value(item.*d::pointer);
-            else
-                return boost::json::value_from(item.*d::pointer);
+            if constexpr (scalar_member<member>) return boost::json::value(item.*d::pointer);
+            else return boost::json::value_from(item.*d::pointer);
         });
     }
 }
@@ -197,7 +199,8 @@ boost::json::value member_value(const Item& item, std::size_t index) {
 /// `compare_keys` compares its JSON value: a string, a number or a boolean.
 template <class Item>
 bool native_key(std::size_t index) {
-    using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+    using members =
+        boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
     if constexpr (boost::mp11::mp_size<members>::value == 0) {
         return false;
     } else {
@@ -214,7 +217,8 @@ bool native_key(std::size_t index) {
 /// so it never passes for increasing). For members where `native_key` holds.
 template <class Item>
 int compare_member(const Item& a, const Item& b, std::size_t index) {
-    using members = boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
+    using members =
+        boost::describe::describe_members<Item, boost::describe::mod_public | boost::describe::mod_inherited>;
     if constexpr (boost::mp11::mp_size<members>::value == 0) {
         return 0;
     } else {
@@ -330,8 +334,9 @@ public:
                 if (check_here) {
                     if (request.after && !items.empty()) {
                         push_key(rows::of(items.front()));
-                        if (compare_keys(std::span<const boost::json::value>(request.after->data(), request.after->size()),
-                                         std::span<const boost::json::value>(out.written_keys)) >= 0)
+                        if (compare_keys(
+                                std::span<const boost::json::value>(request.after->data(), request.after->size()),
+                                std::span<const boost::json::value>(out.written_keys)) >= 0)
                             throw std::logic_error(out_of_order);
                         out.written_keys.clear();
                     }

@@ -67,8 +67,7 @@ public:
     virtual ~approver() = default;
     /// Whether this approver can ask for this call (else the plan flow is used).
     virtual bool available(const mcp::call_context& ctx) const = 0;
-    virtual boost::asio::awaitable<approval_decision> ask(const approval_request& request,
-                                                          mcp::call_context& ctx) = 0;
+    virtual boost::asio::awaitable<approval_decision> ask(const approval_request& request, mcp::call_context& ctx) = 0;
 };
 
 /// Asks through `ctx.elicit`. Available when the client declared the elicitation capability.

@@ -78,8 +78,8 @@ struct check_result {
     /// Report that the backend replaces the value at `path` (a JSON Pointer) with the truth.
     check_result& normalize(std::string path, boost::json::value old_value, boost::json::value new_value,
                             std::string message, std::function<void(Args&)> apply) {
-        corrections.push_back({{std::move(path), std::move(old_value), std::move(new_value), std::move(message)},
-                               std::move(apply)});
+        corrections.push_back(
+            {{std::move(path), std::move(old_value), std::move(new_value), std::move(message)}, std::move(apply)});
         return *this;
     }
 };

@@ -64,8 +64,7 @@ inline std::string kw(const cursor& c, std::string_view keyword) {
 inline void type_mismatch(const boost::json::value& v, const cursor& c, convert_context& cx,
                           std::string_view expected) {
     cx.add("TYPE_MISMATCH", c.path(), kw(c, "type"),
-           quoted_name(c.path()) + " must be " + std::string(expected) + "; got " +
-               got_text(v, cx.doc));
+           quoted_name(c.path()) + " must be " + std::string(expected) + "; got " + got_text(v, cx.doc));
 }
 
 template <class T>
@@ -75,13 +74,10 @@ template <class T>
 void convert_members(const boost::json::object& o, T& out, const cursor& c, convert_context& cx);
 
 template <class M>
-void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, const cursor& c,
-                     convert_context& cx) {
+void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, const cursor& c, convert_context& cx) {
     const auto [lo, hi] = integer_bounds<M>(fs);
     // Messages are built only on failure: the valid path allocates nothing here.
-    const auto expected = [lo = lo, hi = hi] {
-        return "an integer from " + to_text(lo) + " to " + to_text(hi);
-    };
+    const auto expected = [lo = lo, hi = hi] { return "an integer from " + to_text(lo) + " to " + to_text(hi); };
     wide x = 0;
     if (v.is_int64() || v.is_uint64()) {
         x = to_wide(v);
@@ -94,8 +90,7 @@ void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, 
         } else if (!(fs && fs->allow_integral_float)) {
             return cx.add("TYPE_MISMATCH", c.path(), kw(c, "type"),
                           quoted_name(c.path()) + " must be " + expected() +
-                              " written without a decimal point or exponent; got " +
-                              got_text(v, cx.doc) +
+                              " written without a decimal point or exponent; got " + got_text(v, cx.doc) +
                               " (a whole number written as a float is not accepted here)");
         } else if (std::fabs(d) >= 1e38) {
             // |d| < 2^127 converts exactly; anything larger is out of every range anyway.
@@ -111,16 +106,14 @@ void convert_integer(const boost::json::value& v, M& out, const field_spec* fs, 
         details["minimum"] = from_wide(lo);
         details["maximum"] = from_wide(hi);
         return cx.add("OUT_OF_RANGE", c.path(), kw(c, x < lo ? "minimum" : "maximum"),
-                      quoted_name(c.path()) + " must be " + expected() + "; got " +
-                          got_text(v, cx.doc),
+                      quoted_name(c.path()) + " must be " + expected() + "; got " + got_text(v, cx.doc),
                       std::move(details));
     }
     out = static_cast<M>(x);
 }
 
 template <class M>
-void convert_floating(const boost::json::value& v, M& out, const field_spec* fs, const cursor& c,
-                      convert_context& cx) {
+void convert_floating(const boost::json::value& v, M& out, const field_spec* fs, const cursor& c, convert_context& cx) {
     const boost::json::value* lo = fs && fs->minimum ? &fs->minimum->value : nullptr;
     const boost::json::value* hi = fs && fs->maximum ? &fs->maximum->value : nullptr;
     const bool lo_ex = lo && fs->minimum->exclusive;
@@ -134,19 +127,18 @@ void convert_floating(const boost::json::value& v, M& out, const field_spec* fs,
     const bool below = lo && (lo_ex ? !(d > lo->to_number<double>()) : d < lo->to_number<double>());
     const bool above = hi && (hi_ex ? !(d < hi->to_number<double>()) : d > hi->to_number<double>());
     if (below || above) {
-        const char* keyword = below ? (lo_ex ? "exclusiveMinimum" : "minimum")
-                                    : (hi_ex ? "exclusiveMaximum" : "maximum");
+        const char* keyword =
+            below ? (lo_ex ? "exclusiveMinimum" : "minimum") : (hi_ex ? "exclusiveMaximum" : "maximum");
         return cx.add("OUT_OF_RANGE", c.path(), kw(c, keyword),
-                      quoted_name(c.path()) + " must be " + expected() + "; got " +
-                          got_text(v, cx.doc));
+                      quoted_name(c.path()) + " must be " + expected() + "; got " + got_text(v, cx.doc));
     }
     out = static_cast<M>(d);
 }
 
 void convert_decimal(const boost::json::value& v, decimal& out, const field_spec* fs, const cursor& c,
                      convert_context& cx);
-void convert_string(const boost::json::value& v, std::string& out, const field_spec* fs,
-                    const cursor& c, convert_context& cx);
+void convert_string(const boost::json::value& v, std::string& out, const field_spec* fs, const cursor& c,
+                    convert_context& cx);
 /// Item-count check of a vector (`is_array`) or map; false when it failed.
 bool check_items(std::size_t n, bool is_array, const field_spec* fs, const cursor& c, convert_context& cx);
 
@@ -178,8 +170,8 @@ void convert_enum(const boost::json::value& v, M& out, const cursor& c, convert_
 
 /// Convert `v` into `out` (type `M`), appending issues to `cx`.
 template <class M>
-void convert_value(const boost::json::value& v, M& out, const field_spec* fs, bool items_used,
-                   const cursor& c, convert_context& cx) {
+void convert_value(const boost::json::value& v, M& out, const field_spec* fs, bool items_used, const cursor& c,
+                   convert_context& cx) {
     if (cx.full()) return;
     if constexpr (is_optional<M>::value) {
         out.emplace();
@@ -239,9 +231,7 @@ void convert_members(const boost::json::object& o, T& out, const cursor& c, conv
     if (!ss.allow_unknown_fields) {
         for (const auto& kv : o) {
             bool known = false;
-            boost::mp11::mp_for_each<members_of<T>>([&](auto d) {
-                known = known || kv.key() == decltype(d)::name;
-            });
+            boost::mp11::mp_for_each<members_of<T>>([&](auto d) { known = known || kv.key() == decltype(d)::name; });
             if (!known) {
                 const std::string path = cursor{&c, cursor::step::key, kv.key(), 0}.path();
                 boost::json::object details;

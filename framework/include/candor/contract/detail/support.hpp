@@ -23,8 +23,8 @@ wide to_wide(const boost::json::value& v) noexcept;
 /// The JSON value of a wide integer known to fit int64 or uint64.
 boost::json::value from_wide(wide v) noexcept;
 /// "at least 1 and at most 10", "greater than 0", "" (no bounds): for messages.
-std::string bounds_phrase(const boost::json::value* lo, bool lo_exclusive,
-                          const boost::json::value* hi, bool hi_exclusive);
+std::string bounds_phrase(const boost::json::value* lo, bool lo_exclusive, const boost::json::value* hi,
+                          bool hi_exclusive);
 /// The text to parse a decimal from: the document's raw text when it has it, else the
 /// integer's digits or the shortest text that round-trips the double.
 std::string number_source(const boost::json::value& v, const candor::json::document* doc);
@@ -60,8 +60,8 @@ struct convert_context {
     candor::issue_list issues;
 
     bool full() const noexcept { return issues.size() >= max_issues; }
-    void add(std::string_view code, const std::string& path, const std::string& keyword,
-             std::string message, boost::json::object details = {});
+    void add(std::string_view code, const std::string& path, const std::string& keyword, std::string message,
+             boost::json::object details = {});
 };
 
 }  // namespace candor::contract::detail

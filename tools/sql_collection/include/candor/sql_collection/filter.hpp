@@ -73,8 +73,7 @@ struct sql_condition {
 /// @return the condition, or the issues (budget issues alone when the budget fails)
 /// @complexity linear in the filter's size; never recursive beyond `max_depth` groups
 boost::system::result<sql_condition, issue_list> compile_filter(const boost::json::value& filter,
-                                                                const table_spec& table,
-                                                                const filter_limits& limits,
+                                                                const table_spec& table, const filter_limits& limits,
                                                                 std::string_view base_path = "/filter");
 
 /// A short text for a tool description: the fields, their types and the operators.

@@ -64,8 +64,8 @@ boost::system::result<void, db_error> insert_rows(sql_database& db, const table_
 
 /// The current version of the row with `key`, or nothing.
 boost::system::result<std::optional<boost::json::object>, db_error> read_current(sql_database& db,
-                                                                                const table_spec& spec,
-                                                                                const boost::json::value& key);
+                                                                                 const table_spec& spec,
+                                                                                 const boost::json::value& key);
 
 /// Write a new version of the row with `key` with `changes` applied (members must be fields,
 /// not the key). Call inside `sql_database::transaction` together with the read that justified
