@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Benchmark driver: runs the registered benchmarks and then prints, for every group, the ratio
 // of each baseline to Candor measured in this same run (the machines are shared and noisy, so
 // only same-run ratios mean anything). Naming: BM_<Group>_Candor is Candor's side; any other

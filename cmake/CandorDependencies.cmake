@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSL-1.0
 # Every dependency comes from Debian 12 packages (see scripts/setup-deps).
 # libboost1.81-all-dev does not ship Boost.JSON/Boost.URL; they come from
 # libboost-json1.81-dev and libboost-url1.81-dev.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSL-1.0
 # candor_set_warnings(target): the project's warning set, applied to our own targets only.
 function(candor_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Fuzzes the opening of cursor claims (paging/cursor.cpp). The input is the payload a key ring
 // would have sealed: it is sealed here with a fixed key, so that the claims reader — which only
 // ever sees payloads behind a valid MAC — gets every input. Checked on every input: no crash,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Fuzzes the strict intake. The first two bytes choose the limits; the rest is the JSON text.
 // Checked on every input: no crash, no hang, and these invariants —
 //  * an accepted document is within its limits, and `measure` agrees with the intake;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Golden wire payloads (tests/data/<area>/<name>): read as JSON, compared deliberately; a
 // golden file is updated by hand, never by a test.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // A typed contract check (budget → compiled schema → typed conversion) on a typical ~300-byte
 // order draft, against the validator alone and against Boost.JSON's own Describe-based
 // conversion (no constraints, no exact decimals), in the same run.

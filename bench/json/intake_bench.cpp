@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Strict intake (DOM built, every check on) against plain boost::json::parse, in the same run.
 // Run: scripts/bench --benchmark_filter=Intake
 #include <candor/json/intake.hpp>

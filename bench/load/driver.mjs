@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Load benchmark driver (scripts/bench --load). Benchmark code; runs against any MCP server.
 //   node driver.mjs verify-http URL              functional check of the workload over HTTP
 //   node driver.mjs verify-stdio -- CMD ARGS...  the same over stdio (spawns the server)

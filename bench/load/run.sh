@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
 # The load benchmark: Candor's bench-server and the TypeScript SDK peer (bench/load/peer), run
 # interleaved (A B A B …) in the same run, every reply validated. Called by `scripts/bench --load`.
 # Settings (environment): LOAD_REPS (2), LOAD_SECONDS (4, measured per run), LOAD_WARMUP (2),

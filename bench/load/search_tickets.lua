@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSL-1.0
 -- wrk script of the load benchmark (scripts/bench --load): POSTs the measured call
 -- tools/call search_tickets {"department":"dept-3","status":"open","page_size":20}
 -- to a stateless Streamable HTTP endpoint over keep-alive connections, and validates EVERY

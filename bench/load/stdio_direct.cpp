@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // stdio-direct: the load benchmark's workload written by hand, without a framework (row
 // `server=direct` in bench/load/run.sh). Not a product and not an MCP server for general use: a
 // single-purpose program that gives the measured call the same reply bench-server gives — the

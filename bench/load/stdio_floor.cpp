@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // stdio-floor: the floor of the stdio load benchmark (bench/load/run.sh, row `server=floor`).
 // Not an MCP server: it answers `initialize` with a fixed result and every other request with
 // one precomputed result — a real search_tickets reply captured from bench-server, so that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // stdio-load: the stdio side of the load benchmark (bench/load/run.sh), in C++ so that the load
 // generator is not the limit: the Node driver (driver.mjs, which also verifies the workload)
 // spends 60-85 % of its core at 25,000 calls/s and cannot measure above about 30,000.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Output helpers for the load benchmark's stand-in servers (stdio-floor, stdio-direct).
 #include <cerrno>

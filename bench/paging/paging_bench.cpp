@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Keyset paging and evidence verification at scale.
 //
 // BM_PagingPage_*: one 50-item page of a 1,000,000-item collection through the whole

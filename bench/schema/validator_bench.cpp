@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Validating a typical ~300-byte tool-arguments object (nested filter array, enums, patterns,
 // additionalProperties:false) against its compiled schema: Candor (Draft 2020-12) against
 // valijson (Debian libvalijson-dev, draft-7 form of the same schema, its Boost.JSON adapter),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // bench-server: the workload of the load benchmark (docs/performance.md, "Load"), written with
 // Candor's public API the way a tool author would write it.
 //   bench-server --stdio

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // The load benchmark's dataset (docs/performance.md, "Load"): 100,000 tickets made at start-up,
 // in id order. Shared by bench-server and by the by-hand reference server (stdio-direct), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The server the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16)
 // tests: the fixture's tools, each returning exactly the content blocks the suite's scenarios
 // expect, on the low-level content path (`make_content_tool`) — media tools return MCP

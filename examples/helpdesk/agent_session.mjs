@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // A scripted agent session with the helpdesk over stdio (plain Node, no packages): what an
 // agent sees when it pages through tickets, inventories service accounts and archives some.
 //   node agent_session.mjs /path/to/helpdesk /path/to/helpdesk.db

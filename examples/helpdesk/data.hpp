@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // The helpdesk's database: tables, deterministic seed data, principals' visibility.
 

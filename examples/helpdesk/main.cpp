@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // helpdesk: Candor's demo server over an embedded SQLite database — tickets, service
 // accounts, a knowledge base and a chat log; searchable, pageable, inventoried, and an
 // evidence-gated archive.

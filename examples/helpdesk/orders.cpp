@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // GCC 12 (at -O1 with the sanitizers): see tools.cpp (coroutine frames).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"

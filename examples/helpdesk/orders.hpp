@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // create_order_draft over the helpdesk's SQLite database: a catalog of 20 SKUs (SKU-k costs
 // k × 1.50, in each currency), customers cust-1 … cust-9 who may order and cust-blocked who may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // search_everywhere: one query, three sources at once (tickets by title, the knowledge base,
 // the chat log), each under its own deadline; late or failing sources are named, the rest kept.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // GCC 12 (at -O1 with the sanitizers) reports -Wmismatched-new-delete on coroutine frames:
 // Asio's awaitable frame has its own operator new/delete pair; the warning is a false positive
 // (see also validation/validated_tool.hpp).

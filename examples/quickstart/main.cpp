@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // quickstart: the smallest useful Candor server — one typed, read-only tool over 50 notes.
 //   quickstart --stdio          serve an MCP client over stdin/stdout
 //   quickstart tools            print the tool list with its schemas

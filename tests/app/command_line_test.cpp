@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/app/command_line.hpp>
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Runs a built command-line program and captures its stdout and exit status.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/contract/spec.hpp>
 
 #include <candor/contract/contract.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The validator and the converter must agree: a conversion failure after validation would be a
 // bug, not a user error. Random instances (seeded; set CANDOR_PROPERTY_SEED to replay) are
 // checked against both:

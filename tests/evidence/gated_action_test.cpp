@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // GCC 12 at -O1 with the sanitizers reports -Wmismatched-new-delete on the frame of the
 // coroutine lambda below (Asio's frame allocator pairs its own operator new and delete; see
 // framework/include/candor/validation/validated_tool.hpp): a false positive.

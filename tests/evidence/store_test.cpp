@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/store.hpp>
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The tiny test vocabulary of the Node interop scripts: named checks, a summary, an exit status.
 let passed = 0;
 let failed = 0;

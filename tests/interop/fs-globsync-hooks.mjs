@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Loader hooks for fs-globsync-shim.mjs. The suite calls globSync in one way only:
 // `globSync('**/checks.json', { cwd })` — relative paths of matching files below `cwd`.
 // Supported patterns: `**/NAME`, `DIR/**/NAME` and literal relative paths (no other wildcards).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // End-to-end tests of the helpdesk demo with the official MCP TypeScript SDK client.
 //   node helpdesk_e2e.mjs stdio /path/to/helpdesk WORKDIR
 //   node helpdesk_e2e.mjs http MAIN_URL FAULTS_URL      (see run-helpdesk.sh)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, active server
 # suite) against the fixture server over Streamable HTTP, prints the suite's pass/fail counts
 # and the failing scenarios.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
 # End-to-end tests of the helpdesk binary with the TypeScript SDK client, on temporary
 # databases. Usage: run-helpdesk.sh HELPDESK (stdio|http)
 #   stdio: the client starts helpdesk processes itself (one per principal, one with faults)

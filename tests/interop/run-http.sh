@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
 # Starts SERVER over Streamable HTTP on a free loopback port and runs a Node client script
 # against it in http mode. Usage: run-http.sh SERVER SCRIPT [SERVER FLAGS...]
 set -euo pipefail

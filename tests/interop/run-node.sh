@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
 # Runs a Node test script; exit 77 (ctest: skipped) when Node or the npm packages are missing.
 here="$(cd "$(dirname "$0")" && pwd)"
 if ! command -v node >/dev/null 2>&1; then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Interoperability test with the official MCP TypeScript SDK client.
 //   node sdk_client.mjs stdio /path/to/quickstart
 //   node sdk_client.mjs http http://127.0.0.1:PORT/mcp

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSL-1.0
 # Sourced by the interop scripts: start_server SERVER [FLAGS...] starts SERVER over Streamable
 # HTTP on a free loopback port (port 0: the server logs the address it took) and sets $url,
 # $pid and $work; the server is stopped and $work removed when the script exits.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Requests from a tool to the client (elicitation, sampling) over the in-memory transport:
 // capability checks, the reply routed back to the awaiting call, timeouts, cancellation,
 // error and malformed replies.

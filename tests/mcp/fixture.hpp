@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // A server with one tool per behaviour under test, and an in-memory client talking to it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Prompts and completion over the in-memory transport: listing, argument checking before the
 // prompt runs, the result, and completion of prompt arguments and template variables.
 #include <candor/mcp/prompt.hpp>

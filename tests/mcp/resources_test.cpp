@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Resources over the in-memory transport: listing with paging, templates, reading,
 // subscriptions and their notifications, capabilities, and the URI-template rules.
 #include <candor/mcp/resource.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // GCC 12 at -O1 with the sanitizers reports "may be used uninitialized" inside libstdc++'s
 // <regex>.
 #if defined(__GNUC__) && !defined(__clang__)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
 # The console in a real browser: start the helpdesk demo over HTTP with --ops-token and
 # --journal, make a complete, a partial and a refused call (an archive without evidence), open
 # /ops in headless Chromium, check that the calls and their codes are on the rendered page, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
 # The operators' switches of the standard command line, on a real server binary:
 # /metrics on by default and off with --no-metrics, /ops absent without --ops-token,
 # --journal over stdio, and the usage errors.   Usage: command_line.sh SERVER

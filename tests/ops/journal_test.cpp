@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/journal.hpp>
 
 #include "ops/ops_fixture.hpp"

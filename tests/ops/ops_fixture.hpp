@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // A server whose tools echo a unique marker from their arguments everywhere they can (reason
 // messages, details, issue messages), and the calls that exercise every kind of record.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // collection_options::check_query: a collection's own query rules run before any cursor is
 // opened or anything read, and their issues are the error envelope.
 #include <candor/paging/collection.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The wire form of the cursor error envelopes, against golden files (tests/data/paging/).
 // Update a golden file deliberately, by hand, never from the test's output automatically.
 #include <candor/paging/collection.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Seeded property tests of whole walks: collections larger than every limit, random page
 // sizes, mutations between pages (inserts, deletes, updates, moves across the page
 // boundary), cursor expiry mid-walk, a failing source, a principal losing a permission

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Shared fixtures for the completeness tests: fixed keys, controllable clocks, an in-memory
 // collection served over MCP, and a way to run one coroutine to its end.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Conformance: every required test of the official JSON-Schema-Test-Suite (draft2020-12),
 // with remotes/ served for http://localhost:1234/ through options::resolve. Optional tests
 // (optional/, format assertions among them) are counted and reported, never failed on.

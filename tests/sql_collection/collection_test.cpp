@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // SQL collections end to end, in process: pages against a brute-force filter over random data
 // (seeded property test), writes between pages (pinned snapshots), visibility per principal,
 // hostile values against a real SQLite database.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // A small blocking Beast client for real-socket tests: one connection per request keeps the
 // tests independent.

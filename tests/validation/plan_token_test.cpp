@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/validation/plan_token.hpp>
 
 #include <candor/evidence/token.hpp>

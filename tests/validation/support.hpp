@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // A server with validated tools and an in-memory client: the helpers the validation tests share.
 

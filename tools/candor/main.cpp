@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // candor: the command-line tool for tool authors and operators.
 // Each subcommand lives in commands/<name>.cpp and exposes int run_<name>(argc, argv).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The load benchmark's peer: the same workload as bench/server (docs/performance.md, "Load"),
 // written with the official MCP TypeScript SDK in its documented way — McpServer, registerTool
 // with zod schemas; Streamable HTTP in stateless mode with JSON responses (a server and a

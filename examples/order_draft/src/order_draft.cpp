@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor_examples/order_draft.hpp>
 
 #include <candor/envelope/codes.hpp>

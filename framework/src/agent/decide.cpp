@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/agent/decide.hpp>
 
 #include <boost/json/object.hpp>

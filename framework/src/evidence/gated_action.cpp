@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/gated_action.hpp>
 
 #include <candor/json/document.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/seal.hpp>
 
 #include <openssl/core_names.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // tools/call: argument intake and budget, the call's coroutine with its deadline and
 // cancellation, and turning the outcome into a CallToolResult.
 

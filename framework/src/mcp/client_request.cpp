@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Requests from the server to the client on behalf of a tool call (elicitation, sampling):
 // the outbound id, the pending-reply table of the connection, and routing the client's reply
 // (a separate inbound message; over HTTP a separate POST) back to the awaiting coroutine.

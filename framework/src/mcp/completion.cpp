@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // `completion/complete`: the completer registry and the request, for a prompt's arguments or a
 // resource template's variables.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Call records for observers (journal, metrics, console): metadata taken from the answered
 // envelope as it was sealed — codes, paths, layers, numbers — and never a value, a message or
 // the data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Prompts: the registry and the connection's `prompts/list` and `prompts/get`, with the
 // arguments checked against the prompt's declaration before its function runs.
 

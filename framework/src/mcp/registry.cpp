@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The tool registry: names, listing order, list cursors and `tools/list` entries.
 #include "server_core.hpp"
 

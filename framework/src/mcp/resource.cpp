@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Resources: URI and URI-template rules, the registry, and the connection's `resources/*`
 // methods (list with paging, templates/list, read, subscribe/unsubscribe).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The server object and a connection's message dispatch: intake, lifecycle, tools/list,
 // logging. Tool calls themselves are in call.cpp.
 #include "server_core.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Server state shared by the server object and its connections, and the per-call state.
 // Private to the mcp module.

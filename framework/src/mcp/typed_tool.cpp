@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/mcp/typed_tool.hpp>
 
 namespace candor::mcp::detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/admin.hpp>
 
 #include <candor/json/write.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The console's single page: HTML, CSS and script inline, no external asset, no CDN. The
 // script polls the feed (same origin, the console cookie), keeps the recent calls, and draws
 // its charts as inline SVG. Every value is put into the page with textContent, never parsed

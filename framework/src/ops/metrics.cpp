@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/metrics.hpp>
 
 #include <boost/container/small_vector.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/paging/collection.hpp>
 
 #include <candor/evidence/token.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // GCC 12 reports -Wmismatched-new-delete on `fan_out`'s coroutine frame (Asio's frame
 // allocator pairs its own operator new and delete; see validation/validated_tool.hpp).
 #if defined(__GNUC__) && !defined(__clang__)

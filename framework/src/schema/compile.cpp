@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Schema compilation: load documents, find their resources and anchors, resolve references,
 // and lower every reachable schema object into a `node` (lower.cpp) with a worklist, never
 // recursing on the schema; then bind dynamic references and refuse in-place cycles.

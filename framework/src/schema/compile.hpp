@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: turns a schema (and every document it references) into a `program`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: the schema compiler's state, shared by compile.cpp (documents, resources,
 // references, dynamic scope, cycles) and lower.cpp (one schema object into one node).

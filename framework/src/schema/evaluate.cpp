@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include "evaluate.hpp"
 #include "evaluate_util.hpp"
 

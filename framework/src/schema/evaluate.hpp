@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: evaluation of an instance against a compiled program.
 

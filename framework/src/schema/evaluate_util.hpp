@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: small helpers shared by the evaluator's source files.
 

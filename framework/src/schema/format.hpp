@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: `format` assertions (used when a contract opts in, or its metaschema declares the
 // format-assertion vocabulary).

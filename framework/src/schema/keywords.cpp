@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The keywords that look at one kind of instance: numbers, strings, arrays, objects.
 #include "evaluate.hpp"
 #include "evaluate_util.hpp"

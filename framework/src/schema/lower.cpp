@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // Lowering one schema object into one node: every keyword checked and pre-parsed.
 #include "compiler.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: the wording of issue messages. Messages are read by a model that has to repair
 // its call, so they name the argument, say what would be right, and show what was sent.

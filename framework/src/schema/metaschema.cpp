@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The Draft 2020-12 metaschema and its vocabulary metaschemas, written out from the
 // specification (json-schema.org/draft/2020-12). Only their validation behaviour matters
 // here; titles and comments are shortened.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: the Draft 2020-12 metaschema documents, built in so that `$schema` and `$ref` to
 // https://json-schema.org/draft/2020-12/... resolve without a resolver (and never a fetch).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include "pattern.hpp"
 
 #include <re2/re2.h>

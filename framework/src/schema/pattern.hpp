@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: ECMA-262 regular expressions (as JSON Schema patterns are written) on RE2.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: the compiled form of a schema. Not installed; included by the schema sources only.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Internal: JSON value semantics that JSON Schema defines differently from Boost.JSON
 // (numbers compare by value across int64/uint64/double; objects compare without order).

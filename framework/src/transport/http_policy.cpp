@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/transport/http_policy.hpp>
 
 #include <candor/jsonrpc/encode.hpp>

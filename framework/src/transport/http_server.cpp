@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 // The HTTP transport's I/O: accepting, reading requests under limits, the MCP endpoint's
 // POST/GET/DELETE, SSE streams, health endpoints and graceful shutdown.
 //

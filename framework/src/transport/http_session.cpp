@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include "http_session.hpp"
 
 #include <boost/asio/experimental/channel_error.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Sessions of the HTTP transport and the routing of outbound messages to streams. Private to
 // the transport module.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Reading a command's input (a file or stdin) without ever holding more than a bound.
 

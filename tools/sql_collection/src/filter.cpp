@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #include <candor/sql_collection/filter.hpp>
 
 #include <candor/json/pointer.hpp>

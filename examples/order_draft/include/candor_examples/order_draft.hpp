@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The order-draft domain: the arguments of `create_order_draft`, their contract, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The agent's side: what a client may conclude from an envelope, on its wire JSON.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The standard command line every Candor server binary gets (like FastMCP's CLI):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Argument contracts: what a tool's arguments may look like, how complex they may be, and how

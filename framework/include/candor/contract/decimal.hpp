@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// An exact decimal number for money and other quantities that must not pass through a double.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Per-field descriptions and constraints, declared next to the argument struct.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The stable codes an envelope can carry, as constants. Each one is documented once, with its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The completeness envelope: the `structuredContent` of every Candor data tool.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The JSON Schema of the envelope, used as every data tool's `outputSchema`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The one shape in which every layer reports a problem with a tool call.

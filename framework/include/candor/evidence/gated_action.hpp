@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Evidence-gated actions: a destructive tool that runs only on ids a complete inventory

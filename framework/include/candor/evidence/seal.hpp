@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Sealing: HMAC-SHA-256 over a small payload, so that cursors and snapshot tokens can travel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The evidence store: which ids a walk over a pinned snapshot delivered.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Snapshot tokens: the sealed receipt of a walk over a pinned snapshot.

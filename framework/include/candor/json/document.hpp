@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// A parsed JSON text: the DOM, its measured shape, and the raw text of its numbers.

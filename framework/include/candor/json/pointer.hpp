@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// JSON Pointer (RFC 6901) helpers used to report where a problem is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Why the intake refused a JSON text: a stable code, where, and (for limits) which limit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Outbound JSON-RPC messages, serialized through the guarded writer (`candor::json::write`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// JSON-RPC 2.0 messages as MCP uses them: requests, notifications and responses, one per

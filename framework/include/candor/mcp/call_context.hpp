@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// What a running tool call can know and do besides reading its arguments: its deadline and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Argument completion (`completion/complete`): suggestions for a prompt's argument or a

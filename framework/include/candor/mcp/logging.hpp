@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Log levels (RFC 5424 severities, as MCP's `logging/setLevel` names them) and the

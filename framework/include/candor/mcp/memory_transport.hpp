@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// An in-memory transport and client: a test talks to a server with no process and no port.

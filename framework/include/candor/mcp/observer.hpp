@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The observer hook: what the server tells operators' tools (journal, metrics, console) about

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Prompts: message templates a client can list (`prompts/list`) and instantiate with string

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Every rule that depends on the negotiated MCP protocol version, in one place.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Resources: data a server exposes by URI (`resources/list`, `resources/read`), URI templates

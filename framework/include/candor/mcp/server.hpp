@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The MCP server: identity, the registries of tools, resources, prompts and completions, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Tool handlers: what a tool declares, and the type-erased interface the server calls.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Typed tools: arguments declared as a described struct, checked by the contract before the

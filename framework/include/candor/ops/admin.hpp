@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The operators' HTTP paths on the transport's listener: `GET /metrics` (Prometheus text

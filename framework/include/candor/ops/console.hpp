@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The operators' web console: a bounded ring of recent call records and bounded aggregates

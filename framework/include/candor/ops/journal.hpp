@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The call journal: one JSON line per answered tool call and per refused protocol message,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Metrics in the Prometheus text exposition format (version 0.0.4): counters, gauges and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Aggregation inside one tool call: walk a collection's pages under the caller's limits.

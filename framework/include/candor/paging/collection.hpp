@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The collection tool: a searchable, pageable MCP tool over a `data_source`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Sealed keyset cursors: where a walk stands, bound to who may continue it and for what.

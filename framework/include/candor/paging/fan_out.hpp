@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Fan-out: ask several sources at once, each under its own deadline, and keep what arrived.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// An in-memory, multi-version data source: pinned snapshots by version number, or a live

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// A data source with a typed item: the author returns C++ values, the framework turns them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// JSON Schema Draft 2020-12 validator: compile a schema once, validate many instances.

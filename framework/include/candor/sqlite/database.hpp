@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// A small RAII layer over SQLite, shared by every module that keeps data in SQLite (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The Streamable HTTP transport (MCP 2025-03-26 and later): one endpoint for POST, GET and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The HTTP transport's header rules as pure functions, testable without a socket: content

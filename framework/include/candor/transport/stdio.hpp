@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The stdio transport: one client, newline-delimited JSON-RPC messages on stdin/stdout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Human approval of an action at a policy boundary (irreversible writes by default).

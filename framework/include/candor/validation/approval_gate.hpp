@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The approval step on its own: ask the user through the approver (elicitation) when the

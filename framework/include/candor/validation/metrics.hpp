@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Validation metrics per tool and per client (`clientInfo.name`, the closest thing MCP has to

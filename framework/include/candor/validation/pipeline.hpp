@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The type-independent half of `validated_tool` (validated_tool.hpp): repair budget,

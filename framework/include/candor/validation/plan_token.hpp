@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Plan tokens: the two-step approval of an irreversible action when the client cannot ask

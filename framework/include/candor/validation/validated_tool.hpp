@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Validated tools: typed arguments checked by three layers, in order, before any side effect.

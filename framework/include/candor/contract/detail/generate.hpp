@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The JSON Schema (Draft 2020-12) of an argument struct, derived from its type and spec.

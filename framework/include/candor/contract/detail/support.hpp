@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Non-template helpers shared by schema generation and typed conversion.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// Mount a SQL table as a searchable, pageable collection tool in one registration call.

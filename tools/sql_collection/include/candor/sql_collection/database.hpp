@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// The narrow database interface behind a SQL collection: run one parameterized statement and

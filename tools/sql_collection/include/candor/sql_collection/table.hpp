@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
 /// A table as a collection sees it: its allow-listed fields (the only names that ever reach
