@@ -69,6 +69,10 @@ struct tool_info {
     std::optional<std::chrono::milliseconds> deadline;
     /// Version of the argument contract, for the call journal (typed tools fill it in).
     std::string contract_version;
+    /// Client capabilities the tool cannot work without, as a `ClientCapabilities` object (e.g.
+    /// `{"sampling": {}}`). On the stateless revision a request that does not declare them is
+    /// refused with -32021 before the tool runs.
+    boost::json::object required_client_capabilities;
 
     tool_info& with_title(std::string t) {
         title = std::move(t);
@@ -92,6 +96,10 @@ struct tool_info {
     }
     tool_info& with_deadline(std::chrono::milliseconds d) {
         deadline = d;
+        return *this;
+    }
+    tool_info& with_required_client_capabilities(boost::json::object c) {
+        required_client_capabilities = std::move(c);
         return *this;
     }
 };
