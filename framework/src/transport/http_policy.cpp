@@ -113,7 +113,14 @@ std::optional<std::string_view> bearer_token(std::string_view authorization) noe
     return token;
 }
 
-bool protocol_version_supported(std::string_view version) noexcept { return mcp::rules_for(version).has_value(); }
+bool protocol_version_supported(std::string_view version) noexcept {
+    auto rules = mcp::rules_for(version);
+    return rules && !rules->stateless;
+}
+
+bool claims_stateless_version(std::string_view version) noexcept {
+    return !trim(version).empty() && !protocol_version_supported(trim(version));
+}
 
 std::string new_session_id() {
     std::array<unsigned char, 16> bytes{};

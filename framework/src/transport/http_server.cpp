@@ -158,6 +158,13 @@ private:
     /// @return whether the connection may serve another request
     net::awaitable<bool> handle(tcp_connection& conn, request_t& req);
     net::awaitable<bool> handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who);
+    /// A POST of the stateless revision: its checks (with the request's headers), then one
+    /// connection for this request alone, closed after the response.
+    net::awaitable<bool> handle_stateless_post(tcp_connection& conn, request_t& req, const mcp::principal& who,
+                                               jsonrpc::inbound message);
+    /// The response stream of `subscriptions/listen` (the connection is not kept alive).
+    net::awaitable<void> stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
+                                       std::shared_ptr<exchange> ex, jsonrpc::inbound message);
     net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
     net::awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
     net::awaitable<bool> answer_request(tcp_connection& conn, const request_t& req,
@@ -485,8 +492,19 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
         co_return co_await send(conn, &req, reply_);
     }
 
+    // A POST's version header is checked once its body tells which revision it is of.
     const auto version = req.find(version_header);
-    if (version != req.end() && !http_policy::protocol_version_supported(version->value())) {
+    if (version != req.end() && req.method() != http::verb::post &&
+        http_policy::claims_stateless_version(version->value())) {
+        // The stateless revision has no GET stream and no sessions to delete.
+        const auto reply_ =
+            refused({405, "METHOD_NOT_ALLOWED",
+                     "protocol revision " + std::string(version->value()) + " serves POST only on this endpoint"},
+                    one_header("Allow", "POST"));
+        co_return co_await send(conn, &req, reply_);
+    }
+    if (version != req.end() && req.method() != http::verb::post &&
+        !http_policy::protocol_version_supported(version->value())) {
         const auto reply_ = refused(
             {400, "UNSUPPORTED_PROTOCOL_VERSION", "unsupported MCP-Protocol-Version: " + std::string(version->value())},
             {});
@@ -542,6 +560,24 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
 
     const auto* request = std::get_if<jsonrpc::request>(&in->msg);
     const bool is_initialize = request && request->method == "initialize";
+
+    // Which revision: a request whose _meta names a version (or, lacking that, whose version
+    // header is not a handshake revision) is stateless; a session id, or an initialize without
+    // such a claim, keeps the handshake revisions (docs/http.md, "Two revisions on one
+    // endpoint").
+    const auto version = req.find(version_header);
+    if (req.find(session_header) == req.end()) {
+        const bool claimed = request && mcp::claims_stateless(*request);
+        const bool by_header =
+            !is_initialize && version != req.end() && http_policy::claims_stateless_version(version->value());
+        if (claimed || by_header) co_return co_await handle_stateless_post(conn, req, who, std::move(*in));
+    }
+    if (version != req.end() && !http_policy::protocol_version_supported(version->value())) {
+        const auto reply_ = refused(
+            {400, "UNSUPPORTED_PROTOCOL_VERSION", "unsupported MCP-Protocol-Version: " + std::string(version->value())},
+            {});
+        co_return co_await send(conn, &req, reply_);
+    }
 
     if (opts_.stateless) {
         if (!request) {
@@ -612,6 +648,98 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     }
     const bool keep = co_await answer_request(conn, req, session, id, ex, new_id, std::move(*in));
     co_return keep;
+}
+
+net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, request_t& req, const mcp::principal& who,
+                                                        jsonrpc::inbound message) {
+    const auto* request = std::get_if<jsonrpc::request>(&message.msg);
+    if (!request) {
+        // This revision defines no client notification over HTTP (closing a stream cancels its
+        // request): accepted and dropped, as the transport rules for a notification ask.
+        const reply reply_{http::status::accepted, {}, "application/json", {}};
+        co_return co_await send(conn, &req, reply_);
+    }
+    const mcp::header_lookup headers = [&req](std::string_view name) -> std::optional<std::string_view> {
+        // Beast matches field names case-insensitively; a repeated header is refused as ambiguous.
+        auto range = req.equal_range(name);
+        if (range.first == range.second || std::next(range.first) != range.second) return std::nullopt;
+        return std::string_view(range.first->value());
+    };
+    if (auto refusal = srv_.preflight(*request, &headers)) {
+        const reply reply_{static_cast<http::status>(refusal->http_status),
+                           jsonrpc::encode_error(request->id, refusal->error),
+                           "application/json",
+                           {}};
+        co_return co_await send(conn, &req, reply_);
+    }
+    auto session = std::make_shared<http_session>(std::string(), who);
+    session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
+    auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+    const auto id = request->id;
+    session->open_request(id, ex);
+    if (request->method == "subscriptions/listen") {
+        co_await stream_listen(conn, req, *session, ex, std::move(message));
+        session->close(end_reason::session_closed);
+        co_return false;
+    }
+    const bool keep = co_await answer_request(conn, req, session, id, ex, {}, std::move(message));
+    session->close(end_reason::session_closed);
+    co_return keep;
+}
+
+net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
+                                                std::shared_ptr<exchange> ex, jsonrpc::inbound message) {
+    const auto bytes = req.body().size();
+    session.connection().receive(std::move(message), bytes);
+    // The stream opens at once (the acknowledgement follows) and stays open until the client
+    // closes it — that is how a client ends a subscription — or the server shuts down (then
+    // the listen request's own response ends it). Quiet periods carry an SSE comment every
+    // `stream_keepalive`, so that proxies and clients do not time it out.
+    http::response<http::empty_body> head{http::status::ok, req.version()};
+    head.set(http::field::server, "candor");
+    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::cache_control, "no-cache");
+    head.set("X-Accel-Buffering", "no");
+    head.keep_alive(false);
+    head.chunked(true);
+    http::response_serializer<http::empty_body> sr(head);
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
+    conn.stream.expires_never();
+    if (ec) co_return;
+    net::steady_timer quiet(conn.stream.get_executor());
+    auto pump = [&]() -> net::awaitable<void> {
+        for (;;) {
+            quiet.expires_after(opts_.stream_keepalive);
+            auto result = co_await (ex->messages().async_receive(use_tuple) || quiet.async_wait(use_tuple));
+            std::string event;
+            bool last = false;
+            if (result.index() == 0) {
+                auto [rec, text, final] = std::get<0>(result);
+                if (rec) co_return;
+                event = chunk(sse_event(text));
+                last = final;
+            } else {
+                event = chunk(":\n\n");
+            }
+            conn.stream.expires_after(opts_.write_timeout);
+            auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
+            conn.stream.expires_never();
+            if (wec || last) co_return;
+        }
+    };
+    auto watch = [&]() -> net::awaitable<void> {
+        char scratch[256];
+        for (;;) {
+            auto [rec, rn] = co_await conn.stream.socket().async_read_some(net::buffer(scratch), use_tuple);
+            if (rec) co_return;
+        }
+    };
+    co_await (pump() || watch());
+    const std::string last = "0\r\n\r\n";
+    conn.stream.expires_after(opts_.write_timeout);
+    co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+    conn.stream.expires_never();
 }
 
 net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const request_t& req,

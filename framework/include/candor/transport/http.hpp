@@ -100,6 +100,9 @@ struct http_options {
     std::size_t max_streams_per_session = 1;
     /// Messages queued for one stream whose client reads slowly; beyond it the stream is ended.
     std::size_t max_queued_messages = 1024;
+    /// A `subscriptions/listen` stream with nothing to say for this long gets an SSE comment
+    /// line, so that proxies and clients do not close it as idle.
+    std::chrono::milliseconds stream_keepalive{15'000};
     /// On shutdown, how long requests in flight may still finish before they are cancelled.
     std::chrono::milliseconds shutdown_grace{10'000};
 
