@@ -10,6 +10,7 @@
 #include "tools.hpp"
 
 #include <candor/app/command_line.hpp>
+#include <candor/evidence/request_state.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -144,6 +145,8 @@ int main(int argc, char** argv) {
                 [](std::string_view m) { std::cerr << "helpdesk: " << m << "\n"; }));
         }
         std::cerr << "helpdesk: database " << db_path << "\n";
+        // The same keys seal the request state of multi round-trip requests (2026-07-28).
+        srv.set_request_state_sealer(candor::evidence::state_sealer_from(keys));
         helpdesk::add_tools(srv, {*db, keys, *store, config, {}});
         return true;
     };
