@@ -26,6 +26,9 @@
 
 namespace candor::mcp::detail {
 
+/// The error of a call whose caller lacks scopes the tool requires (`INSUFFICIENT_SCOPE`).
+issue insufficient_scope(const tool_info& info, std::vector<std::string> missing);
+
 struct server_core {
     explicit server_core(server_options o) : opts(std::move(o)) {
         if (!opts.log) opts.log = [](log_level, std::string_view) {};
