@@ -14,10 +14,18 @@ using candor::test::epoch_seconds;
 using candor::test::signing_key;
 using clock_type = std::chrono::system_clock;
 
+// RSA keys take a while to generate: one of each kind for the whole suite.
+const signing_key& shared_key(const std::string& alg) {
+    static const signing_key rsa = signing_key::generate("rsa-1", "RS256");
+    static const signing_key ec = signing_key::generate("ec-1", "ES256");
+    static const signing_key ed = signing_key::generate("ed-1", "EdDSA");
+    return alg == "RS256" ? rsa : alg == "ES256" ? ec : ed;
+}
+
 struct Tokens : ::testing::Test {
-    signing_key rsa = signing_key::generate("rsa-1", "RS256");
-    signing_key ec = signing_key::generate("ec-1", "ES256");
-    signing_key ed = signing_key::generate("ed-1", "EdDSA");
+    signing_key rsa = shared_key("RS256");
+    signing_key ec = shared_key("ES256");
+    signing_key ed = shared_key("EdDSA");
     auth::key_set keys = auth::key_set::parse(candor::test::jwks_of({&rsa, &ec, &ed})).value();
     auth::token_policy policy;
     clock_type::time_point now = clock_type::now();

@@ -365,19 +365,7 @@ struct oauth_authenticator::state : std::enable_shared_from_this<state> {
     }
 
     net::awaitable<transport::auth_outcome> authenticate(std::string_view authorization) {
-        std::optional<std::string_view> token;
-        {
-            // `Bearer TOKEN`; the scheme is case-insensitive (RFC 7235).
-            auto a = authorization;
-            while (!a.empty() && (a.front() == ' ' || a.front() == '\t')) a.remove_prefix(1);
-            if (a.size() > 7 && a[6] == ' ' &&
-                std::equal(a.begin(), a.begin() + 6, "bearer", [](char x, char y) { return (x | 0x20) == y; })) {
-                a.remove_prefix(7);
-                while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
-                while (!a.empty() && (a.back() == ' ' || a.back() == '\t')) a.remove_suffix(1);
-                if (!a.empty()) token = a;
-            }
-        }
+        const auto token = transport::http_policy::bearer_token(authorization);
         if (!token) co_return refuse(401, "UNAUTHORIZED", "an OAuth access token is required", {}, base_scope);
 
         const auto t = now();

@@ -8,8 +8,9 @@
 #include <boost/asio/use_future.hpp>
 
 #include <array>
-#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <utility>
 
@@ -31,25 +32,19 @@ constexpr std::array<setting, 5> settings{{
     {"--oauth-groups-claim", "CANDOR_OAUTH_GROUPS_CLAIM", &oauth_settings::groups_claim},
 }};
 
-// A JWKS file, never more than `bound` + 1 bytes of it.
 using text_or_why = boost::system::result<std::string, std::string>;
 
+// A JWKS file of at most `bound` bytes (the operator's file; its size is checked first).
 text_or_why read_file(const std::string& path, std::size_t bound) {
     const auto fail = [](std::string why) { return text_or_why(boost::system::in_place_error, std::move(why)); };
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return fail("cannot read the JWKS file '" + path + "'");
-    std::string text;
-    char buf[16 * 1024];
-    while (text.size() <= bound) {
-        const std::size_t n = std::fread(buf, 1, std::min(sizeof buf, bound + 1 - text.size()), f);
-        if (n == 0) break;
-        text.append(buf, n);
-    }
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) return fail("cannot read the JWKS file '" + path + "'");
-    if (text.size() > bound)
-        return fail("the JWKS file '" + path + "' is larger than " + std::to_string(bound) + " bytes");
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return fail("cannot read the JWKS file '" + path + "': " + ec.message());
+    if (size > bound) return fail("the JWKS file '" + path + "' is larger than " + std::to_string(bound) + " bytes");
+    std::ifstream in(path, std::ios::binary);
+    std::string text(static_cast<std::size_t>(size), '\0');
+    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
+        return fail("cannot read the JWKS file '" + path + "'");
     return text_or_why(boost::system::in_place_value, std::move(text));
 }
 
@@ -89,13 +84,7 @@ boost::system::result<std::shared_ptr<oauth_authenticator>, std::string> configu
     o.resource = s.resource;
     o.resource_name = srv.options().title.empty() ? srv.options().name : srv.options().title;
     o.log = srv.options().log;
-    std::string_view rest = s.scopes;
-    while (!rest.empty()) {
-        const auto sp = rest.find(' ');
-        if (sp != 0) o.scopes.emplace_back(rest.substr(0, sp));
-        if (sp == std::string_view::npos) break;
-        rest.remove_prefix(sp + 1);
-    }
+    o.scopes = split_scopes(s.scopes);
     o.policy.groups_claim = s.groups_claim;
     const bool from_file = !s.jwks.empty() && !s.jwks.starts_with("https://") && !s.jwks.starts_with("http://");
     if (!from_file) {

@@ -78,13 +78,7 @@ const boost::json::value* claim_at(const boost::json::object& claims, std::strin
 // more than `max` entries.
 bool string_list(const boost::json::value& v, std::size_t max, std::vector<std::string>& out) {
     if (const auto* s = v.if_string()) {
-        std::string_view rest = *s;
-        while (!rest.empty()) {
-            const auto sp = rest.find(' ');
-            if (sp != 0) out.emplace_back(rest.substr(0, sp));
-            if (sp == std::string_view::npos) break;
-            rest.remove_prefix(sp + 1);
-        }
+        out = split_scopes(*s);
     } else if (const auto* a = v.if_array()) {
         for (const auto& e : *a) {
             if (!e.is_string()) return false;
@@ -105,6 +99,17 @@ bool optional_string(const boost::json::object& claims, std::string_view name, s
 }
 
 }  // namespace
+
+std::vector<std::string> split_scopes(std::string_view list) {
+    std::vector<std::string> out;
+    while (!list.empty()) {
+        const auto sp = list.find(' ');
+        if (sp != 0) out.emplace_back(list.substr(0, sp));
+        if (sp == std::string_view::npos) break;
+        list.remove_prefix(sp + 1);
+    }
+    return out;
+}
 
 void throw_exception_from_error(token_error e, const boost::source_location& loc) {
     boost::throw_exception(std::runtime_error(std::string(to_string(e))), loc);

@@ -86,6 +86,9 @@ std::string_view describe(token_error e) noexcept;
 /// For `result::value()`: throws `std::runtime_error` with the code.
 [[noreturn]] void throw_exception_from_error(token_error e, const boost::source_location& loc);
 
+/// The scopes of a space-separated list (`scope` of RFC 6749 §3.3), empty entries skipped.
+std::vector<std::string> split_scopes(std::string_view list);
+
 /// Verify an access token and build its principal (`id` from the principal claim, a
 /// `credential` with issuer, subject, client id, scopes and groups).
 /// @param token the compact JWS from `Authorization: Bearer`
