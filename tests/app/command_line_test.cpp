@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -71,4 +72,27 @@ TEST(CommandLine, HelpAndUsageErrorsDoNotPrepare) {
     EXPECT_EQ(run_with(srv, {"--bogus"}, o), 2);
     EXPECT_EQ(run_with(srv, {"--stdio", "--http", "1"}, o), 2);
     EXPECT_EQ(prepared, 0);
+}
+
+TEST(CommandLine, OAuthSettingsAreCheckedBeforeServing) {
+    candor::mcp::server srv(quiet());
+    const app::app_options o;
+    // Without --http, with --tokens, without a resource, with an insecure issuer: no server starts.
+    EXPECT_EQ(run_with(srv, {"--stdio", "--oauth-issuer", "https://idp.example.com"}, o), 2);
+    const std::string tokens = testing::TempDir() + "oauth-tokens.txt";
+    std::ofstream(tokens) << "secret alice\n";
+    EXPECT_EQ(
+        run_with(srv, {"--http", "127.0.0.1:0", "--oauth-issuer", "https://idp.example.com", "--tokens", tokens}, o),
+        2);
+    EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--oauth-issuer", "https://idp.example.com"}, o), 1);
+    EXPECT_EQ(run_with(srv,
+                       {"--http", "127.0.0.1:0", "--oauth-issuer", "http://idp.example.com", "--oauth-resource",
+                        "https://mcp.example.com/mcp"},
+                       o),
+              1);
+    EXPECT_EQ(run_with(srv,
+                       {"--http", "127.0.0.1:0", "--oauth-issuer", "https://idp.example.com", "--oauth-resource",
+                        "https://mcp.example.com/mcp", "--oauth-jwks", "/nonexistent/jwks.json"},
+                       o),
+              1);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/app/command_line.hpp>
 
+#include <candor/auth/settings.hpp>
 #include <candor/envelope/envelope.hpp>
 #include <candor/json/write.hpp>
 #include <candor/mcp/memory_transport.hpp>
@@ -32,7 +33,8 @@ void print_help(const mcp::server& srv, const app_options& opts, const char* arg
           "  --http [HOST:]PORT     serve MCP over Streamable HTTP at /mcp (HOST default 127.0.0.1)\n"
           "    --stateless          no sessions; every POST is self-contained\n"
           "    --tokens FILE        require bearer tokens: lines 'TOKEN PRINCIPAL' ('#' comments)\n"
-          "    --allow-origin O     accept browser Origin O besides loopback ones (repeatable)\n"
+       << auth::oauth_help()
+       << "    --allow-origin O     accept browser Origin O besides loopback ones (repeatable)\n"
           "    --threads N          I/O threads (default: one per core)\n"
           "    --no-metrics         do not serve GET /metrics (Prometheus text format; on by default)\n"
           "    --ops-token TOKEN    serve the operations console at GET /ops to bearers of TOKEN\n"
@@ -201,6 +203,7 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     bool journal = false;
     bool metrics = true;
     std::string ops_token;
+    auth::oauth_settings oauth;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -252,6 +255,12 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
             }
             continue;
         }
+        if (const auto setting = auth::oauth_setting(arg)) {
+            if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
+            http_only_flag = true;
+            oauth.*setting = argv[++i];
+            continue;
+        }
         if (arg == "--no-metrics") {
             metrics = false;
             continue;
@@ -279,8 +288,10 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     }
 
     if (http_only_flag && !http)
-        return usage_error("--stateless, --tokens, --allow-origin, --threads and --ops-token need --http");
+        return usage_error("--stateless, --tokens, --allow-origin, --threads, --ops-token and --oauth-* need --http");
     if (stdio && http) return usage_error("choose one of --stdio and --http");
+    if (http) auth::read_environment(oauth);
+    if (oauth.enabled() && !http_opts.tokens.empty()) return usage_error("choose one of --tokens and --oauth-issuer");
     const bool will_run = http || stdio || !positional.empty();
     if (will_run && opts.prepare && !opts.prepare()) return 1;
     // Operators' observers: only when serving (tools/check never answer a client).
@@ -309,6 +320,14 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     }
     if (http) {
         if (!positional.empty()) return usage_error("--http takes no command");
+        if (oauth.enabled()) {
+            auto made = auth::configure_oauth(srv, oauth);
+            if (!made) {
+                std::cerr << "error: OAuth: " << made.error() << "\n";
+                return 1;
+            }
+            http_opts.authenticator = *made;
+        }
         return transport::serve_http(srv, http_opts);
     }
     if (stdio) {

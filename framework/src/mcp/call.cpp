@@ -97,6 +97,12 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     const auto& tool_name = tool->info().name;
     call_origin origin = current_;
     origin.tool = tool;
+    // Authorization comes before anything looks at the arguments (the HTTP transport with OAuth
+    // refuses such a call with 403 before it gets here; this holds for every other transport).
+    if (auto missing = missing_scopes(tool->info(), opts_.caller); !missing.empty()) {
+        answer_error_envelope(req.id, origin, detail::insufficient_scope(tool->info(), std::move(missing)));
+        return;
+    }
     if (!argument_issues.empty()) {
         log(log_level::info, "tool " + tool_name + ": arguments refused at intake (" + argument_issues.front().code +
                                  " at " + argument_issues.front().path + ")");

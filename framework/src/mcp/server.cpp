@@ -89,6 +89,8 @@ bool server::remove_tool(std::string_view name) {
     return true;
 }
 
+std::shared_ptr<const tool_handler> server::find_tool(std::string_view name) const { return core_->find(name); }
+
 boost::json::value server::describe_tool(std::string_view name) const {
     auto tool = core_->find(name);
     if (!tool) return nullptr;
@@ -229,6 +231,10 @@ void connection::assume_initialized(std::string protocol_version, std::string cl
         c.phase_ = phase::ready;
         for (const auto& obs : c.observers_) obs->on_session(true);
     });
+}
+
+void connection::set_caller(mcp::principal caller) {
+    post_guarded([p = std::move(caller)](connection& c) mutable { c.opts_.caller = std::move(p); });
 }
 
 void connection::close() {

@@ -64,6 +64,8 @@ bool same_client(const session_info& s, const boost::json::object& client_info);
 
 /// `{name, version, title?}`: the server's `Implementation`.
 boost::json::object server_identity(const server_options& o);
+/// The error of a call whose caller lacks scopes the tool requires (`INSUFFICIENT_SCOPE`).
+issue insufficient_scope(const tool_info& info, std::vector<std::string> missing);
 
 struct server_core {
     explicit server_core(server_options o) : opts(std::move(o)) {

@@ -13,6 +13,7 @@
 
 #include <candor/jsonrpc/encode.hpp>
 #include <candor/jsonrpc/intake.hpp>
+#include <candor/transport/authenticator.hpp>
 #include <candor/transport/http_policy.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -78,6 +79,19 @@ struct reply {
 reply refused(const refusal& r, header_list headers) {
     return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json",
                  std::move(headers)};
+}
+
+reply refused(const auth_refusal& r) {
+    header_list headers;
+    for (const auto& [name, value] : r.headers) headers.emplace_back(name, value);
+    return refused(refusal{r.status, r.code, r.message}, std::move(headers));
+}
+
+// An answer of an admin handler or of the authenticator's public documents.
+reply answered(const admin_response& a) {
+    header_list headers;
+    for (const auto& [name, value] : a.headers) headers.emplace_back(name, value);
+    return reply{static_cast<http::status>(a.status), a.body, a.content_type, std::move(headers)};
 }
 
 // The session header, as the spec spells it (HTTP field names are case-insensitive).
@@ -449,14 +463,14 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
         }
     }
     if (path != opts_.endpoint) {
-        if (opts_.admin && http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts)) {
-            const auto answer = opts_.admin(
-                admin_request{req.method_string(), target, req[http::field::authorization], req[http::field::cookie]});
+        if ((opts_.admin || opts_.authenticator) &&
+            http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts)) {
+            const admin_request areq{req.method_string(), target, req[http::field::authorization],
+                                     req[http::field::cookie]};
+            auto answer = opts_.authenticator ? opts_.authenticator->serve_public(areq) : std::nullopt;
+            if (!answer && opts_.admin) answer = opts_.admin(areq);
             if (answer) {
-                header_list headers;
-                for (const auto& [name, value] : answer->headers) headers.emplace_back(name, value);
-                const reply reply_{static_cast<http::status>(answer->status), answer->body, answer->content_type,
-                                   std::move(headers)};
+                const auto reply_ = answered(*answer);
                 co_return co_await send(conn, &req, reply_);
             }
         }
@@ -476,7 +490,14 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
     }
 
     mcp::principal who;
-    if (!opts_.tokens.empty()) {
+    if (opts_.authenticator) {
+        auto outcome = co_await opts_.authenticator->authenticate(req[http::field::authorization]);
+        if (const auto* r = std::get_if<auth_refusal>(&outcome)) {
+            const auto reply_ = refused(*r);
+            co_return co_await send(conn, &req, reply_);
+        }
+        who = std::move(std::get<mcp::principal>(outcome));
+    } else if (!opts_.tokens.empty()) {
         auto token = http_policy::bearer_token(req[http::field::authorization]);
         auto it = token ? opts_.tokens.find(*token) : opts_.tokens.end();
         if (it == opts_.tokens.end()) {
@@ -560,11 +581,17 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
 
     const auto* request = std::get_if<jsonrpc::request>(&in->msg);
     const bool is_initialize = request && request->method == "initialize";
+    if (request && opts_.authenticator) {
+        if (const auto r = opts_.authenticator->authorize(who, *request)) {
+            const auto reply_ = refused(*r);
+            co_return co_await send(conn, &req, reply_);
+        }
+    }
 
     // Which revision: a request whose _meta names a version (or, lacking that, whose version
     // header is not a handshake revision) is stateless; a session id, or an initialize without
-    // such a claim, keeps the handshake revisions (docs/http.md, "Two revisions on one
-    // endpoint").
+    // such a claim, keeps the handshake revisions (docs/protocol.md, "Which revision a request
+    // belongs to").
     const auto version = req.find(version_header);
     if (req.find(session_header) == req.end()) {
         const bool claimed = request && mcp::claims_stateless(*request);
@@ -620,6 +647,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
             co_return co_await send(conn, &req, reply_);
         }
         session = std::move(std::get<std::shared_ptr<http_session>>(found));
+        session->update_caller(who);
     }
 
     if (!request) {

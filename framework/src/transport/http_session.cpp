@@ -41,6 +41,15 @@ void http_session::deliver(std::string text, const mcp::message_route& route) {
     if (target) target->push(std::move(text), route.is_response);
 }
 
+void http_session::update_caller(const mcp::principal& who) {
+    {
+        std::lock_guard lock(mu_);
+        if (who.credential == credential_) return;
+        credential_ = who.credential;
+    }
+    connection_->set_caller(who);
+}
+
 bool http_session::open_request(const jsonrpc::request_id& id, std::shared_ptr<exchange> ex) {
     std::lock_guard lock(mu_);
     if (closed_) return false;

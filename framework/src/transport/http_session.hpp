@@ -53,12 +53,19 @@ private:
 /// principal it belongs to.
 class http_session : public std::enable_shared_from_this<http_session> {
 public:
-    http_session(std::string id, mcp::principal caller) : id_(std::move(id)), caller_(std::move(caller)) { touch(); }
+    http_session(std::string id, mcp::principal caller)
+        : id_(std::move(id)), caller_(std::move(caller)), credential_(caller_.credential) {
+        touch();
+    }
 
     void attach(std::shared_ptr<mcp::connection> c) { connection_ = std::move(c); }
     mcp::connection& connection() const noexcept { return *connection_; }
     const std::string& id() const noexcept { return id_; }
     const mcp::principal& caller() const noexcept { return caller_; }
+    /// A request of this session came with `who`'s credential (same principal id): when it is
+    /// another credential than the last one (a refreshed token, more scopes after a step-up),
+    /// the connection's calls see it from now on.
+    void update_caller(const mcp::principal& who);
 
     /// The send function for `server::connect_routed`: a message for a request goes to that
     /// request's stream, anything else to the newest GET stream; with no stream, it is dropped.
@@ -89,6 +96,7 @@ private:
     std::string id_;
     mcp::principal caller_;
     std::shared_ptr<mcp::connection> connection_;
+    std::shared_ptr<const mcp::credential> credential_;  // the latest one handed on; guarded by mu_
     std::atomic<std::chrono::steady_clock::rep> last_used_{0};
     // Guards the stream tables only; held for lookups, never while sending.
     mutable std::mutex mu_;

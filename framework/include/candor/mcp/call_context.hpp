@@ -23,10 +23,34 @@
 
 namespace candor::mcp {
 
+/// What an authenticator established about a caller besides its id: for OAuth, the verified
+/// claims of the access token (never the token itself).
+struct credential {
+    /// The token's issuer (`iss`) and subject (`sub`).
+    std::string issuer;
+    std::string subject;
+    /// The OAuth client the token was issued to (`client_id`, else `azp`); may be empty.
+    std::string client_id;
+    /// Granted scopes (broader scopes already expanded to the narrower ones they imply).
+    std::vector<std::string> scopes;
+    /// Groups or roles from the configured claim; empty when none is configured.
+    std::vector<std::string> groups;
+    /// When the token expires.
+    std::chrono::system_clock::time_point expires_at;
+
+    /// @return true if `scope` was granted
+    bool has_scope(std::string_view scope) const noexcept;
+    /// @return true if the caller is in `group`
+    bool in_group(std::string_view group) const noexcept;
+};
+
 /// Who is calling, as the transport established it (bearer token, OS user, …). An empty `id`
 /// is an anonymous caller (e.g. stdio without authentication).
 struct principal {
     std::string id;
+    /// The verified facts behind `id` (OAuth); null when the transport has none (stdio, static
+    /// bearer tokens, in-memory): then a tool's required scopes do not apply to the caller.
+    std::shared_ptr<const mcp::credential> credential;
 };
 
 /// The connection-level facts a tool may want: who the client is and what it speaks.

@@ -174,6 +174,11 @@ public:
     /// Thread-safe; ordered with `receive` (both are posted to the strand).
     void assume_initialized(std::string protocol_version, std::string client_name, std::string client_version);
 
+    /// The transport authenticated the client anew (same principal id, a new credential: a
+    /// refreshed token, or more scopes after a step-up): requests received from now on see
+    /// `caller`; calls already running keep theirs. Thread-safe; ordered with `receive`.
+    void set_caller(mcp::principal caller);
+
     /// The transport is gone: cancel every call in flight and send nothing more. Thread-safe.
     void close();
 
@@ -415,6 +420,9 @@ public:
     /// Register the completer of a prompt's arguments or a template's variables (one per
     /// ref). A prompt or template without one completes to no values. Thread-safe.
     boost::system::result<void, registration_error> add_completion(completion_ref ref, completion_function fn);
+
+    /// The tool registered as `name`, or null. Thread-safe.
+    std::shared_ptr<const tool_handler> find_tool(std::string_view name) const;
 
     /// The tool's `tools/list` entry as the latest protocol version shows it, or null.
     boost::json::value describe_tool(std::string_view name) const;

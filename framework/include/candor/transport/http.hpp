@@ -31,6 +31,8 @@
 
 namespace candor::transport {
 
+class authenticator;
+
 /// A request to a path other than the MCP endpoint and the health probes (metrics, console).
 struct admin_request {
     std::string_view method;  ///< "GET", "POST", …
@@ -75,6 +77,9 @@ struct http_options {
     /// Bearer tokens and the principal each stands for. Empty: no authentication. Otherwise a
     /// request without a known token gets 401 with `WWW-Authenticate: Bearer`.
     std::map<std::string, mcp::principal, std::less<>> tokens;
+    /// Decides who calls instead of `tokens` (OAuth 2.1: `candor::auth::make_oauth`; see
+    /// authenticator.hpp and docs/auth.md). Null: `tokens` (or nobody) decides.
+    std::shared_ptr<transport::authenticator> authenticator;
 
     /// Bytes of the request line and headers; more gets 431 and the connection is closed.
     std::size_t max_header_bytes = 16 * 1024;
