@@ -166,6 +166,11 @@ private:
                                         jsonrpc::inbound message);
     /// Write one complete response. @return whether the connection may serve another request
     net::awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
+    /// A stream for a response written on `conn`, bounded as the options say.
+    std::shared_ptr<exchange> new_exchange(tcp_connection& conn) const {
+        return std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages,
+                                          opts_.max_queued_bytes);
+    }
     /// Resolve the session of a request (400 without the header, 404 unknown or foreign).
     std::variant<std::shared_ptr<http_session>, refusal> session_of(const request_t& req, const mcp::principal& who);
     void request_done();
@@ -550,7 +555,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
         }
         auto session = std::make_shared<http_session>(std::string(), who);
         session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
-        auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+        auto ex = new_exchange(conn);
         session->open_request(request->id, ex);
         if (!is_initialize) {
             // Stateless servers initialize implicitly (each POST is self-contained), for the
@@ -601,7 +606,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     }
 
     const auto id = request->id;
-    auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+    auto ex = new_exchange(conn);
     if (!session->open_request(id, ex)) {
         jsonrpc::error_object e = jsonrpc::error_object::make(
             jsonrpc::error_code::invalid_request, "a request with this id is still being answered in this session");
@@ -642,7 +647,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
     http::response<http::empty_body> head{http::status::ok, req.version()};
     const bool keep = req.keep_alive();
     for (;;) {
-        auto [ec, text, final] = co_await ex->messages().async_receive(use_tuple);
+        auto [ec, text, final] = co_await ex->next();
         if (ec) {
             session->forget_request(id);
             if (sse) break;  // end the stream without a response
@@ -708,7 +713,7 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
         co_return co_await send(conn, &req, reply_);
     }
     auto session = std::move(std::get<std::shared_ptr<http_session>>(found));
-    auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+    auto ex = new_exchange(conn);
     if (!session->open_stream(ex, opts_.max_streams_per_session)) {
         const auto reply_ = refused(
             {409, "TOO_MANY_STREAMS",
@@ -736,7 +741,7 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
     // away frees its stream slot at once rather than at the next message.
     auto pump = [&]() -> net::awaitable<void> {
         for (;;) {
-            auto [rec, text, final] = co_await ex->messages().async_receive(use_tuple);
+            auto [rec, text, final] = co_await ex->next();
             if (rec) co_return;
             const auto event = chunk(sse_event(text));
             auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);

@@ -1,13 +1,28 @@
 // SPDX-License-Identifier: BSL-1.0
 #include "http_session.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/channel_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 namespace candor::transport::detail {
 
 void exchange::push(std::string text, bool final) {
     if (reason_.load() != end_reason::none) return;
+    const std::size_t size = text.size();
+    const std::size_t before = queued_bytes_.fetch_add(size);
+    if (before > 0 && before + size > max_bytes_) {
+        queued_bytes_.fetch_sub(size);
+        end(end_reason::overflow);
+        return;
+    }
     if (!channel_.try_send(boost::system::error_code{}, std::move(text), final)) end(end_reason::overflow);
+}
+
+boost::asio::awaitable<std::tuple<boost::system::error_code, std::string, bool>> exchange::next() {
+    auto got = co_await channel_.async_receive(boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (!std::get<0>(got)) queued_bytes_.fetch_sub(std::get<1>(got).size());
+    co_return got;
 }
 
 void exchange::end(end_reason why) {

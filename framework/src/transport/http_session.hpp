@@ -10,6 +10,7 @@
 #include <candor/mcp/server.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 
 #include <atomic>
@@ -20,6 +21,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -34,18 +36,27 @@ class exchange {
 public:
     using channel = boost::asio::experimental::concurrent_channel<void(boost::system::error_code, std::string, bool)>;
 
-    exchange(boost::asio::any_io_executor ex, std::size_t capacity) : channel_(std::move(ex), capacity) {}
+    /// @param max_messages messages queued and not yet taken by the writer
+    /// @param max_bytes their bytes (one message is always taken into an empty queue, however
+    /// large: a response must never be refused for its size alone)
+    exchange(boost::asio::any_io_executor ex, std::size_t max_messages, std::size_t max_bytes)
+        : channel_(std::move(ex), max_messages), max_bytes_(max_bytes) {}
 
     /// Queue one message (`final`: the response that completes the stream). Never blocks; a
-    /// reader that fell `capacity` messages behind loses its stream (reason `overflow`).
+    /// reader that fell `max_messages` messages or `max_bytes` bytes behind loses its stream
+    /// (reason `overflow`).
     void push(std::string text, bool final);
+    /// The next message: `(error, text, final)`; an error once the stream ended (`reason()` says
+    /// why).
+    boost::asio::awaitable<std::tuple<boost::system::error_code, std::string, bool>> next();
     /// End the stream; the reader's next receive fails and `reason()` says why.
     void end(end_reason why);
     end_reason reason() const noexcept { return reason_.load(); }
-    channel& messages() noexcept { return channel_; }
 
 private:
     channel channel_;
+    std::size_t max_bytes_;
+    std::atomic<std::size_t> queued_bytes_{0};
     std::atomic<end_reason> reason_{end_reason::none};
 };
 

@@ -100,6 +100,10 @@ struct http_options {
     std::size_t max_streams_per_session = 1;
     /// Messages queued for one stream whose client reads slowly; beyond it the stream is ended.
     std::size_t max_queued_messages = 1024;
+    /// Bytes of the messages queued for one stream; beyond it the stream is ended, as for
+    /// `max_queued_messages`. A message larger than this is still sent when nothing else waits
+    /// (a response is never refused for its size alone).
+    std::size_t max_queued_bytes = 1u << 20;
     /// On shutdown, how long requests in flight may still finish before they are cancelled.
     std::chrono::milliseconds shutdown_grace{10'000};
 

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: BSL-1.0
+// The HTTP transport against clients that misbehave on purpose: streams read slowly or not at
+// all, framing that is not quite HTTP, silent connections, one principal taking every session,
+// and probes while the server drains. Each test drives a real socket.
+#include <candor/transport/http.hpp>
+
+#include <candor/mcp/tool.hpp>
+
+#include "transport/http_client.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/json/parse.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+namespace mcp = candor::mcp;
+using tcp = net::ip::tcp;
+using boost::json::array;
+using boost::json::object;
+
+std::string initialize_body() {
+    return R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+           R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+}
+
+mcp::content_result text_result(std::string text) {
+    return mcp::content_result{array{object{{"type", "text"}, {"text", std::move(text)}}}};
+}
+
+class HttpHardening : public ::testing::Test {
+protected:
+    void SetUp() override {
+        srv_ = std::make_unique<mcp::server>(mcp::server_options{.log = {}});
+        // 100 progress notifications of 2 KB each, at once, then the answer.
+        srv_->add_tool(mcp::make_content_tool(
+                           mcp::tool_info("chatty", "Reports progress 100 times, then answers."),
+                           [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                               for (int i = 1; i <= 100; ++i) ctx.progress(i, 100, std::string(2000, 'p'));
+                               co_return text_result("done");
+                           }))
+            .value();
+        srv_->add_tool(
+                mcp::make_content_tool(mcp::tool_info("large", "Answers 8 KB."),
+                                       [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                           co_return text_result(std::string(8000, 'l'));
+                                       }))
+            .value();
+    }
+    void start(candor::transport::http_options opts) {
+        if (opts.threads == 0) opts.threads = 2;
+        http_ = std::make_unique<candor::transport::http_server>(*srv_, opts);
+        ASSERT_TRUE(http_->start());
+        port_ = http_->port();
+    }
+    void TearDown() override {
+        if (http_) http_->stop();
+    }
+
+    candor::test::http_reply post(const std::string& body, std::map<std::string, std::string> headers = {}) const {
+        headers.emplace("Content-Type", "application/json");
+        headers.emplace("Accept", "application/json, text/event-stream");
+        return candor::test::http_fetch(port_, http::verb::post, "/mcp", headers, body);
+    }
+    std::string initialize() const {
+        auto r = post(initialize_body());
+        EXPECT_EQ(r.status, 200u) << r.body;
+        const auto id = r.header("Mcp-Session-Id");
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status,
+                  202u);
+        return id;
+    }
+
+    std::unique_ptr<mcp::server> srv_;
+    std::unique_ptr<candor::transport::http_server> http_;
+    std::uint16_t port_ = 0;
+};
+
+// Data lines of an SSE body, one JSON message each.
+std::vector<boost::json::value> sse_messages(const std::string& body) {
+    std::vector<boost::json::value> out;
+    for (std::size_t pos = 0; (pos = body.find("data: ", pos)) != std::string::npos;) {
+        const auto end = body.find('\n', pos);
+        out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
+        pos = end;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_F(HttpHardening, AStreamThatFallsMaxQueuedBytesBehindEnds) {
+    // One I/O thread: the tool's 100 notifications (200 KB) are all queued before the response
+    // writer runs, as they would be for a client that reads nothing.
+    candor::transport::http_options opts;
+    opts.threads = 1;
+    opts.max_queued_bytes = 64 << 10;
+    start(opts);
+    const auto session = initialize();
+    auto r = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","arguments":{},)"
+                  R"("_meta":{"progressToken":"p"}}})",
+                  {{"Mcp-Session-Id", session}});
+    // The first notification went out before the others piled up; then the stream ended, without
+    // the response (the spec's "the server may close the stream"; the client may retry).
+    ASSERT_EQ(r.status, 200u);
+    EXPECT_EQ(r.header("Content-Type"), "text/event-stream");
+    const auto events = sse_messages(r.body);
+    EXPECT_LT(events.size(), 101u);
+    for (const auto& e : events) EXPECT_FALSE(e.as_object().contains("id")) << "the response came after all";
+    // The session still serves.
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", {{"Mcp-Session-Id", session}}).status, 200u);
+}
+
+TEST_F(HttpHardening, AResponseLargerThanMaxQueuedBytesIsStillSent) {
+    candor::transport::http_options opts;
+    opts.max_queued_bytes = 1024;
+    start(opts);
+    const auto session = initialize();
+    auto r = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"large","arguments":{}}})",
+                  {{"Mcp-Session-Id", session}});
+    ASSERT_EQ(r.status, 200u);
+    EXPECT_EQ(boost::json::parse(r.body).at("result").at("content").at(0).at("text").as_string().size(), 8000u);
+}
