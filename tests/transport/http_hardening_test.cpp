@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,7 +97,97 @@ std::vector<boost::json::value> sse_messages(const std::string& body) {
     return out;
 }
 
+std::string data_code(const std::string& body) {
+    return std::string(boost::json::parse(body).at("error").at("data").at("code").as_string());
+}
+
+// What a client that sends `bytes` as they are gets: the response, and whether the server
+// closed the connection after it.
+struct raw_reply {
+    unsigned status = 0;
+    std::string body;
+    bool closed = false;
+};
+
+raw_reply send_raw(std::uint16_t port, const std::string& bytes) {
+    net::io_context ioc;
+    tcp::socket s(ioc);
+    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    net::write(s, net::buffer(bytes));
+    boost::beast::flat_buffer buf;
+    http::response<http::string_body> res;
+    boost::system::error_code ec;
+    http::read(s, buf, res, ec);
+    raw_reply out;
+    if (ec) return out;
+    out.status = res.result_int();
+    out.body = res.body();
+    char byte;
+    s.read_some(net::buffer(&byte, 1), ec);
+    out.closed = ec == net::error::eof;
+    return out;
+}
+
+// A POST of one ping on a fresh session, with `framing` for its body's framing fields and
+// `body` as sent.
+std::string ping_post(const std::string& framing, const std::string& body) {
+    return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+           "Accept: application/json, text/event-stream\r\n" +
+           framing + "\r\n" + body;
+}
+
 }  // namespace
+
+TEST_F(HttpHardening, FramingThatIsNotQuiteHttpIsRefusedAndTheConnectionClosed) {
+    start({});
+    const std::string init = initialize_body();
+    const std::string hex = [&] {
+        char b[16];
+        std::snprintf(b, sizeof b, "%zx", init.size());
+        return std::string(b);
+    }();
+    const std::string chunked_body = hex + "\r\n" + init + "\r\n0\r\n\r\n";
+    const std::string length = "Content-Length: " + std::to_string(init.size()) + "\r\n";
+    // The same initialize, framed properly, is served: the refusals below are for the framing.
+    EXPECT_EQ(send_raw(port_, ping_post("Connection: close\r\nTransfer-Encoding: chunked\r\n", chunked_body)).status,
+              200u);
+    EXPECT_EQ(send_raw(port_, ping_post("Connection: close\r\n" + length, init)).status, 200u);
+
+    struct refused_case {
+        std::string what, bytes;
+        unsigned status;
+        std::string code;
+    };
+    const std::vector<refused_case> cases = {
+        {"a coding the server does not decode", ping_post("Transfer-Encoding: gzip, chunked\r\n", chunked_body), 501,
+         "UNSUPPORTED_TRANSFER_CODING"},
+        {"obsolete line folding", ping_post("X-Note: a\r\n folded\r\n" + length, init), 400, "OBSOLETE_LINE_FOLDING"},
+        {"a list of lengths",
+         ping_post("Content-Length: " + std::to_string(init.size()) + ", " + std::to_string(init.size()) + "\r\n",
+                   init),
+         400, "BAD_CONTENT_LENGTH"},
+        {"both framings", ping_post(length + "Transfer-Encoding: chunked\r\n", chunked_body), 400,
+         "CONFLICTING_FRAMING"},
+        {"two Transfer-Encoding lines",
+         ping_post("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", chunked_body), 400,
+         "BAD_TRANSFER_ENCODING"},
+        {"Transfer-Encoding on HTTP/1.0",
+         "POST /mcp HTTP/1.0\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked_body, 400,
+         "TRANSFER_ENCODING_IN_HTTP10"},
+        {"a bare LF", "POST /mcp HTTP/1.1\nHost: 127.0.0.1\r\n" + length + "\r\n" + init, 400, "BARE_LINE_BREAK"},
+        {"a NUL in a field", ping_post(std::string("X-Note: a\0b\r\n", 14) + length, init), 400, "INVALID_HEADER_BYTE"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        const auto r = send_raw(port_, c.bytes);
+        EXPECT_EQ(r.status, c.status) << r.body;
+        if (r.status == c.status) {
+            EXPECT_EQ(data_code(r.body), c.code);
+        }
+        EXPECT_TRUE(r.closed) << "the connection must not be reused after a framing error";
+    }
+    EXPECT_EQ(http_->session_count(), 2u) << "only the two well-framed initializes opened a session";
+}
 
 TEST_F(HttpHardening, AStreamThatFallsMaxQueuedBytesBehindEnds) {
     // One I/O thread: the tool's 100 notifications (200 KB) are all queued before the response

@@ -9,6 +9,7 @@
 
 #include <candor/transport/http.hpp>
 
+#include "http_request_reader.hpp"
 #include "http_session.hpp"
 
 #include <candor/jsonrpc/encode.hpp>
@@ -27,6 +28,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 
@@ -55,7 +57,6 @@ namespace {
 
 constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
-using request_t = http::request<http::string_body>;
 using header_list = std::vector<std::pair<std::string_view, std::string>>;
 
 // Built outside coroutine bodies: GCC 12 miscompiles braced lists of string literals there.
@@ -155,6 +156,9 @@ private:
     net::awaitable<void> sweep_loop();
     net::awaitable<void> serve_connection(std::shared_ptr<tcp_connection> conn);
     net::awaitable<void> reject_connection(std::shared_ptr<tcp_connection> conn);
+    /// Read into `buffer` until `reader` has a request or a refusal. @return false if the
+    /// connection failed or timed out first
+    net::awaitable<bool> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer, request_reader& reader);
     /// @return whether the connection may serve another request
     net::awaitable<bool> handle(tcp_connection& conn, request_t& req);
     net::awaitable<bool> handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who);
@@ -338,51 +342,37 @@ net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connectio
             if (ec) co_return;
             buffer.commit(n);
         }
-        // From the first byte on, the whole request must arrive within the read timeout.
+        // From the first byte on, the whole request must arrive within the read timeout. A
+        // timeout or a client gone needs no answer (tcp_stream has already closed the socket).
         stream.expires_after(opts_.read_timeout);
-        http::request_parser<http::string_body> parser;
-        parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts_.max_header_bytes, UINT32_MAX)));
-        parser.body_limit(max_body_);
-        auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, use_tuple);
-        if (!ec && parser.content_length() && *parser.content_length() > max_body_) ec = http::error::body_limit;
-        if (!ec) std::tie(ec, n) = co_await http::async_read(stream, buffer, parser, use_tuple);
-        if (ec == http::error::header_limit) {
-            {
-                const auto reply_ =
-                    refused({431, "HEADERS_TOO_LARGE",
-                             "request headers are larger than " + std::to_string(opts_.max_header_bytes) + " bytes"},
-                            {});
-                co_await send(*conn, nullptr, reply_);
-            }
-            co_return;
-        }
-        if (ec == http::error::body_limit) {
-            // Answered without reading the rest of the body; the connection cannot be reused.
-            {
-                const auto reply_ = refused(
-                    {413, "BODY_TOO_LARGE", "the body is larger than " + std::to_string(max_body_) + " bytes"}, {});
-                co_await send(*conn, nullptr, reply_);
-            }
-            co_return;
-        }
-        // A timeout (slowloris) needs no answer: tcp_stream has already closed the socket.
-        if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
-            ec == net::error::connection_reset)
-            co_return;
-        if (ec) {
-            {
-                const auto reply_ = refused({400, "BAD_HTTP_REQUEST", "malformed HTTP request: " + ec.message()}, {});
-                co_await send(*conn, nullptr, reply_);
-            }
+        request_reader reader(opts_.max_header_bytes, max_body_);
+        if (!co_await read_request(stream, buffer, reader)) co_return;
+        if (reader.status() == request_reader::state::refused) {
+            // Malformed or over a limit: answered, and the connection closed, since where the
+            // next request would start is not known (a body over the limit is not read).
+            const auto reply_ = refused(reader.refusal(), {});
+            co_await send(*conn, nullptr, reply_);
             co_return;
         }
         stream.expires_never();
-        auto req = parser.release();
+        auto req = reader.release();
         if (!co_await handle(*conn, req)) {
             boost::system::error_code ignored;
             stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
             co_return;
         }
+    }
+}
+
+net::awaitable<bool> http_engine::read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                               request_reader& reader) {
+    for (;;) {
+        const auto data = buffer.data();
+        buffer.consume(reader.feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
+        if (reader.status() != request_reader::state::need_more) co_return true;
+        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(beast::read_size(buffer, 65536)), use_tuple);
+        if (ec) co_return false;
+        buffer.commit(n);
     }
 }
 
