@@ -15,9 +15,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <sys/socket.h>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -136,6 +139,16 @@ std::string ping_post(const std::string& framing, const std::string& body) {
            framing + "\r\n" + body;
 }
 
+// Waits for the server to close `s`: 0 once it did, 1 if it sent a byte, -1 if nothing happened
+// within ten seconds (a read timeout keeps a regression from hanging the test).
+int wait_for_close(tcp::socket& s) {
+    const timeval ten_seconds{10, 0};
+    ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
+    char byte;
+    const auto n = ::recv(s.native_handle(), &byte, 1, 0);
+    return n < 0 ? -1 : static_cast<int>(n);
+}
+
 }  // namespace
 
 TEST_F(HttpHardening, FramingThatIsNotQuiteHttpIsRefusedAndTheConnectionClosed) {
@@ -220,4 +233,38 @@ TEST_F(HttpHardening, AResponseLargerThanMaxQueuedBytesIsStillSent) {
                   {{"Mcp-Session-Id", session}});
     ASSERT_EQ(r.status, 200u);
     EXPECT_EQ(boost::json::parse(r.body).at("result").at("content").at(0).at("text").as_string().size(), 8000u);
+}
+
+TEST_F(HttpHardening, SilentConnectionsAtTheCapGiveWayToARealClient) {
+    candor::transport::http_options opts;
+    opts.max_connections = 50;
+    start(opts);
+    net::io_context ioc;
+    std::vector<std::unique_ptr<tcp::socket>> silent;
+    for (int i = 0; i < 60; ++i) {
+        silent.push_back(std::make_unique<tcp::socket>(ioc));
+        silent.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+    }
+    // Every one of them accepted (the server counts those it closed until they are gone).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (http_->connection_count() < 50 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    ASSERT_GE(http_->connection_count(), 50u);
+    // The cap is full of connections that only wait: the longest waiting gives way.
+    const auto r = post(initialize_body());
+    EXPECT_EQ(r.status, 200u) << r.body;
+    // The first silent connection was closed for it, without an answer.
+    EXPECT_EQ(wait_for_close(*silent.front()), 0);
+}
+
+TEST_F(HttpHardening, AConnectionThatSendsNothingIsClosedAfterTheHeaderTimeout) {
+    candor::transport::http_options opts;
+    opts.header_timeout = std::chrono::milliseconds(200);
+    opts.idle_timeout = std::chrono::minutes(5);
+    start(opts);
+    net::io_context ioc;
+    tcp::socket s(ioc);
+    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+    // Not the idle timeout: the server closes a silent connection once the header timeout has
+    // passed since the accept.
+    EXPECT_EQ(wait_for_close(s), 0) << "closed without an answer";
 }

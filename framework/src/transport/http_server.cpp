@@ -128,6 +128,30 @@ std::optional<jsonrpc::request_id> id_from(const boost::json::value* v) {
 struct tcp_connection {
     explicit tcp_connection(tcp::socket s) : stream(std::move(s)) {}
     beast::tcp_stream stream;
+    const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
+
+    /// It waits for a request (its first, or the next on a kept-alive connection).
+    void mark_idle() noexcept {
+        std::int64_t busy = 0;
+        idle_since_.compare_exchange_strong(busy, std::chrono::steady_clock::now().time_since_epoch().count());
+    }
+    /// A request's first bytes arrived. @return false if the connection was picked to be closed
+    /// (at the connection cap) meanwhile: it must end without reading on
+    bool mark_busy() noexcept {
+        auto since = idle_since_.load();
+        while (since > 0)
+            if (idle_since_.compare_exchange_weak(since, 0)) return true;
+        return since == 0;
+    }
+    /// Since when it has been waiting for a request (steady-clock ticks), or 0 if it is not.
+    std::int64_t idle_since() const noexcept { return std::max<std::int64_t>(idle_since_.load(), 0); }
+    /// Pick it to be closed, if it still waits for a request since `since`. @return whether it was
+    bool claim_idle(std::int64_t since) noexcept { return since > 0 && idle_since_.compare_exchange_strong(since, -1); }
+
+private:
+    // Steady-clock ticks since it began to wait; 0 while it reads or answers a request; -1 once
+    // it was picked to be closed.
+    std::atomic<std::int64_t> idle_since_{0};
 };
 
 class http_engine {
@@ -156,9 +180,15 @@ private:
     net::awaitable<void> sweep_loop();
     net::awaitable<void> serve_connection(std::shared_ptr<tcp_connection> conn);
     net::awaitable<void> reject_connection(std::shared_ptr<tcp_connection> conn);
-    /// Read into `buffer` until `reader` has a request or a refusal. @return false if the
-    /// connection failed or timed out first
-    net::awaitable<bool> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer, request_reader& reader);
+    /// At the connection cap: close the connection that has waited longest for a request (a
+    /// kept-alive one between requests, or one that has sent nothing yet). @return false if none
+    /// waits
+    bool close_longest_idle();
+    /// Read into `buffer` until `reader` has a request or a refusal, the head by `head_deadline`
+    /// and the rest by `deadline`. @return false if the connection failed or timed out first
+    net::awaitable<bool> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer, request_reader& reader,
+                                      std::chrono::steady_clock::time_point head_deadline,
+                                      std::chrono::steady_clock::time_point deadline);
     /// @return whether the connection may serve another request
     net::awaitable<bool> handle(tcp_connection& conn, request_t& req);
     net::awaitable<bool> handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who);
@@ -296,8 +326,10 @@ net::awaitable<void> http_engine::accept_loop() {
             continue;  // e.g. EMFILE: keep serving the connections we have
         }
         auto conn = std::make_shared<tcp_connection>(std::move(socket));
+        conn->mark_idle();
         const auto n = next_connection_++;
-        const bool over = connections_.fetch_add(1) >= opts_.max_connections;
+        // At the cap, a connection that only waits gives its place to the newcomer.
+        const bool over = connections_.fetch_add(1) >= opts_.max_connections && !close_longest_idle();
         {
             std::lock_guard lock(mu_);
             live_.emplace(n, conn);
@@ -321,6 +353,31 @@ net::awaitable<void> http_engine::accept_loop() {
     }
 }
 
+bool http_engine::close_longest_idle() {
+    // A few tries: the one found may start a request before it is claimed.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        std::shared_ptr<tcp_connection> oldest;
+        std::int64_t since = 0;
+        {
+            std::lock_guard lock(mu_);
+            for (const auto& [n, weak] : live_) {
+                auto c = weak.lock();
+                const auto t = c ? c->idle_since() : 0;
+                if (t > 0 && (since == 0 || t < since)) {
+                    since = t;
+                    oldest = std::move(c);
+                }
+            }
+        }
+        if (!oldest) return false;
+        if (!oldest->claim_idle(since)) continue;
+        // Its pending read ends (or, if bytes arrived just now, mark_busy refuses them).
+        net::post(oldest->stream.get_executor(), [oldest] { oldest->stream.cancel(); });
+        return true;
+    }
+    return false;
+}
+
 net::awaitable<void> http_engine::reject_connection(std::shared_ptr<tcp_connection> conn) {
     conn->stream.expires_after(std::chrono::seconds(1));
     refusal r{503, "TOO_MANY_CONNECTIONS", "the server has too many open connections; try again later"};
@@ -333,20 +390,27 @@ net::awaitable<void> http_engine::reject_connection(std::shared_ptr<tcp_connecti
 net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connection> conn) {
     auto& stream = conn->stream;
     beast::flat_buffer buffer;
-    for (;;) {
+    // The first request's head must have arrived within header_timeout of the accept, so a
+    // connection that sends nothing holds its place no longer than that.
+    auto head_deadline = conn->accepted + opts_.header_timeout;
+    for (bool first = true;; first = false) {
         if (draining_) co_return;
         if (buffer.size() == 0) {
-            // Idle between requests: the idle timeout applies until the first byte.
-            stream.expires_after(opts_.idle_timeout);
+            // Waiting for a request: idle (the first to go at the connection cap); a kept-alive
+            // connection may wait idle_timeout for its next one.
+            stream.expires_at(first ? head_deadline : std::chrono::steady_clock::now() + opts_.idle_timeout);
+            conn->mark_idle();
             auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
-            if (ec) co_return;
+            if (!conn->mark_busy() || ec) co_return;
             buffer.commit(n);
         }
-        // From the first byte on, the whole request must arrive within the read timeout. A
-        // timeout or a client gone needs no answer (tcp_stream has already closed the socket).
-        stream.expires_after(opts_.read_timeout);
+        // From its first byte, a request's head must arrive within header_timeout (the first
+        // request's: from the accept) and the whole request within read_timeout. A timeout or a
+        // client gone needs no answer (tcp_stream has already closed the socket).
+        const auto first_byte = std::chrono::steady_clock::now();
+        if (!first) head_deadline = first_byte + opts_.header_timeout;
         request_reader reader(opts_.max_header_bytes, max_body_);
-        if (!co_await read_request(stream, buffer, reader)) co_return;
+        if (!co_await read_request(stream, buffer, reader, head_deadline, first_byte + opts_.read_timeout)) co_return;
         if (reader.status() == request_reader::state::refused) {
             // Malformed or over a limit: answered, and the connection closed, since where the
             // next request would start is not known (a body over the limit is not read).
@@ -365,11 +429,14 @@ net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connectio
 }
 
 net::awaitable<bool> http_engine::read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                               request_reader& reader) {
+                                               request_reader& reader,
+                                               std::chrono::steady_clock::time_point head_deadline,
+                                               std::chrono::steady_clock::time_point deadline) {
     for (;;) {
         const auto data = buffer.data();
         buffer.consume(reader.feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
         if (reader.status() != request_reader::state::need_more) co_return true;
+        stream.expires_at(reader.head_done() ? deadline : std::min(head_deadline, deadline));
         auto [ec, n] = co_await stream.async_read_some(buffer.prepare(beast::read_size(buffer, 65536)), use_tuple);
         if (ec) co_return false;
         buffer.commit(n);

@@ -81,6 +81,10 @@ struct http_options {
     /// Bytes of a POST body; default: the server's `message_limits.max_bytes`. A larger
     /// `Content-Length` gets 413 before any of the body is read, and the connection is closed.
     std::optional<std::size_t> max_body_bytes;
+    /// Time to receive a request's line and headers, counted from the accept for a connection's
+    /// first request and from the first byte for later ones; after it the connection is closed
+    /// without an answer (a connection that sends nothing holds its place no longer).
+    std::chrono::milliseconds header_timeout{10'000};
     /// Time to receive one whole request once its first byte arrived; after it the connection
     /// is closed without an answer (a client sending one byte a minute is cut off).
     std::chrono::milliseconds read_timeout{10'000};
@@ -88,7 +92,9 @@ struct http_options {
     std::chrono::milliseconds idle_timeout{60'000};
     /// Time to write one chunk of a response; a client that stops reading is cut off.
     std::chrono::milliseconds write_timeout{30'000};
-    /// Open TCP connections; more are answered 503 and closed.
+    /// Open TCP connections. At the cap, the connection that has waited longest for a request
+    /// (kept alive between requests, or silent since its accept) is closed to make room; only
+    /// when none waits is a new one answered 503 and closed.
     std::size_t max_connections = 1024;
     /// JSON-RPC requests being answered at once, server-wide; more get 503 with `Retry-After`.
     std::size_t max_requests_in_flight = 256;
