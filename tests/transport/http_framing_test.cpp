@@ -120,3 +120,62 @@ TEST(HttpFraming, ABodyIsNeverLookedAt) {
     EXPECT_EQ(judge(framing::inspect_head(post_with("Content-Length: 4\r\n") + std::string("\0\n\r ", 4), limit)),
               "ok");
 }
+
+namespace {
+
+// Decodes `text` fed in two pieces cut at `cut`: the body, or the refusal's status and code;
+// `used` the bytes taken.
+std::string decode(const std::string& text, std::size_t cut, std::size_t& used, std::size_t max_body = 1000,
+                   std::size_t max_line = 64) {
+    framing::chunked_decoder d(max_body, max_line);
+    std::string body;
+    used = d.feed(std::string_view(text).substr(0, cut), body);
+    if (!d.done() && !d.refused()) used += d.feed(std::string_view(text).substr(cut), body);
+    if (const auto* r = d.refused()) return std::to_string(r->status) + " " + std::string(r->code);
+    return d.done() ? body : "more";
+}
+
+// The verdict whole, checked to be the same for every cut.
+std::string decode_in_pieces(const std::string& text, std::size_t max_body = 1000, std::size_t max_line = 64) {
+    std::size_t used_whole = 0;
+    const auto whole = decode(text, text.size(), used_whole, max_body, max_line);
+    for (std::size_t cut = 0; cut < text.size(); ++cut) {
+        std::size_t used = 0;
+        const auto v = decode(text, cut, used, max_body, max_line);
+        if (v != whole || used != used_whole) return "cut at " + std::to_string(cut) + ": " + v + ", whole: " + whole;
+    }
+    return whole;
+}
+
+}  // namespace
+
+TEST(HttpFraming, AChunkedBodyIsDecodedWithExtensionsAndTrailersDropped) {
+    EXPECT_EQ(decode_in_pieces("5\r\nhello\r\n6;name=\"v a\"\r\n world\r\n0\r\n\r\n"), "hello world");
+    EXPECT_EQ(decode_in_pieces("A \t;x\r\n0123456789\r\n000\r\nX-Sum: 1\r\nY: 2\r\n\r\n"), "0123456789");
+    EXPECT_EQ(decode_in_pieces("0\r\n\r\n"), "");
+    // The bytes after the body are not taken: they are the next request's.
+    std::size_t used = 0;
+    const std::string body = "3\r\nabc\r\n0\r\n\r\n";
+    EXPECT_EQ(decode(body + "GET / HTTP/1.1\r\n", body.size() + 16, used), "abc");
+    EXPECT_EQ(used, body.size());
+    EXPECT_EQ(decode("3\r\nab", 5, used), "more");
+}
+
+TEST(HttpFraming, AChunkedBodyIsStrictAndBounded) {
+    EXPECT_EQ(decode_in_pieces("x\r\n"), "400 BAD_CHUNKED_BODY") << "no hex digit";
+    EXPECT_EQ(decode_in_pieces("5x\r\nhello\r\n0\r\n\r\n"), "400 BAD_CHUNKED_BODY");
+    EXPECT_EQ(decode_in_pieces("5 x\r\nhello\r\n0\r\n\r\n"), "400 BAD_CHUNKED_BODY");
+    EXPECT_EQ(decode_in_pieces("5\nhello\r\n0\r\n\r\n"), "400 BAD_CHUNKED_BODY") << "bare LF";
+    EXPECT_EQ(decode_in_pieces("5\r\nhelloX\r\n0\r\n\r\n"), "400 BAD_CHUNKED_BODY") << "data longer than its size";
+    EXPECT_EQ(decode_in_pieces("5;a\x01\r\nhello\r\n0\r\n\r\n"), "400 BAD_CHUNKED_BODY") << "control byte";
+    EXPECT_EQ(decode_in_pieces("0\r\nX: 1\n\r\n"), "400 BAD_CHUNKED_BODY") << "bare LF in a trailer";
+    EXPECT_EQ(decode_in_pieces("5;" + std::string(80, 'e') + "\r\nhello\r\n0\r\n\r\n"), "400 BAD_CHUNKED_BODY")
+        << "a size line over the line limit";
+    EXPECT_EQ(decode_in_pieces("0\r\nX: " + std::string(40, 't') + "\r\nY: " + std::string(40, 't') + "\r\n\r\n"),
+              "400 BAD_CHUNKED_BODY")
+        << "a trailer section over the line limit";
+    // Over the body limit as soon as a size shows it, without reading the chunk.
+    EXPECT_EQ(decode_in_pieces("800\r\n", 1000), "413 BODY_TOO_LARGE");
+    EXPECT_EQ(decode_in_pieces("200\r\n" + std::string(512, 'a') + "\r\n200\r\n", 1000), "413 BODY_TOO_LARGE");
+    EXPECT_EQ(decode_in_pieces("FFFFFFFFFFFFFFFFF\r\n"), "413 BODY_TOO_LARGE") << "past 2^64";
+}

@@ -149,4 +149,136 @@ verdict inspect_head(std::string_view received, std::size_t max_header_bytes, he
     return need_more{};
 }
 
+namespace {
+
+int hex_value(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+}  // namespace
+
+bool chunked_decoder::refuse(unsigned status, std::string_view code, std::string message) {
+    refused_ = refusal{status, code, std::move(message)};
+    state_ = state::refused;
+    return false;
+}
+
+std::size_t chunked_decoder::feed(std::string_view data, std::string& body) {
+    std::size_t i = 0;
+    while (i < data.size()) {
+        if (state_ == state::done || state_ == state::refused) return i;
+        if (state_ == state::data) {
+            // Chunk data is taken as it comes, whatever it holds.
+            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(size_, data.size() - i));
+            body.append(data.data() + i, n);
+            i += n;
+            size_ -= n;
+            decoded_ += n;
+            if (size_ == 0) state_ = state::data_cr;
+            continue;
+        }
+        const char c = data[i++];
+        const bool in_size_line = state_ == state::size || state_ == state::size_space || state_ == state::extension ||
+                                  state_ == state::size_lf;
+        if ((in_size_line || state_ == state::trailer || state_ == state::trailer_lf) && ++line_ > max_line_) {
+            refuse(400, "BAD_CHUNKED_BODY",
+                   in_size_line ? "a chunk-size line is longer than " + std::to_string(max_line_) + " bytes"
+                                : "the trailer section is longer than " + std::to_string(max_line_) + " bytes");
+            return i;
+        }
+        switch (state_) {
+            case state::size:
+                if (const int v = hex_value(c); v >= 0) {
+                    if (size_ > (std::numeric_limits<std::uint64_t>::max() >> 4)) {
+                        refuse(413, "BODY_TOO_LARGE", "a chunk is larger than " + std::to_string(max_body_) + " bytes");
+                        return i;
+                    }
+                    size_ = size_ * 16 + static_cast<std::uint64_t>(v);
+                    digits_ = true;
+                } else if (!digits_) {
+                    refuse(400, "BAD_CHUNKED_BODY", "a chunk must start with its size in hex digits");
+                } else if (c == ';') {
+                    state_ = state::extension;
+                } else if (c == ' ' || c == '\t') {
+                    state_ = state::size_space;
+                } else if (c == '\r') {
+                    state_ = state::size_lf;
+                } else {
+                    refuse(400, "BAD_CHUNKED_BODY", "a chunk size is followed by something other than an extension");
+                }
+                break;
+            case state::size_space:
+                if (c == ';') {
+                    state_ = state::extension;
+                } else if (c != ' ' && c != '\t') {
+                    refuse(400, "BAD_CHUNKED_BODY", "a chunk size is followed by something other than an extension");
+                }
+                break;
+            case state::extension:
+                // Extensions are read and ignored; they may hold anything but control bytes.
+                if (c == '\r') {
+                    state_ = state::size_lf;
+                } else if (is_control(static_cast<unsigned char>(c)) || c == '\n') {
+                    refuse(400, "BAD_CHUNKED_BODY", "a control byte or a bare LF in a chunk extension");
+                }
+                break;
+            case state::size_lf:
+                if (c != '\n') {
+                    refuse(400, "BAD_CHUNKED_BODY", "a CR not followed by LF after a chunk size");
+                } else if (size_ == 0) {
+                    state_ = state::trailer;  // the last chunk: its trailer section follows
+                    line_ = 0;
+                } else if (size_ > max_body_ - decoded_) {
+                    refuse(413, "BODY_TOO_LARGE", "the body is larger than " + std::to_string(max_body_) + " bytes");
+                } else {
+                    state_ = state::data;
+                }
+                break;
+            case state::data_cr:
+                if (c == '\r') {
+                    state_ = state::data_lf;
+                } else {
+                    refuse(400, "BAD_CHUNKED_BODY", "chunk data is not followed by CRLF");
+                }
+                break;
+            case state::data_lf:
+                if (c == '\n') {
+                    state_ = state::size;
+                    digits_ = false;
+                    line_ = 0;
+                } else {
+                    refuse(400, "BAD_CHUNKED_BODY", "chunk data is not followed by CRLF");
+                }
+                break;
+            case state::trailer:
+                // Trailer fields are read and dropped: the request has what its head said.
+                if (c == '\r') {
+                    state_ = state::trailer_lf;
+                } else if (is_control(static_cast<unsigned char>(c)) || c == '\n') {
+                    refuse(400, "BAD_CHUNKED_BODY", "a control byte or a bare LF in the trailer section");
+                } else {
+                    line_empty_ = false;
+                }
+                break;
+            case state::trailer_lf:
+                if (c != '\n') {
+                    refuse(400, "BAD_CHUNKED_BODY", "a CR not followed by LF in the trailer section");
+                } else if (line_empty_) {
+                    state_ = state::done;
+                } else {
+                    state_ = state::trailer;
+                    line_empty_ = true;
+                }
+                break;
+            case state::data:
+            case state::done:
+            case state::refused: break;
+        }
+    }
+    return i;
+}
+
 }  // namespace candor::transport::http_framing

@@ -2,7 +2,8 @@
 #include "http_request_reader.hpp"
 
 #include <boost/asio/buffer.hpp>
-#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/parser.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -14,13 +15,7 @@ namespace candor::transport::detail {
 namespace http = boost::beast::http;
 
 request_reader::request_reader(std::size_t max_header_bytes, std::size_t max_body_bytes)
-    : max_header_bytes_(max_header_bytes), max_body_bytes_(max_body_bytes) {
-    // The head is handed over whole, once the framing rules passed it: Beast's own limit must
-    // not be the smaller one.
-    parser_.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(max_header_bytes + 1, UINT32_MAX)));
-    parser_.body_limit(max_body_bytes);
-    parser_.eager(true);
-}
+    : max_header_bytes_(max_header_bytes), max_body_bytes_(max_body_bytes) {}
 
 std::size_t request_reader::feed(std::string_view data) {
     if (state_ != state::need_more) return 0;
@@ -46,40 +41,44 @@ std::size_t request_reader::feed_head(std::string_view data) {
         refuse({413, "BODY_TOO_LARGE", "the body is larger than " + std::to_string(max_body_bytes_) + " bytes"});
         return 0;
     }
+    // Beast reads the head (method, target, fields); the body is ours to read, as framed above.
+    http::request_parser<http::empty_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(h->size + 1, UINT32_MAX)));
     boost::system::error_code ec;
-    const auto used = parser_.put(boost::asio::buffer(data.data(), h->size), ec);
-    if (ec || !parser_.is_header_done()) {
+    parser.put(boost::asio::buffer(data.data(), h->size), ec);
+    if (ec || !parser.is_header_done()) {
         refuse({400, "BAD_HTTP_REQUEST",
                 "malformed HTTP request: " + (ec ? ec.message() : std::string("the head did not parse"))});
         return 0;
     }
+    request_ = request_t(std::move(parser.release().base()));
     head_ = *h;
-    if (parser_.is_done()) state_ = state::done;
-    return used;
+    switch (h->body) {
+        case http_framing::body_framing::none: state_ = state::done; break;
+        case http_framing::body_framing::content_length:
+            if (h->content_length == 0) state_ = state::done;
+            break;
+        case http_framing::body_framing::chunked: chunks_.emplace(max_body_bytes_, max_header_bytes_); break;
+    }
+    return h->size;
 }
 
 std::size_t request_reader::feed_body(std::string_view data) {
-    std::size_t used = 0;
-    while (!data.empty() && state_ == state::need_more) {
-        boost::system::error_code ec;
-        const auto n = parser_.put(boost::asio::buffer(data), ec);
-        used += n;
-        data.remove_prefix(n);
-        if (ec == http::error::need_more) break;
-        if (ec == http::error::body_limit) {
-            refuse({413, "BODY_TOO_LARGE", "the body is larger than " + std::to_string(max_body_bytes_) + " bytes"});
-        } else if (ec) {
-            refuse({400, "BAD_HTTP_REQUEST", "malformed HTTP request: " + ec.message()});
-        } else if (parser_.is_done()) {
+    auto& body = request_.body();
+    if (chunks_) {
+        const auto used = chunks_->feed(data, body);
+        if (const auto* r = chunks_->refused()) {
+            refuse(*r);
+        } else if (chunks_->done()) {
             state_ = state::done;
-        } else if (n == 0) {
-            break;
         }
+        return used;
     }
-    // What the parser leaves untaken is a chunk header or trailer line it has not seen the end
-    // of: bounded like a head, so a client cannot make the server buffer one without end.
-    if (state_ == state::need_more && data.size() >= max_header_bytes_)
-        refuse({400, "BAD_HTTP_REQUEST", "a chunk header or trailer longer than the header limit"});
+    // Content-Length: exactly that many bytes (what follows is the next request's).
+    const auto want = static_cast<std::size_t>(head_->content_length - body.size());
+    const auto used = std::min(want, data.size());
+    body.append(data.data(), used);
+    if (body.size() == head_->content_length) state_ = state::done;
     return used;
 }
 

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Reads one HTTP request from bytes as they arrive, without I/O: the framing rules
-// (http_framing::inspect_head) judge the head first, then Beast's parser reads the head and the
-// body. Private to the transport module; the HTTP server feeds it what the socket brings, the
-// fuzz target (fuzz/http_request_fuzz.cpp) feeds it any bytes, in pieces.
+// (http_framing::inspect_head) judge the head, Beast's parser reads it into a request, and the
+// body is read as the head framed it (Content-Length bytes, or http_framing::chunked_decoder).
+// Private to the transport module; the HTTP server feeds it what the socket brings, the fuzz
+// target (fuzz/http_request_fuzz.cpp) feeds it any bytes, in pieces.
 
 #include <candor/transport/http_framing.hpp>
 #include <candor/transport/http_policy.hpp>
 
-#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include <cstddef>
@@ -43,7 +44,7 @@ public:
     /// Why the request was refused (with `state::refused`).
     const http_policy::refusal& refusal() const noexcept { return *refusal_; }
     /// The request (with `state::done`).
-    request_t release() { return parser_.release(); }
+    request_t release() { return std::move(request_); }
 
 private:
     std::size_t feed_head(std::string_view data);
@@ -56,7 +57,8 @@ private:
     http_framing::head_progress progress_;
     std::optional<http_framing::head> head_;
     std::optional<http_policy::refusal> refusal_;
-    boost::beast::http::request_parser<boost::beast::http::string_body> parser_;
+    request_t request_;
+    std::optional<http_framing::chunked_decoder> chunks_;
 };
 
 }  // namespace candor::transport::detail

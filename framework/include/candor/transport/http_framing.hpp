@@ -12,12 +12,15 @@
 /// `Content-Length` and `Transfer-Encoding`, `Transfer-Encoding` on several lines, on HTTP/1.0,
 /// or anything but a single `chunked` (`gzip, chunked` is 501: the coding is not supported).
 /// The codes are in docs/http.md. Everything else about the head (method, target, field
-/// syntax) is left to the HTTP parser that reads it next.
+/// syntax) is left to the HTTP parser that reads it next; a chunked body is decoded here too
+/// (`chunked_decoder`).
 
 #include <candor/transport/http_policy.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -69,5 +72,55 @@ inline verdict inspect_head(std::string_view received, std::size_t max_header_by
     head_progress progress;
     return inspect_head(received, max_header_bytes, progress);
 }
+
+/// Decodes a chunked body (RFC 9112 §7.1) as its bytes arrive, one byte's state at a time, so
+/// the verdict never depends on how the bytes were cut. Strict: hex sizes, CRLF line ends,
+/// chunk extensions of visible characters (read and ignored), trailer fields (read and
+/// dropped); anything else is 400 `BAD_CHUNKED_BODY`. Bounded: a size line or the trailer
+/// section longer than `max_line_bytes` is 400 `BAD_CHUNKED_BODY`, a body over `max_body_bytes`
+/// is 413 `BODY_TOO_LARGE` as soon as a chunk's size shows it.
+class chunked_decoder {
+public:
+    /// @param max_body_bytes decoded bytes allowed
+    /// @param max_line_bytes bytes of one chunk-size line, and of the whole trailer section
+    chunked_decoder(std::size_t max_body_bytes, std::size_t max_line_bytes) noexcept
+        : max_body_(max_body_bytes), max_line_(max_line_bytes) {}
+
+    /// Decodes what it can of `data`, appending the chunks' bytes to `body`.
+    /// @return the bytes of `data` used: all of them, unless the body ended (the rest is the
+    /// next request's) or was refused
+    std::size_t feed(std::string_view data, std::string& body);
+
+    /// The body has ended (its last chunk and trailer section were read).
+    bool done() const noexcept { return state_ == state::done; }
+    /// Why the body was refused, if it was.
+    const http_policy::refusal* refused() const noexcept { return refused_ ? &*refused_ : nullptr; }
+
+private:
+    enum class state {
+        size,
+        size_space,
+        extension,
+        size_lf,
+        data,
+        data_cr,
+        data_lf,
+        trailer,
+        trailer_lf,
+        done,
+        refused
+    };
+    bool refuse(unsigned status, std::string_view code, std::string message);
+
+    std::size_t max_body_;
+    std::size_t max_line_;
+    state state_ = state::size;
+    std::uint64_t size_ = 0;  // of the chunk being read (its size line, then what is left of it)
+    bool digits_ = false;     // the size line has a hex digit
+    std::size_t line_ = 0;    // bytes of the size line, or of the whole trailer section
+    bool line_empty_ = true;  // the trailer line being read has no bytes yet
+    std::size_t decoded_ = 0;
+    std::optional<http_policy::refusal> refused_;
+};
 
 }  // namespace candor::transport::http_framing
