@@ -268,3 +268,87 @@ TEST_F(HttpHardening, AConnectionThatSendsNothingIsClosedAfterTheHeaderTimeout) 
     // passed since the accept.
     EXPECT_EQ(wait_for_close(s), 0) << "closed without an answer";
 }
+
+namespace {
+
+candor::transport::http_options with_principals(std::size_t max_sessions, std::size_t share) {
+    candor::transport::http_options opts;
+    opts.tokens = {{"admin-token", mcp::principal{"admin"}},
+                   {"team-a-token", mcp::principal{"team-a"}},
+                   {"team-c-token", mcp::principal{"team-c"}}};
+    opts.max_sessions = max_sessions;
+    opts.max_sessions_per_principal = share;
+    return opts;
+}
+
+std::map<std::string, std::string> bearer(const std::string& token, const std::string& session = {}) {
+    std::map<std::string, std::string> h{{"Authorization", "Bearer " + token}};
+    if (!session.empty()) h.emplace("Mcp-Session-Id", session);
+    return h;
+}
+
+}  // namespace
+
+TEST_F(HttpHardening, OnePrincipalCannotTakeEverySession) {
+    start(with_principals(8, 4));
+    // admin opens 20 sessions: past its share of 4, its own oldest give way, and nobody else's.
+    std::vector<std::string> admin;
+    for (int i = 0; i < 20; ++i) {
+        const auto r = post(initialize_body(), bearer("admin-token"));
+        ASSERT_EQ(r.status, 200u) << "initialize " << i << ": " << r.body;
+        admin.push_back(r.header("Mcp-Session-Id"));
+    }
+    EXPECT_EQ(http_->session_count(), 4u);
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", bearer("admin-token", admin.front())).status, 404u)
+        << "the oldest gave way";
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", bearer("admin-token", admin.back())).status, 200u);
+    // team-a still gets its share.
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(post(initialize_body(), bearer("team-a-token")).status, 200u);
+    EXPECT_EQ(http_->session_count(), 8u);
+}
+
+TEST_F(HttpHardening, AFullTableClosesASessionNobodyUsedBeforeOneInUse) {
+    start(with_principals(8, 4));
+    std::vector<std::string> admin;
+    std::vector<std::string> team_a;
+    for (int i = 0; i < 4; ++i) {
+        admin.push_back(post(initialize_body(), bearer("admin-token")).header("Mcp-Session-Id"));
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", bearer("admin-token", admin.back())).status,
+                  200u);
+    }
+    for (int i = 0; i < 4; ++i)
+        team_a.push_back(post(initialize_body(), bearer("team-a-token")).header("Mcp-Session-Id"));
+    // Full: team-c's initialize closes the least recently used session nobody used (team-a's
+    // first), not one of admin's sessions in use.
+    EXPECT_EQ(post(initialize_body(), bearer("team-c-token")).status, 200u);
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", bearer("team-a-token", team_a.front())).status, 404u);
+    for (const auto& id : admin)
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", bearer("admin-token", id)).status, 200u);
+    EXPECT_EQ(http_->session_count(), 8u);
+}
+
+TEST_F(HttpHardening, ASessionWithAnOpenStreamNeverGivesWay) {
+    start(with_principals(8, 2));
+    net::io_context ioc;
+    std::vector<std::unique_ptr<tcp::socket>> streams;
+    for (int i = 0; i < 2; ++i) {
+        const auto id = post(initialize_body(), bearer("admin-token")).header("Mcp-Session-Id");
+        streams.push_back(std::make_unique<tcp::socket>(ioc));
+        streams.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+        const std::string get =
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+            "Authorization: Bearer admin-token\r\nMcp-Session-Id: " +
+            id + "\r\n\r\n";
+        net::write(*streams.back(), net::buffer(get));
+        boost::beast::flat_buffer buf;
+        http::response_parser<http::empty_body> head;
+        http::read_header(*streams.back(), buf, head);
+        ASSERT_EQ(head.get().result_int(), 200u);
+    }
+    // Both of admin's sessions are busy: a third is refused rather than cut one off.
+    const auto r = post(initialize_body(), bearer("admin-token"));
+    EXPECT_EQ(r.status, 503u);
+    EXPECT_EQ(data_code(r.body), "TOO_MANY_SESSIONS");
+    EXPECT_FALSE(r.header("Retry-After").empty());
+    EXPECT_EQ(post(initialize_body(), bearer("team-a-token")).status, 200u) << "others keep their share";
+}

@@ -165,7 +165,7 @@ public:
           ioc_(opts_.threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT),
           acceptor_(net::make_strand(ioc_)),
           sweep_timer_(ioc_),
-          sessions_(opts_.max_sessions, opts_.session_idle_timeout) {}
+          sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout) {}
 
     ~http_engine() { stop(); }
 
@@ -200,6 +200,9 @@ private:
                                         jsonrpc::inbound message);
     /// Write one complete response. @return whether the connection may serve another request
     net::awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
+    /// Whose share of the session table a session opened by `who` on `conn` counts against: the
+    /// principal, or for an anonymous caller (no tokens) the client's address.
+    static std::string share_of(tcp_connection& conn, const mcp::principal& who);
     /// A stream for a response written on `conn`, bounded as the options say.
     std::shared_ptr<exchange> new_exchange(tcp_connection& conn) const {
         return std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages,
@@ -582,6 +585,13 @@ std::variant<std::shared_ptr<http_session>, refusal> http_engine::session_of(con
     return s;
 }
 
+std::string http_engine::share_of(tcp_connection& conn, const mcp::principal& who) {
+    if (!who.id.empty()) return "principal " + who.id;
+    boost::system::error_code ec;
+    const auto peer = conn.stream.socket().remote_endpoint(ec);
+    return "address " + (ec ? std::string("unknown") : peer.address().to_string());
+}
+
 net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who) {
     const auto accept = req[http::field::accept];
     if (!http_policy::lists_media_type(accept, "application/json") ||
@@ -632,10 +642,9 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     std::string new_id;
     if (is_initialize && req.find(session_header) == req.end()) {
         new_id = http_policy::new_session_id();
-        session = std::make_shared<http_session>(new_id, who);
-        if (!sessions_.add(session)) {
-            const auto reply_ =
-                refused({503, "TOO_MANY_SESSIONS", "the server has too many live sessions"}, retry_after());
+        session = std::make_shared<http_session>(new_id, who, share_of(conn, who));
+        if (auto r = sessions_.add(session)) {
+            const auto reply_ = refused(*r, retry_after());
             co_return co_await send(conn, &req, reply_);
         }
         session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, new_id}));

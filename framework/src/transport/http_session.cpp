@@ -59,6 +59,7 @@ void http_session::deliver(std::string text, const mcp::message_route& route) {
 bool http_session::open_request(const jsonrpc::request_id& id, std::shared_ptr<exchange> ex) {
     std::lock_guard lock(mu_);
     if (closed_) return false;
+    ++requests_opened_;
     return requests_.emplace(id, std::move(ex)).second;
 }
 
@@ -83,6 +84,7 @@ bool http_session::open_stream(std::shared_ptr<exchange> ex, std::size_t max) {
     std::lock_guard lock(mu_);
     if (closed_ || streams_.size() >= max) return false;
     streams_.push_back(std::move(ex));
+    stream_opened_ = true;
     return true;
 }
 
@@ -110,14 +112,40 @@ bool http_session::expired(std::chrono::steady_clock::time_point now, std::chron
         std::lock_guard lock(mu_);
         if (!streams_.empty() || !requests_.empty()) return false;
     }
-    const auto last = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_used_.load()));
-    return now - last >= idle;
+    return now - last_used() >= idle;
 }
 
-bool session_table::add(std::shared_ptr<http_session> s) {
+session_facts http_session::facts(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const {
+    session_facts f;
+    f.id = id_;
+    f.owner = owner_;
+    f.last_used = last_used();
     std::lock_guard lock(mu_);
-    if (sessions_.size() >= max_) return false;
-    return sessions_.emplace(s->id(), s).second;
+    f.used = requests_opened_ > 1 || stream_opened_;
+    f.busy = !streams_.empty() || !requests_.empty();
+    f.expired = !f.busy && now - f.last_used >= idle;
+    return f;
+}
+
+std::optional<http_policy::refusal> session_table::add(std::shared_ptr<http_session> s) {
+    std::shared_ptr<http_session> gone;
+    {
+        std::lock_guard lock(mu_);
+        session_admission admission(s->owner(), limits_);
+        const auto now = std::chrono::steady_clock::now();
+        for (const auto& [id, live] : sessions_) admission.consider(live->facts(now, idle_));
+        auto decision = admission.decide();
+        if (decision.refused) return std::move(decision.refused);
+        if (!decision.evict.empty()) {
+            auto it = sessions_.find(decision.evict);
+            gone = std::move(it->second);
+            sessions_.erase(it);
+        }
+        sessions_.emplace(s->id(), std::move(s));
+    }
+    // Its later requests get 404, as for an expired session; the client may initialize again.
+    if (gone) gone->close(end_reason::session_closed);
+    return std::nullopt;
 }
 
 std::shared_ptr<http_session> session_table::find(std::string_view id) {

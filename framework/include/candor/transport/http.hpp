@@ -98,8 +98,15 @@ struct http_options {
     std::size_t max_connections = 1024;
     /// JSON-RPC requests being answered at once, server-wide; more get 503 with `Retry-After`.
     std::size_t max_requests_in_flight = 256;
-    /// Live sessions; an `initialize` beyond it gets 503.
+    /// Live sessions. When the table is full, an `initialize` closes (in this order) an expired
+    /// session, the least recently used session never used after its `initialize`, or the
+    /// caller's own least recently used session; a session with a request in flight or a stream
+    /// open is never closed, and when none can go the `initialize` gets 503.
     std::size_t max_sessions = 1024;
+    /// Live sessions one principal may hold (without tokens: one client address). Past it, its
+    /// own least recently used session is closed for the new one (503 when all are busy), so no
+    /// principal can take the table from the others.
+    std::size_t max_sessions_per_principal = 64;
     /// A session unused for this long expires (later requests with its id get 404).
     std::chrono::milliseconds session_idle_timeout{30 * 60'000};
     /// Standalone GET streams one session may hold open; one more gets 409.
