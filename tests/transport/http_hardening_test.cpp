@@ -10,14 +10,22 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/json/parse.hpp>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <memory>
+#include <mutex>
+#include <pthread.h>
 #include <string>
 #include <sys/socket.h>
 #include <thread>
@@ -351,4 +359,98 @@ TEST_F(HttpHardening, ASessionWithAnOpenStreamNeverGivesWay) {
     EXPECT_EQ(data_code(r.body), "TOO_MANY_SESSIONS");
     EXPECT_FALSE(r.header("Retry-After").empty());
     EXPECT_EQ(post(initialize_body(), bearer("team-a-token")).status, 200u) << "others keep their share";
+}
+
+TEST(HttpDrain, OnSigtermTheServerKeepsAcceptingAnswersReadyz503AndFinishesWhatIsInFlight) {
+    // serve_http on a thread of its own, which alone waits for SIGTERM (sent to it, not to the
+    // process); its log says which port it took.
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint16_t port = 0;
+    std::atomic<bool> call_running{false};
+    mcp::server srv(mcp::server_options{.log = [&](mcp::log_level, std::string_view text) {
+        const auto at = text.find("http://127.0.0.1:");
+        if (at == std::string_view::npos) return;
+        std::lock_guard lock(mu);
+        port = static_cast<std::uint16_t>(std::stoi(std::string(text.substr(at + 17))));
+        cv.notify_all();
+    }});
+    srv.add_tool(mcp::make_content_tool(mcp::tool_info("slow", "Answers after 300 ms."),
+                                        [&](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                            call_running = true;
+                                            net::steady_timer t(co_await net::this_coro::executor,
+                                                                std::chrono::milliseconds(300));
+                                            co_await t.async_wait(net::use_awaitable);
+                                            co_return text_result("done");
+                                        }))
+        .value();
+    candor::transport::http_options opts;
+    opts.threads = 2;
+    opts.drain_period = std::chrono::minutes(1);  // ended below by a second signal
+    int status = -1;
+    std::thread serving([&] { status = candor::transport::serve_http(srv, opts); });
+    std::thread call;
+    // However the test ends: the server is stopped (two signals: the drain period, then at once).
+    struct stop_at_end {
+        std::thread& serving;
+        std::thread& call;
+        ~stop_at_end() {
+            if (call.joinable()) call.join();
+            for (int i = 0; i < 2 && serving.joinable(); ++i) ::pthread_kill(serving.native_handle(), SIGTERM);
+            if (serving.joinable()) serving.join();
+        }
+    } stop{serving, call};
+    {
+        std::unique_lock lock(mu);
+        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return port != 0; }));
+    }
+    // A refused connection is status 0, not an exception: the regression this test guards
+    // against is a listener that closes at once.
+    auto fetch = [&](http::verb verb, const std::string& target, std::map<std::string, std::string> headers = {},
+                     const std::string& body = {}) {
+        try {
+            return candor::test::http_fetch(port, verb, target, headers, body);
+        } catch (const std::exception&) {
+            return candor::test::http_reply{};
+        }
+    };
+    auto post = [&](const std::string& body, std::map<std::string, std::string> headers = {}) {
+        headers.emplace("Content-Type", "application/json");
+        headers.emplace("Accept", "application/json, text/event-stream");
+        return fetch(http::verb::post, "/mcp", headers, body);
+    };
+    const auto session = post(initialize_body()).header("Mcp-Session-Id");
+    ASSERT_FALSE(session.empty());
+    candor::test::http_reply in_flight;
+    call = std::thread([&] {
+        in_flight = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}})",
+                         {{"Mcp-Session-Id", session}});
+    });
+    while (!call_running) std::this_thread::yield();
+
+    ASSERT_EQ(::pthread_kill(serving.native_handle(), SIGTERM), 0);
+    // Still accepting: a probe gets an answer, and it says "not ready" (poll until the signal
+    // was taken: before that, 200).
+    unsigned ready = 200;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ready == 200 && std::chrono::steady_clock::now() < give_up) ready = fetch(http::verb::get, "/readyz").status;
+    EXPECT_EQ(ready, 503u);
+    EXPECT_EQ(fetch(http::verb::get, "/healthz").status, 200u);
+    const auto refused = post(initialize_body());
+    ASSERT_EQ(refused.status, 503u);
+    EXPECT_EQ(data_code(refused.body), "DRAINING");
+    EXPECT_FALSE(refused.header("Retry-After").empty());
+    // What the client sends about work in flight (a notification, a reply) still gets through.
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}})",
+                   {{"Mcp-Session-Id", session}})
+                  .status,
+              202u);
+    // The call that was running is answered.
+    call.join();
+    EXPECT_EQ(in_flight.status, 200u);
+    EXPECT_EQ(boost::json::parse(in_flight.body).at("result").at("content").at(0).at("text"), "done");
+
+    ASSERT_EQ(::pthread_kill(serving.native_handle(), SIGTERM), 0);  // ends the drain period
+    serving.join();
+    EXPECT_EQ(status, 0);
 }

@@ -81,6 +81,10 @@ reply refused(const refusal& r, header_list headers) {
                  std::move(headers)};
 }
 
+reply draining_refusal() {
+    return refused({503, "DRAINING", "the server is shutting down; try again (elsewhere)"}, retry_after());
+}
+
 // The session header, as the spec spells it (HTTP field names are case-insensitive).
 constexpr std::string_view session_header = "Mcp-Session-Id";
 constexpr std::string_view version_header = "MCP-Protocol-Version";
@@ -170,6 +174,7 @@ public:
     ~http_engine() { stop(); }
 
     boost::system::result<void> start();
+    void drain();
     void stop();
     std::uint16_t port() const noexcept { return port_; }
     std::size_t session_count() const { return sessions_.size(); }
@@ -255,13 +260,18 @@ boost::system::result<void> http_engine::start() {
     return {};
 }
 
+// Nothing is closed here: a connection that was about to send a request (a load balancer's
+// probe) would see it fail. Every response from now on says `Connection: close`, and stop()
+// closes what is left.
+void http_engine::drain() { draining_ = true; }
+
 void http_engine::stop() {
     {
         std::lock_guard lock(mu_);
         if (!started_ || stopped_) return;
         stopped_ = true;
     }
-    draining_ = true;
+    drain();
     net::post(acceptor_.get_executor(), [this] {
         boost::system::error_code ignored;
         acceptor_.close(ignored);
@@ -325,7 +335,7 @@ net::awaitable<void> http_engine::accept_loop() {
         auto strand = net::make_strand(ioc_);
         auto [ec, socket] = co_await acceptor_.async_accept(strand, use_tuple);
         if (ec) {
-            if (!acceptor_.is_open() || draining_) co_return;
+            if (!acceptor_.is_open()) co_return;
             continue;  // e.g. EMFILE: keep serving the connections we have
         }
         auto conn = std::make_shared<tcp_connection>(std::move(socket));
@@ -397,7 +407,6 @@ net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connectio
     // connection that sends nothing holds its place no longer than that.
     auto head_deadline = conn->accepted + opts_.header_timeout;
     for (bool first = true;; first = false) {
-        if (draining_) co_return;
         if (buffer.size() == 0) {
             // Waiting for a request: idle (the first to go at the connection cap); a kept-alive
             // connection may wait idle_timeout for its next one.
@@ -545,8 +554,10 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
         }
         who = it->second;
     }
-    if (draining_) {
-        const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
+    // Draining: no new work (a POST is judged once its message is read: a reply to a call in
+    // flight still gets through); DELETE still ends a session.
+    if (draining_ && req.method() != http::verb::post && req.method() != http::verb::delete_) {
+        const auto reply_ = draining_refusal();
         co_return co_await send(conn, &req, reply_);
     }
 
@@ -614,6 +625,10 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
 
     const auto* request = std::get_if<jsonrpc::request>(&in->msg);
     const bool is_initialize = request && request->method == "initialize";
+    if (request && draining_) {
+        const auto reply_ = draining_refusal();
+        co_return co_await send(conn, &req, reply_);
+    }
 
     if (opts_.stateless) {
         if (!request) {
@@ -726,7 +741,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
                 co_return co_await send(conn, &req, reply_);
             }
             {
-                const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
+                const auto reply_ = draining_refusal();
                 co_return co_await send(conn, &req, reply_);
             }
         }
@@ -849,6 +864,7 @@ http_server::http_server(mcp::server& srv, http_options opts)
 http_server::~http_server() = default;
 boost::system::result<void> http_server::start() { return engine_->start(); }
 std::uint16_t http_server::port() const noexcept { return engine_->port(); }
+void http_server::drain() { engine_->drain(); }
 void http_server::stop() { engine_->stop(); }
 std::size_t http_server::session_count() const { return engine_->session_count(); }
 std::size_t http_server::connection_count() const noexcept { return engine_->connection_count(); }
@@ -870,6 +886,20 @@ int serve_http(mcp::server& srv, const http_options& opts) {
                       "listening on http://" + opts.host + ":" + std::to_string(server.port()) + opts.endpoint);
     int sig = 0;
     sigwait(&set, &sig);
+    if (sig == SIGTERM && opts.drain_period.count() > 0) {
+        // A load balancer sees /readyz turn 503 and stops sending work before the listener goes;
+        // a second signal ends the drain period at once.
+        srv.options().log(mcp::log_level::info, "draining for " + std::to_string(opts.drain_period.count()) +
+                                                    " ms: /readyz answers 503, new requests 503 DRAINING");
+        server.drain();
+        const auto until = std::chrono::steady_clock::now() + opts.drain_period;
+        for (auto left = opts.drain_period; left.count() > 0;
+             left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now())) {
+            const timespec wait{static_cast<time_t>(left.count() / 1000),
+                                static_cast<long>(left.count() % 1000) * 1'000'000};
+            if (sigtimedwait(&set, nullptr, &wait) >= 0) break;
+        }
+    }
     srv.options().log(mcp::log_level::info, "shutting down");
     server.stop();
     return 0;

@@ -117,7 +117,13 @@ struct http_options {
     /// `max_queued_messages`. A message larger than this is still sent when nothing else waits
     /// (a response is never refused for its size alone).
     std::size_t max_queued_bytes = 1u << 20;
-    /// On shutdown, how long requests in flight may still finish before they are cancelled.
+    /// On SIGTERM (`serve_http`), how long the server drains before it stops: it keeps accepting
+    /// connections, `/readyz` answers 503 and new MCP requests 503 `DRAINING` (with
+    /// `Retry-After`), so a load balancer that health-checks sees it leave rather than die;
+    /// requests in flight go on. SIGINT, or a second signal, skips or ends it. 0: no drain period.
+    std::chrono::milliseconds drain_period{5'000};
+    /// On shutdown (after the drain period), how long requests in flight may still finish before
+    /// they are cancelled.
     std::chrono::milliseconds shutdown_grace{10'000};
 
     /// Paths besides the endpoint, `/healthz` and `/readyz` (e.g. `/metrics`, `/ops`; see
@@ -146,9 +152,15 @@ public:
     /// The bound port (after `start`).
     std::uint16_t port() const noexcept;
 
-    /// Stop accepting (`/readyz` answers 503), let requests in flight finish within the grace
-    /// period, cancel the rest, close every connection and join the threads. Idempotent;
-    /// thread-safe; must not be called from an I/O thread.
+    /// Start draining and return: connections are still accepted, `/readyz` answers 503, new
+    /// MCP requests (and GET streams) 503 `DRAINING` with `Retry-After`, and every response says
+    /// `Connection: close`. Requests in flight go on, and the client's replies and notifications
+    /// to them still get through. Idempotent; thread-safe.
+    void drain();
+
+    /// Drain (if `drain` was not called), stop accepting, let requests in flight finish within
+    /// the grace period, cancel the rest, close every connection and join the threads.
+    /// Idempotent; thread-safe; must not be called from an I/O thread.
     void stop();
 
     /// Live sessions (for tests and metrics).
@@ -160,7 +172,8 @@ private:
     std::unique_ptr<detail::http_engine> engine_;
 };
 
-/// Serve until SIGINT/SIGTERM, then shut down gracefully.
+/// Serve until SIGINT/SIGTERM, then shut down gracefully: on SIGTERM, drain for
+/// `http_options::drain_period` first (a second signal ends it), then `stop`.
 /// @return 0 after a clean shutdown, 1 if the address could not be bound (said on stderr)
 int serve_http(mcp::server& srv, const http_options& opts);
 
