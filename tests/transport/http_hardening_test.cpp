@@ -40,10 +40,8 @@ using tcp = net::ip::tcp;
 using boost::json::array;
 using boost::json::object;
 
-std::string initialize_body() {
-    return R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
-           R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
-}
+using candor::test::initialize_body;
+using candor::test::sse_messages;
 
 mcp::content_result text_result(std::string text) {
     return mcp::content_result{array{object{{"type", "text"}, {"text", std::move(text)}}}};
@@ -79,34 +77,14 @@ protected:
     }
 
     candor::test::http_reply post(const std::string& body, std::map<std::string, std::string> headers = {}) const {
-        headers.emplace("Content-Type", "application/json");
-        headers.emplace("Accept", "application/json, text/event-stream");
-        return candor::test::http_fetch(port_, http::verb::post, "/mcp", headers, body);
+        return candor::test::mcp_client{port_}.post(body, std::move(headers));
     }
-    std::string initialize() const {
-        auto r = post(initialize_body());
-        EXPECT_EQ(r.status, 200u) << r.body;
-        const auto id = r.header("Mcp-Session-Id");
-        EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status,
-                  202u);
-        return id;
-    }
+    std::string initialize() const { return candor::test::mcp_client{port_}.initialize(); }
 
     std::unique_ptr<mcp::server> srv_;
     std::unique_ptr<candor::transport::http_server> http_;
     std::uint16_t port_ = 0;
 };
-
-// Data lines of an SSE body, one JSON message each.
-std::vector<boost::json::value> sse_messages(const std::string& body) {
-    std::vector<boost::json::value> out;
-    for (std::size_t pos = 0; (pos = body.find("data: ", pos)) != std::string::npos;) {
-        const auto end = body.find('\n', pos);
-        out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
-        pos = end;
-    }
-    return out;
-}
 
 std::string data_code(const std::string& body) {
     return std::string(boost::json::parse(body).at("error").at("data").at("code").as_string());

@@ -62,6 +62,14 @@ void write_all(int fd, std::string_view text) {
     }
 }
 
+// Everything left to read from `fd`, until end of file.
+std::string read_to_end(int fd) {
+    std::string all;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+    return all;
+}
+
 int temp_file() {
     char name[] = "/tmp/candor-stdio-XXXXXX";
     const int fd = ::mkstemp(name);
@@ -106,19 +114,14 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
         ::close(in[1]);
     });
     std::string all;
-    char buf[4096];
     if (ends.output_file) {
         server.join();
         ::lseek(out[1], 0, SEEK_SET);
-        for (ssize_t n; (n = ::read(out[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+        all = read_to_end(out[1]);
         ::close(out[1]);
     } else {
         if (ends.read_when_full && !wait_until_full(out[1])) ADD_FAILURE() << "the output never filled";
-        for (;;) {
-            const auto n = ::read(out[0], buf, sizeof buf);
-            if (n <= 0) break;
-            all.append(buf, static_cast<std::size_t>(n));
-        }
+        all = read_to_end(out[0]);
         server.join();
         ::close(out[0]);
     }
@@ -444,9 +447,7 @@ TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {
         ::shutdown(sv[1], SHUT_WR);  // end of input; the replies still come back
     });
     EXPECT_TRUE(wait_until_full(sv[0])) << "the output never filled";
-    std::string all;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(sv[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+    const std::string all = read_to_end(sv[1]);
     writer.join();
     server.join();
     ::close(sv[1]);
@@ -509,9 +510,7 @@ TEST(Stdio, AClientThatDoesNotReadStopsTheServerReadingAndLosesNothing) {
     EXPECT_LE(calls.load(), 64) << "calls run while the client did not read";
     EXPECT_FALSE(written) << "the server read every request while its replies waited";
 
-    std::string all;
-    char buf[65536];
-    for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+    const std::string all = read_to_end(out[0]);
     writer.join();
     server.join();
     ::close(in[0]);

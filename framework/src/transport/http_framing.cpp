@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/transport/http_framing.hpp>
 
+#include "ascii.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -12,18 +14,8 @@ namespace {
 
 using http_policy::refusal;
 
-char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
-}
-
-std::string_view trim(std::string_view s) noexcept {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
+using detail::iequals;
+using detail::trim_ows;
 
 refusal bad(std::string_view code, std::string message) { return refusal{400, code, std::move(message)}; }
 
@@ -55,7 +47,7 @@ std::optional<refusal> check_codings(std::string_view value) {
     bool last_chunked = false;
     for (;;) {
         const auto comma = value.find(',');
-        const auto coding = trim(value.substr(0, comma));
+        const auto coding = trim_ows(value.substr(0, comma));
         if (coding.empty()) return bad("BAD_TRANSFER_ENCODING", "Transfer-Encoding has an empty element");
         ++codings;
         last_chunked = iequals(coding, "chunked");
@@ -95,10 +87,10 @@ verdict check_fields(std::string_view text) {
         const auto name = line.substr(0, colon);
         if (iequals(name, "content-length")) {
             ++lengths;
-            length_value = trim(line.substr(colon + 1));
+            length_value = trim_ows(line.substr(colon + 1));
         } else if (iequals(name, "transfer-encoding")) {
             ++encodings;
-            encoding_value = trim(line.substr(colon + 1));
+            encoding_value = trim_ows(line.substr(colon + 1));
         }
     }
 
