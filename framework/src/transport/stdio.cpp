@@ -535,8 +535,6 @@ public:
         source_->stop();
     }
 
-    input_source& source() noexcept { return *source_; }
-
 private:
     void read() {
         source_->read([self = shared_from_this()](boost::system::error_code ec, std::string_view data) {
