@@ -90,6 +90,16 @@ std::string data_code(const std::string& body) {
     return std::string(boost::json::parse(body).at("error").at("data").at("code").as_string());
 }
 
+// Waits for the server to close `s`: 0 once it did, 1 if it sent a byte, -1 if nothing happened
+// within ten seconds (a read timeout keeps a regression from hanging the test).
+int wait_for_close(tcp::socket& s) {
+    const timeval ten_seconds{10, 0};
+    ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
+    char byte;
+    const auto n = ::recv(s.native_handle(), &byte, 1, 0);
+    return n < 0 ? -1 : static_cast<int>(n);
+}
+
 // What a client that sends `bytes` as they are gets: the response, and whether the server
 // closed the connection after it.
 struct raw_reply {
@@ -111,28 +121,16 @@ raw_reply send_raw(std::uint16_t port, const std::string& bytes) {
     if (ec) return out;
     out.status = res.result_int();
     out.body = res.body();
-    char byte;
-    s.read_some(net::buffer(&byte, 1), ec);
-    out.closed = ec == net::error::eof;
+    out.closed = wait_for_close(s) == 0;
     return out;
 }
 
-// A POST of one ping on a fresh session, with `framing` for its body's framing fields and
-// `body` as sent.
-std::string ping_post(const std::string& framing, const std::string& body) {
+// A POST to the endpoint with the media types it requires, `framing` for the fields that frame
+// its body, and `body` as sent.
+std::string raw_post(const std::string& framing, const std::string& body) {
     return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
            "Accept: application/json, text/event-stream\r\n" +
            framing + "\r\n" + body;
-}
-
-// Waits for the server to close `s`: 0 once it did, 1 if it sent a byte, -1 if nothing happened
-// within ten seconds (a read timeout keeps a regression from hanging the test).
-int wait_for_close(tcp::socket& s) {
-    const timeval ten_seconds{10, 0};
-    ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
-    char byte;
-    const auto n = ::recv(s.native_handle(), &byte, 1, 0);
-    return n < 0 ? -1 : static_cast<int>(n);
 }
 
 }  // namespace
@@ -148,9 +146,9 @@ TEST_F(HttpHardening, FramingThatIsNotQuiteHttpIsRefusedAndTheConnectionClosed) 
     const std::string chunked_body = hex + "\r\n" + init + "\r\n0\r\n\r\n";
     const std::string length = "Content-Length: " + std::to_string(init.size()) + "\r\n";
     // The same initialize, framed properly, is served: the refusals below are for the framing.
-    EXPECT_EQ(send_raw(port_, ping_post("Connection: close\r\nTransfer-Encoding: chunked\r\n", chunked_body)).status,
+    EXPECT_EQ(send_raw(port_, raw_post("Connection: close\r\nTransfer-Encoding: chunked\r\n", chunked_body)).status,
               200u);
-    EXPECT_EQ(send_raw(port_, ping_post("Connection: close\r\n" + length, init)).status, 200u);
+    EXPECT_EQ(send_raw(port_, raw_post("Connection: close\r\n" + length, init)).status, 200u);
 
     struct refused_case {
         std::string what, bytes;
@@ -158,23 +156,22 @@ TEST_F(HttpHardening, FramingThatIsNotQuiteHttpIsRefusedAndTheConnectionClosed) 
         std::string code;
     };
     const std::vector<refused_case> cases = {
-        {"a coding the server does not decode", ping_post("Transfer-Encoding: gzip, chunked\r\n", chunked_body), 501,
+        {"a coding the server does not decode", raw_post("Transfer-Encoding: gzip, chunked\r\n", chunked_body), 501,
          "UNSUPPORTED_TRANSFER_CODING"},
-        {"obsolete line folding", ping_post("X-Note: a\r\n folded\r\n" + length, init), 400, "OBSOLETE_LINE_FOLDING"},
+        {"obsolete line folding", raw_post("X-Note: a\r\n folded\r\n" + length, init), 400, "OBSOLETE_LINE_FOLDING"},
         {"a list of lengths",
-         ping_post("Content-Length: " + std::to_string(init.size()) + ", " + std::to_string(init.size()) + "\r\n",
-                   init),
+         raw_post("Content-Length: " + std::to_string(init.size()) + ", " + std::to_string(init.size()) + "\r\n", init),
          400, "BAD_CONTENT_LENGTH"},
-        {"both framings", ping_post(length + "Transfer-Encoding: chunked\r\n", chunked_body), 400,
+        {"both framings", raw_post(length + "Transfer-Encoding: chunked\r\n", chunked_body), 400,
          "CONFLICTING_FRAMING"},
         {"two Transfer-Encoding lines",
-         ping_post("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", chunked_body), 400,
+         raw_post("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", chunked_body), 400,
          "BAD_TRANSFER_ENCODING"},
         {"Transfer-Encoding on HTTP/1.0",
          "POST /mcp HTTP/1.0\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked_body, 400,
          "TRANSFER_ENCODING_IN_HTTP10"},
         {"a bare LF", "POST /mcp HTTP/1.1\nHost: 127.0.0.1\r\n" + length + "\r\n" + init, 400, "BARE_LINE_BREAK"},
-        {"a NUL in a field", ping_post(std::string("X-Note: a\0b\r\n", 14) + length, init), 400, "INVALID_HEADER_BYTE"},
+        {"a NUL in a field", raw_post(std::string("X-Note: a\0b\r\n", 14) + length, init), 400, "INVALID_HEADER_BYTE"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.what);
