@@ -8,6 +8,7 @@
 //     conformance-server --http 3001        (listens on 127.0.0.1:3001/mcp)
 
 #include <candor/app/command_line.hpp>
+#include <candor/app/http_command_line.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>
 
@@ -360,5 +361,7 @@ int main(int argc, char** argv) {
     add_resources(srv);
     add_prompts(srv);
 
-    return candor::app::run(srv, argc, argv, {.summary = "The MCP conformance suite's fixture server."});
+    return candor::app::run(srv, argc, argv,
+                            {.summary = "The MCP conformance suite's fixture server.",
+                             .extensions = {std::make_shared<candor::app::http_command_line>()}});
 }
