@@ -5,7 +5,7 @@
 # --no-metrics, /ops absent without --ops-token, --journal over stdio, and the usage errors.
 # Usage: command_line.sh HELPDESK
 set -euo pipefail
-command -v curl >/dev/null || { echo "SKIP: curl not found"; exit 77; }
+command -v curl >/dev/null || { echo "FAIL: curl not found (scripts/setup-deps installs it)"; exit 1; }
 work="$(mktemp -d)"
 helpdesk=("$1" --db "$work/helpdesk.db" --seed-tickets 30)
 pid=""
