@@ -10,6 +10,7 @@
 #include "fixtures.hpp"
 
 #include <candor/app/command_line.hpp>
+#include <candor/app/http_command_line.hpp>
 #include <candor/evidence/request_state.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>
@@ -378,5 +379,7 @@ int main(int argc, char** argv) {
     srv.set_request_state_sealer(candor::evidence::state_sealer_from(std::make_shared<const candor::evidence::key_ring>(
         candor::evidence::key_ring::ephemeral([](std::string_view) {}))));
 
-    return candor::app::run(srv, argc, argv, {.summary = "The MCP conformance suite's fixture server."});
+    return candor::app::run(srv, argc, argv,
+                            {.summary = "The MCP conformance suite's fixture server.",
+                             .extensions = {std::make_shared<candor::app::http_command_line>()}});
 }

@@ -10,7 +10,10 @@
 #include "tools.hpp"
 
 #include <candor/app/command_line.hpp>
+#include <candor/app/http_command_line.hpp>
+#include <candor/app/ops_command_line.hpp>
 #include <candor/evidence/request_state.hpp>
+#include <candor/evidence/sqlite_store.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -150,5 +153,7 @@ int main(int argc, char** argv) {
         helpdesk::add_tools(srv, {*db, keys, *store, config, {}});
         return true;
     };
+    auto http = std::make_shared<candor::app::http_command_line>();
+    opts.extensions = {http, std::make_shared<candor::app::ops_command_line>(http)};
     return candor::app::run(srv, argc, argv, opts);
 }

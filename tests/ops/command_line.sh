@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
-# The operators' switches of the standard command line, on a real server binary:
-# /metrics on by default and off with --no-metrics, /ops absent without --ops-token,
-# --journal over stdio, and the usage errors.   Usage: command_line.sh SERVER
+# The operators' switches of the standard command line (app::ops_command_line beside
+# app::http_command_line), on the helpdesk binary: /metrics on by default and off with
+# --no-metrics, /ops absent without --ops-token, --journal over stdio, and the usage errors.
+# Usage: command_line.sh HELPDESK
 set -euo pipefail
-server="$1"
-command -v curl >/dev/null || { echo "SKIP: curl not found"; exit 77; }
+command -v curl >/dev/null || { echo "FAIL: curl not found (scripts/setup-deps installs it)"; exit 1; }
 work="$(mktemp -d)"
+helpdesk=("$1" --db "$work/helpdesk.db" --seed-tickets 30)
 pid=""
 trap '[ -n "$pid" ] && { kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; }; rm -rf "$work"' EXIT
 fail=0
@@ -16,7 +17,7 @@ check() {  # check WHAT EXPECTED ACTUAL
 
 start() {  # start FLAGS... -> $base, $pid
   : >"$work/log"
-  "$server" --http 127.0.0.1:0 "$@" 2>"$work/log" &
+  "${helpdesk[@]}" --http 127.0.0.1:0 "$@" 2>"$work/log" &
   pid=$!
   local url=""
   for _ in $(seq 1 300); do
@@ -43,19 +44,23 @@ check "/ops wants its token" 401 "$(status /ops)"
 check "/ops with its token" 200 "$(status '/ops?token=abcdefgh12345')"
 stop
 
-# The journal works over stdio too (and for every binary: it is the standard command line).
+# The journal works over stdio too.
 printf '%s\n' \
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}' \
   '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"zebra-secret","limit":3}}}' \
-  | "$server" --stdio --journal "$work/journal.jsonl" >/dev/null 2>&1
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_tickets","arguments":{"filter":{"title":"zebra-secret"},"page_size":3}}}' \
+  | "${helpdesk[@]}" --stdio --journal "$work/journal.jsonl" >/dev/null 2>&1
 check "one journal line over stdio" 1 "$(wc -l <"$work/journal.jsonl" | tr -d ' ')"
 grep -q '"client_name":"cli-test"' "$work/journal.jsonl" && echo "ok: journal names the client" || { echo "FAIL: client"; fail=1; }
 if grep -q zebra-secret "$work/journal.jsonl"; then echo "FAIL: argument value in the journal"; fail=1; else echo "ok: no argument value"; fi
 
 set +e
-"$server" --http 127.0.0.1:0 --ops-token short >/dev/null 2>&1; check "short --ops-token is a usage error" 2 $?
-"$server" --stdio --ops-token abcdefgh12345 </dev/null >/dev/null 2>&1; check "--ops-token needs --http" 2 $?
-"$server" --stdio --journal /nonexistent-dir/j.jsonl </dev/null >/dev/null 2>&1; check "unwritable journal fails" 1 $?
+"${helpdesk[@]}" --http 127.0.0.1:0 --ops-token short >/dev/null 2>&1; check "short --ops-token is a usage error" 2 $?
+"${helpdesk[@]}" --stdio --ops-token abcdefgh12345 </dev/null >/dev/null 2>&1; check "--ops-token needs --http" 2 $?
+printf 'a-token-for-the-test someone\n' >"$work/tokens"
+"${helpdesk[@]}" --stdio --tokens "$work/tokens" </dev/null >/dev/null 2>&1; check "--tokens needs --http" 2 $?
+"${helpdesk[@]}" --stdio --http 127.0.0.1:0 </dev/null >/dev/null 2>&1; check "--stdio and --http are one too many" 2 $?
+"${helpdesk[@]}" --http 127.0.0.1:0 tools </dev/null >/dev/null 2>&1; check "--http takes no command" 2 $?
+"${helpdesk[@]}" --stdio --journal /nonexistent-dir/j.jsonl </dev/null >/dev/null 2>&1; check "unwritable journal fails" 1 $?
 set -e
 exit $fail

@@ -56,6 +56,12 @@ std::string oauth_settings::*oauth_setting(std::string_view flag) noexcept {
     return nullptr;
 }
 
+std::vector<std::string_view> oauth_flags() {
+    std::vector<std::string_view> flags;
+    for (const auto& s : settings) flags.push_back(s.flag);
+    return flags;
+}
+
 void read_environment(oauth_settings& out) {
     for (const auto& s : settings) {
         auto& value = out.*(s.member);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
-/// The OAuth settings of the standard command line (`candor::app::run`): each flag, else its
+/// The OAuth settings of the standard command line (`candor::app::http_command_line`): each flag, else its
 /// environment variable, and the resource server they make (docs/auth.md).
 ///
 ///     --oauth-issuer URL          CANDOR_OAUTH_ISSUER        turns OAuth on
@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace candor::mcp {
 class server;
@@ -38,6 +39,9 @@ struct oauth_settings {
 /// The setting `flag` sets (`--oauth-issuer` → `&oauth_settings::issuer`), or null for a flag
 /// that is not one of them.
 std::string oauth_settings::*oauth_setting(std::string_view flag) noexcept;
+
+/// Every flag's name, in `oauth_help`'s order ("--oauth-issuer", …).
+std::vector<std::string_view> oauth_flags();
 
 /// Fill the settings the command line left empty from the environment (`CANDOR_OAUTH_*`).
 void read_environment(oauth_settings& s);
