@@ -109,6 +109,22 @@ TEST(FanOut, SourcesRunConcurrently) {
     EXPECT_EQ(e.complete, true);
 }
 
+TEST(FanOut, SourceReturningAnEnvelopeThatBreaksTheInvariantsIsFailed) {
+    boost::asio::io_context ioc;
+    ce::envelope no_status;  // hand-built: data but no verdict
+    no_status.data = boost::json::array{1};
+    ce::envelope partial_without_reason = ce::complete(boost::json::array{2});
+    partial_without_reason.status = ce::outcome::partial;
+    partial_without_reason.complete = false;
+    auto e = run(ioc, pg::fan_out({answering("a", no_status), answering("b", partial_without_reason),
+                                   answering("c", ce::complete(boost::json::array{3}))}));
+    EXPECT_EQ(e.complete, false);
+    EXPECT_EQ(unavailable_sources(e), (std::vector<std::string>{"a", "b"}));
+    EXPECT_FALSE(e.data->as_object().contains("a"));
+    EXPECT_EQ(e.data->at("c"), boost::json::array{3});
+    EXPECT_TRUE(ce::check(e));
+}
+
 TEST(FanOut, NoSourcesIsCompleteAndEmpty) {
     boost::asio::io_context ioc;
     auto e = run(ioc, pg::fan_out({}));

@@ -67,7 +67,11 @@ asio::awaitable<void> run_one(std::shared_ptr<join_state> st, std::size_t i) {
         auto r = co_await (guarded(src) || timer.async_wait(asio::use_awaitable));
         if (r.index() == 0) {
             out.result = std::move(std::get<0>(r));
-            out.what = out.result && *out.result->status != ce::outcome::error ? cause::answered : cause::failed;
+            // An envelope that breaks the invariants (a hand-built one without a status, say) is
+            // a failed source: its claims cannot be passed on.
+            out.what = out.result && ce::check(*out.result) && *out.result->status != ce::outcome::error
+                           ? cause::answered
+                           : cause::failed;
         } else {
             out.what = cause::late;
         }
