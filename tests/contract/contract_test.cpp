@@ -252,36 +252,4 @@ TEST(ProfileContract, FormatIsAnAnnotationUnlessAsserted) {
     EXPECT_TRUE(has_code(r.error(), "FORMAT_MISMATCH", "/email")) << codes(r.error());
 }
 
-// --- type erasure and the raw path ----------------------------------------------------------
-
-TEST(AnyContract, ErasesTheArgumentType) {
-    candor::contract::any_contract any = search();
-    EXPECT_EQ(any.version(), "search/1");
-    EXPECT_EQ(any.schema(), search().schema());
-    auto doc = candor::json::parse(R"({"limit":4})");
-    ASSERT_TRUE(doc);
-    auto r = any.check(doc.value().root(), &doc.value());
-    ASSERT_TRUE(r);
-    EXPECT_EQ(std::any_cast<seeds::search_args>(r.value()).limit, 4);
-    auto bad = any.check(boost::json::parse(R"({"limit":0})"));
-    ASSERT_FALSE(bad);
-    EXPECT_TRUE(has_code(bad.error(), "OUT_OF_RANGE", "/limit")) << codes(bad.error());
-}
-
-TEST(AnyContract, RawSchemaContractChecksBudgetAndHandsOnJson) {
-    candor::contract::contract_options opts;
-    opts.budget.max_depth = 2;
-    auto c = candor::contract::any_contract::from_schema(boost::json::parse(R"({"type":"object"})"), "raw/1", opts);
-    ASSERT_TRUE(c) << c.error().message;
-    const candor::contract::any_contract* raw = c.operator->();
-    ASSERT_NE(raw, nullptr);
-    EXPECT_EQ(raw->version(), "raw/1");
-    auto ok = raw->check(boost::json::parse(R"({"a":1})"));
-    ASSERT_TRUE(ok);
-    EXPECT_EQ(std::any_cast<boost::json::value>(ok.value()), boost::json::parse(R"({"a":1})"));
-    auto deep = raw->check(boost::json::parse(R"({"a":{"b":{}}})"));
-    ASSERT_FALSE(deep);
-    EXPECT_EQ(deep.error().front().code, "DEPTH_LIMIT");
-}
-
 }  // namespace

@@ -57,18 +57,4 @@ bool core::check_structure(const boost::json::value& arguments, candor::issue_li
 
 }  // namespace detail
 
-boost::system::result<any_contract, candor::schema::schema_error> any_contract::from_schema(
-    boost::json::value schema, std::string version, const contract_options& opts) {
-    candor::schema::schema_error error;
-    auto c = detail::core::make(std::move(schema), std::move(version), opts, &error);
-    if (!c) return error;
-    auto check = [c](const boost::json::value& v,
-                     const candor::json::document*) -> boost::system::result<std::any, candor::issue_list> {
-        candor::issue_list issues;
-        if (!c->check_structure(v, issues)) return {boost::system::in_place_error, std::move(issues)};
-        return std::any(boost::json::value(v));
-    };
-    return any_contract(c, std::move(check));
-}
-
 }  // namespace candor::contract

@@ -5,16 +5,21 @@
 
 namespace candor::paging {
 
-memory_source::memory_source(std::string name, ordering order, snapshot_mode mode)
-    : name_(std::move(name)), order_(std::move(order)), mode_(mode) {
-    matcher_ = [](const boost::json::object& item, const boost::json::object& query) {
-        for (const auto& kv : query) {
-            const auto* v = item.if_contains(kv.key());
-            if (!v || *v != kv.value()) return false;
-        }
-        return true;
-    };
+namespace {
+
+// An item matches a query when every query member equals the item's member.
+bool matches(const boost::json::object& item, const boost::json::object& query) {
+    for (const auto& kv : query) {
+        const auto* v = item.if_contains(kv.key());
+        if (!v || *v != kv.value()) return false;
+    }
+    return true;
 }
+
+}  // namespace
+
+memory_source::memory_source(std::string name, ordering order, snapshot_mode mode)
+    : name_(std::move(name)), order_(std::move(order)), mode_(mode) {}
 
 boost::json::array memory_source::key_of(const boost::json::object& item) const {
     boost::json::array key;
@@ -105,7 +110,7 @@ boost::system::result<fetch_result, source_error> memory_source::fetch_now(const
         if (!e) continue;
         ++out.items_scanned;
         if (scan_) scan_();
-        if (matcher_(e->value, request.query)) {
+        if (matches(e->value, request.query)) {
             if (!visibility_ || visibility_(e->value, request.caller)) out.items.emplace_back(e->value);
         }
         if (clock_ && clock_() >= request.deadline && out.items.size() < request.limit &&
@@ -119,7 +124,7 @@ boost::system::result<fetch_result, source_error> memory_source::fetch_now(const
     if (visibility_) {
         for (const auto& [key, versions] : rows_) {
             const auto* e = at_version(versions, v);
-            if (e && matcher_(e->value, request.query) && !visibility_(e->value, request.caller)) {
+            if (e && matches(e->value, request.query) && !visibility_(e->value, request.caller)) {
                 out.hidden_in_scope = true;
                 break;
             }

@@ -38,7 +38,6 @@ void statement::bind(int index, std::string_view text) {
 void statement::bind(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
 void statement::bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
 void statement::bind_null(int index) { sqlite3_bind_null(stmt_, index); }
-int statement::parameter_count() const noexcept { return sqlite3_bind_parameter_count(stmt_); }
 
 bool statement::step(error& failure) {
     const int rc = sqlite3_step(stmt_);

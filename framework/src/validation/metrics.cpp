@@ -22,7 +22,6 @@ double counters::first_pass_validity_rate() const noexcept { return ratio(first_
 double counters::repair_rate() const noexcept { return ratio(repair_attempts, failed_attempts); }
 double counters::repair_success_rate() const noexcept { return ratio(repair_successes, repair_attempts); }
 double counters::backend_fix_share() const noexcept { return ratio(fixed_by_backend, fixed_by_backend + issues()); }
-double counters::external_latency_us_mean() const noexcept { return ratio(external_latency_us_total, external_checks); }
 
 void metrics::record(std::string_view tool, std::string_view client, const call_observation& o) {
     std::string name(client.substr(0, std::min(client.size(), max_client_name)));

@@ -37,7 +37,6 @@
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
 
-#include <any>
 #include <functional>
 #include <memory>
 #include <string>
@@ -60,7 +59,7 @@ namespace detail {
 class core {
 public:
     /// @throws std::logic_error if the schema does not compile (for a generated schema this
-    ///         is a bug in Candor; raw schemas go through `any_contract::from_schema`).
+    ///         is a bug in Candor).
     core(boost::json::value schema, std::string version, const contract_options& opts);
     ~core();
     core(const core&) = delete;
@@ -165,47 +164,6 @@ private:
     }
 
     std::shared_ptr<const detail::core> core_;
-};
-
-/// A contract with its argument type erased, for a server that stores heterogeneous tools.
-/// `check` yields a `std::any` holding the typed `Args` (typed contracts) or a copy of the
-/// arguments as a `boost::json::value` (raw-schema contracts).
-class any_contract {
-public:
-    using checker = std::function<boost::system::result<std::any, candor::issue_list>(const boost::json::value&,
-                                                                                      const candor::json::document*)>;
-
-    template <class Args>
-    any_contract(const contract<Args>& c)  // NOLINT(google-explicit-constructor): erasure
-        : core_(c.shared_core()),
-          check_([c](const boost::json::value& v,
-                     const candor::json::document* doc) -> boost::system::result<std::any, candor::issue_list> {
-              auto r = c.check(v, doc);
-              if (!r) return {boost::system::in_place_error, std::move(r.error())};
-              return std::any(std::move(*r));
-          }) {}
-
-    /// The low-level path: a hand-written JSON Schema, no struct. Budget then schema; the
-    /// arguments are handed on as JSON.
-    /// @return the contract, or why the schema does not compile.
-    static boost::system::result<any_contract, candor::schema::schema_error> from_schema(
-        boost::json::value schema, std::string version, const contract_options& opts = {});
-
-    const boost::json::value& schema() const noexcept { return core_->schema(); }
-    const std::string& version() const noexcept { return core_->version(); }
-    const candor::json::limits& budget() const noexcept { return core_->budget(); }
-
-    /// As `contract<Args>::check`, with the result type-erased.
-    boost::system::result<std::any, candor::issue_list> check(const boost::json::value& arguments,
-                                                              const candor::json::document* doc = nullptr) const {
-        return check_(arguments, doc);
-    }
-
-private:
-    any_contract(std::shared_ptr<const detail::core> core, checker check)
-        : core_(std::move(core)), check_(std::move(check)) {}
-    std::shared_ptr<const detail::core> core_;
-    checker check_;
 };
 
 }  // namespace candor::contract

@@ -63,7 +63,6 @@ public:
 
     std::int64_t coefficient() const noexcept { return coefficient_; }
     int scale() const noexcept { return scale_; }
-    bool is_zero() const noexcept { return coefficient_ == 0; }
     bool is_negative() const noexcept { return coefficient_ < 0; }
 
     /// Significant digits, Pydantic's rule: digits before the point (without leading zeros)

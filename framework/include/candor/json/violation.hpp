@@ -25,11 +25,6 @@ enum class intake_code {
 /// The code's stable name, e.g. "DUPLICATE_KEY".
 std::string_view to_string(intake_code code) noexcept;
 
-/// True for the resource limits (bytes, depth, nodes), which stop parsing at once.
-constexpr bool is_limit(intake_code code) noexcept {
-    return code == intake_code::input_too_large || code == intake_code::depth_limit || code == intake_code::node_limit;
-}
-
 struct violation {
     intake_code code = intake_code::invalid_json;
     /// JSON Pointer (RFC 6901) to the offending value; "" is the root.

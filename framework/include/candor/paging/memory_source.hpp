@@ -25,8 +25,6 @@ namespace candor::paging {
 class memory_source : public data_source {
 public:
     using steady_time_point = std::chrono::steady_clock::time_point;
-    /// Does an item match the query? Default: every query member equals the item's member.
-    using matcher = std::function<bool(const boost::json::object& item, const boost::json::object& query)>;
     /// May this principal see this item? Default: everyone sees everything.
     using visibility_rule = std::function<bool(const boost::json::object& item, const mcp::principal& caller)>;
     /// Called before each fetch (call number from 0); an error makes that fetch fail.
@@ -49,7 +47,6 @@ public:
     /// The items visible at `version` in order (test oracles).
     std::vector<boost::json::object> items_at(std::uint64_t version) const;
 
-    void set_matcher(matcher m) { matcher_ = std::move(m); }
     void set_visibility(visibility_rule v) { visibility_ = std::move(v); }
     void set_fault(fault_hook f) { fault_ = std::move(f); }
     void set_scan_hook(scan_hook h, std::function<steady_time_point()> clock);
@@ -84,7 +81,6 @@ private:
     std::uint64_t version_ = 1;
     std::uint64_t oldest_ = 0;
     std::size_t calls_ = 0;
-    matcher matcher_;
     visibility_rule visibility_;
     fault_hook fault_;
     scan_hook scan_;

@@ -51,8 +51,6 @@ public:
     void bind(int index, std::int64_t value);
     void bind(int index, double value);
     void bind_null(int index);
-    /// Number of `?` parameters in the statement.
-    int parameter_count() const noexcept;
 
     /// Run one step. @return true when a row is available, false when done, or the failure
     bool step(error& failure);
@@ -117,7 +115,6 @@ public:
 
     /// Rows changed by the last INSERT/UPDATE/DELETE on this connection.
     std::int64_t changes() const noexcept;
-    bool is_open() const noexcept { return db_ != nullptr; }
     sqlite3* handle() const noexcept { return db_; }
 
 private:

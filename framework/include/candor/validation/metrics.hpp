@@ -64,8 +64,6 @@ struct counters {
     /// fixed_by_backend / (fixed_by_backend + issues): the share of problems the backend
     /// settled without a round trip.
     double backend_fix_share() const noexcept;
-    /// Mean external-check latency in microseconds.
-    double external_latency_us_mean() const noexcept;
 };
 
 struct series {
