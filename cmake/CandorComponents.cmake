@@ -80,8 +80,9 @@ function(candor_component name)
   set(CANDOR_COMPONENT_${name}_PACKAGES ${arg_PACKAGES} PARENT_SCOPE)
 endfunction()
 
-# Typed tools, JSON Schema contracts, envelopes, the MCP server, stdio, the standard command line.
-candor_component(core MODULES error json schema contract envelope jsonrpc mcp transport app
+# Typed tools, JSON Schema contracts, envelopes, the MCP server, stdio, the standard command line,
+# and the umbrella header candor/candor.hpp.
+candor_component(core MODULES candor.hpp error json schema contract envelope jsonrpc mcp transport app
                       PACKAGES Boost Threads RE2)
 # The Streamable HTTP transport, its OAuth 2.1 resource server (auth) and --http
 # (app::http_command_line).

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSL-1.0
 // The server the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16)
 // tests: the fixture's tools, each returning exactly the content blocks the suite's scenarios
-// expect, on the low-level content path (`make_content_tool`) — media tools return MCP
-// content, not envelopes; tools that ask the client (sampling, elicitation) through the call
-// context; the fixture's resources, resource template, prompts and a completer.
+// expect. This is the low-level path, deliberately: input schemas written by hand
+// (the suite fixes them, 2020-12 keywords included) and MCP content blocks
+// (`make_content_tool`) instead of envelopes — media tools return MCP content; tools that ask
+// the client (sampling, elicitation) through the call context; the fixture's resources,
+// resource template, prompts and a completer.
 //
 //     conformance-server --http 3001        (listens on 127.0.0.1:3001/mcp)
 
@@ -38,7 +40,9 @@ object text(const char* t) { return {{"type", "text"}, {"text", t}}; }
 object image() { return {{"type", "image"}, {"data", png_base64}, {"mimeType", "image/png"}}; }
 
 mcp::tool_info info(const char* name, const char* description) {
-    return mcp::tool_info(name, description).with_input_schema({{"type", "object"}, {"properties", object{}}});
+    return mcp::tool_info(name, description)
+        .with_action(mcp::action_class::read_only)
+        .with_input_schema({{"type", "object"}, {"properties", object{}}});
 }
 
 // The scenarios ask for ~50 ms between notifications, so that a client sees them arrive
@@ -55,6 +59,7 @@ void add(mcp::server& srv, mcp::tool_info i, mcp::content_tool_function fn) {
 // A tool with one required string argument.
 mcp::tool_info info_with(const char* name, const char* description, const char* argument, const char* about) {
     return mcp::tool_info(name, description)
+        .with_action(mcp::action_class::read_only)
         .with_input_schema({{"type", "object"},
                             {"properties", object{{argument, object{{"type", "string"}, {"description", about}}}}},
                             {"required", array{argument}}});
@@ -327,6 +332,7 @@ int main(int argc, char** argv) {
     // SEP-1613: the input schema travels as written, 2020-12 keywords included.
     add(srv,
         mcp::tool_info("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema(object{
                 {"$schema", "https://json-schema.org/draft/2020-12/schema"},
                 {"type", "object"},

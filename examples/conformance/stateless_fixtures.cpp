@@ -68,7 +68,9 @@ std::string field_of(const boost::system::result<object, mcp::client_request_err
 }
 
 mcp::tool_info info(const char* name, const char* description) {
-    return mcp::tool_info(name, description).with_input_schema({{"type", "object"}, {"properties", object{}}});
+    return mcp::tool_info(name, description)
+        .with_action(mcp::action_class::read_only)
+        .with_input_schema({{"type", "object"}, {"properties", object{}}});
 }
 
 mcp::content_result text_result(std::string t) {
@@ -196,6 +198,7 @@ void add_stateless_fixtures(mcp::server& srv) {
     // A parameter mirrored into the Mcp-Param-Region header (and checked against it).
     add(srv,
         mcp::tool_info("test_custom_header", "Echoes a region that clients also send as a header.")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema({{"type", "object"},
                                 {"properties", object{{"region", object{{"type", "string"},
                                                                         {"description", "A region name"},

@@ -112,6 +112,7 @@ public:
                                    "source has deadline_ms to answer; a late or failing source is named in "
                                    "SOURCE_UNAVAILABLE and the others' results are kept.")
                         .with_title("Search everywhere")
+                        .with_action(mcp::action_class::read_only)
                         .with_deadline(std::chrono::seconds(65))
                         .with_input_schema({{"type", "object"},
                                             {"properties",

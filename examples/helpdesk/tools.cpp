@@ -95,6 +95,7 @@ public:
                                    "snapshot_token only if it walked everything; otherwise CLIENT_PAGE_LIMIT and a "
                                    "continuation.cursor to pass back as cursor.")
                         .with_title("Find unowned service accounts")
+                        .with_action(mcp::action_class::read_only)
                         .with_input_schema(
                             {{"type", "object"},
                              {"properties",

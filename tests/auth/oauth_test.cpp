@@ -38,7 +38,9 @@ std::string call_body(int id, const std::string& tool) {
 // A tool that answers with what it knows of its caller.
 std::shared_ptr<mcp::tool_handler> whoami(std::string name, std::vector<std::string> scopes) {
     return mcp::make_tool(
-        mcp::tool_info(std::move(name), "Says who calls.").with_scopes(std::move(scopes)),
+        mcp::tool_info(std::move(name), "Says who calls.")
+            .with_scopes(std::move(scopes))
+            .with_action(mcp::action_class::read_only),
         [](const boost::json::object&, mcp::call_context& ctx) -> boost::asio::awaitable<candor::envelope::envelope> {
             boost::json::array granted;
             if (ctx.caller().credential)

@@ -76,7 +76,8 @@ protected:
                     .with_input_schema(
                         boost::json::parse(
                             R"({"type":"object","properties":{"max_pages":{"type":"integer","minimum":1}}})")
-                            .as_object()),
+                            .as_object())
+                    .with_action(mcp::action_class::read_only),
                 [tool](const boost::json::object& args,
                        mcp::call_context& ctx) -> boost::asio::awaitable<ce::envelope> {
                     pg::walk_request w;

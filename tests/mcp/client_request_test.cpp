@@ -52,7 +52,7 @@ void add_asking_tools(mcp::server& srv, std::shared_ptr<outcomes> out) {
         const auto name = entry.first;
         const auto timeout = entry.second;
         srv.add_tool(mcp::make_content_tool(
-                         mcp::tool_info(name, "Asks the user."),
+                         mcp::tool_info(name, "Asks the user.").with_action(mcp::action_class::read_only),
                          [out, timeout](const object&, mcp::call_context& ctx) -> awaitable<mcp::content_result> {
                              auto r = co_await ctx.elicit(std::string("Your name?"), ask_schema(), timeout);
                              out->seen.push_back(describe(r));
@@ -60,12 +60,13 @@ void add_asking_tools(mcp::server& srv, std::shared_ptr<outcomes> out) {
                          }))
             .value();
     }
-    srv.add_tool(mcp::make_content_tool(mcp::tool_info("think", "Asks the client's model."),
-                                        [out](const object&, mcp::call_context& ctx) -> awaitable<mcp::content_result> {
-                                            auto r = co_await ctx.sample(one_message(), 50, sample_options());
-                                            out->seen.push_back(describe_sample(r));
-                                            co_return text_result(out->seen.back());
-                                        }))
+    srv.add_tool(mcp::make_content_tool(
+                     mcp::tool_info("think", "Asks the client's model.").with_action(mcp::action_class::read_only),
+                     [out](const object&, mcp::call_context& ctx) -> awaitable<mcp::content_result> {
+                         auto r = co_await ctx.sample(one_message(), 50, sample_options());
+                         out->seen.push_back(describe_sample(r));
+                         co_return text_result(out->seen.back());
+                     }))
         .value();
 }
 

@@ -94,23 +94,27 @@ inline void add_fixture_tools(mcp::server& srv, std::shared_ptr<shared_flags> fl
                         R"({"type":"object","properties":{"text":{"type":"string"},"limit":{"type":"integer"}}})")
                         .as_object())
                 .with_data_schema(boost::json::parse(R"({"type":"object"})"))
-                .with_budget({4u << 20, 3, 20}),
+                .with_budget({4u << 20, 3, 20})
+                .with_action(mcp::action_class::read_only),
             [](const boost::json::object& args, mcp::call_context&) -> awaitable<ce::envelope> {
                 co_return ce::complete(boost::json::object(args, boost::json::storage_ptr()));
             }))
         .value();
     // search: incomplete, more matches than the limit.
-    srv
-        .add_tool(mcp::make_tool(
-            mcp::tool_info("search", "Finds notes.").with_data_schema(boost::json::parse(R"({"type":"array"})")),
-            [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                co_return ce::partial(boost::json::array{"a", "b"},
-                                      {std::string(ce::reason_codes::result_limit_reached),
-                                       "more notes matched than limit", boost::json::object{{"limit", 2}}});
-            }))
+    srv.add_tool(mcp::make_tool(mcp::tool_info("search", "Finds notes.")
+                                    .with_data_schema(boost::json::parse(R"({"type":"array"})"))
+                                    .with_action(mcp::action_class::read_only),
+                                [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                                    co_return ce::partial(
+                                        boost::json::array{"a", "b"},
+                                        {std::string(ce::reason_codes::result_limit_reached),
+                                         "more notes matched than limit", boost::json::object{{"limit", 2}}});
+                                }))
         .value();
     // slow: waits an hour unless cancelled.
-    srv.add_tool(mcp::make_tool(mcp::tool_info("slow", "Waits.").with_deadline(std::chrono::milliseconds(3'600'000)),
+    srv.add_tool(mcp::make_tool(mcp::tool_info("slow", "Waits.")
+                                    .with_deadline(std::chrono::milliseconds(3'600'000))
+                                    .with_action(mcp::action_class::read_only),
                                 [flags](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
                                     flags->slow_started = true;
                                     boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
@@ -127,49 +131,52 @@ inline void add_fixture_tools(mcp::server& srv, std::shared_ptr<shared_flags> fl
                                 }))
         .value();
     // quick_deadline: like slow, but with a 20 ms deadline.
-    srv.add_tool(mcp::make_tool(
-                     mcp::tool_info("quick_deadline", "Runs out of time.").with_deadline(std::chrono::milliseconds(20)),
-                     [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                         boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
-                         t.expires_after(std::chrono::hours(1));
-                         co_await t.async_wait(boost::asio::use_awaitable);
-                         co_return ce::complete(boost::json::array{});
-                     }))
+    srv.add_tool(mcp::make_tool(mcp::tool_info("quick_deadline", "Runs out of time.")
+                                    .with_deadline(std::chrono::milliseconds(20))
+                                    .with_action(mcp::action_class::read_only),
+                                [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                                    boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
+                                    t.expires_after(std::chrono::hours(1));
+                                    co_await t.async_wait(boost::asio::use_awaitable);
+                                    co_return ce::complete(boost::json::array{});
+                                }))
         .value();
     // boom: a bug.
-    srv.add_tool(mcp::make_tool(mcp::tool_info("boom", "Throws."),
+    srv.add_tool(mcp::make_tool(mcp::tool_info("boom", "Throws.").with_action(mcp::action_class::read_only),
                                 [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                     throw std::runtime_error("secret internals: db password");
                                     co_return ce::complete(1);
                                 }))
         .value();
     // liar: claims completeness while giving a reason.
-    srv.add_tool(mcp::make_tool(mcp::tool_info("liar", "Breaks the envelope rules."),
-                                [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                                    auto e = ce::complete(boost::json::array{});
-                                    e.add_reason({"RESULT_LIMIT_REACHED", "but complete", {}});
-                                    co_return e;
-                                }))
+    srv.add_tool(mcp::make_tool(
+                     mcp::tool_info("liar", "Breaks the envelope rules.").with_action(mcp::action_class::read_only),
+                     [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                         auto e = ce::complete(boost::json::array{});
+                         e.add_reason({"RESULT_LIMIT_REACHED", "but complete", {}});
+                         co_return e;
+                     }))
         .value();
     // nan: data that cannot be serialized.
-    srv.add_tool(mcp::make_tool(mcp::tool_info("nan", "Returns NaN."),
+    srv.add_tool(mcp::make_tool(mcp::tool_info("nan", "Returns NaN.").with_action(mcp::action_class::read_only),
                                 [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                     co_return ce::complete(std::numeric_limits<double>::quiet_NaN());
                                 }))
         .value();
     // progress: reports progress and logs.
-    srv.add_tool(mcp::make_tool(mcp::tool_info("progress", "Reports progress."),
-                                [](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
-                                    ctx.progress(0.5, 1.0, "half");
-                                    ctx.progress(0.4, 1.0);  // not an increase: dropped
-                                    ctx.progress(1.0, 1.0);
-                                    ctx.log(mcp::log_level::debug, "debug detail");
-                                    ctx.log(mcp::log_level::warning, "index is stale", {{"age_s", 30}});
-                                    co_return ce::complete(boost::json::array{});
-                                }))
+    srv.add_tool(
+           mcp::make_tool(mcp::tool_info("progress", "Reports progress.").with_action(mcp::action_class::read_only),
+                          [](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
+                              ctx.progress(0.5, 1.0, "half");
+                              ctx.progress(0.4, 1.0);  // not an increase: dropped
+                              ctx.progress(1.0, 1.0);
+                              ctx.log(mcp::log_level::debug, "debug detail");
+                              ctx.log(mcp::log_level::warning, "index is stale", {{"age_s", 30}});
+                              co_return ce::complete(boost::json::array{});
+                          }))
         .value();
     // whoami: the principal and session facts.
-    srv.add_tool(mcp::make_tool(mcp::tool_info("whoami", "Who is calling."),
+    srv.add_tool(mcp::make_tool(mcp::tool_info("whoami", "Who is calling.").with_action(mcp::action_class::read_only),
                                 [](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
                                     co_return ce::complete(
                                         boost::json::object{{"principal", ctx.caller().id},
@@ -192,14 +199,14 @@ inline void add_fixture_tools(mcp::server& srv, std::shared_ptr<shared_flags> fl
             }))
         .value();
     // image: a low-level content tool.
-    srv.add_tool(
-           mcp::make_content_tool(mcp::tool_info("image", "Returns an image."),
-                                  [](const boost::json::object&, mcp::call_context&) -> awaitable<mcp::content_result> {
-                                      mcp::content_result r;
-                                      r.content.push_back(boost::json::object{
-                                          {"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}});
-                                      co_return r;
-                                  }))
+    srv.add_tool(mcp::make_content_tool(
+                     mcp::tool_info("image", "Returns an image.").with_action(mcp::action_class::read_only),
+                     [](const boost::json::object&, mcp::call_context&) -> awaitable<mcp::content_result> {
+                         mcp::content_result r;
+                         r.content.push_back(boost::json::object{
+                             {"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}});
+                         co_return r;
+                     }))
         .value();
 }
 

@@ -68,7 +68,8 @@ protected:
         srv
             .add_tool(mcp::make_tool(
                 mcp::tool_info("two_rounds", "Asks a name, then a colour.")
-                    .with_input_schema(boost::json::parse(R"({"type":"object","properties":{"n":{}}})").as_object()),
+                    .with_input_schema(boost::json::parse(R"({"type":"object","properties":{"n":{}}})").as_object())
+                    .with_action(mcp::action_class::read_only),
                 [this](const object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
                     ++runs;
                     auto first = co_await ctx.request_client_all(one(form("step1", "name")));
@@ -78,7 +79,8 @@ protected:
                 }))
             .value();
         srv.add_tool(mcp::make_tool(mcp::tool_info("needs_sampling", "Needs sampling.")
-                                        .with_required_client_capabilities(object{{"sampling", object{}}}),
+                                        .with_required_client_capabilities(object{{"sampling", object{}}})
+                                        .with_action(mcp::action_class::read_only),
                                     [](const object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                         co_return ce::complete(true);
                                     }))
@@ -293,7 +295,7 @@ TEST_F(Stateless, ExpiredStateIsRefused) {
     o.request_state_ttl = std::chrono::milliseconds(-1);
     mcp::server s(o);
     s.set_request_state_sealer(test_sealer());
-    s.add_tool(mcp::make_tool(mcp::tool_info("ask", "Asks."),
+    s.add_tool(mcp::make_tool(mcp::tool_info("ask", "Asks.").with_action(mcp::action_class::read_only),
                               [](const object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
                                   co_await ctx.request_client_all(one(form("q", "x")));
                                   co_return ce::complete(true);
@@ -344,7 +346,7 @@ TEST_F(Stateless, AnswersWithoutAStateAreTakenByKey) {
 
 TEST_F(Stateless, WithoutASealerRequestsToTheClientAreNotSupported) {
     mcp::server s(test_options(log));
-    s.add_tool(mcp::make_tool(mcp::tool_info("ask", "Asks."),
+    s.add_tool(mcp::make_tool(mcp::tool_info("ask", "Asks.").with_action(mcp::action_class::read_only),
                               [](const object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
                                   auto a = co_await ctx.request_client_all(one(form("q", "x")));
                                   co_return ce::complete(boost::json::value(answer_field(a[0], "x")));
@@ -423,7 +425,9 @@ TEST(StatelessHeaders, AnnotationsNoClientCouldHonourRefuseTheTool) {
     mcp::server s;
     auto tool = [](const char* schema) {
         return mcp::make_tool(
-            mcp::tool_info("t", "T.").with_input_schema(boost::json::parse(schema).as_object()),
+            mcp::tool_info("t", "T.")
+                .with_input_schema(boost::json::parse(schema).as_object())
+                .with_action(mcp::action_class::read_only),
             [](const object&, mcp::call_context&) -> awaitable<ce::envelope> { co_return ce::complete(true); });
     };
     for (
@@ -456,7 +460,8 @@ protected:
                                         .with_input_schema(boost::json::parse(R"({"type":"object","properties":{
                                             "region":{"type":"string","x-mcp-header":"Region"},
                                             "count":{"type":"integer","x-mcp-header":"Count"}}})")
-                                                               .as_object()),
+                                                               .as_object())
+                                        .with_action(mcp::action_class::read_only),
                                     [](const object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                         co_return ce::complete(true);
                                     }))

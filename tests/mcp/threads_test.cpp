@@ -60,7 +60,7 @@ TEST(ServerOnAThreadPool, ManyConnectionsCallConcurrentlyWhileToolsChange) {
     // Registry changes race with the calls; they must neither block them nor corrupt the list.
     for (int i = 0; i < 20; ++i) {
         auto name = "extra_" + std::to_string(i);
-        srv.add_tool(mcp::make_tool(mcp::tool_info(name, "x"),
+        srv.add_tool(mcp::make_tool(mcp::tool_info(name, "x").with_action(mcp::action_class::read_only),
                                     [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                         co_return ce::complete(1);
                                     }))
@@ -106,7 +106,7 @@ TEST(ServerOnManyThreads, EachConnectionsCallsRunOneAtATimeOnEveryKindOfExecutor
         }
         active.fetch_sub(1);
     };
-    srv.add_tool(mcp::make_tool(mcp::tool_info("stretch", "x"),
+    srv.add_tool(mcp::make_tool(mcp::tool_info("stretch", "x").with_action(mcp::action_class::read_only),
                                 [&](const boost::json::object&, mcp::call_context& ctx) -> awaitable<ce::envelope> {
                                     exclusive_stretch();
                                     co_await boost::asio::post(ctx.executor(), boost::asio::use_awaitable);

@@ -175,7 +175,8 @@ TEST_F(ToolsCall, DeadlineStopsTheHandlerWithDeadlineExceeded) {
 namespace {
 
 // `name`: waits an hour, under `info`'s deadline (by default the server's).
-void add_waiting_tool(mcp::server& s, mcp::tool_info info = mcp::tool_info("wait", "x")) {
+void add_waiting_tool(mcp::server& s,
+                      mcp::tool_info info = mcp::tool_info("wait", "x").with_action(mcp::action_class::read_only)) {
     s.add_tool(mcp::make_tool(std::move(info),
                               [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                   boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
@@ -221,8 +222,11 @@ TEST_F(ToolsCall, DeadlinesBehindAFinishedCallStillFire) {
     opts.default_deadline = std::chrono::milliseconds(40);
     mcp::server s(opts);
     add_waiting_tool(s);  // under the default 40 ms
-    add_waiting_tool(s, mcp::tool_info("hold", "x").with_deadline(std::chrono::hours(1)));
-    s.add_tool(mcp::make_tool(mcp::tool_info("now", "x").with_deadline(std::chrono::milliseconds(20)),
+    add_waiting_tool(
+        s, mcp::tool_info("hold", "x").with_deadline(std::chrono::hours(1)).with_action(mcp::action_class::read_only));
+    s.add_tool(mcp::make_tool(mcp::tool_info("now", "x")
+                                  .with_deadline(std::chrono::milliseconds(20))
+                                  .with_action(mcp::action_class::read_only),
                               [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                   co_return ce::complete(1);
                               }))
@@ -340,12 +344,13 @@ TEST(ToolsCallOrder, ACallThatDoesNotWaitIsAnsweredBeforeTheNextRequestIsHandled
     mcp::server s(test_options(log));
     auto sent = std::make_shared<std::vector<std::string>>();
     auto answered_before = std::make_shared<std::vector<std::size_t>>();
-    s.add_tool(mcp::make_tool(
-                   mcp::tool_info("count", "Counts the answers sent before it ran."),
-                   [sent, answered_before](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
-                       answered_before->push_back(sent->size());
-                       co_return ce::complete(1);
-                   }))
+    s
+        .add_tool(mcp::make_tool(
+            mcp::tool_info("count", "Counts the answers sent before it ran.").with_action(mcp::action_class::read_only),
+            [sent, answered_before](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                answered_before->push_back(sent->size());
+                co_return ce::complete(1);
+            }))
         .value();
     boost::asio::io_context io;
     auto conn = s.connect(io.get_executor(), [sent](std::string text) { sent->push_back(std::move(text)); }, {});

@@ -64,7 +64,7 @@ TEST_F(ToolsList, InvalidCursorIsInvalidParams) {
 TEST_F(ToolsList, CursorSurvivesToolsAddedBetweenPages) {
     client->initialize();
     auto next = at(client->request("tools/list"), "result", "nextCursor");
-    srv.add_tool(mcp::make_tool(mcp::tool_info("aaa_first", "x"),
+    srv.add_tool(mcp::make_tool(mcp::tool_info("aaa_first", "x").with_action(mcp::action_class::read_only),
                                 [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                     co_return ce::complete(1);
                                 }))
@@ -77,7 +77,7 @@ TEST_F(ToolsList, ListChangedIsSentToInitializedClients) {
     boost::asio::io_context io;
     mcp::memory_client fresh(srv, io);  // never initialized
     client->initialize();
-    srv.add_tool(mcp::make_tool(mcp::tool_info("late", "x"),
+    srv.add_tool(mcp::make_tool(mcp::tool_info("late", "x").with_action(mcp::action_class::read_only),
                                 [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
                                     co_return ce::complete(1);
                                 }))
@@ -96,17 +96,25 @@ TEST_F(ToolsList, RegistrationValidatesNames) {
     auto fn = [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
         co_return ce::complete(1);
     };
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info(""), fn)).error(), mcp::registration_error::invalid_name);
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("has space"), fn)).error(),
+    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("").with_action(mcp::action_class::read_only), fn)).error(),
               mcp::registration_error::invalid_name);
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("slash/no"), fn)).error(),
+    EXPECT_EQ(
+        srv.add_tool(mcp::make_tool(mcp::tool_info("has space").with_action(mcp::action_class::read_only), fn)).error(),
+        mcp::registration_error::invalid_name);
+    EXPECT_EQ(
+        srv.add_tool(mcp::make_tool(mcp::tool_info("slash/no").with_action(mcp::action_class::read_only), fn)).error(),
+        mcp::registration_error::invalid_name);
+    EXPECT_EQ(srv.add_tool(mcp::make_tool(
+                               mcp::tool_info(std::string(129, 'a')).with_action(mcp::action_class::read_only), fn))
+                  .error(),
               mcp::registration_error::invalid_name);
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info(std::string(129, 'a')), fn)).error(),
-              mcp::registration_error::invalid_name);
-    EXPECT_TRUE(srv.add_tool(mcp::make_tool(mcp::tool_info(std::string(128, 'a')), fn)));
-    EXPECT_TRUE(srv.add_tool(mcp::make_tool(mcp::tool_info("ns.tool-name_1"), fn)));
-    EXPECT_EQ(srv.add_tool(mcp::make_tool(mcp::tool_info("echo"), fn)).error(),
-              mcp::registration_error::duplicate_name);
+    EXPECT_TRUE(srv.add_tool(
+        mcp::make_tool(mcp::tool_info(std::string(128, 'a')).with_action(mcp::action_class::read_only), fn)));
+    EXPECT_TRUE(
+        srv.add_tool(mcp::make_tool(mcp::tool_info("ns.tool-name_1").with_action(mcp::action_class::read_only), fn)));
+    EXPECT_EQ(
+        srv.add_tool(mcp::make_tool(mcp::tool_info("echo").with_action(mcp::action_class::read_only), fn)).error(),
+        mcp::registration_error::duplicate_name);
     EXPECT_EQ(srv.add_tool(nullptr).error(), mcp::registration_error::null_handler);
 }
 
@@ -118,6 +126,19 @@ TEST_F(ToolsList, AnnotationsFollowTheActionClass) {
     EXPECT_EQ(at(write, "annotations"),
               boost::json::parse(R"({"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false})"));
     EXPECT_EQ(srv.describe_tool("nope"), nullptr);
+}
+
+TEST_F(ToolsList, AToolThatDoesNotDeclareWhatItDoesIsTakenAsDestructive) {
+    // MCP's reading of a tool without annotations: a write that forgets to say so is never
+    // advertised as read-only.
+    srv.add_tool(mcp::make_tool(mcp::tool_info("undeclared", "Says nothing about what it does."),
+                                [](const boost::json::object&, mcp::call_context&) -> awaitable<ce::envelope> {
+                                    co_return ce::complete(1);
+                                }))
+        .value();
+    EXPECT_EQ(at(srv.describe_tool("undeclared"), "annotations"),
+              boost::json::parse(R"({"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false})"));
+    EXPECT_EQ(srv.find_tool("undeclared")->info().action, mcp::action_class::irreversible_write);
 }
 
 TEST_F(ToolsList, OutputSchemaIsTheEnvelopeAroundTheDataSchema) {

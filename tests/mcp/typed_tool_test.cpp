@@ -5,6 +5,7 @@
 
 #include <boost/describe/class.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -23,7 +24,9 @@ inline void describe_contract(candor::contract::spec<search_args>& s) {
 
 // The README-sized typed tool: ten lines from struct to registration.
 struct search_notes : candor::mcp::tool<search_args> {
-    search_notes() : tool(candor::mcp::tool_info("search_notes", "Find notes containing words")) {}
+    search_notes()
+        : tool(candor::mcp::tool_info("search_notes", "Find notes containing words")
+                   .with_action(candor::mcp::action_class::read_only)) {}
     boost::asio::awaitable<candor::envelope::envelope> call(search_args a, candor::mcp::call_context&) override {
         boost::json::array hits;
         for (int i = 0; i < 8; ++i) hits.emplace_back(a.query + " #" + std::to_string(i));
@@ -97,7 +100,7 @@ TEST_F(TypedTool, MissingRequiredFieldIsAToolError) {
 
 TEST_F(TypedTool, FunctionFormRegistersInOneLine) {
     srv.add_tool(mcp::make_typed_tool<notes::search_args>(
-                     mcp::tool_info("count_notes", "Counts"),
+                     mcp::tool_info("count_notes", "Counts").with_action(mcp::action_class::read_only),
                      [](notes::search_args a, mcp::call_context&) -> awaitable<ce::envelope> {
                          co_return ce::complete(static_cast<std::int64_t>(a.query.size()));
                      }))
@@ -122,4 +125,81 @@ TEST_F(TypedTool, ArgumentsCanBeCheckedOfflineWithoutRunningTheTool) {
     ASSERT_TRUE(not_object && !not_object->empty());
     EXPECT_EQ(not_object->front().code, "TYPE_MISMATCH");
     EXPECT_EQ(srv.describe_tools().size(), 1u);
+}
+
+TEST(TypedToolSchema, AContractSchemaThatIsNotAnObjectFailsLoudly) {
+    EXPECT_THROW(mcp::detail::input_schema_from(boost::json::value(true)), std::logic_error);
+    EXPECT_THROW(mcp::detail::input_schema_from(boost::json::array{}), std::logic_error);
+    EXPECT_EQ(mcp::detail::input_schema_from(boost::json::object{{"type", "object"}}),
+              (boost::json::object{{"type", "object"}}));
+}
+
+namespace {
+
+ce::envelope count_words(const notes::search_args& a) {
+    return ce::complete(static_cast<std::int64_t>(std::count(a.query.begin(), a.query.end(), ' ') + 1));
+}
+
+}  // namespace
+
+TEST_F(TypedTool, AddToolDeducesTheArgumentsOfAPlainLambda) {
+    mcp::add_tool(srv, mcp::tool_info("length", "Length of the query").with_action(mcp::action_class::read_only),
+                  [](const notes::search_args& a) { return ce::complete(static_cast<std::int64_t>(a.query.size())); })
+        .value();
+    EXPECT_EQ(at(srv.describe_tool("length"), "inputSchema"), at(srv.describe_tool("search_notes"), "inputSchema"));
+    EXPECT_EQ(at(envelope_of(client->request("tools/call", {{"name", "length"}, {"arguments", {{"query", "abcd"}}}})),
+                 "data"),
+              4);
+    // The contract runs before the callable: an empty query never reaches it.
+    auto r = client->request("tools/call", {{"name", "length"}, {"arguments", {{"query", ""}}}});
+    EXPECT_EQ(at(at(r, "result"), "isError"), true);
+    EXPECT_EQ(at(first_error(r), "path"), "/query");
+}
+
+TEST_F(TypedTool, AddToolAwaitsACoroutineTakingItsArgumentsByReference) {
+    mcp::add_tool(
+        srv, mcp::tool_info("echo", "Echoes the query after a pause").with_action(mcp::action_class::read_only),
+        [](const notes::search_args& a, mcp::call_context&) -> awaitable<ce::envelope> {
+            // Suspend, so that the arguments must outlive the call that started it.
+            boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, std::chrono::milliseconds(1));
+            co_await t.async_wait(boost::asio::use_awaitable);
+            co_return ce::complete(boost::json::string(a.query));
+        })
+        .value();
+    auto r = client->request("tools/call", {{"name", "echo"}, {"arguments", {{"query", "still here"}}}});
+    EXPECT_EQ(at(envelope_of(r), "data"), "still here");
+}
+
+TEST_F(TypedTool, AddToolTakesAFunctionAndPassesTheCallContext) {
+    mcp::add_tool(srv, mcp::tool_info("words", "Counts words").with_action(mcp::action_class::read_only), &count_words)
+        .value();
+    mcp::add_tool(
+        srv, mcp::tool_info("whoami", "The tool's own name").with_action(mcp::action_class::read_only),
+        [](notes::search_args, mcp::call_context& ctx) { return ce::complete(boost::json::string(ctx.tool())); })
+        .value();
+    EXPECT_EQ(at(envelope_of(client->request("tools/call", {{"name", "words"}, {"arguments", {{"query", "a b c"}}}})),
+                 "data"),
+              3);
+    EXPECT_EQ(
+        at(envelope_of(client->request("tools/call", {{"name", "whoami"}, {"arguments", {{"query", "x"}}}})), "data"),
+        "whoami");
+}
+
+TEST_F(TypedTool, AddToolWithAnObjectIsTheLowLevelPathCheckedByTheHandWrittenSchema) {
+    mcp::add_tool(srv,
+                  mcp::tool_info("raw", "Low-level")
+                      .with_input_schema(
+                          {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}, {"required", {"n"}}})
+                      .with_action(mcp::action_class::read_only),
+                  [](const boost::json::object& a) { return ce::complete(a.at("n")); })
+        .value();
+    EXPECT_EQ(at(envelope_of(client->request("tools/call", {{"name", "raw"}, {"arguments", {{"n", 7}}}})), "data"), 7);
+    auto r = client->request("tools/call", {{"name", "raw"}, {"arguments", boost::json::object{}}});
+    EXPECT_EQ(at(at(r, "result"), "isError"), true);
+}
+
+TEST_F(TypedTool, AddToolReportsARefusedRegistration) {
+    auto again = mcp::add_tool(
+        srv, mcp::tool_info("search_notes", "Duplicate").with_action(mcp::action_class::read_only), &count_words);
+    EXPECT_FALSE(again);
 }

@@ -244,7 +244,7 @@ std::vector<mcp::call_record> records_of_rich_envelopes(bool reads_metadata = tr
     mcp::server srv(opts);
     using envelope_task = boost::asio::awaitable<envelope::envelope>;
     srv.add_tool(
-           mcp::make_tool(mcp::tool_info("rich", "partial with everything"),
+           mcp::make_tool(mcp::tool_info("rich", "partial with everything").with_action(mcp::action_class::read_only),
                           [](const boost::json::object&, mcp::call_context&) -> envelope_task {
                               auto e = envelope::partial(
                                   boost::json::array{1},
@@ -256,24 +256,24 @@ std::vector<mcp::call_record> records_of_rich_envelopes(bool reads_metadata = tr
                               co_return e;
                           }))
         .value();
-    srv.add_tool(mcp::make_tool(mcp::tool_info("refuse", "an error with details"),
-                                [](const boost::json::object&, mcp::call_context&) -> envelope_task {
-                                    issue a;
-                                    a.code = "UNKNOWN_FIELD";
-                                    a.path = "/filters/secret_key";
-                                    a.message = "m";
-                                    a.details = {{"repairable", 7},        {"layer", 3},
-                                                 {"keyword", 9},           {"limit", 4},
-                                                 {"repairs_remaining", 2}, {"note", "text"}};
-                                    issue b;
-                                    b.code = "EVIDENCE_STALE";
-                                    b.path = "/ids/0";
-                                    b.message = "m";
-                                    b.keyword = "x";
-                                    b.repairable = false;
-                                    b.where = layer::external;
-                                    co_return envelope::failure({a, b});
-                                }))
+    srv.add_tool(
+           mcp::make_tool(mcp::tool_info("refuse", "an error with details").with_action(mcp::action_class::read_only),
+                          [](const boost::json::object&, mcp::call_context&) -> envelope_task {
+                              issue a;
+                              a.code = "UNKNOWN_FIELD";
+                              a.path = "/filters/secret_key";
+                              a.message = "m";
+                              a.details = {{"repairable", 7},        {"layer", 3},    {"keyword", 9}, {"limit", 4},
+                                           {"repairs_remaining", 2}, {"note", "text"}};
+                              issue b;
+                              b.code = "EVIDENCE_STALE";
+                              b.path = "/ids/0";
+                              b.message = "m";
+                              b.keyword = "x";
+                              b.repairable = false;
+                              b.where = layer::external;
+                              co_return envelope::failure({a, b});
+                          }))
         .value();
     boost::asio::io_context io;
     mcp::memory_client c(srv, io);

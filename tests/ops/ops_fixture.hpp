@@ -30,7 +30,7 @@ inline void add_marker_tools(mcp::server& srv) {
                       .as_object();
     srv
         .add_tool(mcp::make_tool(
-            mcp::tool_info("search", "finds").with_input_schema(schema),
+            mcp::tool_info("search", "finds").with_input_schema(schema).with_action(mcp::action_class::read_only),
             [](const boost::json::object& args, mcp::call_context&) -> boost::asio::awaitable<envelope::envelope> {
                 const std::string q(args.at("query").as_string());
                 const auto* limit = args.if_contains("limit");

@@ -125,6 +125,17 @@ TEST(FanOut, SourceReturningAnEnvelopeThatBreaksTheInvariantsIsFailed) {
     EXPECT_TRUE(ce::check(e));
 }
 
+TEST(FanOut, SourceFailingWithOperationAbortedIsFailedNotLate) {
+    boost::asio::io_context ioc;
+    pg::fan_source aborted{"a", std::chrono::seconds(30), []() -> awaitable<ce::envelope> {
+                               throw boost::system::system_error(boost::asio::error::operation_aborted);
+                               co_return ce::complete(1);
+                           }};
+    auto e = run(ioc, pg::fan_out({std::move(aborted), answering("b", ce::complete(2))}));
+    ASSERT_EQ(unavailable_sources(e), std::vector<std::string>{"a"});
+    EXPECT_EQ(e.incomplete_reasons.front().details.at("cause"), "failed");
+}
+
 TEST(FanOut, NoSourcesIsCompleteAndEmpty) {
     boost::asio::io_context ioc;
     auto e = run(ioc, pg::fan_out({}));

@@ -53,17 +53,18 @@ protected:
         srv_ = std::make_unique<mcp::server>(mcp::server_options{.log = {}});
         // 100 progress notifications of 2 KB each, at once, then the answer.
         srv_->add_tool(mcp::make_content_tool(
-                           mcp::tool_info("chatty", "Reports progress 100 times, then answers."),
+                           mcp::tool_info("chatty", "Reports progress 100 times, then answers.")
+                               .with_action(mcp::action_class::read_only),
                            [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
                                for (int i = 1; i <= 100; ++i) ctx.progress(i, 100, std::string(2000, 'p'));
                                co_return text_result("done");
                            }))
             .value();
-        srv_->add_tool(
-                mcp::make_content_tool(mcp::tool_info("large", "Answers 8 KB."),
-                                       [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-                                           co_return text_result(std::string(8000, 'l'));
-                                       }))
+        srv_->add_tool(mcp::make_content_tool(
+                           mcp::tool_info("large", "Answers 8 KB.").with_action(mcp::action_class::read_only),
+                           [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                               co_return text_result(std::string(8000, 'l'));
+                           }))
             .value();
     }
     void start(candor::transport::http_options opts) {
@@ -350,14 +351,14 @@ TEST(HttpDrain, OnSigtermTheServerKeepsAcceptingAnswersReadyz503AndFinishesWhatI
         port = static_cast<std::uint16_t>(std::stoi(std::string(text.substr(at + 17))));
         cv.notify_all();
     }});
-    srv.add_tool(mcp::make_content_tool(mcp::tool_info("slow", "Answers after 300 ms."),
-                                        [&](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-                                            call_running = true;
-                                            net::steady_timer t(co_await net::this_coro::executor,
-                                                                std::chrono::milliseconds(300));
-                                            co_await t.async_wait(net::use_awaitable);
-                                            co_return text_result("done");
-                                        }))
+    srv.add_tool(mcp::make_content_tool(
+                     mcp::tool_info("slow", "Answers after 300 ms.").with_action(mcp::action_class::read_only),
+                     [&](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                         call_running = true;
+                         net::steady_timer t(co_await net::this_coro::executor, std::chrono::milliseconds(300));
+                         co_await t.async_wait(net::use_awaitable);
+                         co_return text_result("done");
+                     }))
         .value();
     candor::transport::http_options opts;
     opts.threads = 2;

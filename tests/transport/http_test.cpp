@@ -54,13 +54,14 @@ protected:
         srv_ = std::make_unique<mcp::server>(mcp::server_options{.log = {}});
         srv_
             ->add_tool(mcp::make_content_tool(
-                mcp::tool_info("whoami", "Returns the caller's principal."),
+                mcp::tool_info("whoami", "Returns the caller's principal.").with_action(mcp::action_class::read_only),
                 [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
                     co_return mcp::content_result{array{object{{"type", "text"}, {"text", ctx.caller().id}}}};
                 }))
             .value();
         srv_->add_tool(mcp::make_content_tool(
-                           mcp::tool_info("count", "Reports progress 1 and 2 of 2, then answers."),
+                           mcp::tool_info("count", "Reports progress 1 and 2 of 2, then answers.")
+                               .with_action(mcp::action_class::read_only),
                            [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
                                ctx.progress(1, 2);
                                ctx.progress(2, 2);
@@ -68,7 +69,8 @@ protected:
                            }))
             .value();
         srv_->add_tool(
-                mcp::make_content_tool(mcp::tool_info("shape", "Answers with structured content too."),
+                mcp::make_content_tool(mcp::tool_info("shape", "Answers with structured content too.")
+                                           .with_action(mcp::action_class::read_only),
                                        [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
                                            mcp::content_result r{array{object{{"type", "text"}, {"text", "{}"}}}};
                                            r.structured_content = object{};
@@ -323,12 +325,12 @@ mcp::content_result text_content(std::string t) {
 object name_schema() { return {{"type", "object"}, {"properties", object{{"name", object{{"type", "string"}}}}}}; }
 
 void add_ask_tool(mcp::server& srv) {
-    srv.add_tool(
-           mcp::make_content_tool(mcp::tool_info("ask", "Asks the user for a name."),
-                                  [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
-                                      auto r = co_await ctx.elicit(std::string("Name?"), name_schema());
-                                      co_return text_content(elicitation_answer(r));
-                                  }))
+    srv.add_tool(mcp::make_content_tool(
+                     mcp::tool_info("ask", "Asks the user for a name.").with_action(mcp::action_class::read_only),
+                     [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                         auto r = co_await ctx.elicit(std::string("Name?"), name_schema());
+                         co_return text_content(elicitation_answer(r));
+                     }))
         .value();
 }
 

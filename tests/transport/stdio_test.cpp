@@ -153,7 +153,9 @@ std::unique_ptr<candor::mcp::server> echo_server(std::size_t in_flight = 16,
                                {"required", {"text"}},
                                {"additionalProperties", false}};
     srv->add_tool(candor::mcp::make_tool(
-                      candor::mcp::tool_info("echo", "Echoes text.").with_input_schema(schema),
+                      candor::mcp::tool_info("echo", "Echoes text.")
+                          .with_input_schema(schema)
+                          .with_action(candor::mcp::action_class::read_only),
                       [](const boost::json::object& args,
                          candor::mcp::call_context&) -> boost::asio::awaitable<candor::envelope::envelope> {
                           co_return candor::envelope::complete(boost::json::object{{"text", args.at("text")}});
@@ -294,14 +296,14 @@ std::string describe_reply(
 
 TEST(Stdio, ElicitationGoesToStdoutAndTheReplyOnStdinReachesTheTool) {
     candor::mcp::server srv;
-    srv.add_tool(candor::mcp::make_content_tool(
-                     candor::mcp::tool_info("ask", "Asks for a colour."),
-                     [](const boost::json::object&,
-                        candor::mcp::call_context& ctx) -> boost::asio::awaitable<candor::mcp::content_result> {
-                         auto r =
-                             co_await ctx.elicit(std::string("Colour?"), colour_schema(), std::chrono::seconds(20));
-                         co_return answer_text(describe_reply(r));
-                     }))
+    srv
+        .add_tool(candor::mcp::make_content_tool(
+            candor::mcp::tool_info("ask", "Asks for a colour.").with_action(candor::mcp::action_class::read_only),
+            [](const boost::json::object&,
+               candor::mcp::call_context& ctx) -> boost::asio::awaitable<candor::mcp::content_result> {
+                auto r = co_await ctx.elicit(std::string("Colour?"), colour_schema(), std::chrono::seconds(20));
+                co_return answer_text(describe_reply(r));
+            }))
         .value();
     int in[2];
     int out[2];
@@ -468,7 +470,7 @@ TEST(Stdio, AClientThatDoesNotReadStopsTheServerReadingAndLosesNothing) {
     candor::mcp::server srv(o);
     std::atomic<int> calls{0};
     srv.add_tool(candor::mcp::make_tool(
-                     candor::mcp::tool_info("blob", "Answers 4 KiB."),
+                     candor::mcp::tool_info("blob", "Answers 4 KiB.").with_action(candor::mcp::action_class::read_only),
                      [&calls](const boost::json::object&,
                               candor::mcp::call_context&) -> boost::asio::awaitable<candor::envelope::envelope> {
                          ++calls;

@@ -423,7 +423,9 @@ TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
 class lookup_notes : public cv::validated_tool<archive_args> {
 public:
     explicit lookup_notes(cv::validation_options o)
-        : validated_tool(candor::mcp::tool_info("lookup_notes", "Looks notes up."), std::move(o)) {
+        : validated_tool(candor::mcp::tool_info("lookup_notes", "Looks notes up.")
+                             .with_action(candor::mcp::action_class::read_only),
+                         std::move(o)) {
         add_external_check({"index", std::chrono::milliseconds(100),
                             [](const archive_args&,
                                candor::mcp::call_context&) -> boost::asio::awaitable<cv::check_result<archive_args>> {

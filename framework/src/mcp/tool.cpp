@@ -58,36 +58,34 @@ private:
 
 }  // namespace
 
-json_tool::json_tool(tool_info info) : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
-json_tool::~json_tool() = default;
+schema_checked_tool::schema_checked_tool(tool_info info)
+    : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
+schema_checked_tool::~schema_checked_tool() = default;
 
-issue_list json_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
+issue_list schema_checked_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
     return schema_issues(*validator_, arguments);
 }
 
-boost::asio::awaitable<tool_outcome> json_tool::invoke(const boost::json::value& arguments, const json::document&,
+json_tool::json_tool(tool_info info) : schema_checked_tool(std::move(info)) {}
+
+boost::asio::awaitable<tool_outcome> json_tool::invoke(const boost::json::value& arguments, const json::document& doc,
                                                        call_context& ctx) {
-    auto issues = schema_issues(*validator_, arguments);
+    auto issues = check_arguments(arguments, &doc);
     if (!issues.empty()) co_return envelope::failure(std::move(issues));
     co_return co_await call(arguments.get_object(), ctx);
 }
 
-content_tool::content_tool(tool_info info) : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
-content_tool::~content_tool() = default;
+content_tool::content_tool(tool_info info) : schema_checked_tool(std::move(info)) {}
 
-issue_list content_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
-    return schema_issues(*validator_, arguments);
-}
-
-boost::asio::awaitable<tool_outcome> content_tool::invoke(const boost::json::value& arguments, const json::document&,
-                                                          call_context& ctx) {
-    auto issues = schema_issues(*validator_, arguments);
+boost::asio::awaitable<tool_outcome> content_tool::invoke(const boost::json::value& arguments,
+                                                          const json::document& doc, call_context& ctx) {
+    auto issues = check_arguments(arguments, &doc);
     if (!issues.empty()) {
         // Low-level tools have no envelope; the error envelope still travels as text so the
         // model gets the same codes and paths.
-        auto sealed = envelope::seal(envelope::failure(std::move(issues)), info_.name);
+        auto sealed = envelope::seal(envelope::failure(std::move(issues)), info().name);
         const boost::json::object env =
-            sealed ? std::move(sealed).value() : envelope::internal_error_envelope(info_.name);
+            sealed ? std::move(sealed).value() : envelope::internal_error_envelope(info().name);
         boost::json::object block;
         block["type"] = "text";
         block["text"] = json::to_string(env).value();

@@ -19,6 +19,8 @@ namespace ce = candor::envelope;
 namespace {
 
 mcp::tool_info with_paging_arguments(mcp::tool_info info, const collection_options& o) {
+    // A collection only reads: a data source has no way to write.
+    info.action = mcp::action_class::read_only;
     auto& props = info.input_schema["properties"];
     if (!props.is_object()) props = boost::json::object{};
     auto& p = props.get_object();

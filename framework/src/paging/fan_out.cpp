@@ -7,10 +7,11 @@
 
 #include <candor/paging/fan_out.hpp>
 
+#include <candor/mcp/detail/within.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -44,37 +45,18 @@ struct join_state {
     asio::steady_timer done;
 };
 
-// The source's call with its failure as a value: `||` completes on the first operand that
-// finishes without an exception, so a throwing source would otherwise wait for its timer.
-asio::awaitable<std::optional<ce::envelope>> guarded(const fan_source& src) {
-    try {
-        co_return co_await src.call();
-    } catch (const boost::system::system_error& e) {
-        if (e.code() == asio::error::operation_aborted) throw;  // cancelled: the timer won
-        co_return std::nullopt;
-    } catch (const std::exception&) {
-        co_return std::nullopt;
-    }
-}
-
 asio::awaitable<void> run_one(std::shared_ptr<join_state> st, std::size_t i) {
-    using namespace asio::experimental::awaitable_operators;
     auto& src = st->sources[i];
     auto& out = st->outcomes[i];
     try {
-        asio::steady_timer timer(co_await asio::this_coro::executor);
-        timer.expires_after(src.deadline);
-        auto r = co_await (guarded(src) || timer.async_wait(asio::use_awaitable));
-        if (r.index() == 0) {
-            out.result = std::move(std::get<0>(r));
-            // An envelope that breaks the invariants (a hand-built one without a status, say) is
-            // a failed source: its claims cannot be passed on.
-            out.what = out.result && ce::check(*out.result) && *out.result->status != ce::outcome::error
-                           ? cause::answered
-                           : cause::failed;
-        } else {
-            out.what = cause::late;
-        }
+        auto r = co_await mcp::detail::within(src.call(), src.deadline);
+        out.result = std::move(r.value);
+        // An envelope that breaks the invariants (a hand-built one without a status, say) is a
+        // failed source: its claims cannot be passed on.
+        if (r.timed_out) out.what = cause::late;
+        else if (out.result && ce::check(*out.result) && *out.result->status != ce::outcome::error)
+            out.what = cause::answered;
+        else out.what = cause::failed;
     } catch (const std::exception&) {
         // A source's failure is data for the caller (SOURCE_UNAVAILABLE), not a crash.
         out.what = cause::failed;

@@ -20,7 +20,9 @@ void describe_contract(candor::contract::spec<primes_args>& s) {
 }
 
 struct list_primes : candor::mcp::tool<primes_args> {
-    list_primes() : tool(candor::mcp::tool_info("list_primes", "The primes below a number, smallest first.")) {}
+    list_primes()
+        : tool(candor::mcp::tool_info("list_primes", "The primes below a number, smallest first.")
+                   .with_action(candor::mcp::action_class::read_only)) {}
 
     boost::asio::awaitable<candor::envelope::envelope> call(primes_args a, candor::mcp::call_context&) override {
         boost::json::array found;

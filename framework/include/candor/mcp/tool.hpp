@@ -63,7 +63,12 @@ struct tool_info {
     /// JSON Schema of the envelope's `data` (envelope tools); the framework wraps it into the
     /// envelope schema for `outputSchema`.
     boost::json::value data_schema = true;
-    action_class action = action_class::read_only;
+    /// What the tool does to the world. Undeclared, a tool is taken to be what MCP assumes of a
+    /// tool without annotations: not read-only, destructive (`irreversible_write`, which also
+    /// puts a validated tool behind approval). A tool that only reads says so with
+    /// `with_action(action_class::read_only)`; forgetting costs a confirmation, never a write
+    /// advertised as safe. docs/contracts.md
+    action_class action = action_class::irreversible_write;
     /// Depth and node budget of the arguments (bytes are bounded by the message limit).
     json::limits budget = default_argument_budget;
     /// Overrides the server's default deadline for this tool.
@@ -152,46 +157,52 @@ public:
                                                         call_context& ctx) = 0;
 };
 
-/// A data tool with a raw JSON Schema: arguments are validated against `input_schema` before
-/// `call` runs; schema issues become an error envelope (layer `contract`).
-class json_tool : public tool_handler {
+/// The base of the low-level tools: a JSON Schema written by hand (`info.input_schema`),
+/// compiled once and checked on every call before the tool runs.
+class schema_checked_tool : public tool_handler {
 public:
-    /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
-    explicit json_tool(tool_info info);
-    ~json_tool() override;
-
     const tool_info& info() const noexcept final { return info_; }
+    /// Every schema issue of the arguments (layer `contract`), all together.
     issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
-    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
-                                                call_context& ctx) final;
 
-    /// The tool's work, on arguments that passed the schema.
-    virtual boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
-                                                            call_context& ctx) = 0;
+protected:
+    /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
+    explicit schema_checked_tool(tool_info info);
+    ~schema_checked_tool() override;
 
 private:
     tool_info info_;
     std::unique_ptr<schema::validator> validator_;
 };
 
+/// A data tool with a raw JSON Schema: arguments are validated against `input_schema` before
+/// `call` runs; schema issues become an error envelope (layer `contract`). The low-level path:
+/// a typed tool (`add_tool`, `tool<Args>`) derives its schema from its argument struct.
+class json_tool : public schema_checked_tool {
+public:
+    /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
+    explicit json_tool(tool_info info);
+
+    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
+                                                call_context& ctx) final;
+
+    /// The tool's work, on arguments that passed the schema.
+    virtual boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
+                                                            call_context& ctx) = 0;
+};
+
 /// A low-level tool returning MCP content blocks (images, audio, embedded resources). Its
 /// arguments are still schema-checked; argument issues become `isError` content.
-class content_tool : public tool_handler {
+class content_tool : public schema_checked_tool {
 public:
+    /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
     explicit content_tool(tool_info info);
-    ~content_tool() override;
 
-    const tool_info& info() const noexcept final { return info_; }
     bool returns_envelope() const noexcept final { return false; }
-    issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
     boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                 call_context& ctx) final;
 
     virtual boost::asio::awaitable<content_result> call(const boost::json::object& arguments, call_context& ctx) = 0;
-
-private:
-    tool_info info_;
-    std::unique_ptr<schema::validator> validator_;
 };
 
 using json_tool_function =

@@ -126,7 +126,8 @@ struct page {
 class collection_tool : public mcp::json_tool {
 public:
     /// @param info the tool; its input schema declares the query arguments (an object schema
-    ///        whose `properties` get the paging arguments added)
+    ///        whose `properties` get the paging arguments added); its action class is set to
+    ///        `read_only` (a collection only reads)
     /// @param order the total order; the last field is the unique key (and the evidence id)
     /// @throws std::invalid_argument without keys, with an empty ordering, or bad page sizes
     collection_tool(mcp::tool_info info, ordering order, std::shared_ptr<data_source> source, collection_options opts);

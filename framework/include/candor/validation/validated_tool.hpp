@@ -32,6 +32,7 @@
 #include <candor/contract/contract.hpp>
 #include <candor/envelope/codes.hpp>
 #include <candor/json/intake.hpp>
+#include <candor/mcp/detail/within.hpp>
 #include <candor/mcp/tool.hpp>
 #include <candor/mcp/typed_tool.hpp>
 #include <candor/validation/approval.hpp>
@@ -39,10 +40,6 @@
 #include <candor/validation/plan_token.hpp>
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <chrono>
 #include <exception>
@@ -95,36 +92,6 @@ struct external_check {
     std::function<boost::asio::awaitable<check_result<Args>>(const Args&, mcp::call_context&)> run;
 };
 
-namespace detail {
-/// The operation's value, or nothing when it threw (the source failed).
-template <class T>
-boost::asio::awaitable<std::optional<T>> guarded(boost::asio::awaitable<T> op) {
-    try {
-        co_return co_await std::move(op);
-    } catch (const std::exception&) {
-        co_return std::nullopt;
-    }
-}
-
-template <class T>
-struct timed {
-    std::optional<T> value;
-    bool timed_out = false;
-};
-
-/// Race the operation against its deadline; the loser is cancelled (and awaited).
-template <class T>
-boost::asio::awaitable<timed<T>> within(boost::asio::awaitable<T> op, std::chrono::milliseconds deadline) {
-    using namespace boost::asio::experimental::awaitable_operators;
-    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, deadline);
-    auto r = co_await (guarded(std::move(op)) || timer.async_wait(boost::asio::use_awaitable));
-    timed<T> out;
-    if (r.index() == 0) out.value = std::move(std::get<0>(r));
-    else out.timed_out = true;
-    co_return out;
-}
-}  // namespace detail
-
 template <class Args>
 class validated_tool : public mcp::tool_handler {
 public:
@@ -134,8 +101,7 @@ public:
         : contract_(contract_version, contract::contract_options{info.budget, true}),
           info_(std::move(info)),
           pipeline_(info_, std::move(opts)) {
-        info_.input_schema = mcp::detail::input_schema_from(contract_.schema());
-        info_.contract_version = std::move(contract_version);
+        mcp::detail::declare_contract(info_, contract_.schema(), std::move(contract_version));
         if (pipeline_.approval_applies()) approval_gate::declare_token(info_.input_schema);
     }
 
@@ -180,9 +146,9 @@ public:
         std::vector<correction<Args>> corrections;
         for (const auto& check : checks_) {
             const auto started = std::chrono::steady_clock::now();
-            detail::timed<check_result<Args>> outcome;
+            mcp::detail::timed<check_result<Args>> outcome;
             try {
-                outcome = co_await detail::within(check.run(args, ctx), check.deadline);
+                outcome = co_await mcp::detail::within(check.run(args, ctx), check.deadline);
             } catch (const std::exception&) {
                 // check.run threw before it returned its coroutine: the source failed.
             }
@@ -216,7 +182,7 @@ public:
 
         if (info_.action == mcp::action_class::irreversible_write || pipeline_.approval_applies()) {
             action_plan planned = plan(args);
-            if (info_.action == mcp::action_class::irreversible_write || has_evidence_) {
+            if (info_.action == mcp::action_class::irreversible_write) {
                 auto ev = co_await check_evidence(args, ctx);
                 planned.evidence = ev.state;
                 if (!ev.issues.empty()) co_return pipeline_.stop(t, std::move(ev.issues));
@@ -274,8 +240,6 @@ protected:
     void add_invariant(std::function<issue_list(const Args&)> rule) { invariants_.push_back(std::move(rule)); }
     /// Declare an external check. Call from the constructor.
     void add_external_check(external_check<Args> check) { checks_.push_back(std::move(check)); }
-    /// Ask for `check_evidence` on tools that are not irreversible writes too.
-    void declare_evidence() noexcept { has_evidence_ = true; }
 
 private:
     issue_list business(const Args& args) const {
@@ -308,7 +272,6 @@ private:
     detail::pipeline pipeline_;
     std::vector<std::function<issue_list(const Args&)>> invariants_;
     std::vector<external_check<Args>> checks_;
-    bool has_evidence_ = false;
 };
 
 }  // namespace candor::validation
