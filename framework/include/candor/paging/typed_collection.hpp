@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: BSL-1.0
+#pragma once
+/// @file
+/// A typed collection tool: the query is a described struct and the items are C++ values.
+///
+/// @code
+/// struct ticket_query { std::optional<std::string> department; };
+/// BOOST_DESCRIBE_STRUCT(ticket_query, (), (department))
+///
+/// struct tickets final : candor::paging::query_source<ticket_query, ticket> {
+///     std::string_view name() const noexcept override { return "tickets"; }
+///     candor::paging::snapshot_mode snapshots() const noexcept override { return candor::paging::snapshot_mode::live; }
+///     page_result fetch_matching(const ticket_query& q, const candor::paging::fetch_request& r) override {
+///         page out;  // up to r.limit tickets after r.after that match q, in id order
+///         …
+///         co_return out;
+///     }
+/// };
+///
+/// server.add_tool(std::make_shared<candor::paging::typed_collection<ticket_query, ticket>>(
+///     candor::mcp::tool_info("search_tickets", "Search tickets."), candor::paging::ordering{{"id"}},
+///     std::make_shared<tickets>(), options)).value();
+/// @endcode
+///
+/// The tool's input schema is `contract<Query>`'s with the paging arguments added (`cursor`,
+/// `page_size`, `deadline_ms` when enabled), its items' schema is generated from `Item`, and
+/// the source receives the query checked and converted. Cursors, snapshot tokens, visibility
+/// and the envelope stay the collection's (`collection_tool`, of which this is one).
+
+#include <candor/contract/contract.hpp>
+#include <candor/mcp/typed_tool.hpp>
+#include <candor/paging/collection.hpp>
+#include <candor/paging/typed_source.hpp>
+
+#include <boost/describe/enum.hpp>
+#include <boost/describe/members.hpp>
+#include <boost/mp11/algorithm.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace candor::paging {
+
+namespace detail {
+
+template <class T>
+struct is_optional_item : std::false_type {};
+template <class T>
+struct is_optional_item<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_vector_item : std::false_type {};
+template <class T, class A>
+struct is_vector_item<std::vector<T, A>> : std::true_type {};
+template <class T>
+struct is_string_map_item : std::false_type {};
+template <class T, class C, class A>
+struct is_string_map_item<std::map<std::string, T, C, A>> : std::true_type {};
+
+/// The JSON Schema of `T` as `boost::json::value_from` writes it (an item, not an argument:
+/// every member is present, an empty optional is null). A type it cannot describe is `{}`.
+/// Bounded by the depth of the type (a recursive type does not compile as a described struct
+/// member by value).
+template <class T>
+boost::json::object item_schema_of() {
+    boost::json::object s;
+    if constexpr (is_optional_item<T>::value) {
+        s["anyOf"] =
+            boost::json::array{item_schema_of<typename T::value_type>(), boost::json::object{{"type", "null"}}};
+    } else if constexpr (std::is_same_v<T, bool>) {
+        s["type"] = "boolean";
+    } else if constexpr (std::is_integral_v<T>) {
+        s["type"] = "integer";
+    } else if constexpr (std::is_floating_point_v<T>) {
+        s["type"] = "number";
+    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+        s["type"] = "string";
+    } else if constexpr (boost::describe::has_describe_enumerators<T>::value) {
+        s["type"] = "string";
+        boost::json::array e;
+        boost::mp11::mp_for_each<boost::describe::describe_enumerators<T>>(
+            [&](auto d) { e.emplace_back(decltype(d)::name); });
+        s["enum"] = std::move(e);
+    } else if constexpr (is_vector_item<T>::value) {
+        s["type"] = "array";
+        s["items"] = item_schema_of<typename T::value_type>();
+    } else if constexpr (is_string_map_item<T>::value) {
+        s["type"] = "object";
+        s["additionalProperties"] = item_schema_of<typename T::mapped_type>();
+    } else if constexpr (boost::describe::has_describe_members<T>::value) {
+        using members =
+            boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>;
+        boost::json::object props;
+        boost::json::array required;
+        boost::mp11::mp_for_each<members>([&](auto d) {
+            using member = std::remove_cvref_t<decltype(std::declval<const T&>().*d.pointer)>;
+            props[d.name] = item_schema_of<member>();
+            required.emplace_back(d.name);
+        });
+        s["type"] = "object";
+        s["properties"] = std::move(props);
+        s["required"] = std::move(required);
+    }
+    return s;
+}
+
+/// `info` with the query's contract as its input schema (the collection adds the paging
+/// arguments to it).
+/// @throws std::invalid_argument if `Query` has a member named like a paging argument
+template <class Query>
+mcp::tool_info with_query_contract(mcp::tool_info info, const contract::contract<Query>& query) {
+    mcp::detail::declare_contract(info, query.schema(), query.version());
+    if (const auto* props = info.input_schema.if_contains("properties"); props && props->is_object())
+        for (std::string_view reserved : {arguments::cursor, arguments::page_size, arguments::deadline_ms})
+            if (props->get_object().contains(reserved))
+                throw std::invalid_argument("collection '" + info.name + "': the query has a member named '" +
+                                            std::string(reserved) + "', which is a paging argument");
+    return info;
+}
+
+}  // namespace detail
+
+/// The author's side of a typed collection: `fetch_matching` receives the query as a `Query`
+/// (its contract checked by the server before any cursor was opened) and returns typed items.
+/// Everything else — `name`, `snapshots`, `open_snapshot`, the items as pointers
+/// (`query_source<Query, const row*>`) — is as for a `typed_source<Item>`.
+template <class Query, class Item>
+class query_source : public typed_source<Item> {
+public:
+    /// A page of items, as `fetch_matching` builds it.
+    using page = typed_page<Item>;
+    /// What `fetch_matching` returns: the page, or why the source could not answer.
+    using page_result = boost::asio::awaitable<boost::system::result<typed_page<Item>, source_error>>;
+
+    /// @param contract_version the query contract's version (in the call journal)
+    explicit query_source(std::string contract_version = "1") : query_(std::move(contract_version)) {}
+
+    /// Up to `request.limit` items after `request.after` that match `query`, in key order.
+    /// `request.query` is the same query as JSON.
+    virtual page_result fetch_matching(const Query& query, const fetch_request& request) = 0;
+
+    boost::asio::awaitable<boost::system::result<typed_page<Item>, source_error>> fetch_items(
+        const fetch_request& request) final {
+        // The tool's input schema is this contract's: the server checked the query against it,
+        // so the conversion only builds the C++ value. A query that does not convert here is a
+        // bug (a tool mounted over another schema), and never reaches the source.
+        auto query = query_.convert(request.query);
+        if (!query)
+            co_return source_error{
+                source_error::kind::unavailable, "query_source: the query does not convert to its contract", {}};
+        co_return co_await fetch_matching(*query, request);
+    }
+
+    const contract::contract<Query>& query_contract() const noexcept { return query_; }
+
+private:
+    contract::contract<Query> query_;
+};
+
+/// A collection tool over a `query_source<Query, Item>`: its input schema is the query's
+/// contract plus the paging arguments, its `outputSchema`'s items are `Item`'s (unless
+/// `opts.item_schema` says otherwise), and it is `read_only`.
+template <class Query, class Item>
+class typed_collection final : public collection_tool {
+public:
+    /// @param info the tool; its input schema is replaced by the query's contract
+    /// @param order the total order; the last field is the unique key (and the evidence id)
+    /// @param source the items
+    /// @param opts paging, sealing and evidence, as for `collection_tool`
+    /// @throws std::invalid_argument as `collection_tool` does, or if `Query` has a member
+    ///         named like a paging argument
+    typed_collection(mcp::tool_info info, ordering order, std::shared_ptr<query_source<Query, Item>> source,
+                     collection_options opts)
+        : collection_tool(detail::with_query_contract(std::move(info), checked(source)->query_contract()),
+                          std::move(order), source, with_item_schema(std::move(opts))) {}
+
+private:
+    static const std::shared_ptr<query_source<Query, Item>>& checked(
+        const std::shared_ptr<query_source<Query, Item>>& source) {
+        if (!source) throw std::invalid_argument("typed_collection needs a data source");
+        return source;
+    }
+    static collection_options with_item_schema(collection_options opts) {
+        if (opts.item_schema == boost::json::value(true))
+            opts.item_schema = detail::item_schema_of<typename detail::item_object<Item>::type>();
+        return opts;
+    }
+};
+
+}  // namespace candor::paging
