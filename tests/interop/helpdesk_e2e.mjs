@@ -1,16 +1,42 @@
 // SPDX-License-Identifier: BSL-1.0
-// End-to-end tests of the helpdesk demo with the official MCP TypeScript SDK client.
-//   node helpdesk_e2e.mjs stdio /path/to/helpdesk WORKDIR
-//   node helpdesk_e2e.mjs http MAIN_URL FAULTS_URL      (see run-helpdesk.sh)
-// The SDK validates every structuredContent against the tool's outputSchema, so each call that
-// returns also proves the envelope matches the advertised schema.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+// End-to-end tests of the helpdesk demo with the official MCP TypeScript SDK clients.
+//   node helpdesk_e2e.mjs stdio /path/to/helpdesk WORKDIR [CLIENT]
+//   node helpdesk_e2e.mjs http MAIN_URL FAULTS_URL [CLIENT]     (see run-helpdesk.sh)
+// CLIENT: `v1` (default; @modelcontextprotocol/sdk 1.x, protocol 2025-11-25), `v2` (the 2.x
+// client, @modelcontextprotocol/client, in its default legacy era: 2025-11-25 with a session)
+// or `v2-stateless` (the 2.x client pinned to 2026-07-28: no session, per-request _meta,
+// elicitation through input_required results and request state, which the client fulfils with
+// the same handler). The SDKs validate every structuredContent against the tool's outputSchema,
+// so each call that returns also proves the envelope matches the advertised schema.
 import { check, finish } from "./check.mjs";
 
-const [mode, a, b] = process.argv.slice(2);
+const [mode, a, b, flavour = "v1"] = process.argv.slice(2);
+const sdk = await loadClient(flavour);
+
+// The client classes and how to wire an elicitation handler, per SDK generation.
+async function loadClient(name) {
+  if (name === "v1") {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    return {
+      Client, StdioClientTransport, StreamableHTTPClientTransport, options: {}, version: "2025-11-25",
+      callTool: (client, params, timeout) => client.callTool(params, undefined, { timeout }),
+      onElicit: (client, fn) => client.setRequestHandler(ElicitRequestSchema, async (req) => fn(req.params)),
+    };
+  }
+  if (name !== "v2" && name !== "v2-stateless") throw new Error(`unknown client ${name}`);
+  const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+  return {
+    Client, StdioClientTransport, StreamableHTTPClientTransport,
+    options: name === "v2-stateless" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+    version: name === "v2-stateless" ? "2026-07-28" : "2025-11-25",
+    callTool: (client, params, timeout) => client.callTool(params, { timeout }),
+    onElicit: (client, fn) => client.setRequestHandler("elicitation/create", async (req) => fn(req.params)),
+  };
+}
 
 const clients = [];
 // elicit: null (the client cannot elicit: archive goes through plan + plan_token), or a function
@@ -22,27 +48,27 @@ async function connect(principal, faults, elicit = null) {
     const args = ["--stdio", "--db", db];
     if (faults) args.push("--slow-source", "chat", "--fail-source", "knowledge_base", "--token-ttl", "1");
     else args.push("--kb-stale-after", "0");
-    transport = new StdioClientTransport({
+    transport = new sdk.StdioClientTransport({
       command: a,
       args,
       env: { CANDOR_PRINCIPAL: principal, CANDOR_SEALING_KEYS: process.env.CANDOR_SEALING_KEYS },
       stderr: "ignore",
     });
   } else {
-    transport = new StreamableHTTPClientTransport(new URL(faults ? b : a), {
+    transport = new sdk.StreamableHTTPClientTransport(new URL(faults ? b : a), {
       requestInit: { headers: { Authorization: `Bearer ${principal}-token` } },
     });
   }
-  const client = new Client({ name: `helpdesk-e2e-${principal}`, version: "1.0.0" },
-                            elicit ? { capabilities: { elicitation: {} } } : {});
-  if (elicit) client.setRequestHandler(ElicitRequestSchema, async (req) => elicit(req.params));
+  const client = new sdk.Client({ name: `helpdesk-e2e-${principal}`, version: "1.0.0" },
+                                { ...sdk.options, ...(elicit ? { capabilities: { elicitation: {} } } : {}) });
+  if (elicit) sdk.onElicit(client, elicit);
   await client.connect(transport);
   clients.push(client);
   return client;
 }
 
 async function call(client, name, args) {
-  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+  const r = await sdk.callTool(client, { name, arguments: args }, 120000);
   return { isError: r.isError === true, env: r.structuredContent };
 }
 const codes = (env) => (env?.incomplete_reasons ?? []).map((r) => r.code);
@@ -58,6 +84,8 @@ async function archiveApproved(client, args) {
 try {
   const admin = await connect("admin", false);
   const teamA = await connect("team-a", false);
+  check(`the client speaks ${sdk.version}`, admin.getServerVersion() !== undefined &&
+        (admin.getNegotiatedProtocolVersion?.() ?? "2025-11-25") === sdk.version, admin.getNegotiatedProtocolVersion?.());
 
   // --- tools are there, with their action classes -------------------------------------------
   const { tools } = await admin.listTools();

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
 # End-to-end tests of the helpdesk binary with the TypeScript SDK client, on temporary
-# databases. Usage: run-helpdesk.sh HELPDESK (stdio|http)
+# databases. Usage: run-helpdesk.sh HELPDESK (stdio|http) [CLIENT]
+#   CLIENT: v1 (default), v2 or v2-stateless — which SDK client and protocol revision (see
+#           helpdesk_e2e.mjs)
 #   stdio: the client starts helpdesk processes itself (one per principal, one with faults)
 #   http:  two servers on free loopback ports — the main one with bearer tokens for admin and
 #          team-a, and one with faults (--slow-source chat --fail-source knowledge_base,
 #          --token-ttl 1) — then the client talks to both.
 set -euo pipefail
-server="$1"; mode="$2"
+server="$1"; mode="$2"; client="${3:-v1}"
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 pids=()
@@ -22,7 +24,7 @@ trap cleanup EXIT
 export CANDOR_SEALING_KEYS="e2e:$(printf 'ab%.0s' $(seq 1 32))"
 
 if [ "$mode" = stdio ]; then
-  exec node "$here/helpdesk_e2e.mjs" stdio "$server" "$work"
+  exec node "$here/helpdesk_e2e.mjs" stdio "$server" "$work" "$client"
 fi
 
 printf 'admin-token admin\nteam-a-token team-a\n' > "$work/tokens.txt"
@@ -42,4 +44,4 @@ start() {
 }
 start main --db "$work/main.db" --tokens "$work/tokens.txt" --kb-stale-after 0
 start faults --db "$work/faults.db" --tokens "$work/tokens.txt" --slow-source chat --fail-source knowledge_base --token-ttl 1
-node "$here/helpdesk_e2e.mjs" http "$url_main" "$url_faults"
+node "$here/helpdesk_e2e.mjs" http "$url_main" "$url_faults" "$client"
