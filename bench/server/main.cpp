@@ -161,9 +161,10 @@ int main(int argc, char** argv) {
            std::make_shared<pg::collection_tool>(std::move(tickets_info), pg::ordering{{"id"}},
                                                  std::make_shared<ticket_source>(make_tickets(), std::move(query)), o))
         .value();
-    srv.add_tool(candor::mcp::make_typed_tool<echo_args>(
-                     candor::mcp::tool_info("echo", "Sends the text back.").with_action(candor::mcp::action_class::read_only),
-                     echo))
+    srv
+        .add_tool(candor::mcp::make_typed_tool<echo_args>(
+            candor::mcp::tool_info("echo", "Sends the text back.").with_action(candor::mcp::action_class::read_only),
+            echo))
         .value();
     // HTTP and the operators' flags, as every binary had them when the load results were taken
     // (/metrics is on by default over HTTP, and the load run measures with it).
