@@ -68,16 +68,16 @@ struct cache_options {
 /// "Tasks"). Tasks live in this process unless `store` says otherwise.
 struct task_options {
     /// Tasks held at once, server-wide (running, or terminal and not yet expired); one more is
-    /// refused with `TOO_MANY_TASKS` (`details.limit`, `details.scope` "server").
+    /// refused with `TOO_MANY_TASKS` (`limit`, `scope` "server").
     std::size_t max_tasks = 1000;
     /// Tasks one principal holds at once; one more is refused with `TOO_MANY_TASKS`
-    /// (`details.scope` "principal").
+    /// (`scope` "principal").
     std::size_t max_tasks_per_principal = 100;
     /// How long a task stays readable after it reached a terminal status (`ttlMs`); then
     /// `tasks/get` answers -32602 as for an unknown task.
     std::chrono::milliseconds ttl{std::chrono::hours(1)};
     /// Largest CallToolResult a task keeps (serialized bytes); a larger one is replaced by a
-    /// `TASK_RESULT_TOO_LARGE` tool error (`details.limit`).
+    /// `TASK_RESULT_TOO_LARGE` tool error (`limit`).
     std::size_t max_result_bytes = 1u << 20;
     /// `pollIntervalMs`: how often a client should poll `tasks/get`.
     std::chrono::milliseconds poll_interval{500};
