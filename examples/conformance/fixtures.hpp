@@ -10,4 +10,8 @@ namespace conformance {
 /// needs a client capability, list changes, a mirrored header parameter).
 void add_stateless_fixtures(candor::mcp::server& srv);
 
+/// The fixtures of the tasks scenarios: tools with task support (a slow one that honours
+/// cancellation, one that fails, one that faults, ones that ask the user).
+void add_task_fixtures(candor::mcp::server& srv);
+
 }  // namespace conformance

@@ -378,6 +378,7 @@ int main(int argc, char** argv) {
     add_elicitation_tool(srv, info("test_elicitation_sep1330_enums", "Elicits a form with every enum shape."),
                          enums_schema(), "Please choose your options");
     conformance::add_stateless_fixtures(srv);
+    conformance::add_task_fixtures(srv);
     add_resources(srv);
     add_prompts(srv);
     // Requests to the client on the stateless revision carry their state sealed with a key

@@ -149,7 +149,26 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
+    std::string task_id;
+    if (runs_as_task(*tool)) {
+        // The task is counted against the limits before the tool runs, so that a refusal never
+        // comes after the tool did something.
+        auto reserved = reserve_task(*tool);
+        if (!reserved) {
+            answer_error_envelope(req.id, origin, std::move(reserved.error()));
+            return;
+        }
+        task_id = std::move(*reserved);
+    }
     start_call(std::move(tool), in.doc, *arguments, req, std::move(inputs));
+    if (task_id.empty()) return;
+    if (auto it = calls_.find(req.id); it != calls_.end()) it->second->task_id = task_id;
+    // Runs after the tool's first slice (co_spawn started it already, or its start is queued
+    // ahead on the strand): a tool that finished or asked by then was answered in the request.
+    boost::asio::post(strand_, [weak = weak_from_this(), core = core_, id = req.id, task_id]() {
+        if (auto self = weak.lock()) self->promote_to_task(id, task_id);
+        else core->tasks->erase(task_id);
+    });
 }
 
 void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
@@ -204,6 +223,11 @@ boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak
         out.emplace(co_await tool->invoke(*arguments, *doc, ctx));
     } catch (...) {
         ep = std::current_exception();
+    }
+    if (state->task) {
+        // It ran as a task: the request was answered long ago; the task keeps the outcome.
+        detail::end_task(*state, ep, out ? std::move(*out) : tool_outcome{});
+        co_return;
     }
     // Answered here, on the connection's strand, as soon as the tool is done: a tool that did
     // not wait is answered before the next request is handled (co_spawn's own completion is
@@ -275,6 +299,10 @@ void connection::on_deadline(const rpc::request_id& id) {
     state->cancelled = true;
     log(log_level::warning, "tool " + state->tool_name + " ran past its deadline; stopped");
     state->signal.emit(boost::asio::cancellation_type::terminal);
+    answer_call(id, state->origin, envelope::failure({detail::deadline_exceeded_issue()}));
+}
+
+issue detail::deadline_exceeded_issue() {
     issue i;
     i.code = std::string(envelope::error_codes::deadline_exceeded);
     i.message =
@@ -282,7 +310,7 @@ void connection::on_deadline(const rpc::request_id& id) {
         "or try again later";
     i.repairable = false;
     i.where = layer::external;
-    answer_call(id, state->origin, envelope::failure({std::move(i)}));
+    return i;
 }
 
 void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, tool_outcome out) {

@@ -64,9 +64,10 @@ namespace detail {
 
 boost::system::result<std::pair<rpc::request_id, std::shared_ptr<pending_reply>>, client_request_error>
 call_state::send_request(const std::string& method, const boost::json::object& params,
-                         std::chrono::milliseconds timeout) {
+                         std::chrono::milliseconds timeout, std::string key) {
     const auto needed = capability_for(method);
     if (!needed.empty() && !session->client_capabilities.contains(needed)) return client_request_error::not_supported;
+    if (task) return ask_in_task(*this, method, params, timeout, std::move(key));
     auto c = conn.lock();
     if (!c || c->closed_ || cancelled || answered) return client_request_error::cancelled;
     // Per connection, never reused; the client's own request ids are a separate space.
@@ -85,6 +86,7 @@ call_state::send_request(const std::string& method, const boost::json::object& p
 }
 
 void call_state::abandon_request(const rpc::request_id& id, bool timed_out) {
+    if (task) return abandon_in_task(*task, id);
     auto c = conn.lock();
     if (!c) return;
     c->pending_.erase(id);
@@ -138,7 +140,7 @@ std::optional<boost::system::result<boost::json::object, client_request_error>> 
 boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>> call_context::request_client(
     std::string method, boost::json::object params, std::chrono::milliseconds timeout) {
     auto state = state_;
-    if (state->stateless) {
+    if (state->stateless && !state->task) {
         // Answered in an earlier round, or asked now: the run ends here and the call is
         // answered input_required (the retry runs the tool again, with the answer).
         if (auto known = state->answer_from_inputs(method, params)) co_return *known;
@@ -164,7 +166,7 @@ call_context::request_client_all(std::vector<client_request> requests, std::chro
     using outcome = boost::system::result<boost::json::object, client_request_error>;
     auto state = state_;
     std::vector<outcome> out(requests.size(), outcome(client_request_error::cancelled));
-    if (state->stateless) {
+    if (state->stateless && !state->task) {
         bool asked = false;
         for (std::size_t i = 0; i < requests.size(); ++i) {
             if (auto known = state->answer_from_inputs(requests[i].method, requests[i].params, requests[i].key))
@@ -181,7 +183,7 @@ call_context::request_client_all(std::vector<client_request> requests, std::chro
         requests.size(),
         std::make_pair(jsonrpc::request_id(std::int64_t{0}), std::shared_ptr<detail::pending_reply>()));
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        auto sent = state->send_request(requests[i].method, requests[i].params, timeout);
+        auto sent = state->send_request(requests[i].method, requests[i].params, timeout, requests[i].key);
         if (!sent) out[i] = sent.error();
         else pending[i] = std::move(*sent);
     }

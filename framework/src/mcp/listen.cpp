@@ -6,6 +6,8 @@
 
 #include <candor/mcp/stateless.hpp>
 
+#include <algorithm>
+
 namespace candor::mcp {
 
 namespace rpc = jsonrpc;
@@ -24,6 +26,10 @@ void connection::on_discover(const rpc::request& req) {
             capabilities["resources"] = boost::json::object{{"subscribe", true}, {"listChanged", true}};
         if (!core_->prompts.empty()) capabilities["prompts"] = boost::json::object{{"listChanged", true}};
         if (!core_->completions.empty()) capabilities["completions"] = boost::json::object{};
+        // The tasks extension, when a tool can run as a task (tasks/* are served either way).
+        if (std::any_of(core_->tools.begin(), core_->tools.end(),
+                        [](const auto& t) { return t.second->info().tasks != task_support::none; }))
+            detail::advertise_tasks(capabilities);
     }
     boost::json::object result{{"supportedVersions", std::move(versions)}, {"capabilities", std::move(capabilities)}};
     if (!o.instructions.empty()) result["instructions"] = o.instructions;

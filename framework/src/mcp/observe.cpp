@@ -123,13 +123,16 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
         r.action_class = std::string(to_string(info.action));
     }
     if (!answer) return r;
-
-    // The facts of the envelope as sealed (scope defaults, issue fields before details), never
-    // a message, a cursor or the data; the metadata object only for observers that read it.
-    const auto& e = *answer;
-    r.complete = e.complete.value_or(false);
     const bool with_meta =
         std::any_of(observers_.begin(), observers_.end(), [](const auto& o) { return o->reads_envelope_metadata(); });
+    detail::record_envelope(r, *answer, with_meta);
+    return r;
+}
+
+void detail::record_envelope(call_record& r, const envelope::envelope& e, bool with_meta) {
+    // The facts of the envelope as sealed (scope defaults, issue fields before details), never
+    // a message, a cursor or the data; the metadata object only for observers that read it.
+    r.complete = e.complete.value_or(false);
     boost::json::array reasons, warnings, errors;
     notes(e.incomplete_reasons, r.reason_codes, &r.limits, with_meta ? &reasons : nullptr);
     notes(e.warnings, r.warning_codes, nullptr, with_meta ? &warnings : nullptr);
@@ -162,7 +165,7 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
             r.issues.push_back(std::move(i));
         }
     }
-    if (!with_meta) return r;
+    if (!with_meta) return;
 
     auto& meta = r.envelope_metadata;
     meta["status"] = r.status;
@@ -188,7 +191,6 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
                                 {"snapshot", sc.snapshot}};
     }
     meta["errors"] = std::move(errors);
-    return r;
 }
 
 void connection::publish(call_record& r, const call_origin& origin) {

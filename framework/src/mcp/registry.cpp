@@ -27,6 +27,15 @@ std::string_view to_string(action_class a) noexcept {
     return "read_only";
 }
 
+std::string_view to_string(task_support t) noexcept {
+    switch (t) {
+        case task_support::none: return "none";
+        case task_support::optional: return "optional";
+        case task_support::required: return "required";
+    }
+    return "none";
+}
+
 namespace detail {
 
 namespace {

@@ -461,6 +461,9 @@ void connection::handle_stateless(rpc::inbound& in, rpc::request& req) {
     if (m == "prompts/get") return on_prompts_get(req);
     if (m == "completion/complete") return on_complete(req);
     if (m == "subscriptions/listen") return on_listen(req);
+    if (m == "tasks/get") return on_tasks_get(req);
+    if (m == "tasks/update") return on_tasks_update(req);
+    if (m == "tasks/cancel") return on_tasks_cancel(req);
     // preflight refuses every other method
     send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found, "Method not found: " + m));
 }

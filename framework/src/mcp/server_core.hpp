@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -70,6 +71,7 @@ issue insufficient_scope(const tool_info& info, std::vector<std::string> missing
 struct server_core {
     explicit server_core(server_options o) : opts(std::move(o)) {
         if (!opts.log) opts.log = [](log_level, std::string_view) {};
+        tasks = opts.tasks.store ? opts.tasks.store : make_memory_task_store();
     }
 
     server_options opts;
@@ -101,6 +103,13 @@ struct server_core {
     std::atomic<bool> warned_no_sealer{false};
     // by "p:" + prompt name or "r:" + URI template
     std::map<std::string, std::shared_ptr<const completion_function>, std::less<>> completions;
+
+    /// The task table (`opts.tasks.store`, or this process's own).
+    std::shared_ptr<task_store> tasks;
+    /// Tasks whose tool runs in this process, by id. Guarded by `tasks_mu` (lookups only).
+    mutable std::mutex tasks_mu;
+    std::map<std::string, std::shared_ptr<task_run>, std::less<>> task_runs;
+    std::shared_ptr<task_run> find_run(std::string_view id) const;
 
     /// Every live connection (copied out under the lock).
     std::vector<std::shared_ptr<connection>> live_connections() const;
@@ -261,6 +270,11 @@ public:
     bool stateless = false;
     std::optional<log_level> log_threshold;
     std::optional<input_round> inputs;
+    /// Tasks extension: the task this call's request reserved (until the call first waits), and
+    /// once it runs as that task, the task's live state (requests to the client then wait for
+    /// `tasks/update`).
+    std::string task_id;
+    std::shared_ptr<task_run> task;
 
     void send_progress(double done, std::optional<double> total, std::string message);
     void send_log(log_level level, std::string message, boost::json::object data);
@@ -268,7 +282,8 @@ public:
     /// Send `method` to the client on this call's route and register the wait for its reply
     /// (client_request.cpp). @return the request's id and its pending entry, or why not
     boost::system::result<std::pair<jsonrpc::request_id, std::shared_ptr<pending_reply>>, client_request_error>
-    send_request(const std::string& method, const boost::json::object& params, std::chrono::milliseconds timeout);
+    send_request(const std::string& method, const boost::json::object& params, std::chrono::milliseconds timeout,
+                 std::string key = {});
     /// The wait for request `id` ended without a reply: forget it and send
     /// `notifications/cancelled` for it.
     void abandon_request(const jsonrpc::request_id& id, bool timed_out);
@@ -278,6 +293,58 @@ public:
     std::optional<boost::system::result<boost::json::object, client_request_error>> answer_from_inputs(
         std::string& method, boost::json::object& params, std::string key = {});
 };
+
+/// The live part of a task whose tool is running: what only the process that runs it can do
+/// (cancel it, hand answers to the requests it awaits). Touched on `executor` only, except the
+/// constant members.
+struct task_run {
+    task_run(std::string task_id, boost::asio::any_io_executor ex, std::weak_ptr<server_core> c)
+        : id(std::move(task_id)), executor(std::move(ex)), core(std::move(c)), deadline(executor) {}
+    const std::string id;
+    const boost::asio::any_io_executor executor;
+    const std::weak_ptr<server_core> core;
+    std::weak_ptr<call_state> call;
+    boost::asio::steady_timer deadline;
+    bool deadline_passed = false;
+    /// The requests to the client the tool awaits, by key, and the key of each by its id.
+    std::map<std::string, std::shared_ptr<pending_reply>, std::less<>> open;
+    std::map<jsonrpc::request_id, std::string> key_of;
+    /// Every key used in this task: keys are unique over its life.
+    std::set<std::string, std::less<>> used_keys;
+    std::int64_t next_id = 1;
+    /// The record of its creation, the start of the record of its end.
+    call_record record;
+    std::vector<std::shared_ptr<call_observer>> observers;
+    std::chrono::steady_clock::time_point received;
+};
+
+/// The call's tool ended while it ran as a task: store its outcome (unless the task was
+/// cancelled) and record the task's end (tasks.cpp).
+void end_task(call_state& state, std::exception_ptr ep, tool_outcome out);
+
+/// A request to the client from a call running as a task: it joins the task's `inputRequests`
+/// (status `input_required`) and waits for `tasks/update` (tasks.cpp).
+boost::system::result<std::pair<jsonrpc::request_id, std::shared_ptr<pending_reply>>, client_request_error> ask_in_task(
+    call_state& state, const std::string& method, const boost::json::object& params, std::chrono::milliseconds timeout,
+    std::string key);
+/// The wait for request `id` of a task ended without an answer: it leaves `inputRequests`.
+void abandon_in_task(task_run& run, const jsonrpc::request_id& id);
+
+/// True when the client capabilities declare `extensions["io.modelcontextprotocol/tasks"]`.
+bool declares_tasks_extension(const boost::json::object& client_capabilities);
+/// -32021 naming the tasks extension in `data.requiredCapabilities`.
+jsonrpc::error_object tasks_extension_required(std::string message);
+/// `tasks/get`, `tasks/update` or `tasks/cancel`.
+bool is_task_method(std::string_view method) noexcept;
+/// Add `extensions["io.modelcontextprotocol/tasks"]` to `server/discover`'s capabilities.
+void advertise_tasks(boost::json::object& capabilities);
+
+/// Fill `r` with the facts of the checked envelope `e` (status, codes, limits; the metadata
+/// object when `with_meta`), never a message or the data.
+void record_envelope(call_record& r, const envelope::envelope& e, bool with_meta);
+
+/// The issue of a call stopped at its deadline (`DEADLINE_EXCEEDED`).
+issue deadline_exceeded_issue();
 
 /// A request this server sent to the client, awaiting its reply. The awaiting coroutine
 /// sleeps on `timer` (expiring at the timeout); the reply, the connection closing or the

@@ -206,9 +206,10 @@ boost::system::result<request_meta, rpc::error_object> read_request_meta(const r
 namespace detail {
 
 bool is_stateless_method(std::string_view method) noexcept {
-    static constexpr std::array<std::string_view, 10> methods = {
+    static constexpr std::array<std::string_view, 13> methods = {
         "server/discover", "tools/list",   "tools/call",  "resources/list",      "resources/templates/list",
-        "resources/read",  "prompts/list", "prompts/get", "completion/complete", "subscriptions/listen"};
+        "resources/read",  "prompts/list", "prompts/get", "completion/complete", "subscriptions/listen",
+        "tasks/get",       "tasks/update", "tasks/cancel"};
     return std::find(methods.begin(), methods.end(), method) != methods.end();
 }
 
@@ -339,6 +340,16 @@ std::optional<request_refusal> detail::preflight(const server_core& core, const 
     if (!detail::is_stateless_method(req.method))
         return request_refusal{
             404, rpc::error_object::make(rpc::error_code::method_not_found, "Method not found: " + req.method)};
+    if (detail::is_task_method(req.method)) {
+        // Before the task is looked up: a client that did not declare the extension learns
+        // nothing about task ids.
+        if (!detail::declares_tasks_extension(*meta->client_capabilities))
+            return request_refusal{
+                400, detail::tasks_extension_required(req.method +
+                                                      " needs the client to declare the io.modelcontextprotocol/tasks "
+                                                      "extension in its capabilities")};
+        return std::nullopt;
+    }
     if (req.method != "tools/call") return std::nullopt;
     const auto* name = detail::string_param(req.params, "name");
     if (!name) return std::nullopt;  // the method answers -32602 itself
@@ -364,6 +375,10 @@ std::optional<request_refusal> detail::preflight(const server_core& core, const 
                                          "tool " + tool->info().name + " needs the client capabilities: " + names,
                                          boost::json::object{{"requiredCapabilities", std::move(missing)}})};
     }
+    if (tool->info().tasks == task_support::required && !detail::declares_tasks_extension(*meta->client_capabilities))
+        return request_refusal{400, detail::tasks_extension_required(
+                                        "tool " + tool->info().name +
+                                        " runs only as a task: declare the io.modelcontextprotocol/tasks extension")};
     if (!headers || !mirrored) return std::nullopt;
     static const boost::json::object no_arguments;
     const auto* args_value = req.params->if_contains("arguments");

@@ -62,6 +62,7 @@ boost::json::object to_json(const mcp::call_record& r) {
     o[jf::repair_attempt] = r.repair_attempt;
     if (r.repairs_remaining) o[jf::repairs_remaining] = *r.repairs_remaining;
     if (r.rpc_error) o[jf::rpc_error] = *r.rpc_error;
+    if (!r.task_id.empty()) o[jf::task_id] = r.task_id;
     return o;
 }
 

@@ -45,6 +45,11 @@ inline constexpr std::string_view too_many_calls_in_flight = "TOO_MANY_CALLS_IN_
 /// Stateless revision: the call needs more answers from the client than the sealed request
 /// state may carry (`server_options::max_request_state_bytes`).
 inline constexpr std::string_view request_state_too_large = "REQUEST_STATE_TOO_LARGE";
+/// Tasks extension: the server (`task_options::max_tasks`) or the caller
+/// (`max_tasks_per_principal`) holds the most tasks allowed; `limit`, `scope`.
+inline constexpr std::string_view too_many_tasks = "TOO_MANY_TASKS";
+/// Tasks extension: the task's result is larger than `task_options::max_result_bytes`.
+inline constexpr std::string_view task_result_too_large = "TASK_RESULT_TOO_LARGE";
 }  // namespace error_codes
 
 /// Codes of the validation pipeline (docs/validation.md): `errors[].code`, except where noted.

@@ -151,6 +151,10 @@ public:
     /// anything, and ask the same questions in the same order when run again on the same
     /// arguments — the approval gate does. Do not catch what this throws on that revision
     /// (it is not a `std::exception`); a tool that does is answered `input_required` anyway.
+    ///
+    /// In a call that runs as a task (`tool_info::tasks`), the request joins the task's
+    /// `inputRequests` (status `input_required`) and this call waits for the client's
+    /// `tasks/update`, the timeout or the task's cancellation — as on the handshake revisions.
     /// @return the reply's `result`, or why there is none
     boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>> request_client(
         std::string method, boost::json::object params, std::chrono::milliseconds timeout = std::chrono::minutes(5));

@@ -72,14 +72,19 @@ struct call_record {
     std::size_t bytes_in = 0;
     std::size_t bytes_out = 0;
     /// "complete", "partial" or "error" for envelopes; "content" or "content_error" for tools
-    /// that return raw content; "refused" for protocol refusals.
+    /// that return raw content; "refused" for protocol refusals; "task" for a call answered
+    /// with a task, "failed" or "cancelled" for a task's end without a result.
     std::string status;
     std::optional<bool> complete;
     std::vector<std::string> reason_codes;
     std::vector<std::string> warning_codes;
     std::vector<issue_record> issues;
     std::vector<limit_record> limits;
-    /// The JSON-RPC error code of a protocol refusal.
+    /// Tasks extension: the task a `tools/call` created (status "task") or whose end this
+    /// records (its final status, "failed" or "cancelled" besides the envelope statuses); empty
+    /// for calls answered in their request.
+    std::string task_id;
+    /// The JSON-RPC error code of a protocol refusal (or of a task that failed).
     std::optional<int> rpc_error;
     /// The `EVIDENCE_*` code that refused an action, "accepted" when a gated action ran (set by
     /// code that knows), empty when no evidence gate was seen.

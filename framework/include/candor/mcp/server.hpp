@@ -20,6 +20,7 @@
 #include <candor/mcp/protocol.hpp>
 #include <candor/mcp/resource.hpp>
 #include <candor/mcp/stateless.hpp>
+#include <candor/mcp/task_store.hpp>
 #include <candor/mcp/tool.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -63,6 +64,27 @@ struct cache_options {
     cache_hint reads{std::chrono::milliseconds(0), false};
 };
 
+/// Limits and hints of the tasks extension (`io.modelcontextprotocol/tasks`, docs/protocol.md
+/// "Tasks"). Tasks live in this process unless `store` says otherwise.
+struct task_options {
+    /// Tasks held at once, server-wide (running, or terminal and not yet expired); one more is
+    /// refused with `TOO_MANY_TASKS` (`limit`, `scope` "server").
+    std::size_t max_tasks = 1000;
+    /// Tasks one principal holds at once; one more is refused with `TOO_MANY_TASKS`
+    /// (`scope` "principal").
+    std::size_t max_tasks_per_principal = 100;
+    /// How long a task stays readable after it reached a terminal status (`ttlMs`); then
+    /// `tasks/get` answers -32602 as for an unknown task.
+    std::chrono::milliseconds ttl{std::chrono::hours(1)};
+    /// Largest CallToolResult a task keeps (serialized bytes); a larger one is replaced by a
+    /// `TASK_RESULT_TOO_LARGE` tool error (`limit`).
+    std::size_t max_result_bytes = 1u << 20;
+    /// `pollIntervalMs`: how often a client should poll `tasks/get`.
+    std::chrono::milliseconds poll_interval{500};
+    /// The task table; null: this process's own (`make_memory_task_store`).
+    std::shared_ptr<task_store> store;
+};
+
 /// Server-wide settings, each with a documented default.
 struct server_options {
     /// `serverInfo.name` / `.version` / `.title`.
@@ -104,6 +126,8 @@ struct server_options {
     /// Largest sealed `requestState` (it carries the answers of earlier rounds); a call whose
     /// state would be larger is answered `REQUEST_STATE_TOO_LARGE`.
     std::size_t max_request_state_bytes = 256u << 10;
+    /// The tasks extension's limits and table.
+    task_options tasks;
 };
 
 /// Why a tool, resource, prompt or completion could not be registered.
@@ -141,6 +165,7 @@ struct server_core;
 class call_state;
 struct pending_reply;
 struct input_round;
+struct task_run;
 }  // namespace detail
 
 /// One client's session with the server. Created by `server::connect`; shared between the
@@ -324,6 +349,20 @@ private:
     void on_prompts_list(const jsonrpc::request& req);
     void on_prompts_get(const jsonrpc::request& req);
     void on_complete(const jsonrpc::request& req);
+    // tasks (tasks.cpp)
+    /// True when the call of `tool` this request makes runs as a task.
+    bool runs_as_task(const tool_handler& tool) const;
+    /// Reserve a task for the call about to start: its record, counted against the limits.
+    /// @return its id, or the `TOO_MANY_TASKS` issue
+    boost::system::result<std::string, issue> reserve_task(const tool_handler& tool);
+    /// The call `id` first waited: it becomes task `task_id`, detached from this connection, and
+    /// the request is answered with the task. A call already answered frees the reservation.
+    void promote_to_task(const jsonrpc::request_id& id, const std::string& task_id);
+    void on_tasks_get(const jsonrpc::request& req);
+    void on_tasks_update(const jsonrpc::request& req);
+    void on_tasks_cancel(const jsonrpc::request& req);
+    /// The task a `tasks/*` request names, if its caller owns it; else the -32602 it is answered.
+    boost::system::result<task_record, jsonrpc::error_object> task_of(const jsonrpc::request& req) const;
     /// Send a result object (dressed for `style`) or a JSON-RPC error.
     void answer(const jsonrpc::request_id& id, std::variant<boost::json::object, jsonrpc::error_object> a,
                 const reply_style& style);

@@ -43,6 +43,20 @@ enum class action_class {
 /// "read_only", "reversible_write" or "irreversible_write".
 std::string_view to_string(action_class a) noexcept;
 
+/// Whether a call of the tool may run as a task (the `io.modelcontextprotocol/tasks` extension of
+/// the stateless revision, docs/protocol.md "Tasks").
+enum class task_support {
+    /// Always answered in the request (the default).
+    none,
+    /// A task when the request declares the extension, else answered in the request.
+    optional,
+    /// A task; a stateless request that does not declare the extension is refused with -32021.
+    required,
+};
+
+/// "none", "optional" or "required".
+std::string_view to_string(task_support t) noexcept;
+
 /// The default argument budget: tool arguments are small documents.
 inline constexpr json::limits default_argument_budget{4u << 20, 16, 10'000};
 
@@ -85,6 +99,12 @@ struct tool_info {
     /// without a credential (stdio, static tokens) is not asked for scopes. `tools/list` shows
     /// them to every caller in `_meta["candor/requiredScopes"]`. docs/auth.md
     std::vector<std::string> scopes;
+    /// Whether a stateless call that declares the tasks extension runs as a task: the tool runs
+    /// in the request until it first waits (requests to the client before then are answered
+    /// `input_required`, as without tasks); then the request is answered with the task, and the
+    /// tool runs on, detached from it, under its deadline. A tool that finishes without waiting
+    /// is answered directly. The handshake revisions always answer in the request.
+    task_support tasks = task_support::none;
 
     tool_info& with_title(std::string t) {
         title = std::move(t);
@@ -116,6 +136,10 @@ struct tool_info {
     }
     tool_info& with_scopes(std::vector<std::string> s) {
         scopes = std::move(s);
+        return *this;
+    }
+    tool_info& with_task_support(task_support t) {
+        tasks = t;
         return *this;
     }
 };

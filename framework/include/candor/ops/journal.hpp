@@ -74,6 +74,8 @@ inline constexpr std::string_view evidence_verdict = "evidence_verdict";
 inline constexpr std::string_view repair_attempt = "repair_attempt";
 inline constexpr std::string_view repairs_remaining = "repairs_remaining";
 inline constexpr std::string_view rpc_error = "rpc_error";
+/// The task a call created or whose end the line records (present only then).
+inline constexpr std::string_view task_id = "task_id";
 // Inside `issues` and `limits`.
 inline constexpr std::string_view code = "code";
 inline constexpr std::string_view path = "path";
