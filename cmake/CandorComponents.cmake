@@ -92,8 +92,11 @@ candor_component(http MODULES transport/http* transport/authenticator* auth app/
 candor_component(evidence MODULES evidence DEPENDS core PACKAGES OpenSSL)
 # Collections behind one fetch method, sealed cursors, aggregation, fan-out.
 candor_component(paging MODULES paging DEPENDS evidence)
-# RAII over SQLite, and the SQLite evidence store (so that evidence needs no SQLite).
-candor_component(sqlite MODULES sqlite store evidence/sqlite_* DEPENDS evidence PACKAGES SQLite3)
+# RAII over SQLite, the SQL store interface and its worker, and the stores on it: evidence
+# (so that evidence needs no SQLite) and the plan ledger (its interface, in validation, is
+# header-only).
+candor_component(sqlite MODULES sqlite store evidence/sqlite_* validation/sql_* DEPENDS evidence
+                        PACKAGES SQLite3)
 # Validated tools: invariants, external checks, repair budget, approval.
 candor_component(validation MODULES validation DEPENDS evidence)
 # Call journal, Prometheus metrics, operations console, and their flags (app::ops_command_line).

@@ -150,7 +150,10 @@ int main(int argc, char** argv) {
         std::cerr << "helpdesk: database " << db_path << "\n";
         // The same keys seal the request state of multi round-trip requests (2026-07-28).
         srv.set_request_state_sealer(candor::evidence::state_sealer_from(keys));
-        helpdesk::add_tools(srv, {*db, keys, *store, config, {}});
+        if (auto r = helpdesk::add_tools(srv, {*db, keys, *store, config, {}, {}}); !r) {
+            std::cerr << "error: cannot prepare the plan ledger in '" << db_path << "': " << r.error().message << "\n";
+            return false;
+        }
         return true;
     };
     auto http = std::make_shared<candor::app::http_command_line>();

@@ -11,9 +11,15 @@
 
 #include <candor/paging/aggregate.hpp>
 #include <candor/sql_collection/collection.hpp>
+#include <candor/validation/sql_plan_ledger.hpp>
 
 #include <algorithm>
 #include <set>
+
+#ifdef HELPDESK_FAULT_INJECTION
+#include <csignal>
+#include <cstdlib>
+#endif
 
 namespace helpdesk {
 
@@ -24,6 +30,23 @@ namespace pg = candor::paging;
 namespace cv = candor::validation;
 
 namespace {
+
+#ifdef HELPDESK_FAULT_INJECTION
+// Test builds only (helpdesk_fault_injection): HELPDESK_KILL_AFTER=N kills the process with
+// SIGKILL once the archive batch archived N accounts, before its commit; 'commit' kills it right
+// after the commit, before the reply.
+constexpr std::size_t fault_after_commit = static_cast<std::size_t>(-1);
+void fault_point(std::size_t at) {
+    static const char* spec = std::getenv("HELPDESK_KILL_AFTER");
+    if (spec == nullptr) return;
+    const std::string text(spec);
+    if ((text == "commit" && at == fault_after_commit) || (text != "commit" && std::to_string(at) == text))
+        ::raise(SIGKILL);
+}
+#else
+constexpr std::size_t fault_after_commit = 0;
+void fault_point(std::size_t) {}
+#endif
 
 pg::collection_options paging_options(const shared& s, std::size_t default_size) {
     pg::collection_options o;
@@ -147,6 +170,7 @@ public:
                            .with_scopes({"accounts:archive"}),
                        ev::evidence_requirement{"list_service_accounts", s.keys, s.evidence, 100, {}}),
           db_(s.db),
+          worker_(s.worker),
           approval_(s.approval) {}
 
     static boost::json::object archive_schema() {
@@ -155,29 +179,18 @@ public:
         return schema;
     }
 
+    /// One account alone (the batch in `run` archives all of them in one transaction).
     boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,
                                                                       mcp::call_context& ctx) override {
         std::optional<ev::skip> skipped;
         const auto caller = ctx.caller();
-        auto r = db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
-            auto current = sc::read_current(tx, accounts_table(), boost::json::value(id));
-            if (!current) return current.error();
-            if (!*current) {
-                skipped = ev::skip{"ACCOUNT_NOT_FOUND", "no such account"};
+        auto r = co_await worker_->run([&] {
+            return db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+                auto one = archive_one(tx, id, caller);
+                if (!one) return one.error();
+                skipped = *one;
                 return {};
-            }
-            const auto& a = **current;
-            if (!may_see_team(caller, std::string_view(a.at("team").as_string()))) {
-                skipped = ev::skip{"ACCOUNT_NOT_VISIBLE", "the account is not visible to this caller"};
-            } else if (a.at("archived").as_bool()) {
-                skipped = ev::skip{"ACCOUNT_ALREADY_ARCHIVED", "the account was archived already"};
-            } else if (!a.at("owner").is_null()) {
-                skipped = ev::skip{"ACCOUNT_HAS_OWNER", "the account has an owner now"};
-            }
-            if (skipped) return {};
-            auto u = sc::update_row(tx, accounts_table(), boost::json::value(id), {{"archived", true}});
-            if (!u) return u.error();
-            return {};
+            });
         });
         if (!r) co_return ev::skip{"SOURCE_UNAVAILABLE", "the database failed; the account was left unchanged"};
         if (skipped) co_return *skipped;
@@ -193,54 +206,88 @@ protected:
         plan.targets = evidence.ids;
         // The gate refuses incomplete inventories, so what reaches here is complete.
         plan.evidence = {.declared = true, .complete = evidence.claims.complete, .reasons = {}};
-        auto approval = co_await approval_->approve(ctx, plan, args, 8);
+        // The plan token's use is recorded in the batch's transaction (below), not before it.
+        auto approval = co_await approval_->approve(ctx, plan, args, 8, cv::plan_use_timing::with_action);
         if (!approval.approved()) co_return ce::failure(std::move(approval.refusal));
         const bool narrowed = approval.decision.what == cv::approval_decision::choice::narrow;
-        ev::verified_evidence approved = evidence;
-        if (narrowed) approved.ids = approval.decision.ids;
-        auto e = co_await act_each(approved, args, ctx);
-        // The contract names the done ids `archived`.
-        if (e.data && e.data->is_object()) {
-            auto& o = e.data->get_object();
-            boost::json::object renamed;
-            renamed["archived"] = o["done"];
-            renamed["skipped"] = o["skipped"];
-            // Ids the user left out when narrowing are skipped too, and say so.
-            if (narrowed) {
-                auto& skipped = renamed["skipped"];
-                if (!skipped.is_array()) skipped = boost::json::array{};
-                const std::set<std::string> kept(approved.ids.begin(), approved.ids.end());
-                for (const auto& id : evidence.ids) {
-                    if (kept.count(id) != 0) continue;
-                    skipped.get_array().push_back(
+        const std::vector<std::string>& ids = narrowed ? approval.decision.ids : evidence.ids;
+        // All or nothing: every account is re-checked and archived in one transaction, together
+        // with the plan token's use, so a crash leaves either all of it or none of it.
+        const auto caller = ctx.caller();
+        boost::json::array archived;
+        boost::json::array skipped;
+        auto done = co_await approval_->run_approved(
+            approval, db_, *worker_, [&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+                fault_point(0);
+                for (const auto& id : ids) {
+                    auto one = archive_one(tx, id, caller);
+                    if (!one) return one.error();
+                    if (*one) {
+                        skipped.push_back(
+                            boost::json::object{{"id", id}, {"code", (*one)->code}, {"message", (*one)->message}});
+                    } else {
+                        archived.emplace_back(id);
+                        fault_point(archived.size());
+                    }
+                }
+                return {};
+            });
+        if (!done) co_return ce::failure(std::move(done.error()));
+        fault_point(fault_after_commit);
+        // Ids the user left out when narrowing are skipped too, and say so.
+        if (narrowed) {
+            const std::set<std::string> kept(ids.begin(), ids.end());
+            for (const auto& id : evidence.ids)
+                if (kept.count(id) == 0)
+                    skipped.push_back(
                         boost::json::object{{"id", id},
                                             {"code", "NARROWED_BY_USER"},
                                             {"message", "the user approved the action for other ids only"}});
-                }
-                const bool warned = std::any_of(e.warnings.begin(), e.warnings.end(), [](const ce::warning& w) {
-                    return w.code == ev::codes::objects_skipped;
-                });
-                if (!warned && kept.size() < evidence.ids.size())
-                    e.add_warning({std::string(ev::codes::objects_skipped),
-                                   "some ids were not archived; see skipped for why",
-                                   {}});
-            }
-            e.data = std::move(renamed);
         }
+        const bool any_skipped = !skipped.empty();
+        auto e = ce::complete(boost::json::object{{"archived", std::move(archived)}, {"skipped", std::move(skipped)}});
+        if (any_skipped)
+            e.add_warning(
+                {std::string(ev::codes::objects_skipped), "some ids were not archived; see skipped for why", {}});
         co_return e;
     }
 
 private:
+    /// Re-check one account against the current state, inside `tx`, and archive it.
+    /// @return why it was skipped, or nothing when it was archived
+    static boost::system::result<std::optional<ev::skip>, sc::db_error> archive_one(sc::sql_database& tx,
+                                                                                    const std::string& id,
+                                                                                    const mcp::principal& caller) {
+        auto current = sc::read_current(tx, accounts_table(), boost::json::value(id));
+        if (!current) return current.error();
+        if (!*current) return ev::skip{"ACCOUNT_NOT_FOUND", "no such account"};
+        const auto& a = **current;
+        if (!may_see_team(caller, std::string_view(a.at("team").as_string())))
+            return ev::skip{"ACCOUNT_NOT_VISIBLE", "the account is not visible to this caller"};
+        if (a.at("archived").as_bool()) return ev::skip{"ACCOUNT_ALREADY_ARCHIVED", "the account was archived already"};
+        if (!a.at("owner").is_null()) return ev::skip{"ACCOUNT_HAS_OWNER", "the account has an owner now"};
+        if (auto u = sc::update_row(tx, accounts_table(), boost::json::value(id), {{"archived", true}}); !u)
+            return u.error();
+        return std::optional<ev::skip>{};
+    }
+
     std::shared_ptr<sc::sql_database> db_;
+    std::shared_ptr<candor::store::worker> worker_;
     std::shared_ptr<const cv::approval_gate> approval_;
 };
 
 }  // namespace
 
-void add_tools(mcp::server& srv, shared s) {
-    if (!s.approval)
-        s.approval = std::make_shared<const cv::approval_gate>("archive_service_accounts",
-                                                               cv::approval_options{.plan_keys = s.keys});
+boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) {
+    if (!s.worker) s.worker = std::make_shared<candor::store::worker>();
+    if (!s.approval) {
+        // Executed plans are remembered in the helpdesk's own database: across restarts, and in
+        // the same transaction as the archive they approve.
+        auto ledger = cv::sql_plan_ledger::open(s.db, s.worker);
+        if (!ledger) return ledger.error();
+        s.approval = std::make_shared<const cv::approval_gate>(
+            "archive_service_accounts", cv::approval_options{.plan_keys = s.keys, .plan_ledger = *ledger});
+    }
     auto accounts = list_service_accounts(s);
     srv.add_tool(search_tickets(s)).value();
     srv.add_tool(accounts).value();
@@ -248,6 +295,7 @@ void add_tools(mcp::server& srv, shared s) {
     srv.add_tool(std::make_shared<archive_accounts>(s)).value();
     srv.add_tool(make_search_everywhere(s)).value();
     srv.add_tool(make_order_tool(s.db)).value();
+    return {};
 }
 
 }  // namespace helpdesk

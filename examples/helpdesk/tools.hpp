@@ -9,6 +9,7 @@
 #include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/mcp/server.hpp>
+#include <candor/store/worker.hpp>
 #include <candor/validation/approval_gate.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -31,14 +32,18 @@ struct shared {
     std::shared_ptr<const candor::evidence::key_ring> keys;
     std::shared_ptr<candor::evidence::evidence_store> evidence;
     settings config;
+    /// Runs the archive's transactions off the I/O threads.
+    std::shared_ptr<candor::store::worker> worker;
     /// Approval before archiving: elicitation when the client can be asked, else a plan and a
-    /// `plan_token` (default: a gate whose plan tokens are sealed with `keys`).
+    /// `plan_token` (default: a gate whose plan tokens are sealed with `keys` and whose ledger of
+    /// executed plans is the `candor_plan_use` table of `db`).
     std::shared_ptr<const candor::validation::approval_gate> approval;
 };
 
 /// Register search_tickets, list_service_accounts, find_unowned_accounts,
 /// archive_service_accounts and search_everywhere.
-void add_tools(candor::mcp::server& srv, shared s);
+/// @return the database's failure when the plan ledger's table could not be created
+boost::system::result<void, sc::db_error> add_tools(candor::mcp::server& srv, shared s);
 
 /// search_everywhere (search_everywhere.cpp).
 std::shared_ptr<candor::mcp::tool_handler> make_search_everywhere(const shared& s);

@@ -459,19 +459,6 @@ TEST_F(approval_fixture, ReadOnlyToolsAnswerPartialWhenASourceIsDown) {
               false);
 }
 
-TEST(PlanLedger, RemembersUntilExpiryAndStaysBounded) {
-    using clock = std::chrono::system_clock;
-    const auto t0 = clock::time_point(std::chrono::seconds(1'000'000));
-    cv::plan_ledger ledger(2);
-    EXPECT_EQ(ledger.consume("a", t0 + std::chrono::seconds(10), t0), cv::plan_ledger::verdict::fresh);
-    EXPECT_EQ(ledger.consume("a", t0 + std::chrono::seconds(10), t0), cv::plan_ledger::verdict::used);
-    EXPECT_EQ(ledger.consume("b", t0 + std::chrono::seconds(20), t0), cv::plan_ledger::verdict::fresh);
-    EXPECT_EQ(ledger.consume("c", t0 + std::chrono::seconds(20), t0), cv::plan_ledger::verdict::full);
-    EXPECT_EQ(ledger.consume("c", t0 + std::chrono::seconds(20), t0 + std::chrono::seconds(10)),
-              cv::plan_ledger::verdict::fresh);  // "a" expired and made room
-    EXPECT_EQ(ledger.size(), 2u);
-}
-
 TEST(ElicitationApprover, ReadsEveryAnswer) {
     using choice = cv::approval_decision::choice;
     cv::action_plan plan;

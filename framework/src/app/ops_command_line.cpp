@@ -39,6 +39,11 @@ std::vector<extra_option> ops_command_line::flags() {
              journal_opts_.max_bytes = std::strtoull(text.c_str(), &end, 10);
              return (!text.empty() && *end == '\0') || refuse("--journal-max-bytes expects a number of bytes");
          }},
+        {"--journal-sync", "", "",
+         [this](std::string_view) {
+             journal_opts_.sync = true;
+             return true;
+         }},
     };
     if (!http_) return flags;
     flags.push_back({"--no-metrics", "", "", [this](std::string_view) {
@@ -64,7 +69,9 @@ std::string ops_command_line::help() const {
     return text +
            "  --journal PATH         append one JSON line per tool call and refused message to PATH\n"
            "                         ('-': stderr); rotated at 64 MiB, 3 old files kept\n"
-           "    --journal-max-bytes N  rotate the journal at N bytes (0: never)\n";
+           "    --journal-max-bytes N  rotate the journal at N bytes (0: never)\n"
+           "    --journal-sync       fdatasync the line of an irreversible action before its reply\n"
+           "                         (always: written and flushed before the reply)\n";
 }
 
 std::string ops_command_line::check(bool) {

@@ -299,7 +299,7 @@ void connection::on_deadline(const rpc::request_id& id) {
     state->cancelled = true;
     log(log_level::warning, "tool " + state->tool_name + " ran past its deadline; stopped");
     state->signal.emit(boost::asio::cancellation_type::terminal);
-    answer_call(id, state->origin, envelope::failure({detail::deadline_exceeded_issue()}));
+    answer_call(id, state->origin, envelope::failure({detail::deadline_exceeded_issue()}), true);
 }
 
 issue detail::deadline_exceeded_issue() {
@@ -333,15 +333,17 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
     } else if (ep) {
         // A bug in the tool. The operator gets the details; the client gets none.
         log(log_level::error, "tool " + state->tool_name + " threw: " + detail::what_of(ep));
-        answer_call(id, state->origin, tool_outcome{});  // an envelope without verdict
+        answer_call(id, state->origin, tool_outcome{}, true);  // an envelope without verdict
     } else {
-        answer_call(id, state->origin, std::move(out));
+        answer_call(id, state->origin, std::move(out), true);
     }
     out = tool_outcome{};
 }
 
-void connection::answer_call(const rpc::request_id& id, const call_origin& origin, tool_outcome out) {
+void connection::answer_call(const rpc::request_id& id, const call_origin& origin, tool_outcome out, bool handler_ran) {
     const std::string& tool_name = origin.tool->info().name;
+    // The record of an irreversible action reaches the observers' storage before its answer.
+    bool durable = handler_ran && origin.tool->info().action == action_class::irreversible_write;
     std::optional<call_record> record;
     boost::json::object result;
     if (auto* env = std::get_if<envelope::envelope>(&out)) {
@@ -373,6 +375,11 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
             }
         } keep{text};
         const bool is_error = *answer->status == envelope::outcome::error;
+        // Arguments refused by the tool's own checks (intake, schema, contract) did nothing.
+        if (durable && is_error && !answer->errors.empty() &&
+            std::all_of(answer->errors.begin(), answer->errors.end(),
+                        [](const issue& i) { return i.where == layer::intake || i.where == layer::contract; }))
+            durable = false;
         if (!observers_.empty())
             record = record_call(id, origin, answer, std::string(envelope::to_string(*answer->status)));
         // The envelope is serialized once: its text is both content[0].text (escaped) and
@@ -389,12 +396,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                 *message += is_error ? R"(,"isError":true)" : R"(,"isError":false)";
                 if (origin.stateless) append_stateless_fields(*message);
                 *message += "}}";
-                // Recorded before it leaves: whoever sees the answer sees it counted.
-                if (record) {
-                    record->bytes_out = message->size();
-                    publish(*record, origin);
-                }
-                send_text(std::move(*message), message_route{id, true});
+                deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
                 return;
             }
         }
@@ -419,11 +421,23 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         }
     }
     dress(result, reply_style{origin.stateless, nullptr});
-    send_result(id, boost::json::value(std::move(result)), [&](std::size_t bytes_out) {
-        if (!record) return;
-        record->bytes_out = bytes_out;
+    auto message = result_message(id, boost::json::value(std::move(result)));
+    if (!message) return;
+    deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
+}
+
+void connection::deliver(std::string message, call_record* record, const call_origin& origin,
+                         const message_route& route, bool durable) {
+    // Recorded before it leaves: whoever sees the answer sees it counted.
+    if (record) {
+        record->bytes_out = message.size();
+        if (durable) {
+            publish_durable(*record, origin, std::move(message), route);
+            return;
+        }
         publish(*record, origin);
-    });
+    }
+    send_text(std::move(message), route);
 }
 
 // ---------------------------------------------------------------------------------------------

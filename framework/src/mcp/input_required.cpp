@@ -242,11 +242,9 @@ void connection::answer_input_required(const rpc::request_id& id, detail::call_s
     dress(result, reply_style{true, nullptr});
     std::optional<call_record> record;
     if (!observers_.empty()) record = record_call(id, state.origin, nullptr, "input_required");
-    send_result(id, boost::json::value(std::move(result)), [&](std::size_t bytes_out) {
-        if (!record) return;
-        record->bytes_out = bytes_out;
-        publish(*record, state.origin);
-    });
+    auto message = result_message(id, boost::json::value(std::move(result)));
+    if (!message) return;
+    deliver(std::move(*message), record ? &*record : nullptr, state.origin, message_route{id, true}, false);
 }
 
 boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> connection::open_request_context(

@@ -4,8 +4,14 @@
 // the data.
 #include "server_core.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 namespace candor::mcp {
@@ -193,7 +199,47 @@ void detail::record_envelope(call_record& r, const envelope::envelope& e, bool w
     meta["errors"] = std::move(errors);
 }
 
+void connection::publish_durable(call_record& r, const call_origin& origin, std::string message,
+                                 const message_route& route) {
+    stamp(r, origin);
+    {
+        std::lock_guard lock(durable_mutex_);
+        if (durable_closed_) return;  // nothing can be sent any more
+        // The executor keeps running until the reply is sent, even when no call is left (a
+        // transport that drains and stops when no work remains would drop it otherwise).
+        if (durable_waiting_++ == 0)
+            durable_work_ = boost::asio::prefer(strand_, boost::asio::execution::outstanding_work.tracked);
+    }
+    struct waiting {
+        std::atomic<std::size_t> observers;
+        std::string message;
+        message_route route;
+    };
+    auto reply = std::make_shared<waiting>();
+    reply->observers = observers_.size();
+    reply->message = std::move(message);
+    reply->route = route;
+    auto stored = [weak = weak_from_this(), reply] {
+        if (reply->observers.fetch_sub(1) != 1) return;
+        auto self = weak.lock();
+        if (!self) return;
+        std::lock_guard lock(self->durable_mutex_);
+        if (self->durable_closed_) return;
+        boost::asio::post(self->strand_, [self, reply] {
+            self->send_text(std::move(reply->message), reply->route);
+            std::lock_guard again(self->durable_mutex_);
+            if (self->durable_waiting_ > 0 && --self->durable_waiting_ == 0) self->durable_work_ = {};
+        });
+    };
+    for (const auto& o : observers_) o->on_durable_record(r, stored);
+}
+
 void connection::publish(call_record& r, const call_origin& origin) {
+    stamp(r, origin);
+    for (const auto& o : observers_) o->on_record(r);
+}
+
+void connection::stamp(call_record& r, const call_origin& origin) {
     r.time = std::chrono::system_clock::now();
     r.duration =
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin.received);
@@ -206,7 +252,6 @@ void connection::publish(call_record& r, const call_origin& origin) {
             std::all_of(r.issues.begin(), r.issues.end(), [](const issue_record& i) { return i.repairable; });
         streak = repairable_refusal ? streak + 1 : 0;
     }
-    for (const auto& o : observers_) o->on_record(r);
 }
 
 }  // namespace candor::mcp

@@ -238,6 +238,13 @@ void connection::set_caller(mcp::principal caller) {
 }
 
 void connection::close() {
+    {
+        // Replies still waiting for observers are dropped, and the executor is let go now.
+        std::lock_guard lock(durable_mutex_);
+        durable_closed_ = true;
+        durable_waiting_ = 0;
+        durable_work_ = {};
+    }
     boost::asio::post(strand_, [self = shared_from_this()] {
         if (!self->closed_) self->end_listeners();
         self->closed_ = true;
@@ -264,16 +271,20 @@ void connection::send_text(std::string text, const message_route& route) {
     send_(std::move(text), route);
 }
 
-std::size_t connection::send_result(const rpc::request_id& id, const boost::json::value& result,
-                                    const std::function<void(std::size_t)>& before_send) {
+std::optional<std::string> connection::result_message(const rpc::request_id& id, const boost::json::value& result) {
     auto text = rpc::encode_result(id, result);
     if (!text) {
         log(log_level::error, "response could not be serialized: " + std::string(json::to_string(text.error())));
         send_error(id, rpc::error_object::make(rpc::error_code::internal_error, "internal error"));
-        return 0;
+        return std::nullopt;
     }
+    return std::move(*text);
+}
+
+std::size_t connection::send_result(const rpc::request_id& id, const boost::json::value& result) {
+    auto text = result_message(id, result);
+    if (!text) return 0;
     const std::size_t bytes = text->size();
-    if (before_send) before_send(bytes);
     send_text(std::move(*text), message_route{id, true});
     return bytes;
 }

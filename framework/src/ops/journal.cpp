@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <ctime>
 #include <system_error>
+#include <unistd.h>
 
 namespace candor::ops {
 
@@ -97,6 +98,19 @@ void journal::on_record(const mcp::call_record& r) {
     if (text) write_line(std::move(*text));
 }
 
+void journal::on_durable_record(const mcp::call_record& r, std::function<void()> stored) {
+    auto text = json::to_string(to_json(r));
+    if (!text) {
+        stored();
+        return;
+    }
+    {
+        std::lock_guard lock(mu_);
+        queue_.push_back({std::move(*text), std::move(stored)});
+    }
+    wake_.notify_one();
+}
+
 bool journal::write_line(std::string line) {
     {
         std::lock_guard lock(mu_);
@@ -104,7 +118,7 @@ bool journal::write_line(std::string line) {
             ++dropped_;
             return false;
         }
-        queue_.push_back(std::move(line));
+        queue_.push_back({std::move(line), {}});
     }
     wake_.notify_one();
     return true;
@@ -127,9 +141,13 @@ std::uint64_t journal::rotations() const {
     std::lock_guard lock(mu_);
     return rotations_;
 }
+std::uint64_t journal::failures() const {
+    std::lock_guard lock(mu_);
+    return failures_;
+}
 
 void journal::run() {
-    std::deque<std::string> batch;
+    std::deque<entry> batch;
     std::unique_lock lock(mu_);
     for (;;) {
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -137,13 +155,28 @@ void journal::run() {
         batch.swap(queue_);
         busy_ = true;
         lock.unlock();
-        for (const auto& line : batch) write_out(line);
-        if (file_) std::fflush(file_);
+        bool ok = true;
+        bool durable = false;
+        for (const auto& e : batch) {
+            ok = write_out(e.line) && ok;
+            durable = durable || e.stored;
+        }
+        // One flush (and one sync) per batch: every line of an irreversible action in it is
+        // acknowledged by the same system calls.
+        if (file_ && std::fflush(file_) != 0) ok = false;
         if (opts_.to_stderr) std::fflush(stderr);
+        if (durable && opts_.sync && file_ && ::fdatasync(::fileno(file_)) != 0) ok = false;
+        // Said once when writing starts failing, not once per batch; counted every time.
+        if (!ok && !failing_)
+            std::fprintf(stderr, "candor journal: writing '%s' failed; lines may be lost\n", opts_.path.c_str());
+        failing_ = !ok;
+        for (auto& e : batch)
+            if (e.stored) e.stored();  // the reply goes out (the action happened, stored or not)
         const auto n = batch.size();
         batch.clear();
         lock.lock();
         written_ += n;
+        if (!ok) ++failures_;
         busy_ = false;
         if (queue_.empty()) idle_.notify_all();
     }
@@ -151,17 +184,17 @@ void journal::run() {
     idle_.notify_all();
 }
 
-void journal::write_out(const std::string& line) {
+bool journal::write_out(const std::string& line) {
     if (opts_.to_stderr) {
         std::fwrite(line.data(), 1, line.size(), stderr);
         std::fputc('\n', stderr);
     }
-    if (!file_) return;
+    if (!file_) return opts_.path.empty();
     if (opts_.max_bytes && size_ > 0 && size_ + line.size() + 1 > opts_.max_bytes) rotate();
-    if (!file_) return;
-    std::fwrite(line.data(), 1, line.size(), file_);
-    std::fputc('\n', file_);
+    if (!file_) return false;
+    const bool ok = std::fwrite(line.data(), 1, line.size(), file_) == line.size() && std::fputc('\n', file_) != EOF;
     size_ += line.size() + 1;
+    return ok;
 }
 
 void journal::rotate() {

@@ -40,7 +40,7 @@ issue approval_refusal(const approval_decision& d) {
 
 approval_gate::approval_gate(std::string tool, approval_options opts) : tool_(std::move(tool)), opts_(std::move(opts)) {
     if (!opts_.approver) opts_.approver = std::make_shared<elicitation_approver>();
-    if (!opts_.plan_ledger) opts_.plan_ledger = std::make_shared<plan_ledger>();
+    if (!opts_.plan_ledger) opts_.plan_ledger = std::make_shared<memory_plan_ledger>();
     if (!opts_.plan_keys)
         opts_.plan_keys =
             std::make_shared<const evidence::key_ring>(evidence::key_ring::ephemeral([](std::string_view) {}));
@@ -61,7 +61,8 @@ void approval_gate::declare_token(boost::json::object& input_schema) {
 
 boost::asio::awaitable<approval_outcome> approval_gate::approve(mcp::call_context& ctx, const action_plan& plan,
                                                                 const std::optional<std::string>& token,
-                                                                const std::string& arguments_fp) const {
+                                                                const std::string& arguments_fp,
+                                                                plan_use_timing timing) const {
     approval_outcome out;
     if (opts_.approver->available(ctx)) {
         // Named, not a temporary in the co_await expression: GCC 12 destroys such temporaries
@@ -73,9 +74,19 @@ boost::asio::awaitable<approval_outcome> approval_gate::approve(mcp::call_contex
             out.refusal.push_back(approval_refusal(out.decision));
         co_return out;
     }
-    if (auto refused = check_plan_token(ctx, token, arguments_fp, plan)) {
+    plan_use use;
+    if (auto refused = check_plan_token(ctx, token, arguments_fp, plan, use)) {
         out.refusal.push_back(std::move(*refused));
         co_return out;
+    }
+    if (timing == plan_use_timing::before_action) {
+        auto verdict = co_await opts_.plan_ledger->consume(use, now());
+        if (!verdict || *verdict != plan_verdict::fresh) {
+            out.refusal.push_back(ledger_refusal(verdict));
+            co_return out;
+        }
+    } else {
+        out.use = std::move(use);
     }
     out.decision.what = approval_decision::choice::proceed;
     co_return out;
@@ -83,18 +94,19 @@ boost::asio::awaitable<approval_outcome> approval_gate::approve(mcp::call_contex
 
 boost::asio::awaitable<approval_outcome> approval_gate::approve(mcp::call_context& ctx, const action_plan& plan,
                                                                 const boost::json::object& arguments,
-                                                                std::size_t max_depth) const {
+                                                                std::size_t max_depth, plan_use_timing timing) const {
     std::optional<std::string> token;
     if (const auto* t = arguments.if_contains(plan_token_argument))
         token = t->is_string() ? std::string(t->get_string()) : std::string();
     const auto fp = arguments_fingerprint(
         canonical_arguments(boost::json::value(arguments), nullptr, plan_token_argument, max_depth));
-    co_return co_await approve(ctx, plan, token, fp);
+    co_return co_await approve(ctx, plan, token, fp, timing);
 }
 
 std::optional<issue> approval_gate::check_plan_token(const mcp::call_context& ctx,
                                                      const std::optional<std::string>& token,
-                                                     const std::string& arguments_fp, const action_plan& plan) const {
+                                                     const std::string& arguments_fp, const action_plan& plan,
+                                                     plan_use& use) const {
     const auto principal = evidence::principal_fingerprint(ctx.caller().id);
     const auto targets = targets_fingerprint(plan.targets);
     const auto at = now();
@@ -129,18 +141,47 @@ std::optional<issue> approval_gate::check_plan_token(const mcp::call_context& ct
                           "The plan_token was approved for other " + std::string(mismatch) +
                               ". Nothing was done; a plan is approved only for its exact targets and arguments.",
                           false, boost::json::object{{"mismatch", mismatch}});
-    switch (opts_.plan_ledger->consume(claims->nonce, claims->expiry, at)) {
-        case plan_ledger::verdict::fresh: return std::nullopt;
-        case plan_ledger::verdict::used:
-            return make_issue(
-                vc::plan_token_used,
-                "This plan_token was already executed; an approval runs its action once. Nothing was done; "
-                "call without plan_token for a new plan.",
-                false);
-        case plan_ledger::verdict::full: break;
-    }
+    use = plan_use{claims->nonce, claims->expiry};
+    return std::nullopt;
+}
+
+issue approval_gate::ledger_refusal(const boost::system::result<plan_verdict, store::db_error>& verdict) {
+    if (!verdict)
+        return make_issue(vc::source_unavailable,
+                          "The database failed; nothing was done and the plan_token was not used. Try again later.",
+                          false);
+    if (*verdict == plan_verdict::used)
+        return make_issue(vc::plan_token_used,
+                          "This plan_token was already executed; an approval runs its action once. Nothing was done; "
+                          "call without plan_token for a new plan.",
+                          false);
     return make_issue(vc::action_not_approved,
                       "Too many approved plans are pending on this server; nothing was done. Try again later.", false);
+}
+
+boost::asio::awaitable<boost::system::result<void, issue_list>> approval_gate::run_approved(
+    const approval_outcome& approved, std::shared_ptr<store::sql_database> db, store::worker& worker,
+    ledger_work work) const {
+    if (approved.use) {
+        if (opts_.plan_ledger->database() == db) {
+            // The use and the writes commit together, or neither does.
+            auto verdict = co_await opts_.plan_ledger->consume_with(*approved.use, now(), std::move(work));
+            if (!verdict || *verdict != plan_verdict::fresh) co_return issue_list{ledger_refusal(verdict)};
+            co_return boost::system::result<void, issue_list>{};
+        }
+        // A ledger elsewhere cannot share the transaction: the use is recorded first.
+        auto verdict = co_await opts_.plan_ledger->consume(*approved.use, now());
+        if (!verdict || *verdict != plan_verdict::fresh) co_return issue_list{ledger_refusal(verdict)};
+    }
+    auto done = co_await worker.run([&] { return db->transaction(work); });
+    if (!done)
+        co_return issue_list{make_issue(vc::source_unavailable,
+                                        approved.use ? "The database failed while acting; nothing was done, but the "
+                                                       "plan_token is used: call without plan_token for a new plan."
+                                                     : "The database failed while acting; nothing was done. Try "
+                                                       "again later.",
+                                        false)};
+    co_return boost::system::result<void, issue_list>{};
 }
 
 }  // namespace candor::validation

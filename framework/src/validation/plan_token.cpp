@@ -124,23 +124,4 @@ boost::system::result<plan_claims, evidence::seal_error> open_plan_token(const e
     return c;
 }
 
-plan_ledger::verdict plan_ledger::consume(const std::string& nonce, std::chrono::system_clock::time_point expiry,
-                                          std::chrono::system_clock::time_point now) {
-    std::lock_guard lock(mutex_);
-    while (!by_expiry_.empty() && by_expiry_.begin()->first <= now) {
-        used_.erase(by_expiry_.begin()->second);
-        by_expiry_.erase(by_expiry_.begin());
-    }
-    if (used_.contains(nonce)) return verdict::used;
-    if (used_.size() >= max_entries_) return verdict::full;
-    used_.emplace(nonce, expiry);
-    by_expiry_.emplace(expiry, nonce);
-    return verdict::fresh;
-}
-
-std::size_t plan_ledger::size() const {
-    std::lock_guard lock(mutex_);
-    return used_.size();
-}
-
 }  // namespace candor::validation

@@ -6,8 +6,10 @@
 ///
 /// A `call_record` holds metadata only — codes, paths, counts, times, sizes — never argument
 /// values, result data or message texts (messages may echo what a caller sent). Observers run
-/// on the connection's strand right after the answer was handed to the transport, so they must
-/// not block: queue, count, return.
+/// on the connection's strand right before the answer is handed to the transport, so they must
+/// not block: queue, count, return. The record of an irreversible action (a call of a tool of
+/// action class `irreversible_write` that got past its arguments' checks) goes to
+/// `on_durable_record`, and its answer waits until every observer stored it.
 
 #include <candor/error/issue.hpp>
 
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,6 +114,17 @@ public:
     virtual void on_call_finished() {}
     /// A call (started or refused before it ran) or a refused message was answered.
     virtual void on_record(const call_record& r) = 0;
+    /// The record of a call of a tool of action class `irreversible_write` that got past its
+    /// arguments' checks (an answer with intake or contract issues only did nothing). Its
+    /// answer is sent only once every observer has called `stored` (exactly once, from any
+    /// thread): an observer that keeps records somewhere lasting calls it when the record is
+    /// there (the journal: written and flushed). Never block here; a failure to store still
+    /// calls `stored` (the action happened, its answer must go out) and is the observer's to
+    /// report. Default: `on_record(r)`, then `stored()`.
+    virtual void on_durable_record(const call_record& r, std::function<void()> stored) {
+        on_record(r);
+        stored();
+    }
     /// A client session was initialized (`opened`) or its connection went away.
     virtual void on_session(bool opened) { (void)opened; }
     /// Whether this observer reads `call_record::envelope_metadata`. When no observer of a

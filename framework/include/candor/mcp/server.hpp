@@ -35,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -312,12 +313,20 @@ private:
     void on_deadline_timer();
     void disarm_if_idle();
     void answer_error_envelope(const jsonrpc::request_id& id, const call_origin& origin, issue i);
-    void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out);
+    /// @param handler_ran the tool's handler ran (finished, threw or was stopped at its
+    ///        deadline): the record of an irreversible tool must then be stored before the
+    ///        reply, unless the answer refused the arguments (intake or contract issues only)
+    void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out,
+                     bool handler_ran = false);
+    /// Hand a call's answer to the transport, its record to the observers first; for a record
+    /// that must be durable, the answer leaves once every observer stored it (`publish_durable`).
+    void deliver(std::string message, call_record* record, const call_origin& origin, const message_route& route,
+                 bool durable);
+    /// The result message for `id`, or nothing when it cannot be written (then the request was
+    /// answered with an internal error, and the failure logged).
+    std::optional<std::string> result_message(const jsonrpc::request_id& id, const boost::json::value& result);
     /// @return the bytes handed to the transport
-    /// `before_send(bytes)` runs once the message is written and before it leaves (observers
-    /// record a call before its client can see the answer).
-    std::size_t send_result(const jsonrpc::request_id& id, const boost::json::value& result,
-                            const std::function<void(std::size_t)>& before_send = {});
+    std::size_t send_result(const jsonrpc::request_id& id, const boost::json::value& result);
     /// Send a result object dressed for `style`.
     void send_result(const jsonrpc::request_id& id, boost::json::object result, const reply_style& style);
     /// Add what a stateless result carries: `resultType` (unless set), the server's identity in
@@ -329,6 +338,11 @@ private:
                             std::string status);
     /// Stamp the time and duration, count repair attempts, and tell every observer.
     void publish(call_record& r, const call_origin& origin);
+    /// The stamping alone: time, duration, repair attempts.
+    void stamp(call_record& r, const call_origin& origin);
+    /// The same through `call_observer::on_durable_record`; `message` is sent on the strand
+    /// once every observer said it stored the record.
+    void publish_durable(call_record& r, const call_origin& origin, std::string message, const message_route& route);
     void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
     void send_notification(std::string_view method, const boost::json::object& params, const message_route& route = {});
     void send_text(std::string text, const message_route& route = {});
@@ -416,6 +430,15 @@ private:
     std::map<jsonrpc::request_id, std::shared_ptr<detail::pending_reply>> pending_;
     std::int64_t next_outbound_id_ = 1;
     std::set<std::string, std::less<>> subscriptions_;
+    /// Replies waiting until observers stored their records (`publish_durable`): how many,
+    /// work that keeps the executor running meanwhile, and whether `close` cut them off. Under
+    /// the mutex, since observers report from their own threads and `close` from the
+    /// transport's: a reply is posted to the strand only while the connection is not closed
+    /// (transports close it before its executor goes away).
+    std::mutex durable_mutex_;
+    std::size_t durable_waiting_ = 0;
+    boost::asio::any_io_executor durable_work_;
+    bool durable_closed_ = false;
 };
 
 /// An MCP server. Tools can be added and removed at any time; connected clients are told

@@ -8,6 +8,12 @@
 /// Lines are formatted on the caller's thread and handed to a writer thread through a bounded
 /// queue: a connection never waits for the disk. When the queue is full the line is dropped
 /// and counted (`dropped()`, and `candor_journal_dropped_total` on /metrics).
+///
+/// The line of an irreversible action (`on_durable_record`) is never dropped: the writer
+/// acknowledges it once it is written and flushed to the file (and `fdatasync`ed with
+/// `journal_options::sync`), and only then does the server send the action's reply. The
+/// connection does not wait meanwhile: its strand serves other messages, and the reply is
+/// posted back to it by the acknowledgement.
 
 #include <candor/mcp/observer.hpp>
 
@@ -20,6 +26,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,8 +45,14 @@ struct journal_options {
     std::uint64_t max_bytes = 64ull << 20;
     /// Rotated files kept besides the live one.
     unsigned keep_files = 3;
-    /// Lines waiting for the writer; one more is dropped and counted.
+    /// Lines waiting for the writer; one more is dropped and counted. Lines of irreversible
+    /// actions are never dropped (each holds back its own reply, so there are at most as many
+    /// as such calls answered at once).
     std::size_t queue_capacity = 4096;
+    /// `fdatasync` the file after a batch that holds the line of an irreversible action, before
+    /// its reply is sent: the line then survives a power loss, not only a crash of the process.
+    /// Costs one disk sync per batch of such lines (`--journal-sync`).
+    bool sync = false;
 };
 
 /// The journal line's field names, named once for its writer (`to_json`) and its readers
@@ -104,6 +117,10 @@ public:
     journal& operator=(const journal&) = delete;
 
     void on_record(const mcp::call_record& r) override;
+    /// Queue the line past the capacity, and call `stored` once it is written and flushed
+    /// (and synced with `sync`), or could not be (then the failure is counted and reported on
+    /// stderr).
+    void on_durable_record(const mcp::call_record& r, std::function<void()> stored) override;
 
     /// Queue one line (without its newline). Never blocks on I/O.
     /// @return false if the queue was full and the line was dropped
@@ -115,11 +132,20 @@ public:
     std::uint64_t written() const;
     std::uint64_t dropped() const;
     std::uint64_t rotations() const;
+    /// Batches whose write, flush or sync failed (their lines may be lost; reported on stderr).
+    std::uint64_t failures() const;
 
 private:
+    /// A queued line; `stored` (lines of irreversible actions) is called once it is stored.
+    struct entry {
+        std::string line;
+        std::function<void()> stored;
+    };
+
     explicit journal(journal_options opts);
     void run();
-    void write_out(const std::string& line);
+    /// @return false when writing failed
+    bool write_out(const std::string& line);
     void rotate();
 
     journal_options opts_;
@@ -129,12 +155,14 @@ private:
     mutable std::mutex mu_;
     std::condition_variable wake_;
     std::condition_variable idle_;
-    std::deque<std::string> queue_;
+    std::deque<entry> queue_;
     bool busy_ = false;
     bool stopping_ = false;
     std::uint64_t written_ = 0;
     std::uint64_t dropped_ = 0;
     std::uint64_t rotations_ = 0;
+    std::uint64_t failures_ = 0;
+    bool failing_ = false;  ///< the writer's own: the last batch failed
     std::thread writer_;
 };
 

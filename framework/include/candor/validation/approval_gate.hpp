@@ -10,7 +10,10 @@
 #include <candor/error/issue.hpp>
 #include <candor/evidence/seal.hpp>
 #include <candor/mcp/call_context.hpp>
+#include <candor/store/database.hpp>
+#include <candor/store/worker.hpp>
 #include <candor/validation/approval.hpp>
+#include <candor/validation/plan_ledger.hpp>
 #include <candor/validation/plan_token.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -31,10 +34,21 @@ struct approval_options {
     /// harmless for tokens that live minutes, but configure a ring for several replicas).
     std::shared_ptr<const evidence::key_ring> plan_keys;
     std::chrono::seconds plan_ttl{600};
-    /// Executed plan tokens (single use). Default: one per gate.
+    /// Executed plan tokens (single use). Default: a `memory_plan_ledger` per gate (forgotten at
+    /// a restart); a server that keeps its state on disk passes a `sql_plan_ledger`.
     std::shared_ptr<validation::plan_ledger> plan_ledger;
     /// Wall clock for plan expiry; defaults to `system_clock::now`.
     std::function<std::chrono::system_clock::time_point()> wall_clock;
+};
+
+/// When `approval_gate::approve` records the use of a plan token in the ledger.
+enum class plan_use_timing {
+    /// Before it returns: the action runs after (a crash in between leaves the token used and
+    /// the action undone).
+    before_action,
+    /// Not at all: the outcome carries the use (`approval_outcome::use`), and the caller records
+    /// it with the action's own writes (`approval_gate::run_approved`).
+    with_action,
 };
 
 /// What `approval_gate::approve` decided.
@@ -47,6 +61,8 @@ struct approval_outcome {
     /// When approved: `proceed`, or `narrow` with the ids (a non-empty subset of the plan's
     /// targets) to act on instead.
     approval_decision decision;
+    /// Approved through a plan token whose use is still to be recorded (`with_action` only).
+    std::optional<plan_use> use;
 
     bool approved() const noexcept { return refusal.empty(); }
 };
@@ -59,16 +75,32 @@ public:
     /// Ask the user when the approver is available for this call, else check `token` (absent:
     /// issue a plan token for `plan`).
     /// @param arguments_fp `arguments_fingerprint` of the call's arguments without `plan_token`
+    /// @param timing when the token's use is recorded (a ledger that fails refuses with
+    ///        `SOURCE_UNAVAILABLE`, nothing done)
     boost::asio::awaitable<approval_outcome> approve(mcp::call_context& ctx, const action_plan& plan,
                                                      const std::optional<std::string>& token,
-                                                     const std::string& arguments_fp) const;
+                                                     const std::string& arguments_fp,
+                                                     plan_use_timing timing = plan_use_timing::before_action) const;
 
     /// The same for a JSON tool: the token is the `plan_token` member of `arguments` (a
     /// non-string token is a tampered one), the fingerprint is taken over the others.
     /// @param max_depth nesting bound for the canonical form (the tool's argument budget)
     boost::asio::awaitable<approval_outcome> approve(mcp::call_context& ctx, const action_plan& plan,
-                                                     const boost::json::object& arguments,
-                                                     std::size_t max_depth = 64) const;
+                                                     const boost::json::object& arguments, std::size_t max_depth = 64,
+                                                     plan_use_timing timing = plan_use_timing::before_action) const;
+
+    /// Run an approved action's writes in one transaction of `db` on `worker` (never on the
+    /// I/O thread), with the use of its plan token (`approved.use`, if any) recorded in the same
+    /// transaction when the ledger's database is `db`: a crash before the commit leaves both
+    /// undone, a commit both done. With a ledger elsewhere the use is recorded first.
+    /// @param approved an outcome of `approve(..., plan_use_timing::with_action)` that approved
+    /// @param work the action's writes; a failure rolls the transaction back
+    /// @return nothing when committed, else the refusal (one issue): `PLAN_TOKEN_USED`,
+    ///         `ACTION_NOT_APPROVED` (ledger full), `SOURCE_UNAVAILABLE` (the database failed;
+    ///         nothing was done)
+    boost::asio::awaitable<boost::system::result<void, issue_list>> run_approved(
+        const approval_outcome& approved, std::shared_ptr<store::sql_database> db, store::worker& worker,
+        ledger_work work) const;
 
     /// Add the optional `plan_token` string property to an object input schema.
     static void declare_token(boost::json::object& input_schema);
@@ -76,8 +108,12 @@ public:
     const approval_options& options() const noexcept { return opts_; }
 
 private:
+    /// @param use set to the token's use when it is accepted
     std::optional<issue> check_plan_token(const mcp::call_context& ctx, const std::optional<std::string>& token,
-                                          const std::string& arguments_fp, const action_plan& plan) const;
+                                          const std::string& arguments_fp, const action_plan& plan,
+                                          plan_use& use) const;
+    /// Why a use the ledger did not accept (`used`, `full`) or could not record refuses.
+    static issue ledger_refusal(const boost::system::result<plan_verdict, store::db_error>& verdict);
     std::chrono::system_clock::time_point now() const;
 
     std::string tool_;

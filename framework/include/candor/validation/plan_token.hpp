@@ -20,8 +20,6 @@
 #include <boost/system/result.hpp>
 
 #include <chrono>
-#include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,7 +39,7 @@ struct plan_claims {
     std::string targets;    ///< `targets_fingerprint` of the target ids
     std::chrono::system_clock::time_point expiry{};
     /// Random per plan (filled in by `seal_plan_token` when empty); what makes a token
-    /// single-use (`plan_ledger`).
+    /// single-use (`plan_ledger`, plan_ledger.hpp).
     std::string nonce;
 };
 
@@ -61,28 +59,6 @@ std::string canonical_arguments(const boost::json::value& arguments, const json:
 
 std::string arguments_fingerprint(std::string_view canonical);
 
-/// The plan tokens already executed, so that one approval runs its action once. Entries are
-/// forgotten at the token's expiry (a later use fails as expired anyway). Bounded: when
-/// `max_entries` live tokens are remembered, `consume` refuses (fail closed) rather than forget
-/// one that could then be replayed. In-process: replicas behind one key ring each keep their
-/// own ledger.
-class plan_ledger {
-public:
-    explicit plan_ledger(std::size_t max_entries = 100'000) : max_entries_(max_entries) {}
-
-    enum class verdict { fresh, used, full };
-    /// Record the token's nonce. @return `fresh` the first time, `used` after, `full` when no
-    /// room is left
-    verdict consume(const std::string& nonce, std::chrono::system_clock::time_point expiry,
-                    std::chrono::system_clock::time_point now);
-    std::size_t size() const;
-
-private:
-    std::size_t max_entries_;
-    mutable std::mutex mutex_;
-    std::map<std::string, std::chrono::system_clock::time_point> used_;
-    std::multimap<std::chrono::system_clock::time_point, std::string> by_expiry_;
-};
 /// Order and duplicates do not matter: the ids are sorted and made unique first.
 std::string targets_fingerprint(std::vector<std::string> ids);
 
