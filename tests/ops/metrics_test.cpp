@@ -59,6 +59,56 @@ TEST(Metrics, CatalogueCountsCallsByToolStatusAndClient) {
     EXPECT_EQ(sample(text, "candor_calls_in_flight"), 0);
 }
 
+mcp::call_record answered(std::string tool, std::string status, std::vector<std::string> reasons = {},
+                          std::vector<mcp::issue_record> issues = {}) {
+    mcp::call_record r;
+    r.tool = std::move(tool);
+    r.method = "tools/call";
+    r.client_name = "agent";
+    r.action_class = "read_only";
+    r.status = std::move(status);
+    r.reason_codes = std::move(reasons);
+    r.issues = std::move(issues);
+    return r;
+}
+
+TEST(Metrics, PagingIsCountedApartFromRealGaps) {
+    ops::call_metrics m;
+    for (int page = 0; page < 4; ++page) m.on_record(answered("walk", "partial", {"MORE_PAGES_AVAILABLE"}));
+    m.on_record(answered("walk", "complete"));
+    m.on_record(answered("walk", "partial", {"MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"}));
+    const auto text = m.exposition();
+    EXPECT_EQ(sample(text, R"(candor_tool_call_outcomes_total{tool="walk",outcome="paged"})"), 4);
+    EXPECT_EQ(sample(text, R"(candor_tool_call_outcomes_total{tool="walk",outcome="complete"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_tool_call_outcomes_total{tool="walk",outcome="incomplete"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_result_gaps_total{tool="walk",reason="VISIBILITY_RESTRICTED"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_result_gaps_total{tool="walk",reason="MORE_PAGES_AVAILABLE"})"), -1);
+    // The envelope's own status and every reason stay available as they were.
+    EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="walk",status="partial",client="agent"})"), 5);
+    EXPECT_EQ(sample(text, R"(candor_partial_results_total{tool="walk",reason="MORE_PAGES_AVAILABLE"})"), 5);
+}
+
+TEST(Metrics, OnlyArgumentLayersCountAsArgumentIssues) {
+    ops::call_metrics m;
+    m.on_record(answered("archive", "error", {}, {{"PLAN_TOKEN_REQUIRED", "", layer::external, true}}));
+    m.on_record(answered("archive", "error", {}, {{"EVIDENCE_MISSING", "/token", layer::external, false}}));
+    m.on_record(answered("order", "error", {}, {{"UNKNOWN_SKU", "/lines/0/sku", layer::external, true}}));
+    m.on_record(answered("order", "error", {}, {{"TOTAL_MISMATCH", "/total", layer::business, true}}));
+    m.on_record(answered("order", "error", {}, {{"INTERNAL_ERROR", "", layer::business, false}}));
+    const auto text = m.exposition();
+    EXPECT_EQ(
+        sample(text,
+               R"(candor_argument_issues_total{tool="order",code="TOTAL_MISMATCH",layer="business",client="agent"})"),
+        1);
+    EXPECT_EQ(text.find(R"(candor_argument_issues_total{tool="archive")"), std::string::npos) << text;
+    EXPECT_EQ(text.find(R"(candor_argument_issues_total{tool="order",code="INTERNAL_ERROR")"), std::string::npos);
+    EXPECT_EQ(sample(text, R"(candor_gate_refusals_total{tool="archive",gate="approval",code="PLAN_TOKEN_REQUIRED"})"),
+              1);
+    EXPECT_EQ(sample(text, R"(candor_gate_refusals_total{tool="archive",gate="evidence",code="EVIDENCE_MISSING"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_external_issues_total{tool="order",code="UNKNOWN_SKU",client="agent"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_server_errors_total{tool="order",code="INTERNAL_ERROR"})"), 1);
+}
+
 TEST(Metrics, EveryFamilyHasHelpAndTypeAndCountersEndInTotal) {
     const auto text = exposition_after_marker_calls();
     std::istringstream in(text);

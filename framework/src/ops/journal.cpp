@@ -2,6 +2,7 @@
 #include <candor/ops/journal.hpp>
 
 #include <candor/json/write.hpp>
+#include <candor/ops/outcome.hpp>
 
 #include <boost/json/array.hpp>
 
@@ -40,6 +41,7 @@ boost::json::object to_json(const mcp::call_record& r) {
     o[jf::bytes_in] = r.bytes_in;
     o[jf::bytes_out] = r.bytes_out;
     o[jf::status] = r.status;
+    o[jf::outcome] = to_string(outcome_of(r));
     if (r.complete) o[jf::complete] = *r.complete;
     else o[jf::complete] = nullptr;
     boost::json::array reasons(r.reason_codes.begin(), r.reason_codes.end());

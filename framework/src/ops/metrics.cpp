@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/metrics.hpp>
 
+#include <candor/ops/outcome.hpp>
+
 #include <boost/container/small_vector.hpp>
 
 #include <algorithm>
@@ -223,13 +225,35 @@ call_metrics::call_metrics()
                           {"tool", "status", "client"})),
       duration_(reg_.histogram("candor_tool_call_duration_seconds",
                                "Time from the arrival of a tools/call to its answer.", {"tool"}, duration_buckets)),
-      partial_(reg_.counter("candor_partial_results_total", "Incomplete results, by tool and reason code.",
+      outcomes_(reg_.counter("candor_tool_call_outcomes_total",
+                             "Tool calls answered, by tool and outcome: complete, paged (incomplete only because more "
+                             "pages follow), incomplete (a real gap), error, content, content_error.",
+                             {"tool", "outcome"})),
+      partial_(reg_.counter("candor_partial_results_total",
+                            "Reasons of incomplete results, by tool and reason code, paging included.",
                             {"tool", "reason"})),
+      gaps_(reg_.counter("candor_result_gaps_total",
+                         "Reasons of incomplete results that are real gaps (every reason but MORE_PAGES_AVAILABLE), "
+                         "by tool and reason code.",
+                         {"tool", "reason"})),
       warnings_(reg_.counter("candor_result_warnings_total", "Warnings on results, by tool and warning code.",
                              {"tool", "warning"})),
       issues_(reg_.counter("candor_argument_issues_total",
-                           "Issues in error envelopes, by tool, issue code, layer and client name.",
+                           "Argument issues (layers intake, contract, business) in error envelopes, by tool, issue "
+                           "code, layer and client name.",
                            {"tool", "code", "layer", "client"})),
+      external_issues_(reg_.counter("candor_external_issues_total",
+                                    "Issues of external checks and sources in error envelopes, by tool, issue code "
+                                    "and client name.",
+                                    {"tool", "code", "client"})),
+      gate_refusals_(reg_.counter("candor_gate_refusals_total",
+                                  "Calls stopped at an evidence gate or an approval step, by tool, gate (evidence, "
+                                  "approval) and issue code.",
+                                  {"tool", "gate", "code"})),
+      server_errors_(reg_.counter("candor_server_errors_total",
+                                  "The server's own failures (INTERNAL_ERROR, DEADLINE_EXCEEDED, "
+                                  "TOO_MANY_CALLS_IN_FLIGHT), by tool and code.",
+                                  {"tool", "code"})),
       repairs_(reg_.counter("candor_repair_attempts_total",
                             "Calls that follow a refusal with repairable issues only (repair attempts).", {"tool"})),
       repair_successes_(
@@ -271,9 +295,22 @@ void call_metrics::on_record(const mcp::call_record& r) {
     const std::string_view client = r.client_name.empty() ? std::string_view("-") : std::string_view(r.client_name);
     calls_.add({tool, r.status, client});
     duration_.observe({tool}, std::chrono::duration<double>(r.duration).count());
-    for (const auto& c : r.reason_codes) partial_.add({tool, c});
+    outcomes_.add({tool, to_string(outcome_of(r))});
+    for (const auto& c : r.reason_codes) {
+        partial_.add({tool, c});
+        if (!is_paging_reason(c)) gaps_.add({tool, c});
+    }
     for (const auto& c : r.warning_codes) warnings_.add({tool, c});
-    for (const auto& i : r.issues) issues_.add({tool, i.code, to_string(i.where), client});
+    for (const auto& i : r.issues) {
+        const auto layer = to_string(i.where);
+        switch (const auto group = group_of(i.code, layer)) {
+            case issue_group::argument: issues_.add({tool, i.code, layer, client}); break;
+            case issue_group::external: external_issues_.add({tool, i.code, client}); break;
+            case issue_group::evidence:
+            case issue_group::approval: gate_refusals_.add({tool, to_string(group), i.code}); break;
+            case issue_group::server: server_errors_.add({tool, i.code}); break;
+        }
+    }
     if (r.repair_attempt > 0) {
         repairs_.add({tool});
         if (r.status != "error") repair_successes_.add({tool});

@@ -60,6 +60,8 @@ inline constexpr std::string_view duration_ms = "duration_ms";
 inline constexpr std::string_view bytes_in = "bytes_in";
 inline constexpr std::string_view bytes_out = "bytes_out";
 inline constexpr std::string_view status = "status";
+/// `ops::call_outcome`: the status, with a partial result told apart as "paged" or "incomplete"
+inline constexpr std::string_view outcome = "outcome";
 inline constexpr std::string_view complete = "complete";
 inline constexpr std::string_view reasons = "reasons";
 inline constexpr std::string_view warnings = "warnings";

@@ -113,9 +113,14 @@ private:
     registry reg_;
     registry::family& calls_;
     registry::family& duration_;
+    registry::family& outcomes_;
     registry::family& partial_;
+    registry::family& gaps_;
     registry::family& warnings_;
     registry::family& issues_;
+    registry::family& external_issues_;
+    registry::family& gate_refusals_;
+    registry::family& server_errors_;
     registry::family& repairs_;
     registry::family& repair_successes_;
     registry::family& refused_actions_;
