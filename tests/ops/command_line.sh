@@ -34,7 +34,11 @@ start
 check "/metrics on by default" 200 "$(status /metrics)"
 check "/ops off without --ops-token" 404 "$(status /ops)"
 check "/healthz" 200 "$(status /healthz)"
-curl -s "$base/metrics" | grep -q '^# TYPE candor_tool_calls_total counter$' && echo "ok: metrics catalogue" || { echo "FAIL: catalogue"; fail=1; }
+curl -s "$base/metrics" >"$work/metrics"
+grep -q '^# TYPE candor_tool_calls_total counter$' "$work/metrics" && echo "ok: metrics catalogue" || { echo "FAIL: catalogue"; fail=1; }
+grep -q '^candor_build_info{version="[0-9.]*",server="quickstart",server_version="[^"]*"} 1$' "$work/metrics" \
+  && echo "ok: build info names the server" || { echo "FAIL: build info"; fail=1; }
+grep -q '^process_open_fds [1-9]' "$work/metrics" && echo "ok: process metrics" || { echo "FAIL: process metrics"; fail=1; }
 stop
 
 start --no-metrics --ops-token abcdefgh12345

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/metrics.hpp>
 
+#include <candor/version.hpp>
+
 #include "ops/ops_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -109,6 +111,86 @@ TEST(Metrics, OnlyArgumentLayersCountAsArgumentIssues) {
     EXPECT_EQ(sample(text, R"(candor_server_errors_total{tool="order",code="INTERNAL_ERROR"})"), 1);
 }
 
+TEST(Metrics, BuildInfoNamesTheFrameworkAndTheServer) {
+    ops::call_metrics m({.server_name = "helpdesk", .server_version = "1.0.0"});
+    const auto text = m.exposition();
+    EXPECT_EQ(sample(text, R"(candor_build_info{version=")" + std::string(candor::version()) +
+                               R"(",server="helpdesk",server_version="1.0.0"})"),
+              1);
+    EXPECT_FALSE(candor::version().empty());
+}
+
+TEST(Metrics, ProcessMetricsUseTheStandardNames) {
+    const auto text = ops::call_metrics().exposition();
+    // A process that has just started may not have used a clock tick yet: present, 0 or more.
+    EXPECT_GE(sample(text, "process_cpu_seconds_total"), 0) << text;
+    for (const char* name : {"process_resident_memory_bytes", "process_virtual_memory_bytes", "process_open_fds",
+                             "process_max_fds", "process_start_time_seconds"})
+        EXPECT_GT(sample(text, name), 0) << name << "\n" << text;
+    EXPECT_NE(text.find("# TYPE process_cpu_seconds_total counter\n"), std::string::npos);
+    EXPECT_EQ(ops::call_metrics({.process_metrics = false}).exposition().find("process_"), std::string::npos);
+}
+
+TEST(Metrics, SessionsNotUsedSinceInitializeAreIdle) {
+    // Threshold 0: a session is idle from its initialize until its first request.
+    auto m = std::make_shared<ops::call_metrics>(ops::metrics_options{.session_idle_after = std::chrono::seconds(0)});
+    auto patient = std::make_shared<ops::call_metrics>();  // the default threshold, 60 s
+    auto opts = test::quiet_options();
+    opts.observers = {m, patient};
+    mcp::server srv(opts);
+    test::add_marker_tools(srv);
+    boost::asio::io_context io;
+    {
+        mcp::memory_client used(srv, io), left(srv, io);
+        used.initialize();
+        left.initialize();
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions"), 2);
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions_idle"), 2);
+        EXPECT_EQ(sample(patient->exposition(), "candor_sessions_idle"), 0);
+        used.request("tools/list", {});
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions"), 2);
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions_idle"), 1);
+    }
+    EXPECT_EQ(sample(m->exposition(), "candor_sessions"), 0);
+    EXPECT_EQ(sample(m->exposition(), "candor_sessions_idle"), 0);
+}
+
+struct session_listener final : mcp::call_observer {
+    std::vector<mcp::session_event> events;
+    void on_record(const mcp::call_record&) override {}
+    void on_session_event(const mcp::session_event& e) override { events.push_back(e); }
+};
+
+struct old_session_listener final : mcp::call_observer {
+    std::vector<bool> sessions;
+    void on_record(const mcp::call_record&) override {}
+    void on_session(bool opened) override { sessions.push_back(opened); }
+};
+
+TEST(SessionEvents, OpenedUsedOnceThenClosedAndTheOlderHookStillHearsOpenAndClose) {
+    auto listener = std::make_shared<session_listener>();
+    auto old = std::make_shared<old_session_listener>();
+    auto opts = test::quiet_options();
+    opts.observers = {listener, old};
+    mcp::server srv(opts);
+    test::add_marker_tools(srv);
+    boost::asio::io_context io;
+    {
+        mcp::memory_client c(srv, io);
+        c.request("ping", {});  // before initialize: not a use of a session
+        c.initialize();
+        c.request("ping", {});
+        c.request("tools/list", {});
+    }
+    using kind = mcp::session_event::kind;
+    ASSERT_EQ(listener->events.size(), 3u);
+    EXPECT_EQ(listener->events[0].what, kind::opened);
+    EXPECT_EQ(listener->events[1].what, kind::used);
+    EXPECT_EQ(listener->events[2].what, kind::closed);
+    EXPECT_EQ(listener->events[0].key, listener->events[2].key);
+    EXPECT_EQ(old->sessions, (std::vector<bool>{true, false}));
+}
+
 TEST(Metrics, EveryFamilyHasHelpAndTypeAndCountersEndInTotal) {
     const auto text = exposition_after_marker_calls();
     std::istringstream in(text);
@@ -126,7 +208,7 @@ TEST(Metrics, EveryFamilyHasHelpAndTypeAndCountersEndInTotal) {
         if (type == "counter") {
             EXPECT_TRUE(name.size() > 6 && name.substr(name.size() - 6) == "_total") << name;
         }
-        EXPECT_EQ(name.rfind("candor_", 0), 0u) << name;
+        EXPECT_TRUE(name.rfind("candor_", 0) == 0 || name.rfind("process_", 0) == 0) << name;
     }
 }
 

@@ -297,7 +297,8 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     }
     if (http) {
         if (metrics) {
-            admin.metrics = std::make_shared<ops::call_metrics>();
+            admin.metrics = std::make_shared<ops::call_metrics>(
+                ops::metrics_options{.server_name = srv.options().name, .server_version = srv.options().version});
             srv.add_observer(admin.metrics);
         }
         if (!ops_token.empty()) {

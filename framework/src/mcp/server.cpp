@@ -171,8 +171,12 @@ connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::a
 }
 
 connection::~connection() {
-    if (phase_ != phase::awaiting_initialize)
-        for (const auto& o : observers_) o->on_session(false);
+    if (phase_ != phase::awaiting_initialize) tell_session(session_event::kind::closed);
+}
+
+void connection::tell_session(session_event::kind what) const {
+    const session_event e{what, reinterpret_cast<std::uintptr_t>(this)};
+    for (const auto& o : observers_) o->on_session_event(e);
 }
 
 template <class Work>
@@ -211,7 +215,7 @@ void connection::assume_initialized(std::string protocol_version, std::string cl
         session->client_version = std::move(cv);
         c.session_ = std::move(session);
         c.phase_ = phase::ready;
-        for (const auto& obs : c.observers_) obs->on_session(true);
+        c.tell_session(session_event::kind::opened);
     });
 }
 
@@ -329,6 +333,10 @@ void connection::dispatch_message(rpc::inbound& in) {
 }
 
 void connection::handle_request(rpc::inbound& in, rpc::request& req) {
+    if (!used_ && phase_ != phase::awaiting_initialize && req.method != "initialize") {
+        used_ = true;
+        tell_session(session_event::kind::used);
+    }
     // Only tools/call gives meaning to violations inside its params (those in `arguments`);
     // for every other method they make the message ambiguous.
     if (req.method != "tools/call" && !in.param_violations.empty()) {
@@ -437,7 +445,7 @@ void connection::on_initialize(const rpc::request& req) {
     if (!o.instructions.empty()) result["instructions"] = o.instructions;
     phase_ = phase::initializing;
     send_result(req.id, result);
-    for (const auto& obs : observers_) obs->on_session(true);
+    tell_session(session_event::kind::opened);
 }
 
 void connection::on_tools_list(const rpc::request& req) {

@@ -2,6 +2,8 @@
 #include <candor/ops/metrics.hpp>
 
 #include <candor/ops/outcome.hpp>
+#include <candor/ops/process.hpp>
+#include <candor/version.hpp>
 
 #include <boost/container/small_vector.hpp>
 
@@ -220,8 +222,9 @@ bool is_refused_action(const mcp::call_record& r) {
            r.action_class != "read_only";
 }
 
-call_metrics::call_metrics()
-    : calls_(reg_.counter("candor_tool_calls_total", "Tool calls answered, by tool, envelope status and client name.",
+call_metrics::call_metrics(metrics_options opts)
+    : opts_(std::move(opts)),
+      calls_(reg_.counter("candor_tool_calls_total", "Tool calls answered, by tool, envelope status and client name.",
                           {"tool", "status", "client"})),
       duration_(reg_.histogram("candor_tool_call_duration_seconds",
                                "Time from the arrival of a tools/call to its answer.", {"tool"}, duration_buckets)),
@@ -270,15 +273,36 @@ call_metrics::call_metrics()
       bytes_out_(reg_.counter("candor_sent_bytes_total", "Bytes of the answers sent, by tool.", {"tool"})),
       in_flight_(reg_.gauge("candor_calls_in_flight", "Tool calls running now.")),
       sessions_(reg_.gauge("candor_sessions", "Initialized client sessions open now.")),
+      idle_sessions_(reg_.gauge("candor_sessions_idle",
+                                "Open sessions that have made no request since initialize for longer than the idle "
+                                "threshold (clients that opened a session and left it).")),
       journal_dropped_(
-          reg_.counter("candor_journal_dropped_total", "Journal lines dropped because the writer's queue was full.")) {}
+          reg_.counter("candor_journal_dropped_total", "Journal lines dropped because the writer's queue was full.")),
+      build_info_(reg_.gauge("candor_build_info",
+                             "Always 1: the Candor version and the server's name and version as labels.",
+                             {"version", "server", "server_version"})),
+      cpu_seconds_(
+          process_reg_.counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.")),
+      resident_bytes_(process_reg_.gauge("process_resident_memory_bytes", "Resident memory size in bytes.")),
+      virtual_bytes_(process_reg_.gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.")),
+      open_fds_(process_reg_.gauge("process_open_fds", "Number of open file descriptors.")),
+      max_fds_(process_reg_.gauge("process_max_fds", "Maximum number of open file descriptors.")),
+      start_time_(
+          process_reg_.gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.")) {
+    const auto or_dash = [](const std::string& s) { return s.empty() ? std::string_view("-") : std::string_view(s); };
+    build_info_.set({candor::version(), or_dash(opts_.server_name), or_dash(opts_.server_version)}, 1);
+}
 
 // The gauges are read from their atomics when scraped: setting them here could interleave.
 void call_metrics::on_call_started() { ++in_flight_count_; }
 void call_metrics::on_call_finished() { --in_flight_count_; }
-void call_metrics::on_session(bool opened) {
-    if (opened) ++session_count_;
-    else --session_count_;
+void call_metrics::on_session_event(const mcp::session_event& e) {
+    using kind = mcp::session_event::kind;
+    if (e.what == kind::opened) ++session_count_;
+    if (e.what == kind::closed) --session_count_;
+    std::lock_guard lock(unused_mu_);
+    if (e.what == kind::opened) unused_sessions_[e.key] = std::chrono::steady_clock::now();
+    else unused_sessions_.erase(e.key);
 }
 
 void call_metrics::set_journal_drops(std::uint64_t n) { journal_dropped_.set({}, static_cast<double>(n)); }
@@ -323,7 +347,25 @@ void call_metrics::on_record(const mcp::call_record& r) {
 std::string call_metrics::exposition() const {
     in_flight_.set({}, static_cast<double>(in_flight_count_.load()));
     sessions_.set({}, static_cast<double>(session_count_.load()));
-    return reg_.exposition();
+    {
+        const auto now = std::chrono::steady_clock::now();
+        std::lock_guard lock(unused_mu_);
+        const auto idle = std::count_if(unused_sessions_.begin(), unused_sessions_.end(),
+                                        [&](const auto& s) { return now - s.second >= opts_.session_idle_after; });
+        idle_sessions_.set({}, static_cast<double>(idle));
+    }
+    auto out = reg_.exposition();
+    if (!opts_.process_metrics) return out;
+    if (auto p = read_process_stats()) {
+        cpu_seconds_.set({}, p->cpu_seconds);
+        resident_bytes_.set({}, static_cast<double>(p->resident_bytes));
+        virtual_bytes_.set({}, static_cast<double>(p->virtual_bytes));
+        open_fds_.set({}, static_cast<double>(p->open_fds));
+        max_fds_.set({}, static_cast<double>(p->max_fds));
+        start_time_.set({}, p->start_time_seconds);
+        out += process_reg_.exposition();
+    }
+    return out;
 }
 
 }  // namespace candor::ops

@@ -208,6 +208,8 @@ private:
     void send_notification(std::string_view method, const boost::json::object& params, const message_route& route = {});
     void send_text(std::string text, const message_route& route = {});
     void log(log_level l, std::string_view text) const;
+    /// Tell every observer about this session (`session_event`).
+    void tell_session(session_event::kind what) const;
     void notify_list_changed(std::string_view method);
     void notify_resource_updated(const std::string& uri);
     void on_response(jsonrpc::response& r);
@@ -252,6 +254,8 @@ private:
     std::vector<std::shared_ptr<call_observer>> observers_;
     call_origin current_;
     std::string_view current_method_;
+    /// A request after `initialize` has arrived (observers were told once).
+    bool used_ = false;
     std::map<std::string, unsigned, std::less<>> repair_streak_;
     /// Requests this server sent to the client (elicitation, sampling) awaiting a reply.
     std::map<jsonrpc::request_id, std::shared_ptr<detail::pending_reply>> pending_;
