@@ -10,37 +10,24 @@
 /// and counted (`dropped()`, and `candor_journal_dropped_total` on /metrics).
 
 #include <candor/mcp/observer.hpp>
+#include <candor/ops/line_writer.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/system/result.hpp>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace candor::ops {
 
-struct journal_options {
-    /// File to append to; empty: no file.
-    std::string path;
-    /// Also write every line to stderr.
-    bool to_stderr = false;
-    /// When the file would grow past this many bytes it is rotated: PATH → PATH.1 → … →
-    /// PATH.<keep_files> (the oldest is removed). 0: never rotate.
-    std::uint64_t max_bytes = 64ull << 20;
-    /// Rotated files kept besides the live one.
-    unsigned keep_files = 3;
-    /// Lines waiting for the writer; one more is dropped and counted.
-    std::size_t queue_capacity = 4096;
-};
+/// Where the journal goes: a file (rotated at a size cap) and/or stderr, through a writer thread
+/// with a bounded queue (`line_writer_options`: path, to_stderr, max_bytes, keep_files,
+/// queue_capacity).
+using journal_options = line_writer_options;
 
 /// The journal line's field names, named once for its writer (`to_json`) and its readers
 /// (`candor inspect`), so that neither can drift from the other.
@@ -94,7 +81,6 @@ public:
     /// @return the journal, or why the file cannot be opened
     static boost::system::result<std::shared_ptr<journal>> open(journal_options opts);
 
-    ~journal() override;  ///< writes what is queued, then stops the writer
     journal(const journal&) = delete;
     journal& operator=(const journal&) = delete;
 
@@ -112,25 +98,9 @@ public:
     std::uint64_t rotations() const;
 
 private:
-    explicit journal(journal_options opts);
-    void run();
-    void write_out(const std::string& line);
-    void rotate();
+    explicit journal(std::unique_ptr<line_writer> out);
 
-    journal_options opts_;
-    std::FILE* file_ = nullptr;
-    std::uint64_t size_ = 0;
-
-    mutable std::mutex mu_;
-    std::condition_variable wake_;
-    std::condition_variable idle_;
-    std::deque<std::string> queue_;
-    bool busy_ = false;
-    bool stopping_ = false;
-    std::uint64_t written_ = 0;
-    std::uint64_t dropped_ = 0;
-    std::uint64_t rotations_ = 0;
-    std::thread writer_;
+    std::unique_ptr<line_writer> out_;  ///< its destructor writes what is queued
 };
 
 }  // namespace candor::ops
