@@ -104,46 +104,37 @@ int main(int argc, char** argv) {
     opts.stdio_caller = candor::mcp::principal{who && *who ? who : "admin"};
 
     opts.prepare = [&]() -> bool {
+        // The server's log has the operator's format (--log-format) by now.
+        const auto& log = srv.options().log;
+        const auto fail = [&](const std::string& why) {
+            log(candor::mcp::log_level::error, why);
+            return false;
+        };
         for (const auto& name : {config.slow_source, config.fail_source}) {
-            if (!name.empty() && name != "tickets" && name != "knowledge_base" && name != "chat") {
-                std::cerr << "error: sources are tickets, knowledge_base and chat, not '" << name << "'\n";
-                return false;
-            }
+            if (!name.empty() && name != "tickets" && name != "knowledge_base" && name != "chat")
+                return fail("sources are tickets, knowledge_base and chat, not '" + name + "'");
         }
         std::error_code ec;
         const auto parent = std::filesystem::path(db_path).parent_path();
         if (!parent.empty()) std::filesystem::create_directories(parent, ec);
         auto db = candor::sql_collection::open_sqlite(db_path);
-        if (!db) {
-            std::cerr << "error: cannot open database '" << db_path << "': " << db.error().message << "\n";
-            return false;
-        }
-        if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r) {
-            std::cerr << "error: cannot prepare database '" << db_path << "': " << r.error().message << "\n";
-            return false;
-        }
-        if (auto r = helpdesk::prepare_orders(**db); !r) {
-            std::cerr << "error: cannot prepare the order tables in '" << db_path << "': " << r.error().message << "\n";
-            return false;
-        }
+        if (!db) return fail("cannot open database '" + db_path + "': " + db.error().message);
+        if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r)
+            return fail("cannot prepare database '" + db_path + "': " + r.error().message);
+        if (auto r = helpdesk::prepare_orders(**db); !r)
+            return fail("cannot prepare the order tables in '" + db_path + "': " + r.error().message);
         auto store = candor::evidence::open_sqlite_store(db_path);
-        if (!store) {
-            std::cerr << "error: cannot open the evidence store in '" << db_path << "'\n";
-            return false;
-        }
+        if (!store) return fail("cannot open the evidence store in '" + db_path + "'");
         std::shared_ptr<const candor::evidence::key_ring> keys;
         if (const char* k = std::getenv("CANDOR_SEALING_KEYS"); k && *k) {
             auto ring = candor::evidence::key_ring::from_config(k);
-            if (!ring) {
-                std::cerr << "error: CANDOR_SEALING_KEYS: " << candor::evidence::to_string(ring.error()) << "\n";
-                return false;
-            }
+            if (!ring) return fail("CANDOR_SEALING_KEYS: " + std::string(candor::evidence::to_string(ring.error())));
             keys = std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
         } else {
             keys = std::make_shared<const candor::evidence::key_ring>(candor::evidence::key_ring::ephemeral(
-                [](std::string_view m) { std::cerr << "helpdesk: " << m << "\n"; }));
+                [&](std::string_view m) { log(candor::mcp::log_level::warning, m); }));
         }
-        std::cerr << "helpdesk: database " << db_path << "\n";
+        log(candor::mcp::log_level::info, "helpdesk: database " + db_path);
         helpdesk::add_tools(srv, {*db, keys, *store, config, {}});
         return true;
     };

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSL-1.0
 # The operators' switches of the standard command line, on a real server binary:
 # /metrics on by default and off with --no-metrics, /ops absent without --ops-token,
-# --journal over stdio, and the usage errors.   Usage: command_line.sh SERVER
+# --journal over stdio, --log-format json and --log-level, and the usage errors.
+# Usage: command_line.sh SERVER CANDOR_CLI
 set -euo pipefail
 server="$1"
+candor="$2"
 command -v curl >/dev/null || { echo "SKIP: curl not found"; exit 77; }
 work="$(mktemp -d)"
 pid=""
@@ -57,7 +59,32 @@ check "one journal line over stdio" 1 "$(wc -l <"$work/journal.jsonl" | tr -d ' 
 grep -q '"client_name":"cli-test"' "$work/journal.jsonl" && echo "ok: journal names the client" || { echo "FAIL: client"; fail=1; }
 if grep -q zebra-secret "$work/journal.jsonl"; then echo "FAIL: argument value in the journal"; fail=1; else echo "ok: no argument value"; fi
 
+# Structured logs: every stderr line one JSON object with time, level and message; a refused
+# call's line names the tool, the request id and the codes, never the value that was sent.
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":"dup-7","method":"tools/call","params":{"name":"search_notes","arguments":{"query":"zebra-secret","query":"zebra-secret"}}}' \
+  | "$server" --stdio --log-format json --log-level debug >/dev/null 2>"$work/log.jsonl"
+lines=0; bad=0
+while IFS= read -r line; do
+  lines=$((lines + 1))
+  printf '%s' "$line" | "$candor" intake >/dev/null 2>&1 || { echo "not JSON: $line"; bad=1; }
+  echo "$line" | grep -q '^{"time":"[0-9T:.-]*Z","level":"[a-z]*","message":' || { echo "not a log line: $line"; bad=1; }
+done <"$work/log.jsonl"
+[ "$lines" -gt 0 ] && [ "$bad" = 0 ] && echo "ok: $lines JSON log lines" || { echo "FAIL: JSON log lines"; cat "$work/log.jsonl"; fail=1; }
+grep '"tool":"search_notes","request_id":"dup-7"' "$work/log.jsonl" | grep -q '"codes":\["DUPLICATE_KEY"\]' \
+  && echo "ok: the refused call's line names tool, request id and codes" || { echo "FAIL: call fields"; cat "$work/log.jsonl"; fail=1; }
+if grep -q zebra-secret "$work/log.jsonl"; then echo "FAIL: argument value in the log"; fail=1; else echo "ok: no argument value in the log"; fi
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_notes","arguments":{"query":"q","query":"q"}}}' \
+  | "$server" --stdio --log-format json --log-level warning >/dev/null 2>"$work/quiet.jsonl"
+check "--log-level warning leaves info lines out" 0 "$(grep -c '"level":"info"' "$work/quiet.jsonl" || true)"
+
 set +e
+"$server" --stdio --log-format yaml </dev/null >/dev/null 2>&1; check "an unknown --log-format is a usage error" 2 $?
+"$server" --stdio --log-level verbose </dev/null >/dev/null 2>&1; check "an unknown --log-level is a usage error" 2 $?
 "$server" --http 127.0.0.1:0 --ops-token short >/dev/null 2>&1; check "short --ops-token is a usage error" 2 $?
 "$server" --stdio --ops-token abcdefgh12345 </dev/null >/dev/null 2>&1; check "--ops-token needs --http" 2 $?
 "$server" --stdio --journal /nonexistent-dir/j.jsonl </dev/null >/dev/null 2>&1; check "unwritable journal fails" 1 $?

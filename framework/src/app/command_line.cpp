@@ -40,6 +40,9 @@ void print_help(const mcp::server& srv, const app_options& opts, const char* arg
           "  --journal PATH         append one JSON line per tool call and refused message to PATH\n"
           "                         ('-': stderr); rotated at 64 MiB, 3 old files kept\n"
           "    --journal-max-bytes N  rotate the journal at N bytes (0: never)\n"
+          "  --log-format FORMAT    the server's log on stderr: text (default) or json (one object per line)\n"
+          "  --log-level LEVEL      lowest severity logged: debug, info (default), notice, warning, error,\n"
+          "                         critical, alert, emergency\n"
           "  tools                  print the tool list, with schemas, as JSON\n"
           "  check TOOL [FILE|-]    run TOOL's argument contract on the arguments in FILE\n"
           "                         (a JSON object; '-' or absent: stdin) without running the tool;\n"
@@ -201,6 +204,7 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     bool journal = false;
     bool metrics = true;
     std::string ops_token;
+    ops::log_options log_opts;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -229,6 +233,23 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
                 const auto n = std::strtoul(std::string(value).c_str(), nullptr, 10);
                 if (n == 0 || n > 1024) return usage_error("--threads expects 1..1024");
                 http_opts.threads = n;
+            }
+            continue;
+        }
+        if (arg == "--log-format" || arg == "--log-level") {
+            if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
+            const std::string_view value = argv[++i];
+            if (arg == "--log-format") {
+                const auto format = ops::parse_log_format(value);
+                if (!format) return usage_error("--log-format expects text or json, got '" + std::string(value) + "'");
+                log_opts.format = *format;
+            } else {
+                const auto level = mcp::parse_log_level(value);
+                if (!level)
+                    return usage_error(
+                        "--log-level expects debug, info, notice, warning, error, critical, alert or emergency, got '" +
+                        std::string(value) + "'");
+                log_opts.level = *level;
             }
             continue;
         }
@@ -281,15 +302,23 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     if (http_only_flag && !http)
         return usage_error("--stateless, --tokens, --allow-origin, --threads and --ops-token need --http");
     if (stdio && http) return usage_error("choose one of --stdio and --http");
+    // From here on the server's log (and `prepare`'s) is in the chosen format, written by a
+    // thread of its own; whatever is queued is written before this function returns.
+    ops::admin_options admin;
+    admin.log = ops::log_writer::open(log_opts);
+    srv.set_log(admin.log->sink());
+    struct flush_on_return {
+        std::shared_ptr<ops::log_writer> log;
+        ~flush_on_return() { log->flush(); }
+    } flush_log{admin.log};
     const bool will_run = http || stdio || !positional.empty();
     if (will_run && opts.prepare && !opts.prepare()) return 1;
     // Operators' observers: only when serving (tools/check never answer a client).
-    ops::admin_options admin;
     if (journal && (stdio || http)) {
         auto opened = ops::journal::open(journal_opts);
         if (!opened) {
-            std::cerr << "error: cannot open journal '" << journal_opts.path << "': " << opened.error().message()
-                      << "\n";
+            admin.log->write(mcp::log_level::error,
+                             "cannot open journal '" + journal_opts.path + "': " + opened.error().message());
             return 1;
         }
         admin.journal = *opened;

@@ -38,6 +38,10 @@ server::~server() = default;
 
 const server_options& server::options() const noexcept { return core_->opts; }
 
+void server::set_log(log_sink sink) {
+    core_->opts.log = sink ? std::move(sink) : log_sink([](log_level, std::string_view) {});
+}
+
 void server::add_observer(std::shared_ptr<call_observer> observer) {
     if (!observer) return;
     std::lock_guard lock(core_->mu);
@@ -238,7 +242,17 @@ void connection::close() {
     });
 }
 
-void connection::log(log_level l, std::string_view text) const { core_->opts.log(l, text); }
+void connection::log(log_level l, std::string_view text, log_fields fields) const {
+    if (fields.principal.empty()) fields.principal = opts_.caller.id;
+    if (fields.session.empty()) fields.session = session_->id;
+    core_->opts.log(l, text, fields);
+}
+
+void connection::log_call(log_level l, std::string_view text, std::string_view tool, const rpc::request_id& id,
+                          std::span<const std::string_view> codes) const {
+    const auto request_id = detail::request_id_text(id);
+    log(l, text, {.tool = tool, .request_id = request_id, .codes = codes});
+}
 
 void connection::send_text(std::string text, const message_route& route) {
     if (closed_ || !send_) return;
@@ -379,8 +393,9 @@ void connection::handle_notification(rpc::inbound&, rpc::notification& n) {
     } else if (n.method == "notifications/cancelled") {
         on_cancelled(n);
     } else {
-        // Notifications are never answered, not even with an error.
-        log(log_level::debug, "ignored notification " + n.method);
+        // Notifications are never answered, not even with an error. Their names are the
+        // client's text: only known ones are logged by name.
+        log(log_level::debug, "ignored notification " + std::string(detail::known_method(n.method)));
     }
 }
 
@@ -496,7 +511,7 @@ void connection::on_cancelled(const rpc::notification& n) {
     call.answered = true;
     call.cancelled = true;
     forget_deadline(call);
-    log(log_level::info, "call of tool " + call.tool_name + " cancelled by the client");
+    log_call(log_level::info, "the call was cancelled by the client", call.tool_name, *id);
     call.signal.emit(boost::asio::cancellation_type::terminal);
 }
 

@@ -278,6 +278,8 @@ call_metrics::call_metrics(metrics_options opts)
                                 "threshold (clients that opened a session and left it).")),
       journal_dropped_(
           reg_.counter("candor_journal_dropped_total", "Journal lines dropped because the writer's queue was full.")),
+      log_dropped_(reg_.counter("candor_log_dropped_total",
+                                "Lines of the server's log dropped because the writer's queue was full.")),
       build_info_(reg_.gauge("candor_build_info",
                              "Always 1: the Candor version and the server's name and version as labels.",
                              {"version", "server", "server_version"})),
@@ -306,6 +308,7 @@ void call_metrics::on_session_event(const mcp::session_event& e) {
 }
 
 void call_metrics::set_journal_drops(std::uint64_t n) { journal_dropped_.set({}, static_cast<double>(n)); }
+void call_metrics::set_log_drops(std::uint64_t n) { log_dropped_.set({}, static_cast<double>(n)); }
 
 void call_metrics::on_record(const mcp::call_record& r) {
     const std::string_view tool = r.tool.empty() ? std::string_view("-") : std::string_view(r.tool);

@@ -8,8 +8,9 @@
 ///     SERVER check TOOL [FILE|-]     run TOOL's whole argument contract on FILE offline
 ///     SERVER --help
 ///
-/// and, for operators, `--journal PATH`, `--no-metrics` and `--ops-token TOKEN`
-/// (docs/operations.md).
+/// and, for operators, `--journal PATH`, `--no-metrics`, `--ops-token TOKEN`, `--log-format
+/// text|json` and `--log-level LEVEL` (docs/operations.md). The server's log (`server::set_log`)
+/// is replaced by an `ops::log_writer` on stderr in the chosen format before `prepare` runs.
 ///
 /// A server's `main` is then `return candor::app::run(srv, argc, argv);`.
 
@@ -40,7 +41,8 @@ struct app_options {
     mcp::principal stdio_caller;
     /// Runs once the whole command line is parsed (every `extra_option` applied) and before
     /// any command: open what the flags name, register the tools that depend on them. Return
-    /// false (and say why on stderr) to exit with status 1.
+    /// false (and say why in the server's log, `server::options().log`, which has the
+    /// operator's format and level by then) to exit with status 1.
     std::function<bool()> prepare;
 };
 

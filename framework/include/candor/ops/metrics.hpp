@@ -121,6 +121,8 @@ public:
 
     /// Count lines the journal dropped (exposed as `candor_journal_dropped_total`).
     void set_journal_drops(std::uint64_t n);
+    /// Count lines the server's log dropped (exposed as `candor_log_dropped_total`).
+    void set_log_drops(std::uint64_t n);
 
     /// The whole catalogue in the text exposition format: the call families, the session and
     /// process gauges (read now), the build info.
@@ -150,6 +152,7 @@ private:
     registry::family& sessions_;
     registry::family& idle_sessions_;
     registry::family& journal_dropped_;
+    registry::family& log_dropped_;
     registry::family& build_info_;
     // Read from the kernel at each scrape, and exposed only when that worked.
     registry process_reg_;
