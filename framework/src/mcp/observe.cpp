@@ -12,6 +12,18 @@ namespace candor::mcp {
 
 namespace rpc = jsonrpc;
 
+namespace {
+
+// At most `n` bytes of `s`. The text is valid UTF-8 (it was read from JSON); a cut inside a
+// sequence would not be, and the journal's writer would refuse the record.
+std::string capped(std::string_view s, std::size_t n) {
+    if (s.size() <= n) return std::string(s);
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return std::string(s.substr(0, n));
+}
+
+}  // namespace
+
 namespace detail {
 
 std::string_view known_method(std::string_view method) noexcept {
@@ -39,7 +51,7 @@ std::string_view known_method(std::string_view method) noexcept {
 std::string request_id_text(const rpc::request_id& id) {
     constexpr std::size_t max_id_bytes = 64;
     const auto v = id.to_json();
-    if (const auto* s = v.if_string()) return std::string(std::string_view(*s).substr(0, max_id_bytes));
+    if (const auto* s = v.if_string()) return capped(*s, max_id_bytes);
     if (const auto* i = v.if_int64()) return std::to_string(*i);
     return {};
 }
@@ -49,8 +61,6 @@ std::string request_id_text(const rpc::request_id& id) {
 namespace {
 
 constexpr std::size_t max_name_bytes = 128;
-
-std::string capped(std::string_view s, std::size_t n) { return std::string(s.substr(0, n)); }
 
 // The last segment of a path whose last key was chosen by the caller becomes "*".
 std::string sanitized_path(std::string_view code, std::string_view path) {
