@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSL-1.0
-# Every dependency comes from Debian 12 packages (see scripts/setup-deps).
+# Every dependency comes from Debian 12 packages (see scripts/setup-deps); which ones, with their
+# versions, is defined beside the components that need them (CandorComponents.cmake). The tree
+# builds every component, so it needs every package.
 # libboost1.81-all-dev does not ship Boost.JSON/Boost.URL; they come from
 # libboost-json1.81-dev and libboost-url1.81-dev.
-find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS json url)
-find_package(Threads REQUIRED)
-find_package(OpenSSL REQUIRED)
-find_package(SQLite3 REQUIRED)
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+include(CandorComponents)
+foreach(package IN LISTS CANDOR_PACKAGES)
+  candor_find_package(${package} REQUIRED)
+endforeach()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // Summarizes the load benchmark's RESULT lines (bench/load/run.sh): medians over the
-// repetitions, Candor/peer ratios, and the targets of issue 10 marked met or missed.
+// repetitions, Candor/peer ratios, and the load targets (docs/performance.md) marked met or missed.
 //   node report.mjs RESULTS_FILE
 import { readFileSync } from 'node:fs';
 

@@ -42,7 +42,8 @@ mkdir -p "$(dirname "$results")"
 : > "$results"
 
 server_pid=""
-cleanup() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; }
+# SIGINT: the server stops at once (SIGTERM would drain it for a few seconds first).
+cleanup() { if [ -n "$server_pid" ]; then kill -INT "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; }
 trap cleanup EXIT
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'; }

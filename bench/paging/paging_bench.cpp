@@ -11,6 +11,7 @@
 // Run: scripts/bench --benchmark_filter='Paging|Evidence'
 
 #include <candor/evidence/gated_action.hpp>
+#include <candor/evidence/sqlite_store.hpp>
 #include <candor/evidence/token.hpp>
 #include <candor/paging/collection.hpp>
 

@@ -11,6 +11,8 @@
 //   echo {text ≤ 1000 characters} → {text}.
 // Cursors are sealed with CANDOR_SEALING_KEYS ("id:HEX,…") when set, else with a random key.
 #include <candor/app/command_line.hpp>
+#include <candor/app/http_command_line.hpp>
+#include <candor/app/ops_command_line.hpp>
 #include <candor/mcp/typed_tool.hpp>
 #include <candor/paging/collection.hpp>
 #include <candor/paging/typed_source.hpp>
@@ -161,6 +163,10 @@ int main(int argc, char** argv) {
         .value();
     srv.add_tool(candor::mcp::make_typed_tool<echo_args>(candor::mcp::tool_info("echo", "Sends the text back."), echo))
         .value();
+    // HTTP and the operators' flags, as every binary had them when the load results were taken
+    // (/metrics is on by default over HTTP, and the load run measures with it).
+    auto http = std::make_shared<candor::app::http_command_line>();
     return candor::app::run(srv, argc, argv,
-                            {.summary = "The load benchmark's workload: 100,000 tickets, search_tickets and echo."});
+                            {.summary = "The load benchmark's workload: 100,000 tickets, search_tickets and echo.",
+                             .extensions = {http, std::make_shared<candor::app::ops_command_line>(http)}});
 }

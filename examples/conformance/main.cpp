@@ -7,7 +7,11 @@
 //
 //     conformance-server --http 3001        (listens on 127.0.0.1:3001/mcp)
 
+#include "fixtures.hpp"
+
 #include <candor/app/command_line.hpp>
+#include <candor/app/http_command_line.hpp>
+#include <candor/evidence/request_state.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>
 
@@ -326,11 +330,21 @@ int main(int argc, char** argv) {
             .with_input_schema(object{
                 {"$schema", "https://json-schema.org/draft/2020-12/schema"},
                 {"type", "object"},
-                {"$defs", object{{"address", object{{"type", "object"},
+                {"$defs", object{{"address", object{{"$anchor", "addressDef"},
+                                                    {"type", "object"},
                                                     {"properties", object{{"street", object{{"type", "string"}}},
                                                                           {"city", object{{"type", "string"}}}}}}}}},
-                {"properties",
-                 object{{"name", object{{"type", "string"}}}, {"address", object{{"$ref", "#/$defs/address"}}}}},
+                {"properties", object{{"name", object{{"type", "string"}}},
+                                      {"address", object{{"$ref", "#/$defs/address"}}},
+                                      {"contactMethod", object{{"type", "string"}, {"enum", array{"phone", "email"}}}},
+                                      {"phone", object{{"type", "string"}}},
+                                      {"email", object{{"type", "string"}}}}},
+                {"allOf", array{object{{"anyOf", array{object{{"required", array{"phone"}}},
+                                                       object{{"required", array{"email"}}}}}}}},
+                {"if", object{{"properties", object{{"contactMethod", object{{"const", "phone"}}}}},
+                              {"required", array{"contactMethod"}}}},
+                {"then", object{{"required", array{"phone"}}}},
+                {"else", object{{"required", array{"email"}}}},
                 {"additionalProperties", false}}),
         [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
             co_return mcp::content_result{array{text("ok")}};
@@ -357,8 +371,15 @@ int main(int argc, char** argv) {
                          defaults_schema(), "Please review your profile (defaults filled in)");
     add_elicitation_tool(srv, info("test_elicitation_sep1330_enums", "Elicits a form with every enum shape."),
                          enums_schema(), "Please choose your options");
+    conformance::add_stateless_fixtures(srv);
     add_resources(srv);
     add_prompts(srv);
+    // Requests to the client on the stateless revision carry their state sealed with a key
+    // of this process (a fixture needs no key that survives it).
+    srv.set_request_state_sealer(candor::evidence::state_sealer_from(std::make_shared<const candor::evidence::key_ring>(
+        candor::evidence::key_ring::ephemeral([](std::string_view) {}))));
 
-    return candor::app::run(srv, argc, argv, {.summary = "The MCP conformance suite's fixture server."});
+    return candor::app::run(srv, argc, argv,
+                            {.summary = "The MCP conformance suite's fixture server.",
+                             .extensions = {std::make_shared<candor::app::http_command_line>()}});
 }

@@ -10,6 +10,10 @@
 #include "tools.hpp"
 
 #include <candor/app/command_line.hpp>
+#include <candor/app/http_command_line.hpp>
+#include <candor/app/ops_command_line.hpp>
+#include <candor/evidence/request_state.hpp>
+#include <candor/evidence/sqlite_store.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -135,8 +139,12 @@ int main(int argc, char** argv) {
                 [&](std::string_view m) { log(candor::mcp::log_level::warning, m); }));
         }
         log(candor::mcp::log_level::info, "helpdesk: database " + db_path);
+        // The same keys seal the request state of multi round-trip requests (2026-07-28).
+        srv.set_request_state_sealer(candor::evidence::state_sealer_from(keys));
         helpdesk::add_tools(srv, {*db, keys, *store, config, {}});
         return true;
     };
+    auto http = std::make_shared<candor::app::http_command_line>();
+    opts.extensions = {http, std::make_shared<candor::app::ops_command_line>(http)};
     return candor::app::run(srv, argc, argv, opts);
 }

@@ -142,7 +142,8 @@ public:
                                       "lists archived and skipped ids.")
                            .with_title("Archive service accounts")
                            .with_input_schema(archive_schema())
-                           .with_action(mcp::action_class::irreversible_write),
+                           .with_action(mcp::action_class::irreversible_write)
+                           .with_scopes({"accounts:archive"}),
                        ev::evidence_requirement{"list_service_accounts", s.keys, s.evidence, 100, {}}),
           db_(s.db),
           approval_(s.approval) {}

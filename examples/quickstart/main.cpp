@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
 // quickstart: the smallest useful Candor server — one typed, read-only tool over 50 notes.
 //   quickstart --stdio          serve an MCP client over stdin/stdout
+//   quickstart --http 8080      serve it over Streamable HTTP at http://127.0.0.1:8080/mcp
 //   quickstart tools            print the tool list with its schemas
 //   quickstart check search_notes args.json
 #include <candor/app/command_line.hpp>
+#include <candor/app/http_command_line.hpp>
 #include <candor/mcp/typed_tool.hpp>
 
 #include <boost/describe.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,5 +54,9 @@ struct search_notes : candor::mcp::tool<search_args> {
 int main(int argc, char** argv) {
     candor::mcp::server srv({.name = "quickstart", .version = "1.0.0"});
     srv.add_tool(std::make_shared<search_notes>()).value();
-    return candor::app::run(srv, argc, argv, {.summary = "Searches 50 notes; a Candor quick start."});
+    // --stdio, tools and check come with candor::core; --http with candor::http (a server for
+    // stdio alone leaves `extensions` out and links candor::core only).
+    return candor::app::run(srv, argc, argv,
+                            {.summary = "Searches 50 notes; a Candor quick start.",
+                             .extensions = {std::make_shared<candor::app::http_command_line>()}});
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/store.hpp>
 
+#include <candor/evidence/sqlite_store.hpp>
+
 #include <gtest/gtest.h>
 
 #include <chrono>

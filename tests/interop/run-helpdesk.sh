@@ -12,7 +12,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  # SIGINT: stop at once (SIGTERM would drain for http_options::drain_period first).
+  for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT

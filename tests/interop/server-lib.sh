@@ -8,7 +8,8 @@ start_server() {
   local log="$work/server.log"
   "$server" --http 127.0.0.1:0 "$@" 2>"$log" &
   pid=$!
-  trap 'kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+  # SIGINT: stop at once (SIGTERM would drain for http_options::drain_period first).
+  trap 'kill -INT $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
   url=""
   for _ in $(seq 1 300); do
     url="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -1 || true)"

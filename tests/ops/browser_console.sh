@@ -8,16 +8,16 @@
 # rendered page: paging does not lower the completeness rate, gaps and paging are apart,
 # argument issues are apart from gates, principals and sessions are shown, the filters work;
 # save a screenshot to ARTIFACT_DIR.
-# Usage: browser_console.sh HELPDESK ARTIFACT_DIR      (exit 77: skipped, Chromium absent)
+# Usage: browser_console.sh HELPDESK ARTIFACT_DIR      (fails when Chromium or curl is absent)
 set -euo pipefail
 server="$1"
 artifacts="$2"
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 if [ ! -x "$chromium" ]; then
-  echo "SKIP: $chromium not found (apt-get install chromium; scripts/setup-deps installs it)"
-  exit 77
+  echo "FAIL: $chromium not found (apt-get install chromium; scripts/setup-deps installs it)"
+  exit 1
 fi
-command -v curl >/dev/null || { echo "SKIP: curl not found"; exit 77; }
+command -v curl >/dev/null || { echo "FAIL: curl not found (scripts/setup-deps installs it)"; exit 1; }
 mkdir -p "$artifacts"
 
 token="console-test-$RANDOM$RANDOM"

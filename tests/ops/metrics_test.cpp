@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/metrics.hpp>
 
-#include <candor/version.hpp>
+#include <candor/mcp/version.hpp>
 
 #include "ops/ops_fixture.hpp"
 
@@ -267,8 +267,8 @@ std::string promtool() {
 
 TEST(Metrics, PromtoolAcceptsTheExposition) {
     const auto tool = promtool();
-    if (tool.empty())
-        GTEST_SKIP() << "promtool not installed (Debian package 'prometheus'; scripts/setup-deps installs it)";
+    ASSERT_FALSE(tool.empty())
+        << "promtool not installed (Debian package 'prometheus'; scripts/setup-deps installs it)";
     const auto text = exposition_after_marker_calls();
     char path[] = "/tmp/candor-metrics-XXXXXX";
     const int fd = ::mkstemp(path);

@@ -10,11 +10,15 @@
 
 #include <candor/evidence/token.hpp>
 
+#include <candor/sqlite/database.hpp>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
+#include <unistd.h>
 
 namespace sc = candor::sql_collection;
 using namespace candor::test;
@@ -41,13 +45,15 @@ std::string row_id(int i) {
 }
 
 struct fixture {
-    std::shared_ptr<sc::sql_database> db = sc::open_sqlite(":memory:").value();
+    std::shared_ptr<sc::sql_database> db;
     std::shared_ptr<const ev::key_ring> keys = test_keys();
     std::shared_ptr<ev::evidence_store> store = ev::make_memory_store();
     std::shared_ptr<pg::collection_tool> tool;
     boost::asio::io_context ioc;
 
-    explicit fixture(std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility = {}) {
+    explicit fixture(std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility = {},
+                     const std::string& path = ":memory:")
+        : db(sc::open_sqlite(path).value()) {
         EXPECT_TRUE(sc::create_table(*db, items_table()));
         sc::collection_spec spec;
         spec.table = items_table();
@@ -68,6 +74,32 @@ struct fixture {
         r.caller = mcp::principal{who};
         return run(ioc, tool->serve(std::move(r)));
     }
+
+    /// Walk from `cursor` (a new walk without one) to the end, `size` items a page, calling
+    /// `between` after every page but the last. @return the items, and whether the last page
+    /// said complete
+    std::pair<boost::json::array, bool> walk(std::size_t size, const std::function<void()>& between = {}) {
+        boost::json::array items;
+        std::optional<std::string> cursor;
+        for (int pages = 0; pages < 1000; ++pages) {
+            auto p = serve({}, cursor, size);
+            const auto env = ce::seal(p.result, "list_items").value();
+            for (const auto& item : env.at("data").as_array()) items.push_back(item);
+            if (p.ended) return {std::move(items), at(env, "complete") == true};
+            cursor = p.next_cursor;
+            if (between) between();
+        }
+        return {std::move(items), false};
+    }
+};
+
+struct temp_db {
+    std::string path;
+    temp_db() {
+        char tmpl[] = "/tmp/candor-sql-XXXXXX";
+        path = std::string(::mkdtemp(tmpl)) + "/items.db";
+    }
+    ~temp_db() { std::filesystem::remove_all(std::filesystem::path(path).parent_path()); }
 };
 
 // ---- brute force: the filter language's meaning, evaluated in C++ ----------------------------
@@ -390,4 +422,100 @@ TEST(SqlCollection, HostileValuesMatchOnlyThemselves) {
     // The table is intact.
     auto p = fx.serve({}, std::nullopt, 10);
     EXPECT_EQ(at(ce::seal(p.result, "list_items").value(), "data").as_array().size(), 2u);
+}
+
+TEST(SqlCollection, WritesThatBypassTheVersioningAreRefusedSoAWalkStaysOneSnapshot) {
+    temp_db file;
+    fixture fx({}, file.path);
+    gen g{std::mt19937(11)};
+    std::vector<boost::json::object> rows;
+    for (int i = 1; i <= 40; ++i) rows.push_back(g.row(i));
+    ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), rows));
+    const auto [before, before_complete] = fx.walk(40);
+    ASSERT_TRUE(before_complete);
+    ASSERT_EQ(before.size(), 40u);
+
+    // Another program writes the same file behind the tool's back, between the walk's pages.
+    auto other = candor::sqlite::database::open(file.path).value();
+    const char* bypasses[] = {
+        "UPDATE items SET n = n + 1000 WHERE id = 'r-00015'",
+        "DELETE FROM items WHERE id = 'r-00020'",
+        "INSERT INTO items(id, grp, n, x, flag, owner, day, candor_from) "
+        "VALUES('r-00025x', 'g', 1, 1.0, 0, NULL, '2026-01-01', 0)",
+        "UPDATE items SET candor_to = 1 WHERE id = 'r-00030'",
+        "DELETE FROM items",
+    };
+    // A versioned writer on its own connection (another process using the library) may write.
+    auto library = sc::open_sqlite(file.path).value();
+    std::size_t refused = 0;
+    const auto [during, complete] = fx.walk(7, [&] {
+        for (const char* sql : bypasses) {
+            auto r = other.exec(sql);
+            if (!r && r.error().message.find("versioned") != std::string::npos) ++refused;
+        }
+        ASSERT_TRUE(sc::update_row(*library, items_table(), boost::json::value("r-00016"), {{"n", 5000}}));
+        ASSERT_TRUE(sc::delete_row(*library, items_table(), boost::json::value("r-00017")));
+    });
+    EXPECT_EQ(refused, 5u * 5u);  // every bypass, after each of the five pages before the last
+    EXPECT_TRUE(complete);
+    EXPECT_EQ(during, before) << "the walk claims complete over data it did not see as one snapshot";
+
+    // A new walk sees the versioned writes, and only those.
+    const auto [after, after_complete] = fx.walk(40);
+    EXPECT_TRUE(after_complete);
+    ASSERT_EQ(after.size(), 39u);
+    for (const auto& item : after) {
+        EXPECT_NE(item.at("id"), "r-00017");
+        if (item.at("id") == "r-00016") {
+            EXPECT_EQ(item.at("n"), 5000);
+        }
+        if (item.at("id") == "r-00015") {
+            EXPECT_EQ(item.at("n"), before[14].at("n"));
+        }
+    }
+}
+
+TEST(SqlCollection, DeleteRowEndsARowForNewWalksOnly) {
+    fixture fx;
+    gen g{std::mt19937(3)};
+    ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), {g.row(1), g.row(2), g.row(3)}));
+    bool deleted = false;
+    const auto [during, complete] = fx.walk(1, [&] {
+        if (deleted) return;
+        deleted = true;
+        auto r = sc::delete_row(*fx.db, items_table(), boost::json::value(row_id(3)));
+        ASSERT_TRUE(r);
+        EXPECT_TRUE(*r);
+    });
+    EXPECT_TRUE(complete);
+    EXPECT_EQ(during.size(), 3u);  // the walk's snapshot still holds row 3
+    EXPECT_EQ(fx.walk(10).first.size(), 2u);
+    auto again = sc::delete_row(*fx.db, items_table(), boost::json::value(row_id(3)));
+    ASSERT_TRUE(again);
+    EXPECT_FALSE(*again);
+    auto current = sc::read_current(*fx.db, items_table(), boost::json::value(row_id(3)));
+    ASSERT_TRUE(current);
+    EXPECT_FALSE(*current);
+}
+
+TEST(SqlCollection, VersionedWritesJoinTheCallersTransaction) {
+    fixture fx;
+    gen g{std::mt19937(5)};
+    // Rolled back with the caller's transaction: neither the insert nor the update remains.
+    auto failed = fx.db->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        EXPECT_TRUE(sc::insert_rows(tx, items_table(), {g.row(1)}));
+        EXPECT_TRUE(sc::update_row(tx, items_table(), boost::json::value(row_id(1)), {{"n", 7}}));
+        return sc::db_error{"changed my mind"};
+    });
+    EXPECT_FALSE(failed);
+    EXPECT_TRUE(fx.walk(10).first.empty());
+    // Committed with it.
+    ASSERT_TRUE(fx.db->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        EXPECT_TRUE(sc::insert_rows(tx, items_table(), {g.row(1)}));
+        EXPECT_TRUE(sc::update_row(tx, items_table(), boost::json::value(row_id(1)), {{"n", 7}}));
+        return {};
+    }));
+    const auto [items, complete] = fx.walk(10);
+    ASSERT_EQ(items.size(), 1u);
+    EXPECT_EQ(items[0].at("n"), 7);
 }

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
-// A small blocking Beast client for real-socket tests: one connection per request keeps the
-// tests independent.
+// A small blocking Beast client for real-socket tests, and an MCP client on top of it: one
+// connection per request keeps the tests independent.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace candor::test {
 
@@ -47,5 +52,50 @@ inline http_reply http_fetch(std::uint16_t port, boost::beast::http::verb verb, 
     out.body = res.body();
     return out;
 }
+
+/// The data lines of an SSE body, one JSON message each.
+inline std::vector<boost::json::value> sse_messages(const std::string& body) {
+    std::vector<boost::json::value> out;
+    std::size_t pos = 0;
+    while ((pos = body.find("data: ", pos)) != std::string::npos) {
+        const auto end = body.find('\n', pos);
+        out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
+        pos = end;
+    }
+    return out;
+}
+
+/// The body of an `initialize` request (protocol 2025-11-25, no capabilities).
+inline std::string initialize_body(int id = 1) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+           R"(,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+}
+
+/// An MCP client of the Streamable HTTP endpoint `/mcp` on 127.0.0.1:`port`.
+struct mcp_client {
+    std::uint16_t port;
+
+    http_reply send(boost::beast::http::verb verb, const std::string& target, const std::string& body,
+                    std::map<std::string, std::string> headers) const {
+        return http_fetch(port, verb, target, headers, body);
+    }
+
+    /// POST one JSON-RPC message, with the media types the transport requires.
+    http_reply post(const std::string& body, std::map<std::string, std::string> headers = {}) const {
+        headers.emplace("Content-Type", "application/json");
+        headers.emplace("Accept", "application/json, text/event-stream");
+        return send(boost::beast::http::verb::post, "/mcp", body, std::move(headers));
+    }
+
+    /// `initialize`, then `notifications/initialized`. @return the session id
+    std::string initialize() const {
+        auto r = post(initialize_body());
+        EXPECT_EQ(r.status, 200u) << r.body;
+        const auto id = r.header("Mcp-Session-Id");
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status,
+                  202u);
+        return id;
+    }
+};
 
 }  // namespace candor::test

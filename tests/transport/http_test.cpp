@@ -33,12 +33,7 @@ using tcp = net::ip::tcp;
 using boost::json::array;
 using boost::json::object;
 
-constexpr const char* both = "application/json, text/event-stream";
-
-std::string initialize_body(int id = 1) {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-           R"(,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
-}
+using candor::test::initialize_body;
 
 std::string call_body(int id, const std::string& tool, const std::string& meta = "") {
     return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
@@ -47,43 +42,11 @@ std::string call_body(int id, const std::string& tool, const std::string& meta =
 
 using response = candor::test::http_reply;
 
-struct client {
-    std::uint16_t port;
-
-    response send(http::verb verb, const std::string& target, const std::string& body,
-                  std::map<std::string, std::string> headers) const {
-        return candor::test::http_fetch(port, verb, target, headers, body);
-    }
-
-    response post(const std::string& body, std::map<std::string, std::string> headers = {}) const {
-        headers.emplace("Content-Type", "application/json");
-        headers.emplace("Accept", both);
-        return send(http::verb::post, "/mcp", body, std::move(headers));
-    }
-
-    std::string initialize() const {
-        auto r = post(initialize_body());
-        EXPECT_EQ(r.status, 200u) << r.body;
-        const auto id = r.header("Mcp-Session-Id");
-        EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"Mcp-Session-Id", id}}).status,
-                  202u);
-        return id;
-    }
-};
+using client = candor::test::mcp_client;
 
 boost::json::value parse(const std::string& s) { return boost::json::parse(s); }
 
-// Data lines of an SSE body, one JSON message each.
-std::vector<boost::json::value> sse_messages(const std::string& body) {
-    std::vector<boost::json::value> out;
-    std::size_t pos = 0;
-    while ((pos = body.find("data: ", pos)) != std::string::npos) {
-        const auto end = body.find('\n', pos);
-        out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
-        pos = end;
-    }
-    return out;
-}
+using candor::test::sse_messages;
 
 class HttpFixture : public ::testing::Test {
 protected:

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <fcntl.h>
 #include <optional>
@@ -61,6 +62,14 @@ void write_all(int fd, std::string_view text) {
     }
 }
 
+// Everything left to read from `fd`, until end of file.
+std::string read_to_end(int fd) {
+    std::string all;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+    return all;
+}
+
 int temp_file() {
     char name[] = "/tmp/candor-stdio-XXXXXX";
     const int fd = ::mkstemp(name);
@@ -105,19 +114,14 @@ stdio_run run_stdio(candor::mcp::server& srv, const std::string& input, candor::
         ::close(in[1]);
     });
     std::string all;
-    char buf[4096];
     if (ends.output_file) {
         server.join();
         ::lseek(out[1], 0, SEEK_SET);
-        for (ssize_t n; (n = ::read(out[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+        all = read_to_end(out[1]);
         ::close(out[1]);
     } else {
         if (ends.read_when_full && !wait_until_full(out[1])) ADD_FAILURE() << "the output never filled";
-        for (;;) {
-            const auto n = ::read(out[0], buf, sizeof buf);
-            if (n <= 0) break;
-            all.append(buf, static_cast<std::size_t>(n));
-        }
+        all = read_to_end(out[0]);
         server.join();
         ::close(out[0]);
     }
@@ -443,9 +447,7 @@ TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {
         ::shutdown(sv[1], SHUT_WR);  // end of input; the replies still come back
     });
     EXPECT_TRUE(wait_until_full(sv[0])) << "the output never filled";
-    std::string all;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(sv[1], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+    const std::string all = read_to_end(sv[1]);
     writer.join();
     server.join();
     ::close(sv[1]);
@@ -455,4 +457,67 @@ TEST(Stdio, OneSocketCarriesBothDirectionsEvenWhenTheClientReadsLate) {
     for (char c : all) lines += c == '\n';
     EXPECT_EQ(lines, 151u) << "every request answered, in full lines";
     EXPECT_NE(all.find(R"("id":151,)"), std::string::npos);
+}
+
+TEST(Stdio, AClientThatDoesNotReadStopsTheServerReadingAndLosesNothing) {
+    // Small requests with 4 KiB replies, and a client that writes 2,000 of them without reading:
+    // once 64 KiB of replies wait, the server stops reading, the input pipe fills and the client
+    // blocks in write(2). The server has run only the calls it read before that.
+    candor::mcp::server_options o;
+    o.max_calls_in_flight = 64;
+    candor::mcp::server srv(o);
+    std::atomic<int> calls{0};
+    srv.add_tool(candor::mcp::make_tool(
+                     candor::mcp::tool_info("blob", "Answers 4 KiB."),
+                     [&calls](const boost::json::object&,
+                              candor::mcp::call_context&) -> boost::asio::awaitable<candor::envelope::envelope> {
+                         ++calls;
+                         co_return candor::envelope::complete(boost::json::value(std::string(4096, 'b')));
+                     }))
+        .value();
+    int in[2];
+    int out[2];
+    ASSERT_EQ(::pipe(in), 0);
+    ASSERT_EQ(::pipe(out), 0);
+    ::fcntl(out[1], F_SETPIPE_SZ, 4096);
+    candor::transport::stdio_options opts;
+    opts.input_fd = in[0];
+    opts.output_fd = out[1];
+    opts.handle_signals = false;
+    opts.output_pipe_bytes = 0;
+    opts.max_unsent_output_bytes = 64 << 10;
+    std::thread server([&] {
+        candor::transport::serve_stdio(srv, opts);
+        ::close(out[1]);
+    });
+    constexpr int requests = 2000;
+    std::string input = initialize;
+    for (int i = 2; i < 2 + requests; ++i)
+        input += R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
+                 R"(,"method":"tools/call","params":{"name":"blob","arguments":{}}})" + "\n";
+    std::atomic<bool> written{false};
+    std::thread writer([&] {
+        write_all(in[1], input);
+        written = true;
+        ::close(in[1]);
+    });
+    // That something does not happen is seen only over time: for a second, the writer must stay
+    // blocked and the calls stay few (without the limit the server runs them all in that time).
+    // 16 replies fill the limit; the server checks it after each batch of 64 messages read.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (std::chrono::steady_clock::now() < until && calls.load() <= 64 && !written)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_LE(calls.load(), 64) << "calls run while the client did not read";
+    EXPECT_FALSE(written) << "the server read every request while its replies waited";
+
+    const std::string all = read_to_end(out[0]);
+    writer.join();
+    server.join();
+    ::close(in[0]);
+    ::close(out[0]);
+    EXPECT_EQ(calls.load(), requests);
+    std::size_t lines = 0;
+    for (char c : all) lines += c == '\n';
+    EXPECT_EQ(lines, 1u + requests) << "every request read is answered";
+    EXPECT_NE(all.find(R"("id":)" + std::to_string(1 + requests) + ","), std::string::npos);
 }

@@ -4,8 +4,6 @@
 #include <candor/envelope/envelope.hpp>
 #include <candor/json/write.hpp>
 #include <candor/mcp/memory_transport.hpp>
-#include <candor/ops/admin.hpp>
-#include <candor/transport/http.hpp>
 #include <candor/transport/stdio.hpp>
 
 #include <boost/asio/io_context.hpp>
@@ -25,25 +23,15 @@ namespace {
 
 void print_help(const mcp::server& srv, const app_options& opts, const char* argv0, std::ostream& os) {
     const std::string self = argv0 ? argv0 : srv.options().name;
-    os << "usage: " << self << " [options] (--stdio | --http [HOST:]PORT | tools | check TOOL [FILE|-])\n";
+    os << "usage: " << self << " [options] (--stdio | ";
+    for (const auto& e : opts.extensions)
+        if (auto s = e->synopsis(); !s.empty()) os << s << " | ";
+    os << "tools | check TOOL [FILE|-])\n";
     if (!opts.summary.empty()) os << "\n" << opts.summary << "\n";
     os << "\ncommands:\n"
-          "  --stdio                serve one MCP client over stdin/stdout (logs go to stderr)\n"
-          "  --http [HOST:]PORT     serve MCP over Streamable HTTP at /mcp (HOST default 127.0.0.1)\n"
-          "    --stateless          no sessions; every POST is self-contained\n"
-          "    --tokens FILE        require bearer tokens: lines 'TOKEN PRINCIPAL' ('#' comments)\n"
-          "    --allow-origin O     accept browser Origin O besides loopback ones (repeatable)\n"
-          "    --threads N          I/O threads (default: one per core)\n"
-          "    --no-metrics         do not serve GET /metrics (Prometheus text format; on by default)\n"
-          "    --ops-token TOKEN    serve the operations console at GET /ops to bearers of TOKEN\n"
-          "                         (8-256 characters of [A-Za-z0-9._~-]; off without it: 404)\n"
-          "  --journal PATH         append one JSON line per tool call and refused message to PATH\n"
-          "                         ('-': stderr); rotated at 64 MiB, 3 old files kept\n"
-          "    --journal-max-bytes N  rotate the journal at N bytes (0: never)\n"
-          "  --log-format FORMAT    the server's log on stderr: text (default) or json (one object per line)\n"
-          "  --log-level LEVEL      lowest severity logged: debug, info (default), notice, warning, error,\n"
-          "                         critical, alert, emergency\n"
-          "  tools                  print the tool list, with schemas, as JSON\n"
+          "  --stdio                serve one MCP client over stdin/stdout (logs go to stderr)\n";
+    for (const auto& e : opts.extensions) os << e->help();
+    os << "  tools                  print the tool list, with schemas, as JSON\n"
           "  check TOOL [FILE|-]    run TOOL's argument contract on the arguments in FILE\n"
           "                         (a JSON object; '-' or absent: stdin) without running the tool;\n"
           "                         exit 0 if accepted, 1 with the issues if not\n"
@@ -134,77 +122,35 @@ int check_tool(mcp::server& srv, std::string_view tool, std::string_view path) {
     return 1;
 }
 
-bool valid_ops_token(std::string_view t) {
-    if (t.size() < 8 || t.size() > 256) return false;
-    return std::all_of(t.begin(), t.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-               c == '~' || c == '-';
-    });
-}
-
-// "[HOST:]PORT" (IPv6 hosts in brackets: "[::1]:8080").
-bool parse_listen(std::string_view text, transport::http_options& http) {
-    std::string_view port = text;
-    if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
-        auto host = text.substr(0, colon);
-        if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-        if (host.empty()) return false;
-        http.host = std::string(host);
-        port = text.substr(colon + 1);
-    }
-    if (port.empty() || port.size() > 5) return false;
-    unsigned value = 0;
-    for (char c : port) {
-        if (c < '0' || c > '9') return false;
-        value = value * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (value > 65535) return false;
-    http.port = static_cast<std::uint16_t>(value);
-    return true;
-}
-
-// Lines "TOKEN PRINCIPAL"; blank lines and lines starting with '#' are skipped.
-bool read_tokens(const std::string& path, transport::http_options& http) {
-    std::ifstream in(path);
-    if (!in) {
-        std::cerr << "error: cannot read tokens file '" << path << "'\n";
-        return false;
-    }
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        const auto first = line.find_first_not_of(" \t");
-        if (first == std::string::npos || line[first] == '#') continue;
-        const auto gap = line.find_first_of(" \t", first);
-        const auto second = gap == std::string::npos ? gap : line.find_first_not_of(" \t", gap);
-        if (second == std::string::npos) {
-            std::cerr << "error: " << path << ":" << n << ": expected 'TOKEN PRINCIPAL'\n";
-            return false;
+// The first flag of `flags` named `arg`, applied (with its value, if it takes one).
+// @return nothing if no flag has that name, else the exit status to stop with (0: go on)
+std::optional<int> apply_flag(const std::vector<extra_option>& flags, std::string_view arg, int argc, char** argv,
+                              int& i) {
+    for (const auto& o : flags) {
+        if (arg != o.name) continue;
+        std::string_view value;
+        if (!o.value_name.empty()) {
+            if (i + 1 >= argc) return usage_error(o.name + " needs " + o.value_name);
+            value = argv[++i];
         }
-        auto principal = line.substr(second);
-        principal.erase(principal.find_last_not_of(" \t") + 1);
-        http.tokens[line.substr(first, gap - first)] = mcp::principal{principal};
+        return o.apply(value) ? 0 : 2;
     }
-    if (http.tokens.empty()) {
-        std::cerr << "error: tokens file '" << path << "' has no tokens\n";
-        return false;
-    }
-    return true;
+    return std::nullopt;
 }
 
 }  // namespace
 
+bool refuse(std::string_view message) {
+    usage_error(std::string(message));
+    return false;
+}
+
 int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     std::vector<std::string_view> positional;
     bool stdio = false;
-    bool http = false;
-    bool http_only_flag = false;  // --stateless/--tokens/... without --http
-    transport::http_options http_opts;
-    ops::journal_options journal_opts;
-    bool journal = false;
-    bool metrics = true;
-    std::string ops_token;
-    ops::log_options log_opts;
+    std::vector<extra_option> extension_flags;
+    for (const auto& e : opts.extensions)
+        for (auto& f : e->flags()) extension_flags.push_back(std::move(f));
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -215,134 +161,44 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
             stdio = true;
             continue;
         }
-        if (arg == "--http" || arg == "--tokens" || arg == "--allow-origin" || arg == "--threads") {
-            if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
-            const std::string_view value = argv[++i];
-            if (arg == "--http") {
-                http = true;
-                if (!parse_listen(value, http_opts))
-                    return usage_error("--http expects [HOST:]PORT, got '" + std::string(value) + "'");
-            } else if (arg == "--tokens") {
-                http_only_flag = true;
-                if (!read_tokens(std::string(value), http_opts)) return 2;
-            } else if (arg == "--allow-origin") {
-                http_only_flag = true;
-                http_opts.allowed_origins.emplace_back(value);
-            } else {
-                http_only_flag = true;
-                const auto n = std::strtoul(std::string(value).c_str(), nullptr, 10);
-                if (n == 0 || n > 1024) return usage_error("--threads expects 1..1024");
-                http_opts.threads = n;
-            }
+        auto applied = apply_flag(opts.options, arg, argc, argv, i);
+        if (!applied) applied = apply_flag(extension_flags, arg, argc, argv, i);
+        if (applied) {
+            if (*applied != 0) return *applied;
             continue;
         }
-        if (arg == "--log-format" || arg == "--log-level") {
-            if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
-            const std::string_view value = argv[++i];
-            if (arg == "--log-format") {
-                const auto format = ops::parse_log_format(value);
-                if (!format) return usage_error("--log-format expects text or json, got '" + std::string(value) + "'");
-                log_opts.format = *format;
-            } else {
-                const auto level = mcp::parse_log_level(value);
-                if (!level)
-                    return usage_error(
-                        "--log-level expects debug, info, notice, warning, error, critical, alert or emergency, got '" +
-                        std::string(value) + "'");
-                log_opts.level = *level;
-            }
-            continue;
-        }
-        if (arg == "--journal" || arg == "--journal-max-bytes" || arg == "--ops-token") {
-            if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
-            const std::string_view value = argv[++i];
-            if (arg == "--journal") {
-                journal = true;
-                if (value == "-") journal_opts.to_stderr = true;
-                else journal_opts.path = std::string(value);
-            } else if (arg == "--journal-max-bytes") {
-                char* end = nullptr;
-                const std::string v(value);
-                journal_opts.max_bytes = std::strtoull(v.c_str(), &end, 10);
-                if (v.empty() || *end != '\0') return usage_error("--journal-max-bytes expects a number of bytes");
-            } else {
-                http_only_flag = true;
-                if (!valid_ops_token(value))
-                    return usage_error("--ops-token expects 8-256 characters of [A-Za-z0-9._~-]");
-                ops_token = std::string(value);
-            }
-            continue;
-        }
-        if (arg == "--no-metrics") {
-            metrics = false;
-            continue;
-        }
-        if (arg == "--stateless") {
-            http_only_flag = true;
-            http_opts.stateless = true;
-            continue;
-        }
-        bool matched = false;
-        for (const auto& o : opts.options) {
-            if (arg != o.name) continue;
-            matched = true;
-            std::string_view value;
-            if (!o.value_name.empty()) {
-                if (i + 1 >= argc) return usage_error(o.name + " needs " + o.value_name);
-                value = argv[++i];
-            }
-            if (!o.apply(value)) return 2;
-            break;
-        }
-        if (matched) continue;
         if (arg.size() > 1 && arg.front() == '-') return usage_error("unknown option '" + std::string(arg) + "'");
         positional.push_back(arg);
     }
 
-    if (http_only_flag && !http)
-        return usage_error("--stateless, --tokens, --allow-origin, --threads and --ops-token need --http");
-    if (stdio && http) return usage_error("choose one of --stdio and --http");
-    // From here on the server's log (and `prepare`'s) is in the chosen format, written by a
-    // thread of its own; whatever is queued is written before this function returns.
-    ops::admin_options admin;
-    admin.log = ops::log_writer::open(log_opts);
-    srv.set_log(admin.log->sink());
-    struct flush_on_return {
-        std::shared_ptr<ops::log_writer> log;
-        ~flush_on_return() { log->flush(); }
-    } flush_log{admin.log};
-    const bool will_run = http || stdio || !positional.empty();
+    // One serving command at most: --stdio or an extension's (--http).
+    std::vector<std::string> serving = stdio ? std::vector<std::string>{"--stdio"} : std::vector<std::string>{};
+    command_line_extension* server_extension = nullptr;
+    for (const auto& e : opts.extensions) {
+        if (!e->serving()) continue;
+        server_extension = e.get();
+        const auto synopsis = e->synopsis();
+        serving.push_back(synopsis.substr(0, synopsis.find(' ')));
+    }
+    if (serving.size() > 1) {
+        std::string names = serving[0];
+        for (std::size_t k = 1; k < serving.size(); ++k)
+            names += (k + 1 == serving.size() ? " and " : ", ") + serving[k];
+        return usage_error("choose one of " + names);
+    }
+    for (const auto& e : opts.extensions)
+        if (auto refused = e->check(!serving.empty()); !refused.empty()) return usage_error(refused);
+    if (!serving.empty() && !positional.empty()) return usage_error(serving[0] + " takes no command");
+
+    const bool will_run = !serving.empty() || !positional.empty();
+    for (const auto& e : opts.extensions)
+        if (!e->configure(srv)) return 1;
     if (will_run && opts.prepare && !opts.prepare()) return 1;
-    // Operators' observers: only when serving (tools/check never answer a client).
-    if (journal && (stdio || http)) {
-        auto opened = ops::journal::open(journal_opts);
-        if (!opened) {
-            admin.log->write(mcp::log_level::error,
-                             "cannot open journal '" + journal_opts.path + "': " + opened.error().message());
-            return 1;
-        }
-        admin.journal = *opened;
-        srv.add_observer(admin.journal);
-    }
-    if (http) {
-        if (metrics) {
-            admin.metrics = std::make_shared<ops::call_metrics>(
-                ops::metrics_options{.server_name = srv.options().name, .server_version = srv.options().version});
-            srv.add_observer(admin.metrics);
-        }
-        if (!ops_token.empty()) {
-            admin.console = std::make_shared<ops::console>();
-            admin.console_token = ops_token;
-            srv.add_observer(admin.console);
-        }
-        if (admin.metrics || admin.console) http_opts.admin = ops::make_admin_handler(admin);
-    }
-    if (http) {
-        if (!positional.empty()) return usage_error("--http takes no command");
-        return transport::serve_http(srv, http_opts);
-    }
-    if (stdio) {
-        if (!positional.empty()) return usage_error("--stdio takes no command");
+    if (!serving.empty()) {
+        // Operators' observers and the like: only when serving (tools/check never answer a client).
+        for (const auto& e : opts.extensions)
+            if (!e->start(srv)) return 1;
+        if (server_extension) return server_extension->serve(srv);
         transport::stdio_options stdio_opts;
         stdio_opts.connection.caller = opts.stdio_caller;
         return transport::serve_stdio(srv, stdio_opts);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/evidence/store.hpp>
+#include <candor/evidence/sqlite_store.hpp>
 
 #include <candor/evidence/seal.hpp>
 

@@ -18,6 +18,10 @@ void throw_exception_from_error(const rejection& r, const boost::source_location
     throw std::logic_error("JSON-RPC message was rejected: " + r.error.message);
 }
 
+void throw_exception_from_error(const error_object& e, const boost::source_location&) {
+    throw std::logic_error("JSON-RPC error " + std::to_string(e.code) + ": " + e.message);
+}
+
 boost::json::object to_json(const json::violation& v) {
     boost::json::object o;
     o["code"] = json::to_string(v.code);

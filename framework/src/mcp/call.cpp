@@ -107,6 +107,12 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     const auto& tool_name = tool->info().name;
     call_origin origin = current_;
     origin.tool = tool;
+    // Authorization comes before anything looks at the arguments (the HTTP transport with OAuth
+    // refuses such a call with 403 before it gets here; this holds for every other transport).
+    if (auto missing = missing_scopes(tool->info(), opts_.caller); !missing.empty()) {
+        answer_error_envelope(req.id, origin, detail::insufficient_scope(tool->info(), std::move(missing)));
+        return;
+    }
     if (!argument_issues.empty()) {
         // Codes only: a path may end in a key the caller chose (DUPLICATE_KEY).
         std::vector<std::string_view> codes;
@@ -135,6 +141,17 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
+    std::optional<detail::input_round> inputs;
+    if (current_.stateless) {
+        // A retry of a multi round-trip request: the state it echoes must be ours, for this
+        // request and this caller, and fresh.
+        auto round = open_inputs(req, tool_name, *arguments);
+        if (!round) {
+            send_error(req.id, round.error());
+            return;
+        }
+        inputs = std::move(*round);
+    }
     if (calls_.size() >= core_->opts.max_calls_in_flight) {
         issue i;
         i.code = std::string(envelope::error_codes::too_many_calls_in_flight);
@@ -146,11 +163,12 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
-    start_call(std::move(tool), in.doc, *arguments, req);
+    start_call(std::move(tool), in.doc, *arguments, req, std::move(inputs));
 }
 
 void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
-                            const boost::json::value& arguments, const rpc::request& req) {
+                            const boost::json::value& arguments, const rpc::request& req,
+                            std::optional<detail::input_round> inputs) {
     auto state = std::make_shared<detail::call_state>(weak_from_this());
     const auto& info = tool->info();
     state->tool_name = info.name;
@@ -166,7 +184,10 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
             state->progress_token = boost::json::value(*token, boost::json::storage_ptr());
     }
     state->caller = opts_.caller;
-    state->session = session_;
+    state->session = current_.session ? current_.session : session_;
+    state->stateless = current_.stateless;
+    state->log_threshold = frame_.log_threshold;
+    state->inputs = std::move(inputs);
     state->executor = strand_;
     state->doc = doc;
     calls_.emplace(req.id, state);
@@ -292,7 +313,11 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
         return;
     }
     state->answered = true;
-    if (ep) {
+    if (state->inputs && !state->inputs->asked.empty()) {
+        // The tool asked the client something not answered yet (its request to the client
+        // ended the run, or it caught that and returned anyway): the answer is the question.
+        answer_input_required(id, *state);
+    } else if (ep) {
         // A bug in the tool. The operator gets the details; the client gets none.
         log_call(log_level::error, "the tool threw: " + detail::what_of(ep), state->tool_name, id, internal_code());
         answer_call(id, state->origin, tool_outcome{});  // an envelope without verdict
@@ -347,11 +372,13 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
             *message += R"({"content":[{"type":"text","text":)";
             if (json::write_string(text, *message)) {
                 *message += "}]";
-                if (rules_.structured_content) {
+                if (origin.stateless || rules_.structured_content) {
                     *message += R"(,"structuredContent":)";
                     *message += text;
                 }
-                *message += is_error ? R"(,"isError":true}})" : R"(,"isError":false}})";
+                *message += is_error ? R"(,"isError":true)" : R"(,"isError":false)";
+                if (origin.stateless) append_stateless_fields(*message);
+                *message += "}}";
                 // Recorded before it leaves: whoever sees the answer sees it counted.
                 if (record) {
                     record->bytes_out = message->size();
@@ -364,12 +391,13 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
         result["content"] = boost::json::array{text_block(text)};
-        if (rules_.structured_content) result["structuredContent"] = json::written::adopt(text).to_value();
+        if (origin.stateless || rules_.structured_content)
+            result["structuredContent"] = json::written::adopt(text).to_value();
         result["isError"] = is_error;
     } else {
         auto& content = std::get<content_result>(out);
         result["content"] = content.content;
-        if (rules_.structured_content && content.structured_content)
+        if ((origin.stateless || rules_.structured_content) && content.structured_content)
             result["structuredContent"] = *content.structured_content;
         result["isError"] = content.is_error;
         if (!observers_.empty())
@@ -380,6 +408,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
                                          {"isError", true}};
         }
     }
+    dress(result, reply_style{origin.stateless, nullptr});
     send_result(id, boost::json::value(std::move(result)), [&](std::size_t bytes_out) {
         if (!record) return;
         record->bytes_out = bytes_out;
@@ -409,8 +438,10 @@ void call_state::send_log(log_level level, std::string message, boost::json::obj
     auto c = conn.lock();
     if (!c || answered) return;
     boost::asio::dispatch(
-        c->strand_, [c, level, tool = tool_name, r = route, m = std::move(message), d = std::move(data)]() mutable {
-            if (level < c->client_level_) return;
+        c->strand_, [c, level, tool = tool_name, r = route, m = std::move(message), d = std::move(data),
+                     stateless = stateless, threshold = log_threshold]() mutable {
+            // The stateless revision: only when the request asked, and at its level.
+            if (stateless ? (!threshold || level < *threshold) : level < c->client_level_) return;
             boost::json::object payload(std::move(d));
             payload.insert_or_assign("message", std::move(m));
             c->send_notification(

@@ -96,9 +96,54 @@ void call_state::abandon_request(const rpc::request_id& id, bool timed_out) {
 
 }  // namespace detail
 
+namespace detail {
+
+std::optional<boost::system::result<boost::json::object, client_request_error>> call_state::answer_from_inputs(
+    std::string& method, boost::json::object& params, std::string key) {
+    const auto needed = capability_for(method);
+    if (!needed.empty() && !session->client_capabilities.contains(needed)) return client_request_error::not_supported;
+    if (!inputs) {
+        if (auto c = conn.lock(); c && !c->core_->warned_no_sealer.exchange(true))
+            c->log(log_level::warning,
+                   "tool " + tool_name +
+                       " asked the client something on the stateless protocol revision, but no request-state "
+                       "sealer is configured (server_options::request_state_sealer): such requests are refused "
+                       "with not_supported");
+        return client_request_error::not_supported;
+    }
+    auto digest = question_digest(*inputs->sealer, method, params);
+    for (auto& a : inputs->answered) {
+        if (a.used || a.digest != digest) continue;
+        a.used = true;
+        return boost::system::result<boost::json::object, client_request_error>(a.result);
+    }
+    if (key.empty()) key = input_key(method, inputs->asked.size());
+    if (auto it = inputs->unbound.find(key); it != inputs->unbound.end()) {
+        // Answered without a state to bind it: taken for the question asked under its key, if
+        // it is an answer to this kind of question at all.
+        boost::json::object answer;
+        if (const auto* o = it->value().if_object(); o && well_formed_answer(method, *o)) answer = *o;
+        inputs->unbound.erase(it);
+        if (!answer.empty()) {
+            inputs->answered.push_back({digest, answer, true});
+            return boost::system::result<boost::json::object, client_request_error>(std::move(answer));
+        }
+    }
+    inputs->asked.push_back({std::move(key), std::move(method), std::move(params), std::move(digest)});
+    return std::nullopt;
+}
+
+}  // namespace detail
+
 boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>> call_context::request_client(
     std::string method, boost::json::object params, std::chrono::milliseconds timeout) {
     auto state = state_;
+    if (state->stateless) {
+        // Answered in an earlier round, or asked now: the run ends here and the call is
+        // answered input_required (the retry runs the tool again, with the answer).
+        if (auto known = state->answer_from_inputs(method, params)) co_return *known;
+        throw detail::input_required_signal{};
+    }
     auto sent = state->send_request(method, params, timeout);
     if (!sent) co_return sent.error();
     auto id = sent->first;
@@ -112,6 +157,53 @@ boost::asio::awaitable<boost::system::result<boost::json::object, client_request
     state->abandon_request(id, timed_out);
     if (timed_out) co_return client_request_error::timeout;
     co_return client_request_error::cancelled;
+}
+
+boost::asio::awaitable<std::vector<boost::system::result<boost::json::object, client_request_error>>>
+call_context::request_client_all(std::vector<client_request> requests, std::chrono::milliseconds timeout) {
+    using outcome = boost::system::result<boost::json::object, client_request_error>;
+    auto state = state_;
+    std::vector<outcome> out(requests.size(), outcome(client_request_error::cancelled));
+    if (state->stateless) {
+        bool asked = false;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            if (auto known = state->answer_from_inputs(requests[i].method, requests[i].params, requests[i].key))
+                out[i] = *known;
+            else asked = true;
+        }
+        // Every unanswered one goes out in the same input_required result.
+        if (asked) throw detail::input_required_signal{};
+        co_return out;
+    }
+    // All sent at once, then awaited one by one: each waits on its own timer, so they run
+    // concurrently and the total wait is the longest, not the sum.
+    std::vector<std::pair<jsonrpc::request_id, std::shared_ptr<detail::pending_reply>>> pending(
+        requests.size(),
+        std::make_pair(jsonrpc::request_id(std::int64_t{0}), std::shared_ptr<detail::pending_reply>()));
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        auto sent = state->send_request(requests[i].method, requests[i].params, timeout);
+        if (!sent) out[i] = sent.error();
+        else pending[i] = std::move(*sent);
+    }
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        auto& [id, p] = pending[i];
+        if (!p) continue;
+        auto [ec] = co_await p->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        if (p->outcome) {
+            out[i] = *p->outcome;
+            continue;
+        }
+        const bool timed_out = !ec;
+        state->abandon_request(id, timed_out);
+        out[i] = timed_out ? client_request_error::timeout : client_request_error::cancelled;
+        if (!timed_out) {
+            // Cancelled: the rest are abandoned too.
+            for (std::size_t j = i + 1; j < requests.size(); ++j)
+                if (pending[j].second && !pending[j].second->outcome) state->abandon_request(pending[j].first, false);
+            break;
+        }
+    }
+    co_return out;
 }
 
 boost::asio::awaitable<boost::system::result<elicitation_result, client_request_error>> call_context::elicit(

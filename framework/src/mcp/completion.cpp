@@ -92,14 +92,14 @@ void connection::on_complete(const rpc::request& req) {
     };
     if (!fn) {
         // Declared but without a completer: no suggestions.
-        send_result(req.id, std::get<boost::json::object>(to_result(completion_result{})));
+        send_result(req.id, std::get<boost::json::object>(to_result(completion_result{})), style_of());
         return;
     }
     auto op = [](std::shared_ptr<const completion_function> f,
                  completion_request r) -> boost::asio::awaitable<completion_result> {
         co_return co_await (*f)(r);
     }(fn, std::move(cr));
-    answer_async(req.id, "completer", std::move(op), to_result);
+    answer_async(req.id, "completer", std::move(op), to_result, style_of());
 }
 
 }  // namespace candor::mcp

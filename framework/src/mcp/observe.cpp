@@ -27,7 +27,9 @@ std::string capped(std::string_view s, std::size_t n) {
 namespace detail {
 
 std::string_view known_method(std::string_view method) noexcept {
-    static constexpr std::array<std::string_view, 16> known = {"initialize",
+    static constexpr std::array<std::string_view, 18> known = {"initialize",
+                                                               "server/discover",
+                                                               "subscriptions/listen",
                                                                "ping",
                                                                "tools/list",
                                                                "tools/call",
@@ -113,10 +115,14 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
                                     const envelope::envelope* answer, std::string status) {
     call_record r;
     r.request_id = detail::request_id_text(id);
-    r.session = session_->id;
+    const session_info& who = origin.session ? *origin.session : *session_;
+    r.session = who.id;
     r.principal = opts_.caller.id;
-    r.client_name = capped(session_->client_name, max_name_bytes);
-    r.client_version = capped(session_->client_version, max_name_bytes);
+    r.client_name = capped(who.client_name, max_name_bytes);
+    r.client_version = capped(who.client_version, max_name_bytes);
+    r.protocol_version = who.protocol_version;
+    r.traceparent = origin.traceparent;
+    r.tracestate = origin.tracestate;
     r.method = origin.tool ? "tools/call" : std::string(current_method_.empty() ? "other" : current_method_);
     r.bytes_in = origin.bytes_in;
     r.status = std::move(status);

@@ -61,8 +61,10 @@ boost::json::object describe_prompt(const prompt_info& p, const protocol_rules& 
 }  // namespace
 
 void connection::on_prompts_list(const rpc::request& req) {
-    answer(req.id, detail::list_page(*core_, core_->prompts, req.params, "prompts", "prompts",
-                                     [&](const prompt_info& i) { return describe_prompt(i, rules_); }));
+    answer(req.id,
+           detail::list_page(*core_, core_->prompts, req.params, "prompts", "prompts",
+                             [&](const prompt_info& i) { return describe_prompt(i, frame_.rules); }),
+           style_of(&core_->opts.caching.lists));
 }
 
 void connection::on_prompts_get(const rpc::request& req) {
@@ -98,19 +100,27 @@ void connection::on_prompts_get(const rpc::request& req) {
         if (a.required && !pr.arguments.count(a.name))
             return send_error(req.id, detail::invalid_params("prompt " + pr.name + " needs argument " + a.name));
     pr.caller = opts_.caller;
-    pr.session = *session_;
+    pr.session = *current_.session;
+    static const boost::json::value no_arguments = boost::json::object{};
+    const auto* given = req.params->if_contains("arguments");
+    auto asking = open_request_context(req, entry->info.name, given ? *given : no_arguments);
+    if (!asking) return send_error(req.id, asking.error());
 
-    auto op = [](std::shared_ptr<const detail::server_core::prompt_entry> e,
-                 prompt_request r) -> boost::asio::awaitable<prompt_result> {
+    auto op = [](std::shared_ptr<const detail::server_core::prompt_entry> e, prompt_request r,
+                 std::shared_ptr<detail::call_state> state) -> boost::asio::awaitable<prompt_result> {
+        call_context ctx(state);
+        r.context = &ctx;
         co_return co_await e->get(r);
-    }(entry, std::move(pr));
-    answer_async(req.id, "prompt " + entry->info.name, std::move(op),
-                 [](prompt_result r) -> std::variant<boost::json::object, rpc::error_object> {
-                     boost::json::object result;
-                     if (!r.description.empty()) result["description"] = std::move(r.description);
-                     result["messages"] = std::move(r.messages);
-                     return result;
-                 });
+    }(entry, std::move(pr), *asking);
+    answer_async(
+        req.id, "prompt " + entry->info.name, std::move(op),
+        [](prompt_result r) -> std::variant<boost::json::object, rpc::error_object> {
+            boost::json::object result;
+            if (!r.description.empty()) result["description"] = std::move(r.description);
+            result["messages"] = std::move(r.messages);
+            return result;
+        },
+        style_of(), std::move(*asking));
 }
 
 }  // namespace candor::mcp

@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/mcp/protocol.hpp>
 
+#include <algorithm>
+
 namespace candor::mcp {
 
 std::optional<protocol_rules> rules_for(std::string_view version) noexcept {
-    if (version == "2025-11-25" || version == "2025-06-18") {
-        protocol_rules r;
-        r.version = version == "2025-11-25" ? supported_versions[0] : supported_versions[1];
+    protocol_rules r;
+    if (version == stateless_versions[0]) {
+        r.version = stateless_versions[0];
+        r.requires_initialize = false;
+        r.stateless = true;
         return r;
     }
-    if (version == "2025-03-26") {
-        protocol_rules r;
-        r.version = supported_versions[2];
+    if (version == handshake_versions[0] || version == handshake_versions[1]) {
+        r.version = version == handshake_versions[0] ? handshake_versions[0] : handshake_versions[1];
+        return r;
+    }
+    if (version == handshake_versions[2]) {
+        r.version = handshake_versions[2];
         r.titles = false;
         r.structured_content = false;
         return r;
@@ -19,10 +26,14 @@ std::optional<protocol_rules> rules_for(std::string_view version) noexcept {
     return std::nullopt;
 }
 
-protocol_rules latest_rules() noexcept { return *rules_for(supported_versions[0]); }
+bool is_stateless_version(std::string_view version) noexcept {
+    return std::find(stateless_versions.begin(), stateless_versions.end(), version) != stateless_versions.end();
+}
+
+protocol_rules latest_rules() noexcept { return *rules_for(handshake_versions[0]); }
 
 protocol_rules negotiate(std::string_view requested) noexcept {
-    if (auto r = rules_for(requested)) return *r;
+    if (auto r = rules_for(requested); r && !r->stateless) return *r;
     return latest_rules();
 }
 

@@ -161,6 +161,11 @@ boost::json::object describe(const tool_handler& tool, const protocol_rules& rul
     ann["destructiveHint"] = info.action == action_class::irreversible_write;
     ann["idempotentHint"] = info.action == action_class::read_only;
     o["annotations"] = std::move(ann);
+    if (!info.scopes.empty()) {
+        boost::json::array scopes;
+        for (const auto& s : info.scopes) scopes.emplace_back(s);
+        o["_meta"] = boost::json::object{{"candor/requiredScopes", std::move(scopes)}};
+    }
     return o;
 }
 

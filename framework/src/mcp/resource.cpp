@@ -88,9 +88,10 @@ boost::json::object describe_template(const resource_template_info& r, const pro
     return o;
 }
 
-rpc::error_object not_found(std::string_view uri) {
-    return rpc::error_object::make(rpc::error_code::resource_not_found, "resource not found",
-                                   boost::json::value(boost::json::object{{"uri", uri}}));
+// -32002 on the handshake revisions; the stateless revision uses -32602 (Invalid params).
+rpc::error_object not_found(std::string_view uri, bool stateless = false) {
+    return rpc::error_object::make(stateless ? rpc::error_code::invalid_params : rpc::error_code::resource_not_found,
+                                   "resource not found", boost::json::value(boost::json::object{{"uri", uri}}));
 }
 
 }  // namespace
@@ -217,13 +218,17 @@ void server::notify_resource_updated(std::string_view uri) {
 // connection: resources/*
 
 void connection::on_resources_list(const rpc::request& req) {
-    answer(req.id, detail::list_page(*core_, core_->resources, req.params, "resources", "resources",
-                                     [&](const resource_info& i) { return describe_resource(i, rules_); }));
+    answer(req.id,
+           detail::list_page(*core_, core_->resources, req.params, "resources", "resources",
+                             [&](const resource_info& i) { return describe_resource(i, frame_.rules); }),
+           style_of(&core_->opts.caching.lists));
 }
 
 void connection::on_resource_templates_list(const rpc::request& req) {
-    answer(req.id, detail::list_page(*core_, core_->templates, req.params, "templates", "resourceTemplates",
-                                     [&](const resource_template_info& i) { return describe_template(i, rules_); }));
+    answer(req.id,
+           detail::list_page(*core_, core_->templates, req.params, "templates", "resourceTemplates",
+                             [&](const resource_template_info& i) { return describe_template(i, frame_.rules); }),
+           style_of(&core_->opts.caching.lists));
 }
 
 namespace {
@@ -253,24 +258,32 @@ void connection::on_resources_read(const rpc::request& req) {
     if (!uri) return send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
     if (!is_valid_resource_uri(*uri))
         return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    const bool stateless = current_.stateless;
     auto found = find_reader(*core_, *uri);
-    if (!found) return send_error(req.id, not_found(*uri));
+    if (!found) return send_error(req.id, not_found(*uri, stateless));
     auto& [read, rr] = *found;
     rr.caller = opts_.caller;
-    rr.session = *session_;
+    rr.session = *current_.session;
+    static const boost::json::value no_arguments = boost::json::object{};
+    auto asking = open_request_context(req, *uri, no_arguments);
+    if (!asking) return send_error(req.id, asking.error());
     // The reader's request lives in the coroutine frame; the function is copied in too.
-    auto op = [](resource_reader fn,
-                 resource_request r) -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
+    auto op = [](resource_reader fn, resource_request r, std::shared_ptr<detail::call_state> state)
+        -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
+        call_context ctx(state);
+        r.context = &ctx;
         co_return co_await fn(r);
-    }(std::move(read), std::move(rr));
-    answer_async(req.id, "a resource reader", std::move(op),
-                 [u = std::string(*uri)](std::optional<std::vector<resource_contents>> contents)
-                     -> std::variant<boost::json::object, rpc::error_object> {
-                     if (!contents) return not_found(u);
-                     boost::json::array items;
-                     for (const auto& c : *contents) items.emplace_back(c.to_json());
-                     return boost::json::object{{"contents", std::move(items)}};
-                 });
+    }(std::move(read), std::move(rr), *asking);
+    answer_async(
+        req.id, "a resource reader", std::move(op),
+        [u = std::string(*uri), stateless](std::optional<std::vector<resource_contents>> contents)
+            -> std::variant<boost::json::object, rpc::error_object> {
+            if (!contents) return not_found(u, stateless);
+            boost::json::array items;
+            for (const auto& c : *contents) items.emplace_back(c.to_json());
+            return boost::json::object{{"contents", std::move(items)}};
+        },
+        style_of(&core_->opts.caching.reads), std::move(*asking));
 }
 
 void connection::on_resources_subscribe(const rpc::request& req, bool subscribe) {

@@ -22,6 +22,7 @@ std::string_view to_string(registration_error e) noexcept {
         case registration_error::duplicate_name: return "DUPLICATE_TOOL_NAME";
         case registration_error::null_handler: return "NULL_HANDLER";
         case registration_error::invalid_uri: return "INVALID_URI";
+        case registration_error::invalid_header_annotation: return "INVALID_HEADER_ANNOTATION";
     }
     return "INVALID_TOOL_NAME";
 }
@@ -48,14 +49,28 @@ void server::add_observer(std::shared_ptr<call_observer> observer) {
     core_->opts.observers.push_back(std::move(observer));
 }
 
+void server::set_request_state_sealer(std::shared_ptr<const state_sealer> sealer) {
+    std::lock_guard lock(core_->mu);
+    core_->opts.request_state_sealer = std::move(sealer);
+}
+
 boost::system::result<void, registration_error> server::add_tool(std::shared_ptr<tool_handler> tool) {
     if (!tool) return registration_error::null_handler;
     const auto& name = tool->info().name;
     if (!is_valid_tool_name(name)) return registration_error::invalid_name;
+    auto mirrored = detail::header_params_of(tool->info().input_schema);
+    if (!mirrored) {
+        core_->opts.log(log_level::error, "tool " + name + " refused: " + mirrored.error());
+        return registration_error::invalid_header_annotation;
+    }
     std::vector<std::shared_ptr<connection>> to_notify;
     {
         std::lock_guard lock(core_->mu);
-        if (!core_->tools.emplace(name, std::move(tool)).second) return registration_error::duplicate_name;
+        if (core_->tools.count(name)) return registration_error::duplicate_name;
+        if (!mirrored->empty())
+            core_->tool_headers.insert_or_assign(
+                name, std::make_shared<const std::vector<detail::header_param>>(std::move(*mirrored)));
+        core_->tools.emplace(name, std::move(tool));
         for (auto& w : core_->connections)
             if (auto c = w.lock()) to_notify.push_back(std::move(c));
     }
@@ -70,12 +85,15 @@ bool server::remove_tool(std::string_view name) {
         auto it = core_->tools.find(name);
         if (it == core_->tools.end()) return false;
         core_->tools.erase(it);
+        if (auto h = core_->tool_headers.find(name); h != core_->tool_headers.end()) core_->tool_headers.erase(h);
         for (auto& w : core_->connections)
             if (auto c = w.lock()) to_notify.push_back(std::move(c));
     }
     for (auto& c : to_notify) c->notify_list_changed("notifications/tools/list_changed");
     return true;
 }
+
+std::shared_ptr<const tool_handler> server::find_tool(std::string_view name) const { return core_->find(name); }
 
 boost::json::value server::describe_tool(std::string_view name) const {
     auto tool = core_->find(name);
@@ -223,8 +241,13 @@ void connection::assume_initialized(std::string protocol_version, std::string cl
     });
 }
 
+void connection::set_caller(mcp::principal caller) {
+    post_guarded([p = std::move(caller)](connection& c) mutable { c.opts_.caller = std::move(p); });
+}
+
 void connection::close() {
     boost::asio::post(strand_, [self = shared_from_this()] {
+        if (!self->closed_) self->end_listeners();
         self->closed_ = true;
         for (auto& [id, call] : self->calls_) {
             call->answered = true;
@@ -287,9 +310,28 @@ void connection::send_error(const std::optional<rpc::request_id>& id, const rpc:
     send_text(std::move(text), message_route{id, id.has_value()});
 }
 
-void connection::answer(const rpc::request_id& id, const std::variant<boost::json::object, rpc::error_object>& a) {
+void connection::answer(const rpc::request_id& id, std::variant<boost::json::object, rpc::error_object> a,
+                        const reply_style& style) {
     if (const auto* err = std::get_if<rpc::error_object>(&a)) send_error(id, *err);
-    else send_result(id, std::get<boost::json::object>(a));
+    else send_result(id, std::move(std::get<boost::json::object>(a)), style);
+}
+
+void connection::send_result(const rpc::request_id& id, boost::json::object result, const reply_style& style) {
+    dress(result, style);
+    send_result(id, boost::json::value(std::move(result)));
+}
+
+void connection::dress(boost::json::object& result, const reply_style& style) const {
+    if (!style.stateless) return;
+    if (!result.contains("resultType")) result["resultType"] = "complete";
+    boost::json::object meta;
+    if (auto* existing = result.if_contains("_meta"); existing && existing->is_object()) meta = existing->get_object();
+    meta[meta_key::server_info] = detail::server_identity(core_->opts);
+    result["_meta"] = std::move(meta);
+    if (style.cache) {
+        result["ttlMs"] = style.cache->ttl.count() < 0 ? 0 : style.cache->ttl.count();
+        result["cacheScope"] = style.cache->shared ? "public" : "private";
+    }
 }
 
 void connection::send_notification(std::string_view method, const boost::json::object& params,
@@ -305,6 +347,7 @@ void connection::send_notification(std::string_view method, const boost::json::o
 void connection::notify_list_changed(std::string_view method) {
     boost::asio::post(strand_, [self = shared_from_this(), m = std::string(method)] {
         if (self->phase_ != phase::awaiting_initialize) self->send_notification(m, {});
+        self->notify_listeners(m, nullptr);
     });
 }
 
@@ -312,6 +355,7 @@ void connection::notify_resource_updated(const std::string& uri) {
     boost::asio::post(strand_, [self = shared_from_this(), uri] {
         if (self->subscriptions_.count(uri))
             self->send_notification("notifications/resources/updated", boost::json::object{{"uri", uri}});
+        self->notify_listeners("notifications/resources/updated", &uri);
     });
 }
 
@@ -360,6 +404,9 @@ void connection::handle_request(rpc::inbound& in, rpc::request& req) {
                                                    boost::json::value(rpc::to_json(v))));
         return;
     }
+    detail::trace_context(req, current_.traceparent, current_.tracestate);
+    if (claims_stateless(req)) return handle_stateless(in, req);
+    enter_session_frame();
     if (req.method == "ping") {
         send_result(req.id, boost::json::object{});
         return;
@@ -385,6 +432,59 @@ void connection::handle_request(rpc::inbound& in, rpc::request& req) {
     if (req.method == "prompts/get") return on_prompts_get(req);
     if (req.method == "completion/complete") return on_complete(req);
     send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found, "method not found: " + req.method));
+}
+
+void connection::enter_session_frame() {
+    current_.session = session_;
+    current_.stateless = false;
+    frame_.rules = rules_;
+    frame_.log_threshold.reset();
+}
+
+void connection::handle_stateless(rpc::inbound& in, rpc::request& req) {
+    current_.stateless = true;
+    if (auto refused = detail::preflight(*core_, req, nullptr)) {
+        send_error(req.id, refused->error);
+        return;
+    }
+    const auto meta = read_request_meta(req).value();  // preflight accepted it
+    frame_.rules = *rules_for(meta.protocol_version);
+    frame_.log_threshold.reset();
+    if (meta.log_level) frame_.log_threshold = parse_log_level(*meta.log_level);
+    // The client facts of this request. A client sends the same _meta on every request: the
+    // last one's facts are reused while nothing in them changed.
+    const auto& last = stateless_session_;
+    const bool same = last && last->protocol_version == meta.protocol_version &&
+                      last->client_capabilities == *meta.client_capabilities &&
+                      (meta.client_info ? detail::same_client(*last, *meta.client_info)
+                                        : last->client_name.empty() && last->client_version.empty());
+    if (!same) {
+        auto session = std::make_shared<session_info>();
+        session->id = opts_.session_id;
+        session->protocol_version = std::string(meta.protocol_version);
+        session->client_capabilities = json::detach(boost::json::value(*meta.client_capabilities)).as_object();
+        if (meta.client_info) {
+            if (const auto* n = meta.client_info->if_contains("name"); n && n->is_string())
+                session->client_name = n->get_string();
+            if (const auto* v = meta.client_info->if_contains("version"); v && v->is_string())
+                session->client_version = v->get_string();
+        }
+        stateless_session_ = std::move(session);
+    }
+    current_.session = stateless_session_;
+    const auto& m = req.method;
+    if (m == "server/discover") return on_discover(req);
+    if (m == "tools/list") return on_tools_list(req);
+    if (m == "tools/call") return on_tools_call(in, req);
+    if (m == "resources/list") return on_resources_list(req);
+    if (m == "resources/templates/list") return on_resource_templates_list(req);
+    if (m == "resources/read") return on_resources_read(req);
+    if (m == "prompts/list") return on_prompts_list(req);
+    if (m == "prompts/get") return on_prompts_get(req);
+    if (m == "completion/complete") return on_complete(req);
+    if (m == "subscriptions/listen") return on_listen(req);
+    // preflight refuses every other method
+    send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found, "Method not found: " + m));
 }
 
 void connection::handle_notification(rpc::inbound&, rpc::notification& n) {
@@ -477,10 +577,10 @@ void connection::on_tools_list(const rpc::request& req) {
     }
     const auto& listed = page.value();
     boost::json::array tools;
-    for (const auto& t : listed.tools) tools.emplace_back(detail::describe(*t, rules_));
+    for (const auto& t : listed.tools) tools.emplace_back(detail::describe(*t, frame_.rules));
     boost::json::object result{{"tools", std::move(tools)}};
     if (listed.next_cursor) result["nextCursor"] = listed.next_cursor.value();
-    send_result(req.id, result);
+    send_result(req.id, std::move(result), style_of(&core_->opts.caching.lists));
 }
 
 void connection::on_set_level(const rpc::request& req) {
@@ -504,6 +604,8 @@ void connection::on_cancelled(const rpc::notification& n) {
     if (const auto* s = id_value->if_string()) id = rpc::request_id(std::string(*s));
     else if (const auto* i = id_value->if_int64()) id = rpc::request_id(*i);
     if (!id) return;
+    // A subscription ends without a response (the client closed it).
+    if (listeners_.erase(*id)) return;
     auto it = calls_.find(*id);
     // Unknown or finished: the spec says to ignore it (the response may be on its way).
     if (it == calls_.end() || it->second->answered) return;

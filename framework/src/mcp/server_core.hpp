@@ -15,6 +15,7 @@
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -25,6 +26,46 @@
 #include <vector>
 
 namespace candor::mcp::detail {
+
+/// A tool parameter mirrored into an `Mcp-Param-{name}` header (`x-mcp-header`).
+struct header_param {
+    enum class kind { string, integer, boolean };
+    std::string name;               ///< the header's name part
+    std::vector<std::string> path;  ///< property names from the arguments' root
+    kind type = kind::string;
+};
+
+/// The `x-mcp-header` annotations of an input schema, or why they make the tool invalid (an
+/// annotation off a `properties` chain, on a non-primitive property, not a token, repeated).
+boost::system::result<std::vector<header_param>, std::string> header_params_of(const boost::json::object& schema);
+
+/// True for the methods of the stateless revision (`initialize`, `ping`, `logging/setLevel`,
+/// `resources/subscribe` and `resources/unsubscribe` are not among them).
+bool is_stateless_method(std::string_view method) noexcept;
+
+struct server_core;
+
+/// The checks of `server::preflight`, for the connection (no headers) and the server.
+std::optional<request_refusal> preflight(const server_core& core, const jsonrpc::request& req,
+                                         const header_lookup* headers);
+
+/// Thrown out of a tool's request to the client on the stateless revision when the client has
+/// not answered it yet: the call ends here and is answered `input_required`; its retry runs the
+/// tool again with the answers. Not a std::exception, so a tool's `catch (std::exception&)`
+/// does not swallow it (and one that swallows everything is answered `input_required` anyway).
+struct input_required_signal {};
+
+/// W3C Trace Context from the request's `_meta` (any revision), when well formed; cleared
+/// otherwise (a malformed value is dropped, not recorded).
+void trace_context(const jsonrpc::request& req, std::string& traceparent, std::string& tracestate);
+
+/// True when `client_info` names the same client (name and version) as `s`.
+bool same_client(const session_info& s, const boost::json::object& client_info);
+
+/// `{name, version, title?}`: the server's `Implementation`.
+boost::json::object server_identity(const server_options& o);
+/// The error of a call whose caller lacks scopes the tool requires (`INSUFFICIENT_SCOPE`).
+issue insufficient_scope(const tool_info& info, std::vector<std::string> missing);
 
 struct server_core {
     explicit server_core(server_options o) : opts(std::move(o)) {
@@ -37,6 +78,8 @@ struct server_core {
     // pointers, never while a tool, reader or prompt runs or a message is sent.
     mutable std::mutex mu;
     std::map<std::string, std::shared_ptr<tool_handler>, std::less<>> tools;
+    /// Tools with `x-mcp-header` parameters, by name.
+    std::map<std::string, std::shared_ptr<const std::vector<header_param>>, std::less<>> tool_headers;
     std::vector<std::weak_ptr<connection>> connections;
 
     struct resource_entry {
@@ -54,6 +97,8 @@ struct server_core {
     std::map<std::string, std::shared_ptr<const resource_entry>, std::less<>> resources;  // by URI
     std::map<std::string, std::shared_ptr<const template_entry>, std::less<>> templates;  // by template
     std::map<std::string, std::shared_ptr<const prompt_entry>, std::less<>> prompts;      // by name
+    /// Said once: a tool asked the client something on the stateless revision without a sealer.
+    std::atomic<bool> warned_no_sealer{false};
     // by "p:" + prompt name or "r:" + URI template
     std::map<std::string, std::shared_ptr<const completion_function>, std::less<>> completions;
 
@@ -128,6 +173,58 @@ std::optional<std::pair<std::vector<typename Map::mapped_type>, std::optional<st
     return std::make_pair(std::move(out), std::move(next));
 }
 
+/// A request to the client answered in an earlier round (stateless revision).
+struct answered_input {
+    std::string digest;  ///< of the request it answers (method and params)
+    boost::json::object result;
+    bool used = false;  ///< handed to the tool in this run
+};
+
+/// A request to the client the tool made in this run and no answer was there for.
+struct asked_input {
+    std::string key;  ///< its key in `inputRequests` (the tool's, or one the framework chose)
+    std::string method;
+    boost::json::object params;
+    std::string digest;
+};
+
+/// Multi round-trip state of one stateless call: the answers it was retried with, and what it
+/// asks for now. A tool runs again from the start on each retry and gets, for each request it
+/// makes, the answer to the same request (method and params) from an earlier round.
+struct input_round {
+    std::shared_ptr<const state_sealer> sealer;
+    std::vector<answered_input> answered;
+    std::vector<asked_input> asked;
+    /// `inputResponses` of a request without `requestState` (the client answered questions
+    /// before being asked, or the result it answers carried no state): taken by key, for the
+    /// question asked under that key, when well formed for its method.
+    boost::json::object unbound;
+    /// Binds the sealed state to this request (method, target, arguments) and caller.
+    std::string binding;
+    std::string caller;
+    /// 0 for the first attempt, n for the n-th retry.
+    std::int64_t round = 0;
+};
+
+/// Canonical JSON text of `v` (object keys sorted, integral numbers as integers), so that a
+/// retried request whose client re-serialized it still matches. Explicit stack; false past
+/// `json::depth_ceiling`.
+bool canonical_json(const boost::json::value& v, std::string& out);
+
+/// Keyed digests binding a sealed request state to its request (method, target, arguments),
+/// a question (method and params) and a caller.
+std::string request_binding(const state_sealer& sealer, std::string_view method, std::string_view target,
+                            const boost::json::value& arguments);
+std::string question_digest(const state_sealer& sealer, std::string_view method, const boost::json::object& params);
+std::string caller_binding(const state_sealer& sealer, const principal& caller);
+
+/// The `inputRequests` key of the `index`-th question of a run ("elicitation_1", …).
+std::string input_key(std::string_view method, std::size_t index);
+
+/// True when `result` has the shape the specification gives the answer to `method`
+/// (ElicitResult, CreateMessageResult, ListRootsResult).
+bool well_formed_answer(std::string_view method, const boost::json::object& result);
+
 /// State of one tool call, shared by the connection (for cancellation and the answer), the
 /// call's coroutine and its `call_context`. Touched on the connection's strand only.
 class call_state {
@@ -161,6 +258,12 @@ public:
     /// The call has been answered (deadline) or must never be (client cancellation).
     bool answered = false;
     bool cancelled = false;
+    /// Stateless revision: log messages only at or above `log_threshold` (none without one),
+    /// and requests to the client are answered from `inputs` or become an `input_required`
+    /// result (no `inputs`: no sealer is configured, and they are `not_supported`).
+    bool stateless = false;
+    std::optional<log_level> log_threshold;
+    std::optional<input_round> inputs;
 
     void send_progress(double done, std::optional<double> total, std::string message);
     void send_log(log_level level, std::string message, boost::json::object data);
@@ -172,6 +275,11 @@ public:
     /// The wait for request `id` ended without a reply: forget it and send
     /// `notifications/cancelled` for it.
     void abandon_request(const jsonrpc::request_id& id, bool timed_out);
+    /// Stateless revision: the answer to `method(params)` from an earlier round, `not_supported`
+    /// when the client lacks the capability (or no sealer is configured), or nothing — then
+    /// the question joins this round's `input_required` result (it takes `method` and `params`).
+    std::optional<boost::system::result<boost::json::object, client_request_error>> answer_from_inputs(
+        std::string& method, boost::json::object& params, std::string key = {});
 };
 
 /// A request this server sent to the client, awaiting its reply. The awaiting coroutine
@@ -235,7 +343,7 @@ jsonrpc::error_object deadline_error(std::string_view what, std::chrono::millise
 
 template <class T, class F>
 void connection::answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op,
-                              F result_of) {
+                              F result_of, reply_style style, std::shared_ptr<detail::call_state> asking) {
     std::weak_ptr<connection> weak = weak_from_this();
     // The server's default deadline bounds these as it bounds tool calls: at the deadline the
     // request is answered with an error and the handler is cancelled; what it returns later is
@@ -256,22 +364,30 @@ void connection::answer_async(const jsonrpc::request_id& id, std::string what, b
     boost::asio::co_spawn(
         strand_, std::move(op),
         boost::asio::bind_cancellation_slot(
-            state->stop.slot(), boost::asio::bind_executor(strand_, [weak, id, state, what = std::move(what),
-                                                                     result_of = std::move(result_of)](
-                                                                        std::exception_ptr ep, T value) mutable {
-                state->timer.cancel();
-                if (state->answered) return;
-                state->answered = true;
-                auto self = weak.lock();
-                if (!self) return;
-                if (ep) {
-                    self->log(log_level::error, what + " threw: " + detail::what_of(ep));
-                    self->send_error(
-                        id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
-                    return;
-                }
-                self->answer(id, result_of(std::move(value)));
-            })));
+            state->stop.slot(),
+            boost::asio::bind_executor(
+                strand_, [weak, id, state, style, asking, what = std::move(what), result_of = std::move(result_of)](
+                             std::exception_ptr ep, T value) mutable {
+                    state->timer.cancel();
+                    if (state->answered) return;
+                    state->answered = true;
+                    auto self = weak.lock();
+                    if (!self) return;
+                    if (asking && asking->inputs && !asking->inputs->asked.empty()) {
+                        // It asked the client something not answered yet (stateless revision).
+                        asking->answered = true;
+                        self->answer_input_required(id, *asking);
+                        return;
+                    }
+                    if (asking) asking->answered = true;
+                    if (ep) {
+                        self->log(log_level::error, what + " threw: " + detail::what_of(ep));
+                        self->send_error(
+                            id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
+                        return;
+                    }
+                    self->answer(id, result_of(std::move(value)), style);
+                })));
 }
 
 namespace detail {

@@ -32,6 +32,9 @@ boost::json::object to_json(const mcp::call_record& r) {
     o[jf::principal] = r.principal;
     o[jf::client_name] = r.client_name;
     o[jf::client_version] = r.client_version;
+    if (!r.protocol_version.empty()) o[jf::protocol_version] = r.protocol_version;
+    if (!r.traceparent.empty()) o[jf::traceparent] = r.traceparent;
+    if (!r.tracestate.empty()) o[jf::tracestate] = r.tracestate;
     o[jf::method] = r.method;
     o[jf::tool] = r.tool;
     o[jf::contract_version] = r.contract_version;

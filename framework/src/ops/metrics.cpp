@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/metrics.hpp>
 
+#include <candor/mcp/version.hpp>
 #include <candor/ops/outcome.hpp>
 #include <candor/ops/process.hpp>
-#include <candor/version.hpp>
 
 #include <boost/container/small_vector.hpp>
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/transport/http_policy.hpp>
 
+#include "ascii.hpp"
+
 #include <candor/jsonrpc/encode.hpp>
 #include <candor/mcp/protocol.hpp>
 
@@ -14,26 +16,16 @@ namespace candor::transport::http_policy {
 
 namespace {
 
-char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
-}
-
-std::string_view trim(std::string_view s) noexcept {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
+using detail::iequals;
+using detail::trim_ows;
 
 // "q=0", "q=0.0", "q=0.000": the client refuses this type.
 bool is_zero_quality(std::string_view params) noexcept {
     while (!params.empty()) {
         const auto semi = params.find(';');
-        auto p = trim(params.substr(0, semi));
+        auto p = trim_ows(params.substr(0, semi));
         params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
-        if (p.size() < 2 || lower(p[0]) != 'q' || p[1] != '=') continue;
+        if (p.size() < 2 || detail::ascii_lower(p[0]) != 'q' || p[1] != '=') continue;
         p.remove_prefix(2);
         if (p.empty() || p[0] != '0') return false;
         p.remove_prefix(1);
@@ -72,7 +64,7 @@ bool lists_media_type(std::string_view accept, std::string_view media_type) noex
         const auto item = accept.substr(0, comma);
         accept = comma == std::string_view::npos ? std::string_view{} : accept.substr(comma + 1);
         const auto semi = item.find(';');
-        const auto type = trim(item.substr(0, semi));
+        const auto type = trim_ows(item.substr(0, semi));
         if (!iequals(type, media_type)) continue;
         if (semi != std::string_view::npos && is_zero_quality(item.substr(semi + 1))) continue;
         return true;
@@ -81,7 +73,7 @@ bool lists_media_type(std::string_view accept, std::string_view media_type) noex
 }
 
 bool is_json(std::string_view content_type) noexcept {
-    return iequals(trim(content_type.substr(0, content_type.find(';'))), "application/json");
+    return iequals(trim_ows(content_type.substr(0, content_type.find(';'))), "application/json");
 }
 
 bool origin_allowed(std::string_view origin, const std::vector<std::string>& extra) noexcept {
@@ -96,8 +88,8 @@ bool origin_allowed(std::string_view origin, const std::vector<std::string>& ext
 }
 
 bool host_allowed(std::string_view host_header, const std::vector<std::string>& extra) noexcept {
-    const auto host = host_of(trim(host_header));
-    if (!port_ok(trim(host_header), host)) return false;
+    const auto host = host_of(trim_ows(host_header));
+    if (!port_ok(trim_ows(host_header), host)) return false;
     if (is_loopback_host(host)) return true;
     for (const auto& e : extra)
         if (e == "*" || iequals(e, host)) return true;
@@ -105,15 +97,22 @@ bool host_allowed(std::string_view host_header, const std::vector<std::string>& 
 }
 
 std::optional<std::string_view> bearer_token(std::string_view authorization) noexcept {
-    authorization = trim(authorization);
+    authorization = trim_ows(authorization);
     if (authorization.size() < 7 || !iequals(authorization.substr(0, 6), "bearer") || authorization[6] != ' ')
         return std::nullopt;
-    auto token = trim(authorization.substr(7));
+    auto token = trim_ows(authorization.substr(7));
     if (token.empty()) return std::nullopt;
     return token;
 }
 
-bool protocol_version_supported(std::string_view version) noexcept { return mcp::rules_for(version).has_value(); }
+bool protocol_version_supported(std::string_view version) noexcept {
+    auto rules = mcp::rules_for(version);
+    return rules && !rules->stateless;
+}
+
+bool claims_stateless_version(std::string_view version) noexcept {
+    return !trim_ows(version).empty() && !protocol_version_supported(trim_ows(version));
+}
 
 std::string new_session_id() {
     std::array<unsigned char, 16> bytes{};

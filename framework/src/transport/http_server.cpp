@@ -9,10 +9,12 @@
 
 #include <candor/transport/http.hpp>
 
+#include "http_request_reader.hpp"
 #include "http_session.hpp"
 
 #include <candor/jsonrpc/encode.hpp>
 #include <candor/jsonrpc/intake.hpp>
+#include <candor/transport/authenticator.hpp>
 #include <candor/transport/http_policy.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -27,6 +29,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 
@@ -54,7 +57,6 @@ namespace {
 
 constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
-using request_t = http::request<http::string_body>;
 using header_list = std::vector<std::pair<std::string_view, std::string>>;
 
 // Built outside coroutine bodies: GCC 12 miscompiles braced lists of string literals there.
@@ -77,6 +79,23 @@ struct reply {
 reply refused(const refusal& r, header_list headers) {
     return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json",
                  std::move(headers)};
+}
+
+reply refused(const auth_refusal& r) {
+    header_list headers;
+    for (const auto& [name, value] : r.headers) headers.emplace_back(name, value);
+    return refused(refusal{r.status, r.code, r.message}, std::move(headers));
+}
+
+// An answer of an admin handler or of the authenticator's public documents.
+reply answered(const admin_response& a) {
+    header_list headers;
+    for (const auto& [name, value] : a.headers) headers.emplace_back(name, value);
+    return reply{static_cast<http::status>(a.status), a.body, a.content_type, std::move(headers)};
+}
+
+reply draining_refusal() {
+    return refused({503, "DRAINING", "the server is shutting down; try again (elsewhere)"}, retry_after());
 }
 
 // The session header, as the spec spells it (HTTP field names are case-insensitive).
@@ -126,6 +145,30 @@ std::optional<jsonrpc::request_id> id_from(const boost::json::value* v) {
 struct tcp_connection {
     explicit tcp_connection(tcp::socket s) : stream(std::move(s)) {}
     beast::tcp_stream stream;
+    const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
+
+    /// It waits for a request (its first, or the next on a kept-alive connection).
+    void mark_idle() noexcept {
+        std::int64_t busy = 0;
+        idle_since_.compare_exchange_strong(busy, std::chrono::steady_clock::now().time_since_epoch().count());
+    }
+    /// A request's first bytes arrived. @return false if the connection was picked to be closed
+    /// (at the connection cap) meanwhile: it must end without reading on
+    bool mark_busy() noexcept {
+        auto since = idle_since_.load();
+        while (since > 0)
+            if (idle_since_.compare_exchange_weak(since, 0)) return true;
+        return since == 0;
+    }
+    /// Since when it has been waiting for a request (steady-clock ticks), or 0 if it is not.
+    std::int64_t idle_since() const noexcept { return std::max<std::int64_t>(idle_since_.load(), 0); }
+    /// Pick it to be closed, if it still waits for a request since `since`. @return whether it was
+    bool claim_idle(std::int64_t since) noexcept { return since > 0 && idle_since_.compare_exchange_strong(since, -1); }
+
+private:
+    // Steady-clock ticks since it began to wait; 0 while it reads or answers a request; -1 once
+    // it was picked to be closed.
+    std::atomic<std::int64_t> idle_since_{0};
 };
 
 class http_engine {
@@ -139,11 +182,12 @@ public:
           ioc_(opts_.threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT),
           acceptor_(net::make_strand(ioc_)),
           sweep_timer_(ioc_),
-          sessions_(opts_.max_sessions, opts_.session_idle_timeout) {}
+          sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout) {}
 
     ~http_engine() { stop(); }
 
     boost::system::result<void> start();
+    void drain();
     void stop();
     std::uint16_t port() const noexcept { return port_; }
     std::size_t session_count() const { return sessions_.size(); }
@@ -154,9 +198,25 @@ private:
     net::awaitable<void> sweep_loop();
     net::awaitable<void> serve_connection(std::shared_ptr<tcp_connection> conn);
     net::awaitable<void> reject_connection(std::shared_ptr<tcp_connection> conn);
+    /// At the connection cap: close the connection that has waited longest for a request (a
+    /// kept-alive one between requests, or one that has sent nothing yet). @return false if none
+    /// waits
+    bool close_longest_idle();
+    /// Read into `buffer` until `reader` has a request or a refusal, the head by `head_deadline`
+    /// and the rest by `deadline`. @return false if the connection failed or timed out first
+    net::awaitable<bool> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer, request_reader& reader,
+                                      std::chrono::steady_clock::time_point head_deadline,
+                                      std::chrono::steady_clock::time_point deadline);
     /// @return whether the connection may serve another request
     net::awaitable<bool> handle(tcp_connection& conn, request_t& req);
     net::awaitable<bool> handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who);
+    /// A POST of the stateless revision: its checks (with the request's headers), then one
+    /// connection for this request alone, closed after the response.
+    net::awaitable<bool> handle_stateless_post(tcp_connection& conn, request_t& req, const mcp::principal& who,
+                                               jsonrpc::inbound message);
+    /// The response stream of `subscriptions/listen` (the connection is not kept alive).
+    net::awaitable<void> stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
+                                       std::shared_ptr<exchange> ex, jsonrpc::inbound message);
     net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
     net::awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
     net::awaitable<bool> answer_request(tcp_connection& conn, const request_t& req,
@@ -165,6 +225,14 @@ private:
                                         jsonrpc::inbound message);
     /// Write one complete response. @return whether the connection may serve another request
     net::awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
+    /// Whose share of the session table a session opened by `who` on `conn` counts against: the
+    /// principal, or for an anonymous caller (no tokens) the client's address.
+    static std::string share_of(tcp_connection& conn, const mcp::principal& who);
+    /// A stream for a response written on `conn`, bounded as the options say.
+    std::shared_ptr<exchange> new_exchange(tcp_connection& conn) const {
+        return std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages,
+                                          opts_.max_queued_bytes);
+    }
     /// Resolve the session of a request (400 without the header, 404 unknown or foreign).
     std::variant<std::shared_ptr<http_session>, refusal> session_of(const request_t& req, const mcp::principal& who);
     void request_done();
@@ -212,13 +280,18 @@ boost::system::result<void> http_engine::start() {
     return {};
 }
 
+// Nothing is closed here: a connection that was about to send a request (a load balancer's
+// probe) would see it fail. Every response from now on says `Connection: close`, and stop()
+// closes what is left.
+void http_engine::drain() { draining_ = true; }
+
 void http_engine::stop() {
     {
         std::lock_guard lock(mu_);
         if (!started_ || stopped_) return;
         stopped_ = true;
     }
-    draining_ = true;
+    drain();
     net::post(acceptor_.get_executor(), [this] {
         boost::system::error_code ignored;
         acceptor_.close(ignored);
@@ -282,12 +355,14 @@ net::awaitable<void> http_engine::accept_loop() {
         auto strand = net::make_strand(ioc_);
         auto [ec, socket] = co_await acceptor_.async_accept(strand, use_tuple);
         if (ec) {
-            if (!acceptor_.is_open() || draining_) co_return;
+            if (!acceptor_.is_open()) co_return;
             continue;  // e.g. EMFILE: keep serving the connections we have
         }
         auto conn = std::make_shared<tcp_connection>(std::move(socket));
+        conn->mark_idle();
         const auto n = next_connection_++;
-        const bool over = connections_.fetch_add(1) >= opts_.max_connections;
+        // At the cap, a connection that only waits gives its place to the newcomer.
+        const bool over = connections_.fetch_add(1) >= opts_.max_connections && !close_longest_idle();
         {
             std::lock_guard lock(mu_);
             live_.emplace(n, conn);
@@ -311,6 +386,31 @@ net::awaitable<void> http_engine::accept_loop() {
     }
 }
 
+bool http_engine::close_longest_idle() {
+    // A few tries: the one found may start a request before it is claimed.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        std::shared_ptr<tcp_connection> oldest;
+        std::int64_t since = 0;
+        {
+            std::lock_guard lock(mu_);
+            for (const auto& [n, weak] : live_) {
+                auto c = weak.lock();
+                const auto t = c ? c->idle_since() : 0;
+                if (t > 0 && (since == 0 || t < since)) {
+                    since = t;
+                    oldest = std::move(c);
+                }
+            }
+        }
+        if (!oldest) return false;
+        if (!oldest->claim_idle(since)) continue;
+        // Its pending read ends (or, if bytes arrived just now, mark_busy refuses them).
+        net::post(oldest->stream.get_executor(), [oldest] { oldest->stream.cancel(); });
+        return true;
+    }
+    return false;
+}
+
 net::awaitable<void> http_engine::reject_connection(std::shared_ptr<tcp_connection> conn) {
     conn->stream.expires_after(std::chrono::seconds(1));
     refusal r{503, "TOO_MANY_CONNECTIONS", "the server has too many open connections; try again later"};
@@ -323,60 +423,55 @@ net::awaitable<void> http_engine::reject_connection(std::shared_ptr<tcp_connecti
 net::awaitable<void> http_engine::serve_connection(std::shared_ptr<tcp_connection> conn) {
     auto& stream = conn->stream;
     beast::flat_buffer buffer;
-    for (;;) {
-        if (draining_) co_return;
+    // The first request's head must have arrived within header_timeout of the accept, so a
+    // connection that sends nothing holds its place no longer than that.
+    auto head_deadline = conn->accepted + opts_.header_timeout;
+    for (bool first = true;; first = false) {
         if (buffer.size() == 0) {
-            // Idle between requests: the idle timeout applies until the first byte.
-            stream.expires_after(opts_.idle_timeout);
+            // Waiting for a request: idle (the first to go at the connection cap); a kept-alive
+            // connection may wait idle_timeout for its next one.
+            stream.expires_at(first ? head_deadline : std::chrono::steady_clock::now() + opts_.idle_timeout);
+            conn->mark_idle();
             auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
-            if (ec) co_return;
+            if (!conn->mark_busy() || ec) co_return;
             buffer.commit(n);
         }
-        // From the first byte on, the whole request must arrive within the read timeout.
-        stream.expires_after(opts_.read_timeout);
-        http::request_parser<http::string_body> parser;
-        parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts_.max_header_bytes, UINT32_MAX)));
-        parser.body_limit(max_body_);
-        auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, use_tuple);
-        if (!ec && parser.content_length() && *parser.content_length() > max_body_) ec = http::error::body_limit;
-        if (!ec) std::tie(ec, n) = co_await http::async_read(stream, buffer, parser, use_tuple);
-        if (ec == http::error::header_limit) {
-            {
-                const auto reply_ =
-                    refused({431, "HEADERS_TOO_LARGE",
-                             "request headers are larger than " + std::to_string(opts_.max_header_bytes) + " bytes"},
-                            {});
-                co_await send(*conn, nullptr, reply_);
-            }
-            co_return;
-        }
-        if (ec == http::error::body_limit) {
-            // Answered without reading the rest of the body; the connection cannot be reused.
-            {
-                const auto reply_ = refused(
-                    {413, "BODY_TOO_LARGE", "the body is larger than " + std::to_string(max_body_) + " bytes"}, {});
-                co_await send(*conn, nullptr, reply_);
-            }
-            co_return;
-        }
-        // A timeout (slowloris) needs no answer: tcp_stream has already closed the socket.
-        if (ec == http::error::end_of_stream || ec == net::error::eof || ec == net::error::operation_aborted ||
-            ec == net::error::connection_reset)
-            co_return;
-        if (ec) {
-            {
-                const auto reply_ = refused({400, "BAD_HTTP_REQUEST", "malformed HTTP request: " + ec.message()}, {});
-                co_await send(*conn, nullptr, reply_);
-            }
+        // From its first byte, a request's head must arrive within header_timeout (the first
+        // request's: from the accept) and the whole request within read_timeout. A timeout or a
+        // client gone needs no answer (tcp_stream has already closed the socket).
+        const auto first_byte = std::chrono::steady_clock::now();
+        if (!first) head_deadline = first_byte + opts_.header_timeout;
+        request_reader reader(opts_.max_header_bytes, max_body_);
+        if (!co_await read_request(stream, buffer, reader, head_deadline, first_byte + opts_.read_timeout)) co_return;
+        if (reader.status() == request_reader::state::refused) {
+            // Malformed or over a limit: answered, and the connection closed, since where the
+            // next request would start is not known (a body over the limit is not read).
+            const auto reply_ = refused(reader.refusal(), {});
+            co_await send(*conn, nullptr, reply_);
             co_return;
         }
         stream.expires_never();
-        auto req = parser.release();
+        auto req = reader.release();
         if (!co_await handle(*conn, req)) {
             boost::system::error_code ignored;
             stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
             co_return;
         }
+    }
+}
+
+net::awaitable<bool> http_engine::read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                               request_reader& reader,
+                                               std::chrono::steady_clock::time_point head_deadline,
+                                               std::chrono::steady_clock::time_point deadline) {
+    for (;;) {
+        const auto data = buffer.data();
+        buffer.consume(reader.feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
+        if (reader.status() != request_reader::state::need_more) co_return true;
+        stream.expires_at(reader.head_done() ? deadline : std::min(head_deadline, deadline));
+        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(beast::read_size(buffer, 65536)), use_tuple);
+        if (ec) co_return false;
+        buffer.commit(n);
     }
 }
 
@@ -441,14 +536,14 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
         }
     }
     if (path != opts_.endpoint) {
-        if (opts_.admin && http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts)) {
-            const auto answer = opts_.admin(
-                admin_request{req.method_string(), target, req[http::field::authorization], req[http::field::cookie]});
+        if ((opts_.admin || opts_.authenticator) &&
+            http_policy::host_allowed(req[http::field::host], opts_.allowed_hosts)) {
+            const admin_request areq{req.method_string(), target, req[http::field::authorization],
+                                     req[http::field::cookie]};
+            auto answer = opts_.authenticator ? opts_.authenticator->serve_public(areq) : std::nullopt;
+            if (!answer && opts_.admin) answer = opts_.admin(areq);
             if (answer) {
-                header_list headers;
-                for (const auto& [name, value] : answer->headers) headers.emplace_back(name, value);
-                const reply reply_{static_cast<http::status>(answer->status), answer->body, answer->content_type,
-                                   std::move(headers)};
+                const auto reply_ = answered(*answer);
                 co_return co_await send(conn, &req, reply_);
             }
         }
@@ -468,7 +563,14 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
     }
 
     mcp::principal who;
-    if (!opts_.tokens.empty()) {
+    if (opts_.authenticator) {
+        auto outcome = co_await opts_.authenticator->authenticate(req[http::field::authorization]);
+        if (const auto* r = std::get_if<auth_refusal>(&outcome)) {
+            const auto reply_ = refused(*r);
+            co_return co_await send(conn, &req, reply_);
+        }
+        who = std::move(std::get<mcp::principal>(outcome));
+    } else if (!opts_.tokens.empty()) {
         auto token = http_policy::bearer_token(req[http::field::authorization]);
         auto it = token ? opts_.tokens.find(*token) : opts_.tokens.end();
         if (it == opts_.tokens.end()) {
@@ -479,13 +581,26 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
         }
         who = it->second;
     }
-    if (draining_) {
-        const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
+    // Draining: no new work (a POST is judged once its message is read: a reply to a call in
+    // flight still gets through); DELETE still ends a session.
+    if (draining_ && req.method() != http::verb::post && req.method() != http::verb::delete_) {
+        const auto reply_ = draining_refusal();
         co_return co_await send(conn, &req, reply_);
     }
 
+    // A POST's version header is checked once its body tells which revision it is of.
     const auto version = req.find(version_header);
-    if (version != req.end() && !http_policy::protocol_version_supported(version->value())) {
+    if (version != req.end() && req.method() != http::verb::post &&
+        http_policy::claims_stateless_version(version->value())) {
+        // The stateless revision has no GET stream and no sessions to delete.
+        const auto reply_ =
+            refused({405, "METHOD_NOT_ALLOWED",
+                     "protocol revision " + std::string(version->value()) + " serves POST only on this endpoint"},
+                    one_header("Allow", "POST"));
+        co_return co_await send(conn, &req, reply_);
+    }
+    if (version != req.end() && req.method() != http::verb::post &&
+        !http_policy::protocol_version_supported(version->value())) {
         const auto reply_ = refused(
             {400, "UNSUPPORTED_PROTOCOL_VERSION", "unsupported MCP-Protocol-Version: " + std::string(version->value())},
             {});
@@ -519,6 +634,13 @@ std::variant<std::shared_ptr<http_session>, refusal> http_engine::session_of(con
     return s;
 }
 
+std::string http_engine::share_of(tcp_connection& conn, const mcp::principal& who) {
+    if (!who.id.empty()) return "principal " + who.id;
+    boost::system::error_code ec;
+    const auto peer = conn.stream.socket().remote_endpoint(ec);
+    return "address " + (ec ? std::string("unknown") : peer.address().to_string());
+}
+
 net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who) {
     const auto accept = req[http::field::accept];
     if (!http_policy::lists_media_type(accept, "application/json") ||
@@ -541,6 +663,35 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
 
     const auto* request = std::get_if<jsonrpc::request>(&in->msg);
     const bool is_initialize = request && request->method == "initialize";
+    if (request && draining_) {
+        const auto reply_ = draining_refusal();
+        co_return co_await send(conn, &req, reply_);
+    }
+
+    if (request && opts_.authenticator) {
+        if (const auto r = opts_.authenticator->authorize(who, *request)) {
+            const auto reply_ = refused(*r);
+            co_return co_await send(conn, &req, reply_);
+        }
+    }
+
+    // Which revision: a request whose _meta names a version (or, lacking that, whose version
+    // header is not a handshake revision) is stateless; a session id, or an initialize without
+    // such a claim, keeps the handshake revisions (docs/protocol.md, "Which revision a request
+    // belongs to").
+    const auto version = req.find(version_header);
+    if (req.find(session_header) == req.end()) {
+        const bool claimed = request && mcp::claims_stateless(*request);
+        const bool by_header =
+            !is_initialize && version != req.end() && http_policy::claims_stateless_version(version->value());
+        if (claimed || by_header) co_return co_await handle_stateless_post(conn, req, who, std::move(*in));
+    }
+    if (version != req.end() && !http_policy::protocol_version_supported(version->value())) {
+        const auto reply_ = refused(
+            {400, "UNSUPPORTED_PROTOCOL_VERSION", "unsupported MCP-Protocol-Version: " + std::string(version->value())},
+            {});
+        co_return co_await send(conn, &req, reply_);
+    }
 
     if (opts_.stateless) {
         if (!request) {
@@ -549,7 +700,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
         }
         auto session = std::make_shared<http_session>(std::string(), who);
         session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
-        auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+        auto ex = new_exchange(conn);
         session->open_request(request->id, ex);
         if (!is_initialize) {
             // Stateless servers initialize implicitly (each POST is self-contained), for the
@@ -569,10 +720,9 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     std::string new_id;
     if (is_initialize && req.find(session_header) == req.end()) {
         new_id = http_policy::new_session_id();
-        session = std::make_shared<http_session>(new_id, who);
-        if (!sessions_.add(session)) {
-            const auto reply_ =
-                refused({503, "TOO_MANY_SESSIONS", "the server has too many live sessions"}, retry_after());
+        session = std::make_shared<http_session>(new_id, who, share_of(conn, who));
+        if (auto r = sessions_.add(session)) {
+            const auto reply_ = refused(*r, retry_after());
             co_return co_await send(conn, &req, reply_);
         }
         session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, new_id}));
@@ -583,6 +733,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
             co_return co_await send(conn, &req, reply_);
         }
         session = std::move(std::get<std::shared_ptr<http_session>>(found));
+        session->update_caller(who);
     }
 
     if (!request) {
@@ -600,7 +751,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     }
 
     const auto id = request->id;
-    auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+    auto ex = new_exchange(conn);
     if (!session->open_request(id, ex)) {
         jsonrpc::error_object e = jsonrpc::error_object::make(
             jsonrpc::error_code::invalid_request, "a request with this id is still being answered in this session");
@@ -611,6 +762,98 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     }
     const bool keep = co_await answer_request(conn, req, session, id, ex, new_id, std::move(*in));
     co_return keep;
+}
+
+net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, request_t& req, const mcp::principal& who,
+                                                        jsonrpc::inbound message) {
+    const auto* request = std::get_if<jsonrpc::request>(&message.msg);
+    if (!request) {
+        // This revision defines no client notification over HTTP (closing a stream cancels its
+        // request): accepted and dropped, as the transport rules for a notification ask.
+        const reply reply_{http::status::accepted, {}, "application/json", {}};
+        co_return co_await send(conn, &req, reply_);
+    }
+    const mcp::header_lookup headers = [&req](std::string_view name) -> std::optional<std::string_view> {
+        // Beast matches field names case-insensitively; a repeated header is refused as ambiguous.
+        auto range = req.equal_range(name);
+        if (range.first == range.second || std::next(range.first) != range.second) return std::nullopt;
+        return std::string_view(range.first->value());
+    };
+    if (auto refusal = srv_.preflight(*request, &headers)) {
+        const reply reply_{static_cast<http::status>(refusal->http_status),
+                           jsonrpc::encode_error(request->id, refusal->error),
+                           "application/json",
+                           {}};
+        co_return co_await send(conn, &req, reply_);
+    }
+    auto session = std::make_shared<http_session>(std::string(), who);
+    session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
+    auto ex = new_exchange(conn);
+    const auto id = request->id;
+    session->open_request(id, ex);
+    if (request->method == "subscriptions/listen") {
+        co_await stream_listen(conn, req, *session, ex, std::move(message));
+        session->close(end_reason::session_closed);
+        co_return false;
+    }
+    const bool keep = co_await answer_request(conn, req, session, id, ex, {}, std::move(message));
+    session->close(end_reason::session_closed);
+    co_return keep;
+}
+
+net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
+                                                std::shared_ptr<exchange> ex, jsonrpc::inbound message) {
+    const auto bytes = req.body().size();
+    session.connection().receive(std::move(message), bytes);
+    // The stream opens at once (the acknowledgement follows) and stays open until the client
+    // closes it — that is how a client ends a subscription — or the server shuts down (then
+    // the listen request's own response ends it). Quiet periods carry an SSE comment every
+    // `stream_keepalive`, so that proxies and clients do not time it out.
+    http::response<http::empty_body> head{http::status::ok, req.version()};
+    head.set(http::field::server, "candor");
+    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::cache_control, "no-cache");
+    head.set("X-Accel-Buffering", "no");
+    head.keep_alive(false);
+    head.chunked(true);
+    http::response_serializer<http::empty_body> sr(head);
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
+    conn.stream.expires_never();
+    if (ec) co_return;
+    net::steady_timer quiet(conn.stream.get_executor());
+    auto pump = [&]() -> net::awaitable<void> {
+        for (;;) {
+            quiet.expires_after(opts_.stream_keepalive);
+            auto result = co_await (ex->next() || quiet.async_wait(use_tuple));
+            std::string event;
+            bool last = false;
+            if (result.index() == 0) {
+                auto [rec, text, final] = std::get<0>(result);
+                if (rec) co_return;
+                event = chunk(sse_event(text));
+                last = final;
+            } else {
+                event = chunk(":\n\n");
+            }
+            conn.stream.expires_after(opts_.write_timeout);
+            auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
+            conn.stream.expires_never();
+            if (wec || last) co_return;
+        }
+    };
+    auto watch = [&]() -> net::awaitable<void> {
+        char scratch[256];
+        for (;;) {
+            auto [rec, rn] = co_await conn.stream.socket().async_read_some(net::buffer(scratch), use_tuple);
+            if (rec) co_return;
+        }
+    };
+    co_await (pump() || watch());
+    const std::string last = "0\r\n\r\n";
+    conn.stream.expires_after(opts_.write_timeout);
+    co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+    conn.stream.expires_never();
 }
 
 net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const request_t& req,
@@ -641,7 +884,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
     http::response<http::empty_body> head{http::status::ok, req.version()};
     const bool keep = req.keep_alive();
     for (;;) {
-        auto [ec, text, final] = co_await ex->messages().async_receive(use_tuple);
+        auto [ec, text, final] = co_await ex->next();
         if (ec) {
             session->forget_request(id);
             if (sse) break;  // end the stream without a response
@@ -654,7 +897,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
                 co_return co_await send(conn, &req, reply_);
             }
             {
-                const auto reply_ = refused({503, "DRAINING", "the server is shutting down"}, retry_after());
+                const auto reply_ = draining_refusal();
                 co_return co_await send(conn, &req, reply_);
             }
         }
@@ -707,7 +950,7 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
         co_return co_await send(conn, &req, reply_);
     }
     auto session = std::move(std::get<std::shared_ptr<http_session>>(found));
-    auto ex = std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages);
+    auto ex = new_exchange(conn);
     if (!session->open_stream(ex, opts_.max_streams_per_session)) {
         const auto reply_ = refused(
             {409, "TOO_MANY_STREAMS",
@@ -735,7 +978,7 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
     // away frees its stream slot at once rather than at the next message.
     auto pump = [&]() -> net::awaitable<void> {
         for (;;) {
-            auto [rec, text, final] = co_await ex->messages().async_receive(use_tuple);
+            auto [rec, text, final] = co_await ex->next();
             if (rec) co_return;
             const auto event = chunk(sse_event(text));
             auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
@@ -777,6 +1020,7 @@ http_server::http_server(mcp::server& srv, http_options opts)
 http_server::~http_server() = default;
 boost::system::result<void> http_server::start() { return engine_->start(); }
 std::uint16_t http_server::port() const noexcept { return engine_->port(); }
+void http_server::drain() { engine_->drain(); }
 void http_server::stop() { engine_->stop(); }
 std::size_t http_server::session_count() const { return engine_->session_count(); }
 std::size_t http_server::connection_count() const noexcept { return engine_->connection_count(); }
@@ -798,6 +1042,20 @@ int serve_http(mcp::server& srv, const http_options& opts) {
                       "listening on http://" + opts.host + ":" + std::to_string(server.port()) + opts.endpoint);
     int sig = 0;
     sigwait(&set, &sig);
+    if (sig == SIGTERM && opts.drain_period.count() > 0) {
+        // A load balancer sees /readyz turn 503 and stops sending work before the listener goes;
+        // a second signal ends the drain period at once.
+        srv.options().log(mcp::log_level::info, "draining for " + std::to_string(opts.drain_period.count()) +
+                                                    " ms: /readyz answers 503, new requests 503 DRAINING");
+        server.drain();
+        const auto until = std::chrono::steady_clock::now() + opts.drain_period;
+        for (auto left = opts.drain_period; left.count() > 0;
+             left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now())) {
+            const timespec wait{static_cast<time_t>(left.count() / 1000),
+                                static_cast<long>(left.count() % 1000) * 1'000'000};
+            if (sigtimedwait(&set, nullptr, &wait) >= 0) break;
+        }
+    }
     srv.options().log(mcp::log_level::info, "shutting down");
     server.stop();
     return 0;

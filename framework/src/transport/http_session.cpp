@@ -1,13 +1,28 @@
 // SPDX-License-Identifier: BSL-1.0
 #include "http_session.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/channel_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 namespace candor::transport::detail {
 
 void exchange::push(std::string text, bool final) {
     if (reason_.load() != end_reason::none) return;
+    const std::size_t size = text.size();
+    const std::size_t before = queued_bytes_.fetch_add(size);
+    if (before > 0 && before + size > max_bytes_) {
+        queued_bytes_.fetch_sub(size);
+        end(end_reason::overflow);
+        return;
+    }
     if (!channel_.try_send(boost::system::error_code{}, std::move(text), final)) end(end_reason::overflow);
+}
+
+boost::asio::awaitable<std::tuple<boost::system::error_code, std::string, bool>> exchange::next() {
+    auto got = co_await channel_.async_receive(boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (!std::get<0>(got)) queued_bytes_.fetch_sub(std::get<1>(got).size());
+    co_return got;
 }
 
 void exchange::end(end_reason why) {
@@ -41,9 +56,19 @@ void http_session::deliver(std::string text, const mcp::message_route& route) {
     if (target) target->push(std::move(text), route.is_response);
 }
 
+void http_session::update_caller(const mcp::principal& who) {
+    {
+        std::lock_guard lock(mu_);
+        if (who.credential == credential_) return;
+        credential_ = who.credential;
+    }
+    connection_->set_caller(who);
+}
+
 bool http_session::open_request(const jsonrpc::request_id& id, std::shared_ptr<exchange> ex) {
     std::lock_guard lock(mu_);
     if (closed_) return false;
+    ++requests_opened_;
     return requests_.emplace(id, std::move(ex)).second;
 }
 
@@ -68,6 +93,7 @@ bool http_session::open_stream(std::shared_ptr<exchange> ex, std::size_t max) {
     std::lock_guard lock(mu_);
     if (closed_ || streams_.size() >= max) return false;
     streams_.push_back(std::move(ex));
+    stream_opened_ = true;
     return true;
 }
 
@@ -95,14 +121,40 @@ bool http_session::expired(std::chrono::steady_clock::time_point now, std::chron
         std::lock_guard lock(mu_);
         if (!streams_.empty() || !requests_.empty()) return false;
     }
-    const auto last = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_used_.load()));
-    return now - last >= idle;
+    return now - last_used() >= idle;
 }
 
-bool session_table::add(std::shared_ptr<http_session> s) {
+session_facts http_session::facts(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const {
+    session_facts f;
+    f.id = id_;
+    f.owner = owner_;
+    f.last_used = last_used();
     std::lock_guard lock(mu_);
-    if (sessions_.size() >= max_) return false;
-    return sessions_.emplace(s->id(), s).second;
+    f.used = requests_opened_ > 1 || stream_opened_;
+    f.busy = !streams_.empty() || !requests_.empty();
+    f.expired = !f.busy && now - f.last_used >= idle;
+    return f;
+}
+
+std::optional<http_policy::refusal> session_table::add(std::shared_ptr<http_session> s) {
+    std::shared_ptr<http_session> gone;
+    {
+        std::lock_guard lock(mu_);
+        session_admission admission(s->owner(), limits_);
+        const auto now = std::chrono::steady_clock::now();
+        for (const auto& [id, live] : sessions_) admission.consider(live->facts(now, idle_));
+        auto decision = admission.decide();
+        if (decision.refused) return std::move(decision.refused);
+        if (!decision.evict.empty()) {
+            auto it = sessions_.find(decision.evict);
+            gone = std::move(it->second);
+            sessions_.erase(it);
+        }
+        sessions_.emplace(s->id(), std::move(s));
+    }
+    // Its later requests get 404, as for an expired session; the client may initialize again.
+    if (gone) gone->close(end_reason::session_closed);
+    return std::nullopt;
 }
 
 std::shared_ptr<http_session> session_table::find(std::string_view id) {

@@ -7,9 +7,12 @@
 // the TCP connection that holds the stream. Between the two sits an `exchange` — a bounded,
 // thread-safe channel per stream — so neither side ever blocks the other.
 
+#include "session_policy.hpp"
+
 #include <candor/mcp/server.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
 
 #include <atomic>
@@ -18,8 +21,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -34,18 +39,27 @@ class exchange {
 public:
     using channel = boost::asio::experimental::concurrent_channel<void(boost::system::error_code, std::string, bool)>;
 
-    exchange(boost::asio::any_io_executor ex, std::size_t capacity) : channel_(std::move(ex), capacity) {}
+    /// @param max_messages messages queued and not yet taken by the writer
+    /// @param max_bytes their bytes (one message is always taken into an empty queue, however
+    /// large: a response must never be refused for its size alone)
+    exchange(boost::asio::any_io_executor ex, std::size_t max_messages, std::size_t max_bytes)
+        : channel_(std::move(ex), max_messages), max_bytes_(max_bytes) {}
 
     /// Queue one message (`final`: the response that completes the stream). Never blocks; a
-    /// reader that fell `capacity` messages behind loses its stream (reason `overflow`).
+    /// reader that fell `max_messages` messages or `max_bytes` bytes behind loses its stream
+    /// (reason `overflow`).
     void push(std::string text, bool final);
+    /// The next message: `(error, text, final)`; an error once the stream ended (`reason()` says
+    /// why).
+    boost::asio::awaitable<std::tuple<boost::system::error_code, std::string, bool>> next();
     /// End the stream; the reader's next receive fails and `reason()` says why.
     void end(end_reason why);
     end_reason reason() const noexcept { return reason_.load(); }
-    channel& messages() noexcept { return channel_; }
 
 private:
     channel channel_;
+    std::size_t max_bytes_;
+    std::atomic<std::size_t> queued_bytes_{0};
     std::atomic<end_reason> reason_{end_reason::none};
 };
 
@@ -53,12 +67,21 @@ private:
 /// principal it belongs to.
 class http_session : public std::enable_shared_from_this<http_session> {
 public:
-    http_session(std::string id, mcp::principal caller) : id_(std::move(id)), caller_(std::move(caller)) { touch(); }
+    /// @param owner whose share of the session table it counts against (see session_policy.hpp)
+    http_session(std::string id, mcp::principal caller, std::string owner = {})
+        : id_(std::move(id)), caller_(std::move(caller)), owner_(std::move(owner)), credential_(caller_.credential) {
+        touch();
+    }
 
     void attach(std::shared_ptr<mcp::connection> c) { connection_ = std::move(c); }
     mcp::connection& connection() const noexcept { return *connection_; }
     const std::string& id() const noexcept { return id_; }
+    const std::string& owner() const noexcept { return owner_; }
     const mcp::principal& caller() const noexcept { return caller_; }
+    /// A request of this session came with `who`'s credential (same principal id): when it is
+    /// another credential than the last one (a refreshed token, more scopes after a step-up),
+    /// the connection's calls see it from now on.
+    void update_caller(const mcp::principal& who);
 
     /// The send function for `server::connect_routed`: a message for a request goes to that
     /// request's stream, anything else to the newest GET stream; with no stream, it is dropped.
@@ -82,28 +105,38 @@ public:
     void touch() noexcept { last_used_.store(std::chrono::steady_clock::now().time_since_epoch().count()); }
     /// Unused for `idle` and no stream open.
     bool expired(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const;
+    /// What the session table's admission rule needs to know (valid while this session lives).
+    session_facts facts(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const;
 
 private:
     void deliver(std::string text, const mcp::message_route& route);
+    std::chrono::steady_clock::time_point last_used() const noexcept {
+        return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_used_.load()));
+    }
 
     std::string id_;
     mcp::principal caller_;
+    std::string owner_;
     std::shared_ptr<mcp::connection> connection_;
+    std::shared_ptr<const mcp::credential> credential_;  // the latest one handed on; guarded by mu_
     std::atomic<std::chrono::steady_clock::rep> last_used_{0};
     // Guards the stream tables only; held for lookups, never while sending.
     mutable std::mutex mu_;
     std::map<jsonrpc::request_id, std::shared_ptr<exchange>> requests_;
     std::vector<std::shared_ptr<exchange>> streams_;
+    std::size_t requests_opened_ = 0;  // its initialize is the first
+    bool stream_opened_ = false;
     bool closed_ = false;
 };
 
-/// The live sessions, bounded in number and expiring when idle.
+/// The live sessions, bounded in number and per owner (session_policy.hpp), expiring when idle.
 class session_table {
 public:
-    session_table(std::size_t max, std::chrono::milliseconds idle) : max_(max), idle_(idle) {}
+    session_table(session_limits limits, std::chrono::milliseconds idle) : limits_(limits), idle_(idle) {}
 
-    /// Add a session. @return false if `max` sessions are live
-    bool add(std::shared_ptr<http_session> s);
+    /// Add a session, after closing the one that must give way for it, if any.
+    /// @return nothing, or why it was refused (then nothing was closed)
+    std::optional<http_policy::refusal> add(std::shared_ptr<http_session> s);
     /// The live session with this id, or null (unknown or expired; an expired one is closed).
     std::shared_ptr<http_session> find(std::string_view id);
     /// Remove and return the session (DELETE).
@@ -115,7 +148,7 @@ public:
     std::size_t size() const;
 
 private:
-    std::size_t max_;
+    session_limits limits_;
     std::chrono::milliseconds idle_;
     mutable std::mutex mu_;
     std::unordered_map<std::string, std::shared_ptr<http_session>> sessions_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/transport/stdio.hpp>
 
+#include "output_backlog.hpp"
+
 #include <candor/jsonrpc/encode.hpp>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -60,13 +62,15 @@ bool write_all(int fd, std::string_view data) {
 // (the scheduler lets a woken thread preempt), one write(2) and two context switches each.
 class line_writer {
 public:
-    line_writer(int fd, boost::asio::io_context& ioc) : fd_(fd), ioc_(ioc), thread_([this] { run(); }) {}
+    line_writer(int fd, boost::asio::io_context& ioc, detail::output_backlog& backlog)
+        : fd_(fd), ioc_(ioc), backlog_(backlog), thread_([this] { run(); }) {}
     ~line_writer() { finish(); }
 
     void push(std::string message) {
         {
             std::lock_guard lock(mutex_);
-            if (closing_) return;
+            if (closing_ || failed_) return;  // a failed output takes nothing more: it cannot be written
+            backlog_.add(message.size() + 1);
             queue_.push_back(std::move(message));
         }
         if (!wake_posted_.exchange(true, std::memory_order_acq_rel)) boost::asio::post(ioc_, [this] { wake(); });
@@ -106,7 +110,7 @@ private:
             }
             if (batch.size() == 1) {
                 batch.front().push_back('\n');
-                if (!failed_ && !write_all(fd_, batch.front())) failed_ = true;
+                write(batch.front());
             } else {
                 buffer.clear();
                 for (auto& m : batch) {
@@ -114,19 +118,31 @@ private:
                     buffer.push_back('\n');
                     // Keep one system call from holding megabytes.
                     if (buffer.size() >= (1u << 20)) {
-                        if (!failed_ && !write_all(fd_, buffer)) failed_ = true;
+                        write(buffer);
                         buffer.clear();
                     }
                 }
-                if (!failed_ && !write_all(fd_, buffer)) failed_ = true;
+                write(buffer);
                 if (buffer.capacity() > (4u << 20)) buffer = std::string();
             }
             batch.clear();
         }
     }
 
+    // Writes one buffer of queued messages (unless the output failed before) and counts it out
+    // of the backlog. A failure releases the input's brake: nothing more can be written, so
+    // holding the input back would only stall the server.
+    void write(std::string_view data) {
+        if (!failed_ && !write_all(fd_, data)) {
+            failed_ = true;
+            backlog_.release();
+        }
+        backlog_.remove(data.size());
+    }
+
     int fd_;
     boost::asio::io_context& ioc_;
+    detail::output_backlog& backlog_;
     std::atomic<bool> wake_posted_{false};
     std::mutex mutex_;
     std::condition_variable ready_;
@@ -152,8 +168,8 @@ std::string too_large_error(std::size_t limit) {
 // end, `finish` writes what is left, blocking.
 class reactor_writer {
 public:
-    reactor_writer(boost::asio::io_context& ioc, int fd)
-        : ioc_(ioc), fd_(fd), flags_(::fcntl(fd, F_GETFL)), descriptor_(ioc) {}
+    reactor_writer(boost::asio::io_context& ioc, int fd, detail::output_backlog& backlog)
+        : ioc_(ioc), fd_(fd), flags_(::fcntl(fd, F_GETFL)), descriptor_(ioc), backlog_(backlog) {}
 
     /// False if the descriptor could not be taken over (then a thread writes instead).
     bool start() {
@@ -174,7 +190,8 @@ public:
     void push(std::string message) {
         message.push_back('\n');
         std::lock_guard lock(mutex_);
-        if (closing_) return;
+        if (closing_ || failed_) return;  // a failed output takes nothing more: it cannot be written
+        backlog_.add(message.size());
         queue_.push_back(std::move(message));
         if (!flush_posted_ && !waiting_) {
             flush_posted_ = true;
@@ -215,6 +232,7 @@ private:
             }
             const ssize_t n = ::writev(fd_, parts.data(), static_cast<int>(count));
             if (n >= 0) {
+                backlog_.remove(static_cast<std::size_t>(n));
                 std::size_t left = static_cast<std::size_t>(n);
                 while (left > 0 && left >= queue_.front().size() - sent_) {
                     left -= queue_.front().size() - sent_;
@@ -235,14 +253,27 @@ private:
                                        });
                 return;
             }
-            failed_ = true;
+            fail();
         }
+    }
+
+    // The output is gone: what is queued can never be written. It leaves the backlog, and the
+    // input's brake is released (holding the input back would only stall the server).
+    void fail() {
+        failed_ = true;
+        std::size_t dropped = 0;
+        for (const auto& m : queue_) dropped += m.size();
+        backlog_.remove(dropped - sent_);
+        queue_.clear();
+        sent_ = 0;
+        backlog_.release();
     }
 
     boost::asio::io_context& ioc_;
     int fd_;
     int flags_;
     boost::asio::posix::stream_descriptor descriptor_;
+    detail::output_backlog& backlog_;
     std::mutex mutex_;
     std::deque<std::string> queue_;  // each ends in a newline; sent_ bytes of the first are out
     std::size_t sent_ = 0;
@@ -258,9 +289,13 @@ class line_splitter {
 public:
     explicit line_splitter(std::size_t max_line) : max_line_(max_line) {}
 
+    /// Hands the lines of `chunk` to `sink`, at most `max_entries` of them; a line not yet ended
+    /// is kept for the next chunk. @return the bytes of `chunk` used (all of it, unless it held
+    /// more than `max_entries` lines)
     template <class Sink>  // sink(std::optional<std::string>)
-    void feed(std::string_view chunk, Sink&& sink) {
-        while (!chunk.empty()) {
+    std::size_t feed(std::string_view chunk, Sink&& sink, std::size_t max_entries) {
+        const std::size_t size = chunk.size();
+        for (std::size_t entries = 0; !chunk.empty() && entries < max_entries;) {
             const auto nl = chunk.find('\n');
             const std::string_view part = chunk.substr(0, nl);
             if (!discarding_) {
@@ -271,17 +306,22 @@ public:
                     line_.append(part);
                 }
             }
-            if (nl == std::string_view::npos) return;
+            if (nl == std::string_view::npos) return size;
             chunk.remove_prefix(nl + 1);
             if (discarding_) {
                 discarding_ = false;
                 sink(std::optional<std::string>());
+                ++entries;
                 continue;
             }
             if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-            if (!line_.empty()) sink(std::optional<std::string>(std::move(line_)));
+            if (!line_.empty()) {
+                sink(std::optional<std::string>(std::move(line_)));
+                ++entries;
+            }
             line_ = std::string();
         }
+        return size - chunk.size();
     }
 
     /// End of input: a last line without its newline is still a message.
@@ -321,21 +361,24 @@ void grow_pipe(int fd, std::size_t bytes) {
     (void)::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(bytes));  // refused: stays as it was
 }
 
-class reactor_reader : public std::enable_shared_from_this<reactor_reader> {
+// Where the input's bytes come from. `read` asks for the next chunk, and is called again only
+// after its handler ran: the handler runs on the io_context with the bytes (valid until the next
+// `read`), or with an error at the end of the input.
+class input_source {
+public:
+    using handler = std::function<void(boost::system::error_code, std::string_view)>;
+    virtual ~input_source() = default;
+    virtual void read(handler h) = 0;
+    /// No more chunks; a read in progress ends with `operation_aborted`, or never.
+    virtual void stop() = 0;
+};
+
+// A pipe or a socket, read by the io_context itself (epoll).
+class polled_input final : public input_source {
 public:
     // `flags`: the descriptor's flags before the transport touched it (the writer may have made
     // it non-blocking already when stdin and stdout are one socket).
-    reactor_reader(boost::asio::io_context& ioc, int fd, int flags, std::size_t max_line,
-                   std::shared_ptr<mcp::connection> conn, std::function<void(std::string)> send,
-                   std::atomic<bool>& input_ended)
-        : fd_(fd),
-          flags_(flags),
-          descriptor_(ioc),
-          split_(max_line),
-          max_line_(max_line),
-          conn_(std::move(conn)),
-          send_(std::move(send)),
-          input_ended_(input_ended) {}
+    polled_input(boost::asio::io_context& ioc, int fd, int flags) : fd_(fd), flags_(flags), descriptor_(ioc) {}
 
     /// False if the descriptor could not be taken over (then a thread reads instead).
     bool start() {
@@ -350,12 +393,17 @@ public:
             ::close(copy);
             return false;
         }
-        read();
         return true;
     }
 
-    /// Stop reading.
-    void stop() {
+    void read(handler h) override {
+        descriptor_.async_read_some(boost::asio::buffer(buffer_),
+                                    [this, h = std::move(h)](boost::system::error_code ec, std::size_t n) {
+                                        h(ec, std::string_view(buffer_.data(), n));
+                                    });
+    }
+
+    void stop() override {
         boost::system::error_code ignored;
         descriptor_.close(ignored);
     }
@@ -366,14 +414,138 @@ public:
     void restore_flags() { ::fcntl(fd_, F_SETFL, flags_); }
 
 private:
-    void read() {
-        descriptor_.async_read_some(
-            boost::asio::buffer(buffer_),
-            [self = shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_read(ec, n); });
+    int fd_;
+    int flags_;
+    boost::asio::posix::stream_descriptor descriptor_;
+    std::array<char, 64 * 1024> buffer_{};
+};
+
+// A terminal or a regular file, which epoll refuses: a thread blocks in read(2), one chunk per
+// `read`. After a signal it may stay blocked on an open input while serve_stdio returns, so what
+// it shares lives in `shared`, and it posts nothing once `gone` is set.
+class threaded_input final : public input_source {
+public:
+    threaded_input(boost::asio::io_context& ioc, int fd) : shared_(std::make_shared<state>()) {
+        shared_->ioc = &ioc;
+        thread_ = std::thread([fd, s = shared_] { run(fd, *s); });
     }
 
-    void on_read(boost::system::error_code ec, std::size_t n) {
-        if (ec == boost::asio::error::operation_aborted) return;
+    ~threaded_input() override {
+        stop();
+        bool blocked = false;
+        {
+            std::lock_guard lock(shared_->mutex);
+            blocked = shared_->reading;
+        }
+        // Blocked on an open input (after a signal): it will post nothing and end with its read.
+        if (blocked) {
+            thread_.detach();
+        } else {
+            thread_.join();
+        }
+    }
+
+    void read(handler h) override {
+        {
+            std::lock_guard lock(shared_->mutex);
+            shared_->next = std::move(h);
+        }
+        shared_->wanted.notify_one();
+    }
+
+    void stop() override {
+        {
+            std::lock_guard lock(shared_->mutex);
+            shared_->gone = true;
+            shared_->next = nullptr;  // it holds whoever owns this source
+        }
+        shared_->wanted.notify_one();
+    }
+
+private:
+    struct state {
+        std::mutex mutex;
+        std::condition_variable wanted;
+        handler next;  // set by `read`, taken by the thread
+        bool gone = false;
+        bool reading = false;
+        boost::asio::io_context* ioc = nullptr;
+        std::vector<char> buffer = std::vector<char>(64 * 1024);
+    };
+
+    static void run(int fd, state& s) {
+        for (;;) {
+            handler h;
+            {
+                std::unique_lock lock(s.mutex);
+                s.wanted.wait(lock, [&] { return s.gone || s.next; });
+                if (s.gone) return;
+                h = std::move(s.next);
+                s.next = nullptr;
+                s.reading = true;
+            }
+            ssize_t n;
+            do {
+                n = ::read(fd, s.buffer.data(), s.buffer.size());
+            } while (n < 0 && errno == EINTR);
+            const boost::system::error_code ec =
+                n > 0 ? boost::system::error_code{}
+                      : (n == 0 ? boost::system::error_code(boost::asio::error::eof)
+                                : boost::system::error_code(errno, boost::system::system_category()));
+            std::lock_guard lock(s.mutex);
+            s.reading = false;
+            if (s.gone) return;
+            const std::string_view data(s.buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+            boost::asio::post(*s.ioc, [h = std::move(h), ec, data] { h(ec, data); });
+            if (ec) return;
+        }
+    }
+
+    std::shared_ptr<state> shared_;
+    std::thread thread_;
+};
+
+// Hands the input's lines to the connection, one batch at a time, and asks the output's backlog
+// before each next batch and each read: over its limit, it waits until the client has taken half
+// of it, so a client that does not read its replies ends up blocked in its own writes.
+//
+// The check runs on the connection's strand behind the batch it follows, so the replies of the
+// calls that answered at once are counted; a batch of 64 (one writev's worth of replies) keeps
+// what passes the limit small, and costs one post per 64 messages.
+class input_pump : public std::enable_shared_from_this<input_pump> {
+public:
+    static constexpr std::size_t batch = 64;
+
+    input_pump(std::unique_ptr<input_source> source, std::size_t max_line, std::shared_ptr<mcp::connection> conn,
+               std::function<void(std::string)> send, std::shared_ptr<detail::output_backlog> backlog,
+               std::function<void()> on_end)
+        : source_(std::move(source)),
+          split_(max_line),
+          max_line_(max_line),
+          conn_(std::move(conn)),
+          send_(std::move(send)),
+          backlog_(std::move(backlog)),
+          on_end_(std::move(on_end)) {}
+
+    void start() { read(); }
+
+    /// Nothing more is read or handed over.
+    void stop() {
+        stopped_ = true;
+        source_->stop();
+    }
+
+private:
+    void read() {
+        source_->read([self = shared_from_this()](boost::system::error_code ec, std::string_view data) {
+            if (self->stopped_ || ec == boost::asio::error::operation_aborted) return;
+            self->pending_ = data;
+            self->at_end_ = static_cast<bool>(ec);  // end of input, or an error reading it
+            self->deliver();
+        });
+    }
+
+    void deliver() {
         auto sink = [this](std::optional<std::string> message) {
             if (message) {
                 conn_->receive(std::move(*message));
@@ -381,24 +553,37 @@ private:
                 send_(too_large_error(max_line_));
             }
         };
-        split_.feed(std::string_view(buffer_.data(), n), sink);
-        if (ec) {  // end of input, or an error reading it
+        pending_.remove_prefix(split_.feed(pending_, sink, batch));
+        if (at_end_ && pending_.empty()) {
             split_.finish(sink);
-            input_ended_ = true;
+            on_end_();
             return;
         }
-        read();
+        boost::asio::post(conn_->strand(), [self = shared_from_this()] { self->next(); });
     }
 
-    int fd_;
-    int flags_;
-    boost::asio::posix::stream_descriptor descriptor_;
+    void next() {
+        if (stopped_) return;
+        const bool held = backlog_->hold(
+            [self = shared_from_this()] { boost::asio::post(self->conn_->strand(), [self] { self->next(); }); });
+        if (held) return;
+        if (pending_.empty()) {
+            read();
+        } else {
+            deliver();
+        }
+    }
+
+    std::unique_ptr<input_source> source_;
     line_splitter split_;
     std::size_t max_line_;
     std::shared_ptr<mcp::connection> conn_;
     std::function<void(std::string)> send_;
-    std::atomic<bool>& input_ended_;
-    std::array<char, 64 * 1024> buffer_{};
+    std::shared_ptr<detail::output_backlog> backlog_;
+    std::function<void()> on_end_;
+    std::atomic<bool> stopped_{false};
+    std::string_view pending_;  // what the last chunk still holds
+    bool at_end_ = false;
 };
 
 }  // namespace
@@ -408,14 +593,15 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
     boost::asio::io_context ioc;
     auto work = boost::asio::make_work_guard(ioc);
     const int input_flags = ::fcntl(opts.input_fd, F_GETFL);  // before anything changes them
+    auto backlog = std::make_shared<detail::output_backlog>(opts.max_unsent_output_bytes);
     std::optional<reactor_writer> polled_out;
     std::optional<line_writer> threaded_out;
     grow_pipe(opts.output_fd, opts.output_pipe_bytes);
     if (pollable(opts.output_fd)) {
-        polled_out.emplace(ioc, opts.output_fd);
+        polled_out.emplace(ioc, opts.output_fd, *backlog);
         if (!polled_out->start()) polled_out.reset();
     }
-    if (!polled_out) threaded_out.emplace(opts.output_fd, ioc);
+    if (!polled_out) threaded_out.emplace(opts.output_fd, ioc, *backlog);
     const std::function<void(std::string)> send = [&](std::string m) {
         if (polled_out) {
             polled_out->push(std::move(m));
@@ -440,63 +626,19 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
         });
     }
 
-    std::shared_ptr<reactor_reader> polled;
+    std::unique_ptr<input_source> source;
+    polled_input* polled = nullptr;  // owned by `source`
     if (pollable(opts.input_fd)) {
-        polled = std::make_shared<reactor_reader>(ioc, opts.input_fd, input_flags, max_line, conn, send, input_ended);
-        if (!polled->start()) polled.reset();
+        auto p = std::make_unique<polled_input>(ioc, opts.input_fd, input_flags);
+        if (p->start()) {
+            polled = p.get();
+            source = std::move(p);
+        }
     }
-
-    // Otherwise a thread blocks in read(2), which works for terminals and regular files too.
-    // After a signal it may stay blocked on an open input while serve_stdio returns, so what it
-    // shares with us lives in `link`, and it delivers nothing once `link->gone` is set.
-    struct reader_link {
-        std::mutex mutex;
-        bool gone = false;
-        bool done = false;
-    };
-    auto link = std::make_shared<reader_link>();
-    std::thread reader;
-    if (!polled) {
-        // What one read(2) brought goes to the io_context in one post: one wake-up per chunk,
-        // not one per message.
-        using batch = std::vector<std::optional<std::string>>;
-        auto deliver = [link, conn, &ioc, &send, max_line](batch& lines) {
-            if (lines.empty()) return;
-            std::lock_guard lock(link->mutex);
-            if (link->gone) return;
-            boost::asio::post(ioc, [conn, &send, max_line, b = std::move(lines)]() mutable {
-                for (auto& message : b) {
-                    if (message) {
-                        conn->receive(std::move(*message));
-                    } else {
-                        send(too_large_error(max_line));
-                    }
-                }
-            });
-            lines.clear();
-        };
-        auto finished = [link, &ioc, &input_ended] {
-            std::lock_guard lock(link->mutex);
-            link->done = true;
-            if (!link->gone) boost::asio::post(ioc, [&input_ended] { input_ended = true; });
-        };
-        reader = std::thread([fd = opts.input_fd, max_line, deliver, finished] {
-            line_splitter split(max_line);
-            std::vector<char> buf(64 * 1024);
-            batch lines;
-            auto sink = [&lines](std::optional<std::string> message) { lines.push_back(std::move(message)); };
-            for (;;) {
-                const ssize_t n = ::read(fd, buf.data(), buf.size());
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
-                split.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), sink);
-                deliver(lines);
-            }
-            split.finish(sink);
-            deliver(lines);
-            finished();
-        });
-    }
+    if (!source) source = std::make_unique<threaded_input>(ioc, opts.input_fd);
+    auto pump = std::make_shared<input_pump>(std::move(source), max_line, conn, send, backlog,
+                                             [&input_ended] { input_ended = true; });
+    pump->start();
 
     std::vector<std::thread> pool;
     for (std::size_t i = 1; i < opts.threads; ++i) pool.emplace_back([&] { ioc.run(); });
@@ -506,7 +648,7 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
     while (!input_ended && !ioc.stopped()) ioc.run_one();
     signals.cancel();
     work.reset();
-    if (polled) boost::asio::post(ioc, [polled] { polled->stop(); });  // a pending read is work too
+    boost::asio::post(ioc, [pump] { pump->stop(); });  // a pending read is work too
     if (cancel_calls) conn->close();
     ioc.run_for(opts.shutdown_grace);
     if (!ioc.stopped()) {
@@ -515,24 +657,12 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
         ioc.stop();
     }
     for (auto& t : pool) t.join();
-    if (polled) polled->stop();  // again, in case the io_context stopped before the post ran
+    pump->stop();        // again, in case the io_context stopped before the post ran
+    backlog->release();  // a held pump's resumption holds the pump: let it go
 
-    bool reader_finished = true;
-    if (reader.joinable()) {
-        std::lock_guard lock(link->mutex);
-        link->gone = true;
-        reader_finished = link->done;
-    }
     conn->close();
     const bool ok = polled_out ? polled_out->finish() : threaded_out->finish();
     if (polled) polled->restore_flags();
-    if (reader.joinable()) {
-        if (reader_finished) {
-            reader.join();
-        } else {
-            reader.detach();  // blocked on an open input after a signal; it will deliver nothing
-        }
-    }
     return ok ? 0 : 1;
 }
 

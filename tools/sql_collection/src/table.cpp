@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/sql_collection/table.hpp>
 
+#include <cctype>
+#include <functional>
 #include <stdexcept>
 
 namespace candor::sql_collection {
@@ -118,18 +120,36 @@ boost::system::result<void, db_error> create_table(sql_database& db, const table
     }
     const auto t = detail::quoted(spec.table);
     const auto k = detail::quoted(spec.key);
-    const std::string statements[] = {
+    std::vector<std::string> statements = {
         "CREATE TABLE IF NOT EXISTS candor_sql_sequence(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS candor_sql_writer(name TEXT PRIMARY KEY, open INTEGER NOT NULL)",
         "CREATE TABLE IF NOT EXISTS " + t + "(" + cols + "candor_from INTEGER NOT NULL, candor_to INTEGER)",
         "CREATE INDEX IF NOT EXISTS " + detail::quoted(spec.table + "_key_version") + " ON " + t + "(" + k +
             ", candor_from)",
         "CREATE UNIQUE INDEX IF NOT EXISTS " + detail::quoted(spec.table + "_key_current") + " ON " + t + "(" + k +
             ") WHERE candor_to IS NULL",
     };
+    // The guard: a write that did not open the table's writer row in its own transaction (a
+    // plain INSERT, UPDATE or DELETE from another program) is refused, so that no pinned
+    // snapshot can change under a walk. The table name is validated ([a-z_][a-z0-9_]*), so it
+    // can stand in the SQL texts below.
+    for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
+        std::string trigger = spec.table + "_candor_guard_" + op;
+        for (auto& c : trigger) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        statements.push_back(
+            "CREATE TRIGGER IF NOT EXISTS " + detail::quoted(trigger) + " BEFORE " + op + " ON " + t +
+            " WHEN NOT coalesce((SELECT open FROM candor_sql_writer WHERE name = '" + spec.table +
+            "'), 0) BEGIN SELECT RAISE(ABORT, 'candor: table " + spec.table +
+            " is versioned for pinned snapshots; write it through candor::sql_collection (insert_rows, "
+            "update_row, delete_row), never with a plain " +
+            op + "'); END");
+    }
     for (const auto& s : statements)
         if (auto r = db.execute(s, {}); !r) return r.error();
     const sql_value name[] = {spec.table};
     if (auto r = db.execute("INSERT OR IGNORE INTO candor_sql_sequence(name, value) VALUES(?, 0)", name); !r)
+        return r.error();
+    if (auto r = db.execute("INSERT OR IGNORE INTO candor_sql_writer(name, open) VALUES(?, 0)", name); !r)
         return r.error();
     return {};
 }
@@ -155,6 +175,34 @@ boost::system::result<std::int64_t, db_error> next_sequence(sql_database& db, co
     return current_sequence(db, spec);
 }
 
+// Every write of a versioned table, in one transaction (a savepoint inside the caller's): open
+// the table's writer row (what the guard triggers let through), take the next sequence
+// number, run `write(tx, seq)`, close the writer row again. The row is never committed open.
+boost::system::result<void, db_error> versioned_write(
+    sql_database& db, const table_spec& spec,
+    const std::function<boost::system::result<void, db_error>(sql_database&, std::int64_t)>& write) {
+    return db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {
+        const sql_value name[] = {spec.table};
+        if (auto r = tx.execute("UPDATE candor_sql_writer SET open = 1 WHERE name = ?", name); !r) return r.error();
+        auto seq = next_sequence(tx, spec);
+        if (!seq) return seq.error();
+        if (auto r = write(tx, *seq); !r) return r;
+        if (auto r = tx.execute("UPDATE candor_sql_writer SET open = 0 WHERE name = ?", name); !r) return r.error();
+        return {};
+    });
+}
+
+// Close the current version of the row with `key` at `seq`. @return whether there was one
+boost::system::result<bool, db_error> close_current(sql_database& tx, const table_spec& spec,
+                                                    const boost::json::value& key, std::int64_t seq) {
+    const sql_value params[] = {seq, detail::to_sql(key)};
+    auto closed = tx.execute("UPDATE " + detail::quoted(spec.table) + " SET candor_to = ? WHERE " +
+                                 detail::quoted(spec.key) + " = ? AND candor_to IS NULL",
+                             params);
+    if (!closed) return closed.error();
+    return *closed != 0;
+}
+
 }  // namespace
 
 boost::system::result<void, db_error> insert_rows(sql_database& db, const table_spec& spec,
@@ -167,9 +215,7 @@ boost::system::result<void, db_error> insert_rows(sql_database& db, const table_
     }
     const std::string sql =
         "INSERT INTO " + detail::quoted(spec.table) + "(" + cols + "candor_from) VALUES(" + marks + "?)";
-    return db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {
-        auto seq = next_sequence(tx, spec);
-        if (!seq) return seq.error();
+    return versioned_write(db, spec, [&](sql_database& tx, std::int64_t seq) -> boost::system::result<void, db_error> {
         std::vector<sql_value> params;
         for (const auto& row : rows) {
             params.clear();
@@ -177,7 +223,7 @@ boost::system::result<void, db_error> insert_rows(sql_database& db, const table_
                 const auto* v = row.if_contains(f.name);
                 params.push_back(v ? detail::to_sql(*v) : sql_value{nullptr});
             }
-            params.emplace_back(*seq);
+            params.emplace_back(seq);
             if (auto r = tx.execute(sql, params); !r) return r.error();
         }
         return {};
@@ -211,35 +257,50 @@ boost::system::result<bool, db_error> update_row(sql_database& db, const table_s
         if (!f || f->name == spec.key)
             throw std::invalid_argument("sql_collection: update_row cannot change '" + std::string(kv.key()) + "'");
     }
-    auto seq = next_sequence(db, spec);
-    if (!seq) return seq.error();
-    const auto t = detail::quoted(spec.table);
-    const auto k = detail::quoted(spec.key);
-    const sql_value close_params[] = {*seq, detail::to_sql(key)};
-    auto closed =
-        db.execute("UPDATE " + t + " SET candor_to = ? WHERE " + k + " = ? AND candor_to IS NULL", close_params);
-    if (!closed) return closed.error();
-    if (*closed == 0) return false;
-    // Copy the closed version, with the changed fields taken from parameters.
-    std::string cols;
-    std::string select;
-    std::vector<sql_value> params;
-    for (const auto& f : spec.fields) {
-        cols += detail::quoted(f.name) + ", ";
-        if (const auto* v = changes.if_contains(f.name)) {
-            select += "?, ";
-            params.push_back(detail::to_sql(*v));
-        } else {
-            select += detail::quoted(f.name) + ", ";
-        }
-    }
-    params.emplace_back(*seq);
-    params.push_back(detail::to_sql(key));
-    params.emplace_back(*seq);
-    const std::string sql = "INSERT INTO " + t + "(" + cols + "candor_from) SELECT " + select + "? FROM " + t +
-                            " WHERE " + k + " = ? AND candor_to = ?";
-    if (auto r = db.execute(sql, params); !r) return r.error();
-    return true;
+    bool found = false;
+    auto r =
+        versioned_write(db, spec, [&](sql_database& tx, std::int64_t seq) -> boost::system::result<void, db_error> {
+            auto closed = close_current(tx, spec, key, seq);
+            if (!closed) return closed.error();
+            if (!(found = *closed)) return {};
+            // Copy the closed version, with the changed fields taken from parameters.
+            std::string cols;
+            std::string select;
+            std::vector<sql_value> params;
+            for (const auto& f : spec.fields) {
+                cols += detail::quoted(f.name) + ", ";
+                if (const auto* v = changes.if_contains(f.name)) {
+                    select += "?, ";
+                    params.push_back(detail::to_sql(*v));
+                } else {
+                    select += detail::quoted(f.name) + ", ";
+                }
+            }
+            params.emplace_back(seq);
+            params.push_back(detail::to_sql(key));
+            params.emplace_back(seq);
+            const auto t = detail::quoted(spec.table);
+            const std::string sql = "INSERT INTO " + t + "(" + cols + "candor_from) SELECT " + select + "? FROM " + t +
+                                    " WHERE " + detail::quoted(spec.key) + " = ? AND candor_to = ?";
+            if (auto ins = tx.execute(sql, params); !ins) return ins.error();
+            return {};
+        });
+    if (!r) return r.error();
+    return found;
+}
+
+boost::system::result<bool, db_error> delete_row(sql_database& db, const table_spec& spec,
+                                                 const boost::json::value& key) {
+    bool found = false;
+    auto r =
+        versioned_write(db, spec, [&](sql_database& tx, std::int64_t seq) -> boost::system::result<void, db_error> {
+            auto closed = close_current(tx, spec, key, seq);
+            if (!closed) return closed.error();
+            found = *closed;
+            return {};
+        });
+    if (!r) return r.error();
+    return found;
 }
 
 }  // namespace candor::sql_collection

@@ -42,6 +42,9 @@ inline constexpr std::string_view internal_error = "INTERNAL_ERROR";
 inline constexpr std::string_view deadline_exceeded = "DEADLINE_EXCEEDED";
 /// The connection already has the maximum number of tool calls in flight.
 inline constexpr std::string_view too_many_calls_in_flight = "TOO_MANY_CALLS_IN_FLIGHT";
+/// Stateless revision: the call needs more answers from the client than the sealed request
+/// state may carry (`server_options::max_request_state_bytes`).
+inline constexpr std::string_view request_state_too_large = "REQUEST_STATE_TOO_LARGE";
 }  // namespace error_codes
 
 /// Codes of the validation pipeline (docs/validation.md): `errors[].code`, except where noted.

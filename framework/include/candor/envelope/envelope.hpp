@@ -80,7 +80,7 @@ std::string_view to_string(continuation::kind k) noexcept;
 
 /// What `complete` covers. Empty fields are filled in by the framework: `resource` with the
 /// tool's name, `visibility` with "caller" (the caller's own view), `snapshot` with "none" (no
-/// snapshot semantics declared; the completeness issue adds "pinned" and "live").
+/// snapshot semantics declared; the paging module adds "pinned" and "live").
 struct scope {
     std::string resource;
     std::string visibility;

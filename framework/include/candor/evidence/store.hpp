@@ -5,17 +5,14 @@
 ///
 /// A snapshot token names a walk; the store holds the walk's exact id set, so that an
 /// evidence-gated action can check, before it runs, that every id it is asked to touch was
-/// delivered by that (complete) walk. Implementations: in memory (one process, tests) and
-/// SQLite (survives restarts, shared by processes on one host); PostgreSQL can come later
-/// behind the same interface.
+/// delivered by that (complete) walk. Implementations: in memory (one process, tests; here) and
+/// SQLite (survives restarts, shared by processes on one host; sqlite_store.hpp, component
+/// sqlite); PostgreSQL can come later behind the same interface.
 ///
 /// The interface is synchronous and each call is short (an insert batch or one indexed
 /// lookup per id); implementations are thread-safe.
 
 #include <candor/evidence/seal.hpp>
-
-#include <boost/assert/source_location.hpp>
-#include <boost/system/result.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -56,14 +53,5 @@ public:
 
 /// An in-process store (a hash set per walk).
 std::shared_ptr<evidence_store> make_memory_store();
-
-/// Why the SQLite store could not be opened.
-enum class store_error { open_failed, schema_failed };
-std::string_view to_string(store_error e) noexcept;
-[[noreturn]] void throw_exception_from_error(store_error e, const boost::source_location& loc);
-
-/// A store in a SQLite database file (":memory:" for a private in-memory database). Creates
-/// its tables (`candor_evidence_walk`, `candor_evidence_id`) if they do not exist.
-boost::system::result<std::shared_ptr<evidence_store>, store_error> open_sqlite_store(const std::string& path);
 
 }  // namespace candor::evidence

@@ -32,6 +32,15 @@ enum class error_code : int {
     /// A resource reader, prompt or completer ran past its deadline and was stopped (the
     /// TypeScript SDK's `RequestTimeout`); `data.code` is `DEADLINE_EXCEEDED`.
     request_timeout = -32001,
+    /// MCP 2026-07-28, Streamable HTTP: a required header (`MCP-Protocol-Version`, `Mcp-Method`,
+    /// `Mcp-Name`, `Mcp-Param-…`) is missing, malformed, or does not match the body.
+    header_mismatch = -32020,
+    /// MCP 2026-07-28: the request needs a client capability it did not declare in `_meta`
+    /// (`data.requiredCapabilities`).
+    missing_required_client_capability = -32021,
+    /// MCP 2026-07-28: the protocol version in `_meta` is not served (`data.supported`,
+    /// `data.requested`).
+    unsupported_protocol_version = -32022,
 };
 
 /// A request id: a string or an integer that fits in 64 bits signed.
@@ -109,6 +118,8 @@ struct rejection {
 /// Makes `result<T, rejection>::value()` throw `std::logic_error` (the caller should have
 /// checked).
 [[noreturn]] void throw_exception_from_error(const rejection& r, const boost::source_location& loc);
+/// The same for `result<T, error_object>`.
+[[noreturn]] void throw_exception_from_error(const error_object& e, const boost::source_location& loc);
 
 /// `{code, path, message, limit?, offset?}`: an intake violation as error data.
 boost::json::object to_json(const json::violation& v);

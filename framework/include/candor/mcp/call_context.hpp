@@ -19,13 +19,38 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace candor::mcp {
+
+/// What an authenticator established about a caller besides its id: for OAuth, the verified
+/// claims of the access token (never the token itself).
+struct credential {
+    /// The token's issuer (`iss`) and subject (`sub`).
+    std::string issuer;
+    std::string subject;
+    /// The OAuth client the token was issued to (`client_id`, else `azp`); may be empty.
+    std::string client_id;
+    /// Granted scopes (broader scopes already expanded to the narrower ones they imply).
+    std::vector<std::string> scopes;
+    /// Groups or roles from the configured claim; empty when none is configured.
+    std::vector<std::string> groups;
+    /// When the token expires.
+    std::chrono::system_clock::time_point expires_at;
+
+    /// @return true if `scope` was granted
+    bool has_scope(std::string_view scope) const noexcept;
+    /// @return true if the caller is in `group`
+    bool in_group(std::string_view group) const noexcept;
+};
 
 /// Who is calling, as the transport established it (bearer token, OS user, …). An empty `id`
 /// is an anonymous caller (e.g. stdio without authentication).
 struct principal {
     std::string id;
+    /// The verified facts behind `id` (OAuth); null when the transport has none (stdio, static
+    /// bearer tokens, in-memory): then a tool's required scopes do not apply to the caller.
+    std::shared_ptr<const mcp::credential> credential;
 };
 
 /// The connection-level facts a tool may want: who the client is and what it speaks.
@@ -66,6 +91,15 @@ struct sampling_result {
     boost::json::value content;
     std::string model;
     std::string stop_reason;  ///< empty when the client gave none
+};
+
+/// One request to the client, for `call_context::request_client_all`.
+struct client_request {
+    std::string method;
+    boost::json::object params;
+    /// Its key in the `inputRequests` of an `input_required` result (stateless revision); empty:
+    /// the framework names it ("elicitation_1", …). Keys must differ within one call.
+    std::string key = {};
 };
 
 namespace detail {
@@ -109,9 +143,25 @@ public:
     /// or cancellation the client is sent `notifications/cancelled` for the request.
     /// `elicitation/create`, `sampling/createMessage` and `roots/list` are refused with
     /// `not_supported` (nothing is sent) unless the client declared the matching capability.
+    ///
+    /// On the stateless revision (2026-07-28) there are no requests from server to client: the
+    /// call is answered `input_required` with this request in it, and when the client retries
+    /// with the answer, the tool runs again from the start and this call returns the answer at
+    /// once (multi round-trip requests). So a tool that asks must ask before it changes
+    /// anything, and ask the same questions in the same order when run again on the same
+    /// arguments — the approval gate does. Do not catch what this throws on that revision
+    /// (it is not a `std::exception`); a tool that does is answered `input_required` anyway.
     /// @return the reply's `result`, or why there is none
     boost::asio::awaitable<boost::system::result<boost::json::object, client_request_error>> request_client(
         std::string method, boost::json::object params, std::chrono::milliseconds timeout = std::chrono::minutes(5));
+
+    /// Several requests to the client at once (two questions a form needs together): on the
+    /// handshake revisions they are sent together and awaited together; on the stateless
+    /// revision every one not answered yet goes out in the same `input_required` result.
+    /// @return one outcome per request, in order
+    boost::asio::awaitable<std::vector<boost::system::result<boost::json::object, client_request_error>>>
+    request_client_all(std::vector<client_request> requests,
+                       std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
     /// `elicitation/create`: ask the user through the client. Refused with `not_supported`
     /// (nothing is sent) unless the client declared the capability.

@@ -52,6 +52,13 @@ struct call_record {
     std::string principal;
     std::string client_name;
     std::string client_version;
+    /// The protocol revision the request was served under (the session's, or the stateless
+    /// request's own); empty before `initialize`.
+    std::string protocol_version;
+    /// W3C Trace Context (`traceparent`, `tracestate`) from the request's `_meta`, as sent (at
+    /// most 512 bytes each; longer or malformed values are dropped); empty when absent.
+    std::string traceparent;
+    std::string tracestate;
     /// A known MCP method (`tools/call`, `initialize`, …), or "other" for anything else: method
     /// names a client invents are not recorded.
     std::string method;

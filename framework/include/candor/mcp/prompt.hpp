@@ -40,6 +40,10 @@ struct prompt_request {
     std::map<std::string, std::string, std::less<>> arguments;
     mcp::principal caller;
     session_info session;
+    /// Asks the client (elicitation, sampling, roots) and knows the deadline, as a tool's
+    /// context does, on both revisions (see `call_context::request_client`). Valid while the
+    /// prompt function runs.
+    call_context* context = nullptr;
 };
 
 /// The `prompts/get` result.

@@ -67,6 +67,10 @@ struct resource_request {
     uri_variables variables;
     mcp::principal caller;
     session_info session;
+    /// Asks the client (elicitation, sampling, roots) and knows the deadline, as a tool's
+    /// context does, on both revisions (see `call_context::request_client`). Valid while the
+    /// reader runs.
+    call_context* context = nullptr;
 };
 
 /// Reads a resource. Runs as a coroutine on the connection's strand; nothing (`nullopt`) means

@@ -19,6 +19,7 @@
 #include <candor/mcp/prompt.hpp>
 #include <candor/mcp/protocol.hpp>
 #include <candor/mcp/resource.hpp>
+#include <candor/mcp/stateless.hpp>
 #include <candor/mcp/tool.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -41,6 +42,26 @@
 #include <vector>
 
 namespace candor::mcp {
+
+/// A caching hint of the stateless revision: how long a client may keep a result
+/// (`ttlMs`, never negative) and whether shared caches may (`cacheScope` "public") or only the
+/// caller's own ("private").
+struct cache_hint {
+    std::chrono::milliseconds ttl{0};
+    bool shared = false;
+};
+
+/// The hints `server/discover`, the lists and `resources/read` carry on the stateless revision.
+struct cache_options {
+    /// Versions, capabilities and identity change only with a new build.
+    cache_hint discover{std::chrono::minutes(60), true};
+    /// `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`: the same for
+    /// every caller (changes reach listeners through `subscriptions/listen` at once).
+    cache_hint lists{std::chrono::minutes(5), true};
+    /// `resources/read`: readers see the caller, so the default is private and immediately
+    /// stale; a reader's own hint (`resource_info::cache`) wins.
+    cache_hint reads{std::chrono::milliseconds(0), false};
+};
 
 /// Server-wide settings, each with a documented default.
 struct server_options {
@@ -71,6 +92,18 @@ struct server_options {
     /// Told about every answered call and refused message (journal, metrics, console); see
     /// observer.hpp. More can be added with `server::add_observer` before clients connect.
     std::vector<std::shared_ptr<call_observer>> observers;
+    /// Caching hints on the stateless revision.
+    cache_options caching;
+    /// Seals the `requestState` of multi round-trip requests (stateless revision). Without one,
+    /// a tool's requests to the client (elicitation, sampling, roots) get `not_supported` on
+    /// that revision (said once in the log); `app::run` and `evidence::state_sealer_from` set
+    /// it from the server's key ring.
+    std::shared_ptr<const state_sealer> request_state_sealer;
+    /// How long a client may take to answer an `input_required` result and retry.
+    std::chrono::milliseconds request_state_ttl{std::chrono::minutes(15)};
+    /// Largest sealed `requestState` (it carries the answers of earlier rounds); a call whose
+    /// state would be larger is answered `REQUEST_STATE_TOO_LARGE`.
+    std::size_t max_request_state_bytes = 256u << 10;
 };
 
 /// Why a tool, resource, prompt or completion could not be registered.
@@ -79,6 +112,8 @@ enum class registration_error {
     duplicate_name,  ///< one with this name (URI, URI template) is already registered
     null_handler,    ///< no handler given
     invalid_uri,     ///< not a valid resource URI or level-1 URI template
+    /// an `x-mcp-header` annotation no client could honour (see `server::add_tool`)
+    invalid_header_annotation,
 };
 std::string_view to_string(registration_error e) noexcept;
 [[noreturn]] void throw_exception_from_error(registration_error e, const boost::source_location& loc);
@@ -105,6 +140,7 @@ namespace detail {
 struct server_core;
 class call_state;
 struct pending_reply;
+struct input_round;
 }  // namespace detail
 
 /// One client's session with the server. Created by `server::connect`; shared between the
@@ -138,6 +174,11 @@ public:
     /// Thread-safe; ordered with `receive` (both are posted to the strand).
     void assume_initialized(std::string protocol_version, std::string client_name, std::string client_version);
 
+    /// The transport authenticated the client anew (same principal id, a new credential: a
+    /// refreshed token, or more scopes after a step-up): requests received from now on see
+    /// `caller`; calls already running keep theirs. Thread-safe; ordered with `receive`.
+    void set_caller(mcp::principal caller);
+
     /// The transport is gone: cancel every call in flight and send nothing more. Thread-safe.
     void close();
 
@@ -154,6 +195,28 @@ private:
         std::chrono::steady_clock::time_point received;
         std::size_t bytes_in = 0;
         std::shared_ptr<const tool_handler> tool;
+        /// Who the client is for this request (the session's, or the stateless request's own).
+        std::shared_ptr<const session_info> session;
+        /// The request is of the stateless revision: its result carries `resultType` and
+        /// `_meta` (serverInfo).
+        bool stateless = false;
+        /// W3C Trace Context from the request's `_meta` (any revision), for the records.
+        std::string traceparent;
+        std::string tracestate;
+    };
+    /// How the request being dispatched is served: as the session's revision, or (stateless)
+    /// as the revision, capabilities and client its own `_meta` names.
+    struct request_frame {
+        protocol_rules rules;
+        std::shared_ptr<const session_info> session;
+        /// Stateless revision only: the level the request asked for; none, no log messages.
+        std::optional<log_level> log_threshold;
+    };
+    /// How a result is dressed: plain (handshake revisions), or with `resultType`, the
+    /// server's identity and, for cacheable results, a caching hint.
+    struct reply_style {
+        bool stateless = false;
+        const cache_hint* cache = nullptr;
     };
     enum class phase { awaiting_initialize, initializing, ready };
 
@@ -167,6 +230,19 @@ private:
     template <class Work>
     void post_guarded(Work work);
     void handle_request(jsonrpc::inbound& in, jsonrpc::request& req);
+    /// A request of the stateless revision (its `_meta` names the version): checked, then
+    /// served with the capabilities and client it names, without a session.
+    void handle_stateless(jsonrpc::inbound& in, jsonrpc::request& req);
+    void on_discover(const jsonrpc::request& req);
+    /// `subscriptions/listen`: acknowledge, then deliver the opted-in change notifications on
+    /// this request's route until it is cancelled or the connection closes.
+    void on_listen(const jsonrpc::request& req);
+    /// The frame of a handshake revision request: the session's.
+    void enter_session_frame();
+    /// The style of the request being dispatched (`cache`: its hint if the result is cacheable).
+    reply_style style_of(const cache_hint* cache = nullptr) const noexcept {
+        return reply_style{current_.stateless, current_.stateless ? cache : nullptr};
+    }
     void handle_notification(jsonrpc::inbound& in, jsonrpc::notification& n);
     void on_initialize(const jsonrpc::request& req);
     void on_tools_list(const jsonrpc::request& req);
@@ -174,7 +250,26 @@ private:
     void on_set_level(const jsonrpc::request& req);
     void on_cancelled(const jsonrpc::notification& n);
     void start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
-                    const boost::json::value& arguments, const jsonrpc::request& req);
+                    const boost::json::value& arguments, const jsonrpc::request& req,
+                    std::optional<detail::input_round> inputs);
+    /// A stateless call's multi round-trip state: the answers its retry brings (its
+    /// `requestState`, checked, and its `inputResponses`), or a fresh round; nothing when no
+    /// sealer is configured (requests to the client are then `not_supported`).
+    /// @return the round, or the JSON-RPC error for a state that is not ours, not this request's,
+    ///         not this caller's, or expired
+    boost::system::result<std::optional<detail::input_round>, jsonrpc::error_object> open_inputs(
+        const jsonrpc::request& req, std::string_view target, const boost::json::value& arguments);
+    /// Answer a call that asked the client something: `input_required` with the requests and
+    /// a sealed `requestState` carrying every answer so far.
+    void answer_input_required(const jsonrpc::request_id& id, detail::call_state& state);
+    /// The call state behind the `call_context` of a prompt or a resource read (`target`: the
+    /// prompt's name or the URI): requests to the client on its route, and on the stateless
+    /// revision the multi round-trip state of its retry.
+    /// @return the state, or the JSON-RPC error for a request state that is not this request's
+    boost::system::result<std::shared_ptr<detail::call_state>, jsonrpc::error_object> open_request_context(
+        const jsonrpc::request& req, std::string_view target, const boost::json::value& arguments);
+    /// `,"resultType":"complete","_meta":{serverInfo}` for a result written as text.
+    void append_stateless_fields(std::string& message) const;
     /// The call's coroutine: runs the tool and answers the call (`finish_call`).
     static boost::asio::awaitable<void> run_call(std::weak_ptr<connection> weak, jsonrpc::request_id id,
                                                  std::shared_ptr<tool_handler> tool,
@@ -198,6 +293,11 @@ private:
     /// record a call before its client can see the answer).
     std::size_t send_result(const jsonrpc::request_id& id, const boost::json::value& result,
                             const std::function<void(std::size_t)>& before_send = {});
+    /// Send a result object dressed for `style`.
+    void send_result(const jsonrpc::request_id& id, boost::json::object result, const reply_style& style);
+    /// Add what a stateless result carries: `resultType` (unless set), the server's identity in
+    /// `_meta`, the caching hint.
+    void dress(boost::json::object& result, const reply_style& style) const;
     /// The observers' record of a call answered with `answer` (a checked envelope; null for
     /// content and refusals), sealed with its tool's name as the default resource.
     call_record record_call(const jsonrpc::request_id& id, const call_origin& origin, const envelope::envelope* answer,
@@ -216,6 +316,11 @@ private:
     /// Tell every observer about this session (`session_event`).
     void tell_session(session_event::kind what) const;
     void notify_list_changed(std::string_view method);
+    /// Send `method` to every open `subscriptions/listen` that asked for it (`uri`: a resource
+    /// update, for those subscribed to that URI).
+    void notify_listeners(std::string_view method, const std::string* uri);
+    /// Answer every open `subscriptions/listen` (a graceful end) and forget them.
+    void end_listeners();
     void notify_resource_updated(const std::string& uri);
     void on_response(jsonrpc::response& r);
     // resources, prompts, completion (resource.cpp, prompt.cpp, completion.cpp)
@@ -226,11 +331,15 @@ private:
     void on_prompts_list(const jsonrpc::request& req);
     void on_prompts_get(const jsonrpc::request& req);
     void on_complete(const jsonrpc::request& req);
-    /// Send a result object or a JSON-RPC error.
-    void answer(const jsonrpc::request_id& id, const std::variant<boost::json::object, jsonrpc::error_object>& a);
+    /// Send a result object (dressed for `style`) or a JSON-RPC error.
+    void answer(const jsonrpc::request_id& id, std::variant<boost::json::object, jsonrpc::error_object> a,
+                const reply_style& style);
     /// Answer `id` with what `result_of` makes of the awaited value, or -32603 if it throws.
     template <class T, class F>
-    void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of);
+    /// `asking`: the state behind the handler's `call_context`, if it has one (a handler that asked
+    /// the client something on the stateless revision is answered `input_required`).
+    void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of,
+                      reply_style style, std::shared_ptr<detail::call_state> asking = nullptr);
 
     std::shared_ptr<detail::server_core> core_;
     /// The connection's strand, as an any_io_executor. On an io_context it is a strand of the
@@ -244,6 +353,17 @@ private:
     /// when `initialize` fills it in), so that a call does not copy it.
     std::shared_ptr<const session_info> session_;
     protocol_rules rules_;
+    /// The request being dispatched (set for every request, read while it is dispatched).
+    request_frame frame_;
+    /// The session facts of the last stateless request, reused while the next one names the
+    /// same version, capabilities and client (a stdio client sends the same `_meta` every time).
+    std::shared_ptr<const session_info> stateless_session_;
+    /// Open `subscriptions/listen` requests: their filters, by request id.
+    struct listener {
+        bool tools = false, prompts = false, resources = false;
+        std::set<std::string, std::less<>> uris;
+    };
+    std::map<jsonrpc::request_id, listener> listeners_;
     phase phase_ = phase::awaiting_initialize;
     log_level client_level_;
     bool closed_ = false;
@@ -277,8 +397,11 @@ public:
     server(const server&) = delete;
     server& operator=(const server&) = delete;
 
-    /// Register a tool. Thread-safe.
-    /// @return nothing, or why not (invalid or duplicate name)
+    /// Register a tool. Thread-safe. Parameters whose schema carries `x-mcp-header` are mirrored
+    /// into `Mcp-Param-…` headers by clients on Streamable HTTP and checked against the body; an
+    /// annotation a client would have to reject (not a token, repeated, on a non-primitive
+    /// property, or off a chain of `properties`) refuses the tool.
+    /// @return nothing, or why not (invalid or duplicate name, invalid header annotation)
     boost::system::result<void, registration_error> add_tool(std::shared_ptr<tool_handler> tool);
 
     /// Unregister a tool; calls already running finish. Thread-safe.
@@ -307,6 +430,9 @@ public:
     /// ref). A prompt or template without one completes to no values. Thread-safe.
     boost::system::result<void, registration_error> add_completion(completion_ref ref, completion_function fn);
 
+    /// The tool registered as `name`, or null. Thread-safe.
+    std::shared_ptr<const tool_handler> find_tool(std::string_view name) const;
+
     /// The tool's `tools/list` entry as the latest protocol version shows it, or null.
     boost::json::value describe_tool(std::string_view name) const;
 
@@ -319,6 +445,15 @@ public:
     /// @param arguments_text the arguments as JSON text (an object)
     /// @return the issues (empty: the call would be accepted), or nothing for an unknown tool
     std::optional<issue_list> check_arguments(std::string_view name, std::string_view arguments_text) const;
+
+    /// The checks a stateless revision request passes before it is dispatched, in the order
+    /// clients and the conformance suite expect: `_meta` (-32602), the `MCP-Protocol-Version`
+    /// header against it (-32020), the version (-32022), the `Mcp-Method` and `Mcp-Name` headers
+    /// (-32020), the method (-32601, HTTP 404), the capabilities the tool needs (-32021), the
+    /// `Mcp-Param-…` headers (-32020). `headers` is null for transports without headers (stdio),
+    /// which skips the header checks. Thread-safe.
+    /// @return the refusal, or nothing when the request may go on
+    std::optional<request_refusal> preflight(const jsonrpc::request& req, const header_lookup* headers) const;
 
     /// Open a connection for one client.
     /// @param ex the executor the connection and its calls run on (through a strand)
@@ -339,6 +474,10 @@ public:
 
     /// Add an observer; connections opened from now on report to it. Thread-safe.
     void add_observer(std::shared_ptr<call_observer> observer);
+
+    /// Set `server_options::request_state_sealer` (servers that load their keys after the
+    /// server is built, e.g. in `app_options::prepare`). Call it before clients connect.
+    void set_request_state_sealer(std::shared_ptr<const state_sealer> sealer);
 
 private:
     std::shared_ptr<detail::server_core> core_;

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace candor::schema {
 class validator;
@@ -69,6 +70,16 @@ struct tool_info {
     std::optional<std::chrono::milliseconds> deadline;
     /// Version of the argument contract, for the call journal (typed tools fill it in).
     std::string contract_version;
+    /// Client capabilities the tool cannot work without, as a `ClientCapabilities` object (e.g.
+    /// `{"sampling": {}}`). On the stateless revision a request that does not declare them is
+    /// refused with -32021 before the tool runs.
+    boost::json::object required_client_capabilities;
+    /// OAuth scopes the caller's credential must grant, all of them, before anything else of
+    /// the call runs (the arguments are not looked at). Over HTTP with OAuth a call without
+    /// them is answered 403 `insufficient_scope` naming them (the client can step up); a caller
+    /// without a credential (stdio, static tokens) is not asked for scopes. `tools/list` shows
+    /// them to every caller in `_meta["candor/requiredScopes"]`. docs/auth.md
+    std::vector<std::string> scopes;
 
     tool_info& with_title(std::string t) {
         title = std::move(t);
@@ -94,7 +105,19 @@ struct tool_info {
         deadline = d;
         return *this;
     }
+    tool_info& with_required_client_capabilities(boost::json::object c) {
+        required_client_capabilities = std::move(c);
+        return *this;
+    }
+    tool_info& with_scopes(std::vector<std::string> s) {
+        scopes = std::move(s);
+        return *this;
+    }
 };
+
+/// The scopes of `info.scopes` that `caller` lacks, in `info.scopes` order; empty when the
+/// caller has them all or has no credential (scopes do not apply).
+std::vector<std::string> missing_scopes(const tool_info& info, const principal& caller);
 
 /// Result of a low-level tool: MCP content blocks as they go on the wire.
 struct content_result {

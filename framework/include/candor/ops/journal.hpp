@@ -39,6 +39,11 @@ inline constexpr std::string_view session = "session";
 inline constexpr std::string_view principal = "principal";
 inline constexpr std::string_view client_name = "client_name";
 inline constexpr std::string_view client_version = "client_version";
+/// The protocol revision the request was served under.
+inline constexpr std::string_view protocol_version = "protocol_version";
+/// W3C Trace Context of the request (present only when the request carried it).
+inline constexpr std::string_view traceparent = "traceparent";
+inline constexpr std::string_view tracestate = "tracestate";
 inline constexpr std::string_view method = "method";
 inline constexpr std::string_view tool = "tool";
 inline constexpr std::string_view contract_version = "contract_version";

@@ -31,6 +31,8 @@
 
 namespace candor::transport {
 
+class authenticator;
+
 /// A request to a path other than the MCP endpoint and the health probes (metrics, console).
 struct admin_request {
     std::string_view method;  ///< "GET", "POST", …
@@ -75,12 +77,19 @@ struct http_options {
     /// Bearer tokens and the principal each stands for. Empty: no authentication. Otherwise a
     /// request without a known token gets 401 with `WWW-Authenticate: Bearer`.
     std::map<std::string, mcp::principal, std::less<>> tokens;
+    /// Decides who calls instead of `tokens` (OAuth 2.1: `candor::auth::make_oauth`; see
+    /// authenticator.hpp and docs/auth.md). Null: `tokens` (or nobody) decides.
+    std::shared_ptr<transport::authenticator> authenticator;
 
     /// Bytes of the request line and headers; more gets 431 and the connection is closed.
     std::size_t max_header_bytes = 16 * 1024;
     /// Bytes of a POST body; default: the server's `message_limits.max_bytes`. A larger
     /// `Content-Length` gets 413 before any of the body is read, and the connection is closed.
     std::optional<std::size_t> max_body_bytes;
+    /// Time to receive a request's line and headers, counted from the accept for a connection's
+    /// first request and from the first byte for later ones; after it the connection is closed
+    /// without an answer (a connection that sends nothing holds its place no longer).
+    std::chrono::milliseconds header_timeout{10'000};
     /// Time to receive one whole request once its first byte arrived; after it the connection
     /// is closed without an answer (a client sending one byte a minute is cut off).
     std::chrono::milliseconds read_timeout{10'000};
@@ -88,19 +97,41 @@ struct http_options {
     std::chrono::milliseconds idle_timeout{60'000};
     /// Time to write one chunk of a response; a client that stops reading is cut off.
     std::chrono::milliseconds write_timeout{30'000};
-    /// Open TCP connections; more are answered 503 and closed.
+    /// Open TCP connections. At the cap, the connection that has waited longest for a request
+    /// (kept alive between requests, or silent since its accept) is closed to make room; only
+    /// when none waits is a new one answered 503 and closed.
     std::size_t max_connections = 1024;
     /// JSON-RPC requests being answered at once, server-wide; more get 503 with `Retry-After`.
     std::size_t max_requests_in_flight = 256;
-    /// Live sessions; an `initialize` beyond it gets 503.
+    /// Live sessions. When the table is full, an `initialize` closes (in this order) an expired
+    /// session, the least recently used session never used after its `initialize`, or the
+    /// caller's own least recently used session; a session with a request in flight or a stream
+    /// open is never closed, and when none can go the `initialize` gets 503.
     std::size_t max_sessions = 1024;
+    /// Live sessions one principal may hold (without tokens: one client address). Past it, its
+    /// own least recently used session is closed for the new one (503 when all are busy), so no
+    /// principal can take the table from the others.
+    std::size_t max_sessions_per_principal = 64;
     /// A session unused for this long expires (later requests with its id get 404).
     std::chrono::milliseconds session_idle_timeout{30 * 60'000};
     /// Standalone GET streams one session may hold open; one more gets 409.
     std::size_t max_streams_per_session = 1;
     /// Messages queued for one stream whose client reads slowly; beyond it the stream is ended.
     std::size_t max_queued_messages = 1024;
-    /// On shutdown, how long requests in flight may still finish before they are cancelled.
+    /// A `subscriptions/listen` stream with nothing to say for this long gets an SSE comment
+    /// line, so that proxies and clients do not close it as idle.
+    std::chrono::milliseconds stream_keepalive{15'000};
+    /// Bytes of the messages queued for one stream; beyond it the stream is ended, as for
+    /// `max_queued_messages`. A message larger than this is still sent when nothing else waits
+    /// (a response is never refused for its size alone).
+    std::size_t max_queued_bytes = 1u << 20;
+    /// On SIGTERM (`serve_http`), how long the server drains before it stops: it keeps accepting
+    /// connections, `/readyz` answers 503 and new MCP requests 503 `DRAINING` (with
+    /// `Retry-After`), so a load balancer that health-checks sees it leave rather than die;
+    /// requests in flight go on. SIGINT, or a second signal, skips or ends it. 0: no drain period.
+    std::chrono::milliseconds drain_period{5'000};
+    /// On shutdown (after the drain period), how long requests in flight may still finish before
+    /// they are cancelled.
     std::chrono::milliseconds shutdown_grace{10'000};
 
     /// Paths besides the endpoint, `/healthz` and `/readyz` (e.g. `/metrics`, `/ops`; see
@@ -129,9 +160,15 @@ public:
     /// The bound port (after `start`).
     std::uint16_t port() const noexcept;
 
-    /// Stop accepting (`/readyz` answers 503), let requests in flight finish within the grace
-    /// period, cancel the rest, close every connection and join the threads. Idempotent;
-    /// thread-safe; must not be called from an I/O thread.
+    /// Start draining and return: connections are still accepted, `/readyz` answers 503, new
+    /// MCP requests (and GET streams) 503 `DRAINING` with `Retry-After`, and every response says
+    /// `Connection: close`. Requests in flight go on, and the client's replies and notifications
+    /// to them still get through. Idempotent; thread-safe.
+    void drain();
+
+    /// Drain (if `drain` was not called), stop accepting, let requests in flight finish within
+    /// the grace period, cancel the rest, close every connection and join the threads.
+    /// Idempotent; thread-safe; must not be called from an I/O thread.
     void stop();
 
     /// Live sessions (for tests and metrics).
@@ -143,7 +180,8 @@ private:
     std::unique_ptr<detail::http_engine> engine_;
 };
 
-/// Serve until SIGINT/SIGTERM, then shut down gracefully.
+/// Serve until SIGINT/SIGTERM, then shut down gracefully: on SIGTERM, drain for
+/// `http_options::drain_period` first (a second signal ends it), then `stop`.
 /// @return 0 after a clean shutdown, 1 if the address could not be bound (said on stderr)
 int serve_http(mcp::server& srv, const http_options& opts);
 

@@ -37,8 +37,14 @@ bool host_allowed(std::string_view host, const std::vector<std::string>& extra) 
 /// token. The scheme is case-insensitive.
 std::optional<std::string_view> bearer_token(std::string_view authorization) noexcept;
 
-/// True if this server speaks `version` (see `candor::mcp::supported_versions`).
+/// True if `version` is a handshake revision this server speaks (see
+/// `candor::mcp::handshake_versions`): what the `MCP-Protocol-Version` header of a request of an
+/// `initialize` session may name.
 bool protocol_version_supported(std::string_view version) noexcept;
+
+/// True if an `MCP-Protocol-Version` header value claims the stateless revision: present and
+/// not a handshake revision (an unknown version is the stateless path's to refuse, with -32022).
+bool claims_stateless_version(std::string_view version) noexcept;
 
 /// A new session id: 32 hex digits from 128 bits of OpenSSL's CSPRNG (visible ASCII, as the
 /// spec requires). @throws std::runtime_error if the CSPRNG fails (no entropy: a broken host)

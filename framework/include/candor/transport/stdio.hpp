@@ -11,7 +11,10 @@
 ///
 /// Pipes and sockets are read and written by the io_context itself (made non-blocking while the
 /// transport runs, their flags restored when it returns); terminals and regular files by a
-/// reader and a writer thread. A client that stops reading never blocks the server.
+/// reader and a writer thread. A client that stops reading never blocks the server's threads,
+/// and cannot make it queue replies without end: while more than `max_unsent_output_bytes`
+/// wait to be written, the transport reads no input, so the client's own writes block. Nothing
+/// is dropped; every request read is answered once the client reads again.
 
 #include <candor/mcp/server.hpp>
 
@@ -33,6 +36,13 @@ struct stdio_options {
     /// never shrunk; a refusal (above `/proc/sys/fs/pipe-max-size`, or past the user's
     /// `pipe-user-pages-soft` budget) leaves it as it was and is not an error.
     std::size_t output_pipe_bytes = 256u << 10;
+    /// Replies (and other outbound messages) written by the server but not yet taken by the
+    /// client, in bytes. Above it the transport stops reading input until the client has taken
+    /// half of it: a client that writes requests and never reads fills the input pipe and blocks
+    /// instead of making the server queue replies without end. Nothing is dropped: requests
+    /// already read are still answered (the replies to one read, at most 64 KiB of requests,
+    /// may take the backlog past the limit). 0 reads only when everything sent has been written.
+    std::size_t max_unsent_output_bytes = 4u << 20;
     /// Threads running tool calls (the connection itself is serialized on a strand).
     std::size_t threads = 1;
     /// After end of input, how long calls in flight may still run before they are cancelled.

@@ -12,6 +12,12 @@
 /// page reads `candor_from <= s AND (candor_to IS NULL OR candor_to > s)`: the same rows, with
 /// the same values, however the table changes meanwhile. Old versions stay (no purge yet), so a
 /// snapshot never disappears.
+///
+/// **Only versioned writes.** `create_table` installs guard triggers that refuse every
+/// `INSERT`, `UPDATE` and `DELETE` on the table unless the writing transaction opened the
+/// table's row in `candor_sql_writer` — which `insert_rows`, `update_row` and `delete_row` do
+/// (and close again before they return). A plain write from another program fails with the
+/// trigger's message instead of changing rows under a pinned snapshot.
 
 #include <candor/sql_collection/database.hpp>
 
@@ -52,14 +58,15 @@ struct table_spec {
     const field* find(std::string_view name) const noexcept;
 };
 
-/// Create the table (versioned layout), its indexes and the sequence row if missing.
+/// Create the table (versioned layout), its indexes, the sequence and writer rows and the guard
+/// triggers if missing (run it at every start: a table of an older version gets its guards).
 boost::system::result<void, db_error> create_table(sql_database& db, const table_spec& spec);
 
 /// Current sequence number of the table (the snapshot a new walk reads).
 boost::system::result<std::int64_t, db_error> current_sequence(sql_database& db, const table_spec& spec);
 
 /// Insert new rows (one new sequence number for the batch). Each row holds every field.
-/// Runs in its own transaction unless called inside one.
+/// Runs in its own transaction, or in a savepoint of the caller's.
 boost::system::result<void, db_error> insert_rows(sql_database& db, const table_spec& spec,
                                                   const std::vector<boost::json::object>& rows);
 
@@ -70,9 +77,16 @@ boost::system::result<std::optional<boost::json::object>, db_error> read_current
 
 /// Write a new version of the row with `key` with `changes` applied (members must be fields,
 /// not the key). Call inside `sql_database::transaction` together with the read that justified
-/// it. @return false when there is no current row with that key
+/// it (it runs in a savepoint of that transaction, or in one of its own).
+/// @return false when there is no current row with that key
 boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec,
                                                  const boost::json::value& key, const boost::json::object& changes);
+
+/// Delete the row with `key` from now on: its current version is closed, and snapshots taken
+/// before still show it. Transactions as for `update_row`.
+/// @return false when there is no current row with that key
+boost::system::result<bool, db_error> delete_row(sql_database& db, const table_spec& spec,
+                                                 const boost::json::value& key);
 
 namespace detail {
 /// A JSON value as a bound parameter for a field (booleans as 0/1).

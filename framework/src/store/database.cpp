@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/sql_collection/database.hpp>
+#include <candor/store/database.hpp>
+
+#include <candor/sqlite/database.hpp>
 
 #include <mutex>
 #include <stdexcept>
 
-namespace candor::sql_collection {
+namespace candor::store {
 
 void throw_exception_from_error(const db_error& e, const boost::source_location&) {
-    throw std::runtime_error("sql_collection: " + e.message);
+    throw std::runtime_error("store: " + e.message);
 }
 
 namespace {
@@ -33,10 +35,11 @@ public:
     boost::system::result<void, db_error> transaction(
         const std::function<boost::system::result<void, db_error>(sql_database&)>& work) override {
         std::lock_guard lock(mutex_);
+        if (depth_ > 0) return nested(work);
         auto tx = sqlite::transaction::begin(db_);
         if (!tx) return db_error{tx.error().message};
         // An exception from `work` unwinds through the transaction's destructor (rollback).
-        auto r = work(*this);
+        auto r = within(work);
         if (!r) return r;
         if (auto c = tx->commit(); !c) return db_error{c.error().message};
         return {};
@@ -47,6 +50,37 @@ private:
     // Held for one statement, or for a whole transaction (recursive: the statements `work`
     // runs inside a transaction take it again on the same thread).
     std::recursive_mutex mutex_;
+    // Transactions open on this connection (under `mutex_`): past the first, a savepoint.
+    int depth_ = 0;
+
+    boost::system::result<void, db_error> within(
+        const std::function<boost::system::result<void, db_error>(sql_database&)>& work) {
+        struct level {
+            int& depth;
+            explicit level(int& d) : depth(++d) {}
+            ~level() { --depth; }
+        } in(depth_);
+        return work(*this);
+    }
+
+    // A savepoint: the inner work's writes go when it fails, the outer transaction goes on.
+    boost::system::result<void, db_error> nested(
+        const std::function<boost::system::result<void, db_error>(sql_database&)>& work) {
+        if (auto s = db_.exec("SAVEPOINT candor_nested"); !s) return db_error{s.error().message};
+        bool released = false;
+        struct undo {
+            sqlite::database& db;
+            bool& released;
+            ~undo() {
+                if (!released) (void)db.exec("ROLLBACK TO candor_nested; RELEASE candor_nested");
+            }
+        } guard{db_, released};
+        auto r = within(work);
+        if (!r) return r;
+        if (auto s = db_.exec("RELEASE candor_nested"); !s) return db_error{s.error().message};
+        released = true;
+        return {};
+    }
 
     boost::system::result<void, db_error> query_locked(std::string_view sql, std::span<const sql_value> params,
                                                        const std::function<bool(const sql_row&)>& on_row) {
@@ -95,4 +129,4 @@ boost::system::result<std::shared_ptr<sql_database>, db_error> open_sqlite(const
     return std::shared_ptr<sql_database>(std::make_shared<sqlite_database>(std::move(*db)));
 }
 
-}  // namespace candor::sql_collection
+}  // namespace candor::store

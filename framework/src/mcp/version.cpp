@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/version.hpp>
+#include <candor/mcp/version.hpp>
 
 #ifndef CANDOR_VERSION
 #error "CANDOR_VERSION is set by framework/CMakeLists.txt"

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: BSL-1.0
+#pragma once
+/// @file
+/// The narrow SQL interface that a server's durable state and its SQL tools write through: run
+/// one parameterized statement and stream its rows, run a few statements in one transaction.
+/// SQLite is the embedded default (`open_sqlite`); a PostgreSQL implementation needs only these
+/// three methods and its own placeholder style (callers write `?` placeholders and double-quoted
+/// identifiers).
+///
+/// Users: `tools/sql_collection` (tables as collection tools), the SQL plan ledger
+/// (`validation::sql_plan_ledger`: single-use approvals in the same transaction as the action
+/// they approve), the examples.
+///
+/// Values only ever travel as bound parameters (`sql_value`); SQL text comes from the caller's
+/// own generator, never from input.
+
+#include <boost/assert/source_location.hpp>
+#include <boost/system/result.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace candor::store {
+
+/// One bound value or column value.
+using sql_value = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
+using sql_row = std::vector<sql_value>;
+
+/// A database failure (for the server log; callers see `SOURCE_UNAVAILABLE`).
+struct db_error {
+    std::string message;
+};
+[[noreturn]] void throw_exception_from_error(const db_error& e, const boost::source_location& loc);
+
+class sql_database {
+public:
+    virtual ~sql_database() = default;
+
+    /// Run `sql` with `params` bound in order; call `on_row` per row until it returns false.
+    virtual boost::system::result<void, db_error> query(std::string_view sql, std::span<const sql_value> params,
+                                                        const std::function<bool(const sql_row&)>& on_row) = 0;
+
+    /// Run a statement that returns no rows. @return the number of rows changed
+    virtual boost::system::result<std::int64_t, db_error> execute(std::string_view sql,
+                                                                  std::span<const sql_value> params) = 0;
+
+    /// Run `work` inside one write transaction (committed when `work` succeeds, rolled back
+    /// otherwise). No other statement of this object runs meanwhile. Called again from inside
+    /// `work` (on the object `work` received), it nests: the inner work is rolled back alone
+    /// when it fails (a savepoint), and nothing is committed before the outermost work ends.
+    virtual boost::system::result<void, db_error> transaction(
+        const std::function<boost::system::result<void, db_error>(sql_database&)>& work) = 0;
+};
+
+/// SQLite through `candor::sqlite` (WAL journal, busy timeout): one connection, serialized by
+/// a mutex that is held for one statement or one transaction — never across a tool's call.
+boost::system::result<std::shared_ptr<sql_database>, db_error> open_sqlite(const std::string& path);
+
+}  // namespace candor::store

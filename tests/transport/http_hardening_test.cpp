@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: BSL-1.0
+// The HTTP transport against clients that misbehave on purpose: streams read slowly or not at
+// all, framing that is not quite HTTP, silent connections, one principal taking every session,
+// and probes while the server drains. Each test drives a real socket.
+#include <candor/transport/http.hpp>
+
+#include <candor/mcp/tool.hpp>
+
+#include "transport/http_client.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/json/parse.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <pthread.h>
+#include <string>
+#include <sys/socket.h>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+namespace mcp = candor::mcp;
+using tcp = net::ip::tcp;
+using boost::json::array;
+using boost::json::object;
+
+using candor::test::initialize_body;
+using candor::test::sse_messages;
+
+mcp::content_result text_result(std::string text) {
+    return mcp::content_result{array{object{{"type", "text"}, {"text", std::move(text)}}}};
+}
+
+class HttpHardening : public ::testing::Test {
+protected:
+    void SetUp() override {
+        srv_ = std::make_unique<mcp::server>(mcp::server_options{.log = {}});
+        // 100 progress notifications of 2 KB each, at once, then the answer.
+        srv_->add_tool(mcp::make_content_tool(
+                           mcp::tool_info("chatty", "Reports progress 100 times, then answers."),
+                           [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                               for (int i = 1; i <= 100; ++i) ctx.progress(i, 100, std::string(2000, 'p'));
+                               co_return text_result("done");
+                           }))
+            .value();
+        srv_->add_tool(
+                mcp::make_content_tool(mcp::tool_info("large", "Answers 8 KB."),
+                                       [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                           co_return text_result(std::string(8000, 'l'));
+                                       }))
+            .value();
+    }
+    void start(candor::transport::http_options opts) {
+        if (opts.threads == 0) opts.threads = 2;
+        http_ = std::make_unique<candor::transport::http_server>(*srv_, opts);
+        ASSERT_TRUE(http_->start());
+        port_ = http_->port();
+    }
+    void TearDown() override {
+        if (http_) http_->stop();
+    }
+
+    candor::test::http_reply post(const std::string& body, std::map<std::string, std::string> headers = {}) const {
+        return candor::test::mcp_client{port_}.post(body, std::move(headers));
+    }
+    std::string initialize() const { return candor::test::mcp_client{port_}.initialize(); }
+
+    std::unique_ptr<mcp::server> srv_;
+    std::unique_ptr<candor::transport::http_server> http_;
+    std::uint16_t port_ = 0;
+};
+
+std::string data_code(const std::string& body) {
+    return std::string(boost::json::parse(body).at("error").at("data").at("code").as_string());
+}
+
+// Waits for the server to close `s`: 0 once it did, 1 if it sent a byte, -1 if nothing happened
+// within ten seconds (a read timeout keeps a regression from hanging the test).
+int wait_for_close(tcp::socket& s) {
+    const timeval ten_seconds{10, 0};
+    ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
+    char byte;
+    const auto n = ::recv(s.native_handle(), &byte, 1, 0);
+    return n < 0 ? -1 : static_cast<int>(n);
+}
+
+// What a client that sends `bytes` as they are gets: the response, and whether the server
+// closed the connection after it.
+struct raw_reply {
+    unsigned status = 0;
+    std::string body;
+    bool closed = false;
+};
+
+raw_reply send_raw(std::uint16_t port, const std::string& bytes) {
+    net::io_context ioc;
+    tcp::socket s(ioc);
+    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    net::write(s, net::buffer(bytes));
+    boost::beast::flat_buffer buf;
+    http::response<http::string_body> res;
+    boost::system::error_code ec;
+    http::read(s, buf, res, ec);
+    raw_reply out;
+    if (ec) return out;
+    out.status = res.result_int();
+    out.body = res.body();
+    out.closed = wait_for_close(s) == 0;
+    return out;
+}
+
+// A POST to the endpoint with the media types it requires, `framing` for the fields that frame
+// its body, and `body` as sent.
+std::string raw_post(const std::string& framing, const std::string& body) {
+    return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+           "Accept: application/json, text/event-stream\r\n" +
+           framing + "\r\n" + body;
+}
+
+}  // namespace
+
+TEST_F(HttpHardening, FramingThatIsNotQuiteHttpIsRefusedAndTheConnectionClosed) {
+    start({});
+    const std::string init = initialize_body();
+    const std::string hex = [&] {
+        char b[16];
+        std::snprintf(b, sizeof b, "%zx", init.size());
+        return std::string(b);
+    }();
+    const std::string chunked_body = hex + "\r\n" + init + "\r\n0\r\n\r\n";
+    const std::string length = "Content-Length: " + std::to_string(init.size()) + "\r\n";
+    // The same initialize, framed properly, is served: the refusals below are for the framing.
+    EXPECT_EQ(send_raw(port_, raw_post("Connection: close\r\nTransfer-Encoding: chunked\r\n", chunked_body)).status,
+              200u);
+    EXPECT_EQ(send_raw(port_, raw_post("Connection: close\r\n" + length, init)).status, 200u);
+
+    struct refused_case {
+        std::string what, bytes;
+        unsigned status;
+        std::string code;
+    };
+    const std::vector<refused_case> cases = {
+        {"a coding the server does not decode", raw_post("Transfer-Encoding: gzip, chunked\r\n", chunked_body), 501,
+         "UNSUPPORTED_TRANSFER_CODING"},
+        {"obsolete line folding", raw_post("X-Note: a\r\n folded\r\n" + length, init), 400, "OBSOLETE_LINE_FOLDING"},
+        {"a list of lengths",
+         raw_post("Content-Length: " + std::to_string(init.size()) + ", " + std::to_string(init.size()) + "\r\n", init),
+         400, "BAD_CONTENT_LENGTH"},
+        {"both framings", raw_post(length + "Transfer-Encoding: chunked\r\n", chunked_body), 400,
+         "CONFLICTING_FRAMING"},
+        {"two Transfer-Encoding lines",
+         raw_post("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", chunked_body), 400,
+         "BAD_TRANSFER_ENCODING"},
+        {"Transfer-Encoding on HTTP/1.0",
+         "POST /mcp HTTP/1.0\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked_body, 400,
+         "TRANSFER_ENCODING_IN_HTTP10"},
+        {"a bare LF", "POST /mcp HTTP/1.1\nHost: 127.0.0.1\r\n" + length + "\r\n" + init, 400, "BARE_LINE_BREAK"},
+        {"a NUL in a field", raw_post(std::string("X-Note: a\0b\r\n", 14) + length, init), 400, "INVALID_HEADER_BYTE"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        const auto r = send_raw(port_, c.bytes);
+        EXPECT_EQ(r.status, c.status) << r.body;
+        if (r.status == c.status) {
+            EXPECT_EQ(data_code(r.body), c.code);
+        }
+        EXPECT_TRUE(r.closed) << "the connection must not be reused after a framing error";
+    }
+    EXPECT_EQ(http_->session_count(), 2u) << "only the two well-framed initializes opened a session";
+}
+
+TEST_F(HttpHardening, AStreamThatFallsMaxQueuedBytesBehindEnds) {
+    // One I/O thread: the tool's 100 notifications (200 KB) are all queued before the response
+    // writer runs, as they would be for a client that reads nothing.
+    candor::transport::http_options opts;
+    opts.threads = 1;
+    opts.max_queued_bytes = 64 << 10;
+    start(opts);
+    const auto session = initialize();
+    auto r = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","arguments":{},)"
+                  R"("_meta":{"progressToken":"p"}}})",
+                  {{"Mcp-Session-Id", session}});
+    // The first notification went out before the others piled up; then the stream ended, without
+    // the response (the spec's "the server may close the stream"; the client may retry).
+    ASSERT_EQ(r.status, 200u);
+    EXPECT_EQ(r.header("Content-Type"), "text/event-stream");
+    const auto events = sse_messages(r.body);
+    EXPECT_LT(events.size(), 101u);
+    for (const auto& e : events) EXPECT_FALSE(e.as_object().contains("id")) << "the response came after all";
+    // The session still serves.
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", {{"Mcp-Session-Id", session}}).status, 200u);
+}
+
+TEST_F(HttpHardening, AResponseLargerThanMaxQueuedBytesIsStillSent) {
+    candor::transport::http_options opts;
+    opts.max_queued_bytes = 1024;
+    start(opts);
+    const auto session = initialize();
+    auto r = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"large","arguments":{}}})",
+                  {{"Mcp-Session-Id", session}});
+    ASSERT_EQ(r.status, 200u);
+    EXPECT_EQ(boost::json::parse(r.body).at("result").at("content").at(0).at("text").as_string().size(), 8000u);
+}
+
+TEST_F(HttpHardening, SilentConnectionsAtTheCapGiveWayToARealClient) {
+    candor::transport::http_options opts;
+    opts.max_connections = 50;
+    start(opts);
+    net::io_context ioc;
+    std::vector<std::unique_ptr<tcp::socket>> silent;
+    for (int i = 0; i < 60; ++i) {
+        silent.push_back(std::make_unique<tcp::socket>(ioc));
+        silent.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+    }
+    // Every one of them accepted (the server counts those it closed until they are gone).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (http_->connection_count() < 50 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    ASSERT_GE(http_->connection_count(), 50u);
+    // The cap is full of connections that only wait: the longest waiting gives way.
+    const auto r = post(initialize_body());
+    EXPECT_EQ(r.status, 200u) << r.body;
+    // The first silent connection was closed for it, without an answer.
+    EXPECT_EQ(wait_for_close(*silent.front()), 0);
+}
+
+TEST_F(HttpHardening, AConnectionThatSendsNothingIsClosedAfterTheHeaderTimeout) {
+    candor::transport::http_options opts;
+    opts.header_timeout = std::chrono::milliseconds(200);
+    opts.idle_timeout = std::chrono::minutes(5);
+    start(opts);
+    net::io_context ioc;
+    tcp::socket s(ioc);
+    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+    // Not the idle timeout: the server closes a silent connection once the header timeout has
+    // passed since the accept.
+    EXPECT_EQ(wait_for_close(s), 0) << "closed without an answer";
+}
+
+namespace {
+
+candor::transport::http_options with_principals(std::size_t max_sessions, std::size_t share) {
+    candor::transport::http_options opts;
+    opts.tokens = {{"admin-token", mcp::principal{"admin"}},
+                   {"team-a-token", mcp::principal{"team-a"}},
+                   {"team-c-token", mcp::principal{"team-c"}}};
+    opts.max_sessions = max_sessions;
+    opts.max_sessions_per_principal = share;
+    return opts;
+}
+
+std::map<std::string, std::string> bearer(const std::string& token, const std::string& session = {}) {
+    std::map<std::string, std::string> h{{"Authorization", "Bearer " + token}};
+    if (!session.empty()) h.emplace("Mcp-Session-Id", session);
+    return h;
+}
+
+}  // namespace
+
+TEST_F(HttpHardening, OnePrincipalCannotTakeEverySession) {
+    start(with_principals(8, 4));
+    // admin opens 20 sessions: past its share of 4, its own oldest give way, and nobody else's.
+    std::vector<std::string> admin;
+    for (int i = 0; i < 20; ++i) {
+        const auto r = post(initialize_body(), bearer("admin-token"));
+        ASSERT_EQ(r.status, 200u) << "initialize " << i << ": " << r.body;
+        admin.push_back(r.header("Mcp-Session-Id"));
+    }
+    EXPECT_EQ(http_->session_count(), 4u);
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", bearer("admin-token", admin.front())).status, 404u)
+        << "the oldest gave way";
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", bearer("admin-token", admin.back())).status, 200u);
+    // team-a still gets its share.
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(post(initialize_body(), bearer("team-a-token")).status, 200u);
+    EXPECT_EQ(http_->session_count(), 8u);
+}
+
+TEST_F(HttpHardening, AFullTableClosesASessionNobodyUsedBeforeOneInUse) {
+    start(with_principals(8, 4));
+    std::vector<std::string> admin;
+    std::vector<std::string> team_a;
+    for (int i = 0; i < 4; ++i) {
+        admin.push_back(post(initialize_body(), bearer("admin-token")).header("Mcp-Session-Id"));
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", bearer("admin-token", admin.back())).status,
+                  200u);
+    }
+    for (int i = 0; i < 4; ++i)
+        team_a.push_back(post(initialize_body(), bearer("team-a-token")).header("Mcp-Session-Id"));
+    // Full: team-c's initialize closes the least recently used session nobody used (team-a's
+    // first), not one of admin's sessions in use.
+    EXPECT_EQ(post(initialize_body(), bearer("team-c-token")).status, 200u);
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", bearer("team-a-token", team_a.front())).status, 404u);
+    for (const auto& id : admin)
+        EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", bearer("admin-token", id)).status, 200u);
+    EXPECT_EQ(http_->session_count(), 8u);
+}
+
+TEST_F(HttpHardening, ASessionWithAnOpenStreamNeverGivesWay) {
+    start(with_principals(8, 2));
+    net::io_context ioc;
+    std::vector<std::unique_ptr<tcp::socket>> streams;
+    for (int i = 0; i < 2; ++i) {
+        const auto id = post(initialize_body(), bearer("admin-token")).header("Mcp-Session-Id");
+        streams.push_back(std::make_unique<tcp::socket>(ioc));
+        streams.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+        const std::string get =
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+            "Authorization: Bearer admin-token\r\nMcp-Session-Id: " +
+            id + "\r\n\r\n";
+        net::write(*streams.back(), net::buffer(get));
+        boost::beast::flat_buffer buf;
+        http::response_parser<http::empty_body> head;
+        http::read_header(*streams.back(), buf, head);
+        ASSERT_EQ(head.get().result_int(), 200u);
+    }
+    // Both of admin's sessions are busy: a third is refused rather than cut one off.
+    const auto r = post(initialize_body(), bearer("admin-token"));
+    EXPECT_EQ(r.status, 503u);
+    EXPECT_EQ(data_code(r.body), "TOO_MANY_SESSIONS");
+    EXPECT_FALSE(r.header("Retry-After").empty());
+    EXPECT_EQ(post(initialize_body(), bearer("team-a-token")).status, 200u) << "others keep their share";
+}
+
+TEST(HttpDrain, OnSigtermTheServerKeepsAcceptingAnswersReadyz503AndFinishesWhatIsInFlight) {
+    // serve_http on a thread of its own, which alone waits for SIGTERM (sent to it, not to the
+    // process); its log says which port it took.
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint16_t port = 0;
+    std::atomic<bool> call_running{false};
+    mcp::server srv(mcp::server_options{.log = [&](mcp::log_level, std::string_view text) {
+        const auto at = text.find("http://127.0.0.1:");
+        if (at == std::string_view::npos) return;
+        std::lock_guard lock(mu);
+        port = static_cast<std::uint16_t>(std::stoi(std::string(text.substr(at + 17))));
+        cv.notify_all();
+    }});
+    srv.add_tool(mcp::make_content_tool(mcp::tool_info("slow", "Answers after 300 ms."),
+                                        [&](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                            call_running = true;
+                                            net::steady_timer t(co_await net::this_coro::executor,
+                                                                std::chrono::milliseconds(300));
+                                            co_await t.async_wait(net::use_awaitable);
+                                            co_return text_result("done");
+                                        }))
+        .value();
+    candor::transport::http_options opts;
+    opts.threads = 2;
+    opts.drain_period = std::chrono::minutes(1);  // ended below by a second signal
+    int status = -1;
+    std::thread serving([&] { status = candor::transport::serve_http(srv, opts); });
+    std::thread call;
+    // However the test ends: the server is stopped (two signals: the drain period, then at once).
+    struct stop_at_end {
+        std::thread& serving;
+        std::thread& call;
+        ~stop_at_end() {
+            if (call.joinable()) call.join();
+            for (int i = 0; i < 2 && serving.joinable(); ++i) ::pthread_kill(serving.native_handle(), SIGTERM);
+            if (serving.joinable()) serving.join();
+        }
+    } stop{serving, call};
+    {
+        std::unique_lock lock(mu);
+        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return port != 0; }));
+    }
+    // A refused connection is status 0, not an exception: the regression this test guards
+    // against is a listener that closes at once.
+    auto fetch = [&](http::verb verb, const std::string& target, std::map<std::string, std::string> headers = {},
+                     const std::string& body = {}) {
+        try {
+            return candor::test::http_fetch(port, verb, target, headers, body);
+        } catch (const std::exception&) {
+            return candor::test::http_reply{};
+        }
+    };
+    auto post = [&](const std::string& body, std::map<std::string, std::string> headers = {}) {
+        headers.emplace("Content-Type", "application/json");
+        headers.emplace("Accept", "application/json, text/event-stream");
+        return fetch(http::verb::post, "/mcp", headers, body);
+    };
+    const auto session = post(initialize_body()).header("Mcp-Session-Id");
+    ASSERT_FALSE(session.empty());
+    candor::test::http_reply in_flight;
+    call = std::thread([&] {
+        in_flight = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}})",
+                         {{"Mcp-Session-Id", session}});
+    });
+    while (!call_running) std::this_thread::yield();
+
+    ASSERT_EQ(::pthread_kill(serving.native_handle(), SIGTERM), 0);
+    // Still accepting: a probe gets an answer, and it says "not ready" (poll until the signal
+    // was taken: before that, 200).
+    unsigned ready = 200;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ready == 200 && std::chrono::steady_clock::now() < give_up) ready = fetch(http::verb::get, "/readyz").status;
+    EXPECT_EQ(ready, 503u);
+    EXPECT_EQ(fetch(http::verb::get, "/healthz").status, 200u);
+    const auto refused = post(initialize_body());
+    ASSERT_EQ(refused.status, 503u);
+    EXPECT_EQ(data_code(refused.body), "DRAINING");
+    EXPECT_FALSE(refused.header("Retry-After").empty());
+    // What the client sends about work in flight (a notification, a reply) still gets through.
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}})",
+                   {{"Mcp-Session-Id", session}})
+                  .status,
+              202u);
+    // The call that was running is answered.
+    call.join();
+    EXPECT_EQ(in_flight.status, 200u);
+    EXPECT_EQ(boost::json::parse(in_flight.body).at("result").at("content").at(0).at("text"), "done");
+
+    ASSERT_EQ(::pthread_kill(serving.native_handle(), SIGTERM), 0);  // ends the drain period
+    serving.join();
+    EXPECT_EQ(status, 0);
+}
