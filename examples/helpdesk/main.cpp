@@ -12,6 +12,7 @@
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
 #include <candor/app/ops_command_line.hpp>
+#include <candor/app/secret.hpp>
 #include <candor/evidence/request_state.hpp>
 #include <candor/evidence/sqlite_store.hpp>
 
@@ -59,8 +60,9 @@ int main(int argc, char** argv) {
         "find_unowned_accounts, archive_service_accounts (evidence-gated), search_everywhere.\n"
         "Over --stdio the caller is $CANDOR_PRINCIPAL (default admin); over --http, the principal of the\n"
         "bearer token (--tokens; no token: anonymous, who sees no service accounts).\n"
-        "Cursors and snapshot tokens are sealed with $CANDOR_SEALING_KEYS ('id:HEX[,id:HEX…]'); without\n"
-        "it, with a random key that dies with the process.";
+        "Cursors and snapshot tokens are sealed with the keys ('id:HEX[,id:HEX…]') in the file named by\n"
+        "$CANDOR_SEALING_KEYS_FILE, the systemd credential candor-sealing-keys or $CANDOR_SEALING_KEYS\n"
+        "(one of them); without keys, with a random key that dies with the process.";
     opts.options = {
         {"--db", "PATH", "SQLite database (default " + default_db_path() + "); created and seeded on first run",
          [&](std::string_view v) {
@@ -130,10 +132,19 @@ int main(int argc, char** argv) {
         auto store = candor::evidence::open_sqlite_store(db_path);
         if (!store) return fail("cannot open the evidence store in '" + db_path + "'");
         std::shared_ptr<const candor::evidence::key_ring> keys;
-        if (const char* k = std::getenv("CANDOR_SEALING_KEYS"); k && *k) {
-            auto ring = candor::evidence::key_ring::from_config(k);
-            if (!ring) return fail("CANDOR_SEALING_KEYS: " + std::string(candor::evidence::to_string(ring.error())));
+        // A file or a systemd credential keeps the keys off the command line and out of the
+        // environment (docs/operations.md, "Deploying").
+        auto configured = candor::app::read_secret("CANDOR_SEALING_KEYS", "candor-sealing-keys");
+        if (!configured)
+            return fail("sealing keys: " + configured.error().where + ": " +
+                        std::string(candor::app::to_string(configured.error().code)));
+        if (const auto& secret = *configured) {
+            auto ring = candor::evidence::key_ring::from_config(secret->value);
+            if (!ring)
+                return fail("sealing keys from " + secret->source + ": " +
+                            std::string(candor::evidence::to_string(ring.error())));
             keys = std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
+            log(candor::mcp::log_level::info, "sealing keys from " + secret->source);
         } else {
             keys = std::make_shared<const candor::evidence::key_ring>(candor::evidence::key_ring::ephemeral(
                 [&](std::string_view m) { log(candor::mcp::log_level::warning, m); }));

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSL-1.0
 # The operators' switches of the standard command line (app::ops_command_line beside
 # app::http_command_line), on the helpdesk binary: /metrics on by default and off with
-# --no-metrics, /ops absent without --ops-token, --journal over stdio, --log-format json and
-# --log-level, and the usage errors.
+# --no-metrics, /ops absent without --ops-token, --allow-host, --journal over stdio,
+# --log-format json and --log-level, and the usage errors.
 # Usage: command_line.sh HELPDESK CANDOR_CLI
 set -euo pipefail
 command -v curl >/dev/null || { echo "FAIL: curl not found (scripts/setup-deps installs it)"; exit 1; }
@@ -42,6 +42,14 @@ grep -q '^# TYPE candor_tool_calls_total counter$' "$work/metrics" && echo "ok: 
 grep -q '^candor_build_info{version="[0-9.]*",server="helpdesk",server_version="[^"]*"} 1$' "$work/metrics" \
   && echo "ok: build info names the server" || { echo "FAIL: build info"; fail=1; }
 grep -q '^process_open_fds [1-9]' "$work/metrics" && echo "ok: process metrics" || { echo "FAIL: process metrics"; fail=1; }
+stop
+
+start --allow-host mcp.example
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"h","version":"1"}}}'
+host_status() { curl -s -o /dev/null -w '%{http_code}' -X POST "$base/mcp" -H "Host: $1" -H 'Content-Type: application/json' \
+  -H 'Accept: application/json, text/event-stream' --data "$init"; }
+check "--allow-host accepts that Host" 200 "$(host_status mcp.example:8080)"
+check "other hosts stay refused" 403 "$(host_status other.example)"
 stop
 
 start --no-metrics --ops-token abcdefgh12345

@@ -57,7 +57,7 @@ constexpr std::string_view page_tail = R"HTML(</script>
 "use strict";
 const SVG = "http://www.w3.org/2000/svg";
 const FILTERS = ["tool", "principal", "status", "code"];
-const state = {seq: 0, calls: [], selected: null, filter: {tool: "", principal: "", status: "", code: ""}};
+const state = {seq: 0, calls: [], selected: null, filter: {tool: "", principal: "", status: "", code: ""}, options: {}};
 const KINDS = ["complete", "paged", "incomplete", "error"];
 const COLORS = {complete: "#2da44e", paged: "#9fd3b0", incomplete: "#e8912d", error: "#d1372e"};
 function el(tag, text, cls, title) { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; if (title) e.title = title; return e; }
@@ -139,8 +139,13 @@ function fillOptions(key) {
   const sel = document.getElementById("f-" + key), cur = state.filter[key];
   const values = new Set(); for (const c of state.calls) for (const v of key === "code" ? codesOf(c) : [valueOf(c, key)]) values.add(v);
   if (cur) values.add(cur);
-  const all = el("option", "all"); all.value = ""; sel.replaceChildren(all);
-  for (const v of [...values].sort()) { const o = el("option", v); o.value = v; sel.append(o); }
+  const sorted = [...values].sort(), known = JSON.stringify(sorted);
+  // Rebuilt only when the values change: a poll does not close a list the operator has open.
+  if (state.options[key] !== known) {
+    state.options[key] = known;
+    const all = el("option", "all"); all.value = ""; sel.replaceChildren(all);
+    for (const v of sorted) { const o = el("option", v); o.value = v; sel.append(o); }
+  }
   sel.value = cur;
 }
 function renderCalls() {

@@ -274,8 +274,8 @@ call_metrics::call_metrics(metrics_options opts)
       in_flight_(reg_.gauge("candor_calls_in_flight", "Tool calls running now.")),
       sessions_(reg_.gauge("candor_sessions", "Initialized client sessions open now.")),
       idle_sessions_(reg_.gauge("candor_sessions_idle",
-                                "Open sessions that have made no request since initialize for longer than the idle "
-                                "threshold (clients that opened a session and left it).")),
+                                "Open sessions that have made no request since initialize for the idle threshold "
+                                "(60 s unless set) or longer: clients that opened a session and left it.")),
       journal_dropped_(
           reg_.counter("candor_journal_dropped_total", "Journal lines dropped because the writer's queue was full.")),
       log_dropped_(reg_.counter("candor_log_dropped_total",

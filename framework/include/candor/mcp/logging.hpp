@@ -43,7 +43,7 @@ struct log_fields {
 };
 
 /// Where the server writes its own log (operators' log, not the client's). Never receives
-/// raw tool arguments: the framework logs codes, paths and tool names only.
+/// raw tool arguments: the framework logs codes, names and identifiers only.
 ///
 /// A sink is built from a function of `(log_level, std::string_view text, const log_fields&)`,
 /// or of `(log_level, std::string_view text)` when the fields do not matter to it. Copies share

@@ -91,13 +91,9 @@ public:
 
     void on_record(const mcp::call_record& r) override;
 
-    /// Queue one line (without its newline). Never blocks on I/O.
-    /// @return false if the queue was full and the line was dropped
+    // As `line_writer`'s, on the journal's writer.
     bool write_line(std::string line);
-
-    /// Wait until every queued line has been written and flushed.
     void flush();
-
     std::uint64_t written() const;
     std::uint64_t dropped() const;
     std::uint64_t rotations() const;
