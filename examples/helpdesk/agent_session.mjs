@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: BSL-1.0
-// A scripted agent session with the helpdesk over stdio (plain Node, no packages): what an
-// agent sees when it pages through tickets, inventories service accounts and archives some.
-//   node agent_session.mjs /path/to/helpdesk /path/to/helpdesk.db
+// A scripted agent session with the helpdesk (plain Node, no packages): what an agent sees when
+// it pages through tickets, inventories service accounts and archives some.
+//   node agent_session.mjs /path/to/helpdesk /path/to/helpdesk.db     over stdio, one process per principal
+//   node agent_session.mjs --http URL ADMIN_TOKEN TEAM_A_TOKEN         over Streamable HTTP (a running
+//                                                                      helpdesk --tokens; one session per principal)
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
-const [server, db] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const overHttp = argv[0] === "--http";
+const initParams = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "demo-agent", version: "1" } };
 
-function start(principal) {
+function startStdio(principal) {
+  const [server, db] = argv;
   const child = spawn(server, ["--stdio", "--db", db], {
     env: { ...process.env, CANDOR_PRINCIPAL: principal },
     stdio: ["pipe", "pipe", "ignore"],
@@ -29,15 +34,53 @@ function start(principal) {
     });
   return {
     async init() {
-      await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "demo-agent", version: "1" } });
+      await request("initialize", initParams);
       child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
     },
-    async call(name, args) {
-      const r = await request("tools/call", { name, arguments: args });
-      return r.result.structuredContent;
-    },
+    request,
     stop() {
       child.stdin.end();
+    },
+  };
+}
+
+function startHttp(principal) {
+  const [, url, adminToken, teamToken] = argv;
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    Authorization: `Bearer ${principal === "admin" ? adminToken : teamToken}`,
+  };
+  let next = 1;
+  const post = async (message) => {
+    const r = await fetch(url, { method: "POST", headers, body: JSON.stringify(message) });
+    if (r.headers.get("mcp-session-id")) headers["Mcp-Session-Id"] = r.headers.get("mcp-session-id");
+    const text = await r.text();
+    if (!(r.headers.get("content-type") || "").startsWith("text/event-stream")) return text ? JSON.parse(text) : null;
+    // An SSE stream: the answer is the event whose message carries the request's id.
+    const messages = text.split("\n").filter((l) => l.startsWith("data:")).map((l) => JSON.parse(l.slice(5)));
+    return messages.find((m) => m.id === message.id);
+  };
+  const request = (method, params) => post({ jsonrpc: "2.0", id: next++, method, params });
+  return {
+    async init() {
+      await request("initialize", initParams);
+      await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    },
+    request,
+    stop() {
+      return fetch(url, { method: "DELETE", headers });
+    },
+  };
+}
+
+function start(principal) {
+  const session = overHttp ? startHttp(principal) : startStdio(principal);
+  return {
+    ...session,
+    async call(name, args) {
+      const r = await session.request("tools/call", { name, arguments: args });
+      return r.result.structuredContent;
     },
   };
 }
@@ -74,7 +117,7 @@ show("team-a: find_unowned_accounts", {}, env, (e) => ({ accounts: e.data.length
 args = { ids: ["svc-014"], snapshot_token: env.snapshot_token };
 env = await teamA.call("archive_service_accounts", args);
 show("team-a: archive_service_accounts", { ids: args.ids, snapshot_token: "<team-a's token>" }, env);
-teamA.stop();
+await teamA.stop();
 
 env = await admin.call("find_unowned_accounts", {});
 const token = env.snapshot_token;
@@ -117,4 +160,4 @@ show("admin: create_order_draft", args, env);
 args = { query: "printer" };
 env = await admin.call("search_everywhere", args);
 show("admin: search_everywhere", args, env, (e) => ({ found: Object.fromEntries(Object.entries(e.data).map(([k, v]) => [k, v.length])) }));
-admin.stop();
+await admin.stop();

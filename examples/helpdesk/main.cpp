@@ -12,6 +12,7 @@
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
 #include <candor/app/ops_command_line.hpp>
+#include <candor/app/secret.hpp>
 #include <candor/evidence/request_state.hpp>
 #include <candor/evidence/sqlite_store.hpp>
 
@@ -59,8 +60,9 @@ int main(int argc, char** argv) {
         "find_unowned_accounts, archive_service_accounts (evidence-gated), search_everywhere.\n"
         "Over --stdio the caller is $CANDOR_PRINCIPAL (default admin); over --http, the principal of the\n"
         "bearer token (--tokens; no token: anonymous, who sees no service accounts).\n"
-        "Cursors and snapshot tokens are sealed with $CANDOR_SEALING_KEYS ('id:HEX[,id:HEX…]'); without\n"
-        "it, with a random key that dies with the process.";
+        "Cursors and snapshot tokens are sealed with the keys ('id:HEX[,id:HEX…]') in the file named by\n"
+        "$CANDOR_SEALING_KEYS_FILE, the systemd credential candor-sealing-keys or $CANDOR_SEALING_KEYS\n"
+        "(one of them); without keys, with a random key that dies with the process.";
     opts.options = {
         {"--db", "PATH", "SQLite database (default " + default_db_path() + "); created and seeded on first run",
          [&](std::string_view v) {
@@ -108,46 +110,46 @@ int main(int argc, char** argv) {
     opts.stdio_caller = candor::mcp::principal{who && *who ? who : "admin"};
 
     opts.prepare = [&]() -> bool {
+        // The server's log has the operator's format (--log-format) by now.
+        const auto& log = srv.options().log;
+        const auto fail = [&](const std::string& why) {
+            log(candor::mcp::log_level::error, why);
+            return false;
+        };
         for (const auto& name : {config.slow_source, config.fail_source}) {
-            if (!name.empty() && name != "tickets" && name != "knowledge_base" && name != "chat") {
-                std::cerr << "error: sources are tickets, knowledge_base and chat, not '" << name << "'\n";
-                return false;
-            }
+            if (!name.empty() && name != "tickets" && name != "knowledge_base" && name != "chat")
+                return fail("sources are tickets, knowledge_base and chat, not '" + name + "'");
         }
         std::error_code ec;
         const auto parent = std::filesystem::path(db_path).parent_path();
         if (!parent.empty()) std::filesystem::create_directories(parent, ec);
         auto db = candor::sql_collection::open_sqlite(db_path);
-        if (!db) {
-            std::cerr << "error: cannot open database '" << db_path << "': " << db.error().message << "\n";
-            return false;
-        }
-        if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r) {
-            std::cerr << "error: cannot prepare database '" << db_path << "': " << r.error().message << "\n";
-            return false;
-        }
-        if (auto r = helpdesk::prepare_orders(**db); !r) {
-            std::cerr << "error: cannot prepare the order tables in '" << db_path << "': " << r.error().message << "\n";
-            return false;
-        }
+        if (!db) return fail("cannot open database '" + db_path + "': " + db.error().message);
+        if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r)
+            return fail("cannot prepare database '" + db_path + "': " + r.error().message);
+        if (auto r = helpdesk::prepare_orders(**db); !r)
+            return fail("cannot prepare the order tables in '" + db_path + "': " + r.error().message);
         auto store = candor::evidence::open_sqlite_store(db_path);
-        if (!store) {
-            std::cerr << "error: cannot open the evidence store in '" << db_path << "'\n";
-            return false;
-        }
+        if (!store) return fail("cannot open the evidence store in '" + db_path + "'");
         std::shared_ptr<const candor::evidence::key_ring> keys;
-        if (const char* k = std::getenv("CANDOR_SEALING_KEYS"); k && *k) {
-            auto ring = candor::evidence::key_ring::from_config(k);
-            if (!ring) {
-                std::cerr << "error: CANDOR_SEALING_KEYS: " << candor::evidence::to_string(ring.error()) << "\n";
-                return false;
-            }
+        // A file or a systemd credential keeps the keys off the command line and out of the
+        // environment (docs/operations.md, "Deploying").
+        auto configured = candor::app::read_secret("CANDOR_SEALING_KEYS", "candor-sealing-keys");
+        if (!configured)
+            return fail("sealing keys: " + configured.error().where + ": " +
+                        std::string(candor::app::to_string(configured.error().code)));
+        if (const auto& secret = *configured) {
+            auto ring = candor::evidence::key_ring::from_config(secret->value);
+            if (!ring)
+                return fail("sealing keys from " + secret->source + ": " +
+                            std::string(candor::evidence::to_string(ring.error())));
             keys = std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
+            log(candor::mcp::log_level::info, "sealing keys from " + secret->source);
         } else {
             keys = std::make_shared<const candor::evidence::key_ring>(candor::evidence::key_ring::ephemeral(
-                [](std::string_view m) { std::cerr << "helpdesk: " << m << "\n"; }));
+                [&](std::string_view m) { log(candor::mcp::log_level::warning, m); }));
         }
-        std::cerr << "helpdesk: database " << db_path << "\n";
+        log(candor::mcp::log_level::info, "helpdesk: database " + db_path);
         // The same keys seal the request state of multi round-trip requests (2026-07-28).
         srv.set_request_state_sealer(candor::evidence::state_sealer_from(keys));
         if (auto r = helpdesk::add_tools(srv, {*db, keys, *store, config, {}, {}}); !r) {

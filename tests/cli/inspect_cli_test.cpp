@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 using candor::test::candor_cli;
@@ -59,6 +60,30 @@ std::string sample_journal() {
     return j;
 }
 
+// A walk of four pages (three paged, one complete), a listing with a real gap beside its next
+// page, and an approval step: paging lowers no rate, and approvals are no argument issue.
+std::string paged_journal() {
+    std::string j;
+    for (int page = 0; page < 3; ++page) {
+        auto r = record("walk", "partial", "agent-a", page);
+        r.complete = false;
+        r.reason_codes = {"MORE_PAGES_AVAILABLE"};
+        j += line(r);
+    }
+    auto last = record("walk", "complete", "agent-a", 3);
+    last.complete = true;
+    j += line(last);
+    auto list = record("list", "partial", "agent-a", 4);
+    list.complete = false;
+    list.reason_codes = {"MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"};
+    j += line(list);
+    auto plan = record("archive", "error", "agent-a", 5);
+    plan.action_class = "irreversible_write";
+    plan.issues = {{"PLAN_TOKEN_REQUIRED", "", candor::layer::external, true}};
+    j += line(plan);
+    return j;
+}
+
 TEST(InspectCli, SummarizesCallsReasonsIssuesRepairsAndRefusals) {
     auto r = run(candor_cli() + " inspect - --json", sample_journal());
     ASSERT_EQ(r.status, 0) << r.out;
@@ -83,11 +108,33 @@ TEST(InspectCli, SummarizesCallsReasonsIssuesRepairsAndRefusals) {
     EXPECT_EQ(s.at("protocol").as_array().at(0).at("refusal"), "other -32601");
 }
 
+TEST(InspectCli, PagingIsNoGapAndGatesAreNoArgumentIssues) {
+    auto r = run(candor_cli() + " inspect - --json", paged_journal());
+    ASSERT_EQ(r.status, 0) << r.out;
+    auto s = boost::json::parse(r.out).as_object();
+    std::map<std::string, boost::json::object> tools;
+    for (const auto& t : s.at("tools").as_array()) tools[std::string(t.at("tool").as_string())] = t.as_object();
+    EXPECT_EQ(tools["walk"].at("paged").to_number<int>(), 3);
+    EXPECT_EQ(tools["walk"].at("incomplete").to_number<int>(), 0);
+    EXPECT_DOUBLE_EQ(tools["walk"].at("complete_rate").as_double(), 1.0);
+    EXPECT_EQ(tools["list"].at("incomplete").to_number<int>(), 1);
+    EXPECT_DOUBLE_EQ(tools["list"].at("complete_rate").as_double(), 0.0);
+    const auto& reasons = s.at("reasons").as_array();
+    ASSERT_EQ(reasons.size(), 1u);
+    EXPECT_EQ(reasons[0].at("code"), "VISIBILITY_RESTRICTED");
+    EXPECT_TRUE(s.at("issues_by_client").as_array().empty());
+    const auto& other = s.at("other_issues").as_array();
+    ASSERT_EQ(other.size(), 1u);
+    EXPECT_EQ(other[0].at("group"), "approval");
+    EXPECT_EQ(other[0].at("code"), "PLAN_TOKEN_REQUIRED");
+}
+
 TEST(InspectCli, TablesNameEverySection) {
     auto r = run(candor_cli() + " inspect -", sample_journal());
     ASSERT_EQ(r.status, 0);
-    for (const char* title : {"Calls per tool", "Top reason codes", "Top issue codes by client", "Repairs",
-                              "Refused actions and why", "Refused protocol messages"})
+    for (const char* title : {"Calls per tool", "Top reason codes of real gaps", "Top argument issue codes by client",
+                              "External checks, gates and server failures", "Repairs", "Refused actions and why",
+                              "Refused protocol messages"})
         EXPECT_NE(r.out.find(title), std::string::npos) << title;
     EXPECT_NE(r.out.find("EVIDENCE_MISSING"), std::string::npos);
 }

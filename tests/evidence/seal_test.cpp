@@ -127,6 +127,15 @@ TEST(Seal, EverySingleBitFlipOfASnapshotTokenIsRejected) {
     });
 }
 
+TEST(Seal, ASnapshotTokenWithAnExpiryTheClockCannotHoldIsRefused) {
+    // Milliseconds that overflow the clock's nanoseconds (found while writing fuzz_token): malformed.
+    auto keys = test_keys();
+    const std::string claims = R"({"r":"r","q":"q","p":"p","s":"s","w":"w","c":true,"n":[],"x":)";
+    for (const char* x : {"9223372036854775807", "9300000000000000", "-1"})
+        EXPECT_FALSE(ev::open_snapshot_token(*keys, keys->seal(ev::snapshot_token_purpose, claims + x + "}"))) << x;
+    EXPECT_TRUE(ev::open_snapshot_token(*keys, keys->seal(ev::snapshot_token_purpose, claims + "4102444800000}")));
+}
+
 TEST(Seal, NonCanonicalBase64IsRefused) {
     std::string out;
     EXPECT_TRUE(ev::detail::base64url_decode("QQ", out));  // "A"

@@ -166,6 +166,33 @@ std::string quotes_escaped(std::string_view s) {
     }
     return r + "\"";
 }
+TEST(ValidUtf8, InvalidBytesBecomeReplacementCharactersAndValidTextStaysAsItIs) {
+    std::string out;
+    EXPECT_EQ(candor::json::append_valid_utf8("caf\xC3\xA9 \xF0\x9F\x98\x80", out), 10u);
+    EXPECT_EQ(out, "caf\xC3\xA9 \xF0\x9F\x98\x80");
+    out.clear();
+    // A lone continuation byte, a truncated sequence, an overlong form, a surrogate.
+    EXPECT_EQ(candor::json::append_valid_utf8("a\x80"
+                                              "b\xE2\x82"
+                                              "c\xC0\xAF"
+                                              "d\xED\xA0\x80",
+                                              out),
+              12u);
+    const std::string r = "\xEF\xBF\xBD";
+    EXPECT_EQ(out, "a" + r + "b" + r + r + "c" + r + r + "d" + r + r + r);
+    std::string quoted;
+    EXPECT_TRUE(candor::json::write_string(out, quoted));
+}
+
+TEST(ValidUtf8, ACutNeverSplitsASequence) {
+    std::string out;
+    EXPECT_EQ(candor::json::append_valid_utf8("ab\xC3\xA9", out, 3), 2u);
+    EXPECT_EQ(out, "ab");
+    out.clear();
+    EXPECT_EQ(candor::json::append_valid_utf8("ab\xC3\xA9", out, 4), 4u);
+    EXPECT_EQ(out, "ab\xC3\xA9");
+}
+
 }  // namespace
 
 // Many quotes and backslashes at once, at every length around the 16-byte blocks, next to

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <stdexcept>
 
 namespace {
 
@@ -136,7 +137,10 @@ TEST_F(AdminHttp, FirstLoadWithTheTokenSetsAnHttpOnlyCookieThatOpensTheFeed) {
     const auto& call = f.at("calls").as_array().back().as_object();
     EXPECT_EQ(call.at("tool"), "search");
     EXPECT_EQ(call.at("status"), "partial");
-    EXPECT_FALSE(call.contains("session"));
+    // Who called, in which session: the console is for operators (and behind its own token).
+    EXPECT_EQ(call.at("session").as_string().size(), 32u);
+    EXPECT_EQ(call.at("principal"), "");
+    EXPECT_EQ(call.at("outcome"), "incomplete");
     const auto& meta = call.at("metadata").as_object();
     EXPECT_FALSE(meta.contains("data"));
     EXPECT_EQ(meta.at("incomplete_reasons").as_array().at(0).at("code"), "RESULT_LIMIT_REACHED");
@@ -176,6 +180,73 @@ TEST(Console, KeepsABoundedRingOfRecentCalls) {
     const auto& tools = feed.at("tools").as_array();
     EXPECT_LE(tools.size(), 4u);
     EXPECT_TRUE(std::any_of(tools.begin(), tools.end(), [](const auto& t) { return t.at("tool") == "other"; }));
+}
+
+mcp::call_record console_record(std::string tool, std::string status, std::vector<std::string> reasons = {},
+                                std::vector<mcp::issue_record> issues = {}) {
+    mcp::call_record r;
+    r.tool = std::move(tool);
+    r.status = std::move(status);
+    r.principal = "alice";
+    r.session = "s-1";
+    r.reason_codes = std::move(reasons);
+    r.issues = std::move(issues);
+    return r;
+}
+
+const boost::json::object& tool_row(const boost::json::object& feed, std::string_view tool) {
+    for (const auto& t : feed.at("tools").as_array())
+        if (t.at("tool").as_string() == tool) return t.as_object();
+    throw std::runtime_error("no row for " + std::string(tool));
+}
+
+TEST(Console, APagedWalkIsCountedApartFromRealGaps) {
+    ops::console con;
+    con.on_record(console_record("walk", "complete"));
+    for (int page = 0; page < 4; ++page) con.on_record(console_record("walk", "partial", {"MORE_PAGES_AVAILABLE"}));
+    con.on_record(console_record("walk", "complete"));
+    con.on_record(console_record("list", "partial", {"MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"}));
+    const auto feed = con.feed();
+    const auto& walk = tool_row(feed, "walk");
+    EXPECT_EQ(walk.at("complete").to_number<int>(), 2);
+    EXPECT_EQ(walk.at("paged").to_number<int>(), 4);
+    EXPECT_EQ(walk.at("incomplete").to_number<int>(), 0);
+    EXPECT_EQ(tool_row(feed, "list").at("incomplete").to_number<int>(), 1);
+    // The reasons table lists real gaps only; paging has its own.
+    const auto& reasons = feed.at("reasons").as_array();
+    ASSERT_EQ(reasons.size(), 1u);
+    EXPECT_EQ(reasons[0].at("code"), "VISIBILITY_RESTRICTED");
+    const auto& paging = feed.at("paging").as_array();
+    ASSERT_EQ(paging.size(), 2u);
+    EXPECT_EQ(paging[0].at("tool"), "walk");
+    EXPECT_EQ(paging[0].at("count").to_number<int>(), 4);
+    const auto& minute = feed.at("timeline").as_array().back().as_object();
+    EXPECT_EQ(minute.at("calls").to_number<int>(), 7);
+    EXPECT_EQ(minute.at("paged").to_number<int>(), 4);
+    EXPECT_EQ(minute.at("incomplete").to_number<int>(), 1);
+    // Who called is on every recent call.
+    const auto& last = feed.at("calls").as_array().back().as_object();
+    EXPECT_EQ(last.at("principal"), "alice");
+    EXPECT_EQ(last.at("session"), "s-1");
+    EXPECT_EQ(last.at("outcome"), "incomplete");
+}
+
+TEST(Console, GatesAndServerFailuresAreNotArgumentIssues) {
+    ops::console con;
+    con.on_record(console_record("archive", "error", {}, {{"PLAN_TOKEN_REQUIRED", "", layer::external, true}}));
+    con.on_record(console_record("archive", "error", {}, {{"EVIDENCE_MISSING", "", layer::external, false}}));
+    con.on_record(console_record("search", "error", {}, {{"INTERNAL_ERROR", "", layer::business, false}}));
+    con.on_record(console_record("search", "error", {}, {{"OUT_OF_RANGE", "/page_size", layer::contract, true}}));
+    const auto feed = con.feed();
+    const auto& issues = feed.at("issues").as_array();
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].at("code"), "OUT_OF_RANGE");
+    std::map<std::string, std::string> other;
+    for (const auto& i : feed.at("other_issues").as_array())
+        other[std::string(i.at("code").as_string())] = i.at("group").as_string();
+    EXPECT_EQ(other, (std::map<std::string, std::string>{{"EVIDENCE_MISSING", "evidence"},
+                                                         {"INTERNAL_ERROR", "server"},
+                                                         {"PLAN_TOKEN_REQUIRED", "approval"}}));
 }
 
 TEST(Console, PageEmbedsTheFeedWithoutClosingItsScript) {

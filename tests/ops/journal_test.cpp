@@ -6,6 +6,8 @@
 #endif
 #include <candor/ops/journal.hpp>
 
+#include <candor/json/write.hpp>
+
 #include "ops/ops_fixture.hpp"
 
 #include <candor/ops/console.hpp>
@@ -196,6 +198,37 @@ TEST(Journal, EvidenceRefusalAndProtocolRefusalsAreRecorded) {
     EXPECT_EQ(unknown_tool->at("method").as_string(), "tools/call");
     EXPECT_EQ(unknown_tool->at("tool").as_string(), "");
     EXPECT_EQ(unknown_tool->at("rpc_error").as_int64(), -32602);
+}
+
+// Names and ids are capped (128 and 64 bytes); a cap that fell inside a UTF-8 sequence made the
+// record invalid UTF-8, and the journal line and the console feed were lost to the writer.
+TEST(Journal, CappedNamesAndIdsStayValidUtf8) {
+    temp_dir dir;
+    auto j = ops::journal::open({.path = (dir.path / "calls.jsonl").string()}).value();
+    auto con = std::make_shared<ops::console>();
+    auto opts = test::quiet_options();
+    opts.observers = {j, con};
+    mcp::server srv(opts);
+    test::add_marker_tools(srv);
+    boost::asio::io_context io;
+    mcp::memory_client c(srv, io);
+    const std::string e_acute = "\xC3\xA9";  // 2 bytes
+    const std::string name = std::string(127, 'n') + e_acute;
+    const std::string id = std::string(63, 'i') + e_acute;
+    c.exchange(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+               R"("capabilities":{},"clientInfo":{"name":")" +
+                   name + R"(","version":"1"}}})",
+               0);
+    c.notify("notifications/initialized");
+    c.exchange(R"({"jsonrpc":"2.0","id":")" + id +
+                   R"(","method":"tools/call","params":{"name":"search","arguments":{"query":"q"}}})",
+               boost::json::value(id));
+    j->flush();
+    const auto records = lines_of(slurp(dir.path / "calls.jsonl"));
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0].at("client_name").as_string(), std::string(127, 'n'));
+    EXPECT_EQ(records[0].at("request_id").as_string(), std::string(63, 'i'));
+    EXPECT_TRUE(json::to_string(con->feed())) << "the console feed cannot be written";
 }
 
 TEST(Journal, RotatesAtTheSizeCapAndKeepsTheConfiguredFiles) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/metrics.hpp>
 
+#include <candor/mcp/version.hpp>
+
 #include "ops/ops_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -59,6 +61,136 @@ TEST(Metrics, CatalogueCountsCallsByToolStatusAndClient) {
     EXPECT_EQ(sample(text, "candor_calls_in_flight"), 0);
 }
 
+mcp::call_record answered(std::string tool, std::string status, std::vector<std::string> reasons = {},
+                          std::vector<mcp::issue_record> issues = {}) {
+    mcp::call_record r;
+    r.tool = std::move(tool);
+    r.method = "tools/call";
+    r.client_name = "agent";
+    r.action_class = "read_only";
+    r.status = std::move(status);
+    r.reason_codes = std::move(reasons);
+    r.issues = std::move(issues);
+    return r;
+}
+
+TEST(Metrics, PagingIsCountedApartFromRealGaps) {
+    ops::call_metrics m;
+    for (int page = 0; page < 4; ++page) m.on_record(answered("walk", "partial", {"MORE_PAGES_AVAILABLE"}));
+    m.on_record(answered("walk", "complete"));
+    m.on_record(answered("walk", "partial", {"MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"}));
+    const auto text = m.exposition();
+    EXPECT_EQ(sample(text, R"(candor_tool_call_outcomes_total{tool="walk",outcome="paged"})"), 4);
+    EXPECT_EQ(sample(text, R"(candor_tool_call_outcomes_total{tool="walk",outcome="complete"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_tool_call_outcomes_total{tool="walk",outcome="incomplete"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_result_gaps_total{tool="walk",reason="VISIBILITY_RESTRICTED"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_result_gaps_total{tool="walk",reason="MORE_PAGES_AVAILABLE"})"), -1);
+    // The envelope's own status and every reason stay available as they were.
+    EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="walk",status="partial",client="agent"})"), 5);
+    EXPECT_EQ(sample(text, R"(candor_partial_results_total{tool="walk",reason="MORE_PAGES_AVAILABLE"})"), 5);
+}
+
+TEST(Metrics, OnlyArgumentLayersCountAsArgumentIssues) {
+    ops::call_metrics m;
+    m.on_record(answered("archive", "error", {}, {{"PLAN_TOKEN_REQUIRED", "", layer::external, true}}));
+    m.on_record(answered("archive", "error", {}, {{"EVIDENCE_MISSING", "/token", layer::external, false}}));
+    m.on_record(answered("order", "error", {}, {{"UNKNOWN_SKU", "/lines/0/sku", layer::external, true}}));
+    m.on_record(answered("order", "error", {}, {{"TOTAL_MISMATCH", "/total", layer::business, true}}));
+    m.on_record(answered("order", "error", {}, {{"INTERNAL_ERROR", "", layer::business, false}}));
+    const auto text = m.exposition();
+    EXPECT_EQ(
+        sample(text,
+               R"(candor_argument_issues_total{tool="order",code="TOTAL_MISMATCH",layer="business",client="agent"})"),
+        1);
+    EXPECT_EQ(text.find(R"(candor_argument_issues_total{tool="archive")"), std::string::npos) << text;
+    EXPECT_EQ(text.find(R"(candor_argument_issues_total{tool="order",code="INTERNAL_ERROR")"), std::string::npos);
+    EXPECT_EQ(sample(text, R"(candor_gate_refusals_total{tool="archive",gate="approval",code="PLAN_TOKEN_REQUIRED"})"),
+              1);
+    EXPECT_EQ(sample(text, R"(candor_gate_refusals_total{tool="archive",gate="evidence",code="EVIDENCE_MISSING"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_external_issues_total{tool="order",code="UNKNOWN_SKU",client="agent"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_server_errors_total{tool="order",code="INTERNAL_ERROR"})"), 1);
+}
+
+TEST(Metrics, BuildInfoNamesTheFrameworkAndTheServer) {
+    ops::call_metrics m({.server_name = "helpdesk", .server_version = "1.0.0"});
+    const auto text = m.exposition();
+    EXPECT_EQ(sample(text, R"(candor_build_info{version=")" + std::string(candor::version()) +
+                               R"(",server="helpdesk",server_version="1.0.0"})"),
+              1);
+    EXPECT_FALSE(candor::version().empty());
+}
+
+TEST(Metrics, ProcessMetricsUseTheStandardNames) {
+    const auto text = ops::call_metrics().exposition();
+    // A process that has just started may not have used a clock tick yet: present, 0 or more.
+    EXPECT_GE(sample(text, "process_cpu_seconds_total"), 0) << text;
+    for (const char* name : {"process_resident_memory_bytes", "process_virtual_memory_bytes", "process_open_fds",
+                             "process_max_fds", "process_start_time_seconds"})
+        EXPECT_GT(sample(text, name), 0) << name << "\n" << text;
+    EXPECT_NE(text.find("# TYPE process_cpu_seconds_total counter\n"), std::string::npos);
+    EXPECT_EQ(ops::call_metrics({.process_metrics = false}).exposition().find("process_"), std::string::npos);
+}
+
+TEST(Metrics, SessionsNotUsedSinceInitializeAreIdle) {
+    // Threshold 0: a session is idle from its initialize until its first request.
+    auto m = std::make_shared<ops::call_metrics>(ops::metrics_options{.session_idle_after = std::chrono::seconds(0)});
+    auto patient = std::make_shared<ops::call_metrics>();  // the default threshold, 60 s
+    auto opts = test::quiet_options();
+    opts.observers = {m, patient};
+    mcp::server srv(opts);
+    test::add_marker_tools(srv);
+    boost::asio::io_context io;
+    {
+        mcp::memory_client used(srv, io), left(srv, io);
+        used.initialize();
+        left.initialize();
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions"), 2);
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions_idle"), 2);
+        EXPECT_EQ(sample(patient->exposition(), "candor_sessions_idle"), 0);
+        used.request("tools/list", {});
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions"), 2);
+        EXPECT_EQ(sample(m->exposition(), "candor_sessions_idle"), 1);
+    }
+    EXPECT_EQ(sample(m->exposition(), "candor_sessions"), 0);
+    EXPECT_EQ(sample(m->exposition(), "candor_sessions_idle"), 0);
+}
+
+struct session_listener final : mcp::call_observer {
+    std::vector<mcp::session_event> events;
+    void on_record(const mcp::call_record&) override {}
+    void on_session_event(const mcp::session_event& e) override { events.push_back(e); }
+};
+
+struct old_session_listener final : mcp::call_observer {
+    std::vector<bool> sessions;
+    void on_record(const mcp::call_record&) override {}
+    void on_session(bool opened) override { sessions.push_back(opened); }
+};
+
+TEST(SessionEvents, OpenedUsedOnceThenClosedAndTheOlderHookStillHearsOpenAndClose) {
+    auto listener = std::make_shared<session_listener>();
+    auto old = std::make_shared<old_session_listener>();
+    auto opts = test::quiet_options();
+    opts.observers = {listener, old};
+    mcp::server srv(opts);
+    test::add_marker_tools(srv);
+    boost::asio::io_context io;
+    {
+        mcp::memory_client c(srv, io);
+        c.request("ping", {});  // before initialize: not a use of a session
+        c.initialize();
+        c.request("ping", {});
+        c.request("tools/list", {});
+    }
+    using kind = mcp::session_event::kind;
+    ASSERT_EQ(listener->events.size(), 3u);
+    EXPECT_EQ(listener->events[0].what, kind::opened);
+    EXPECT_EQ(listener->events[1].what, kind::used);
+    EXPECT_EQ(listener->events[2].what, kind::closed);
+    EXPECT_EQ(listener->events[0].key, listener->events[2].key);
+    EXPECT_EQ(old->sessions, (std::vector<bool>{true, false}));
+}
+
 TEST(Metrics, EveryFamilyHasHelpAndTypeAndCountersEndInTotal) {
     const auto text = exposition_after_marker_calls();
     std::istringstream in(text);
@@ -76,7 +208,7 @@ TEST(Metrics, EveryFamilyHasHelpAndTypeAndCountersEndInTotal) {
         if (type == "counter") {
             EXPECT_TRUE(name.size() > 6 && name.substr(name.size() - 6) == "_total") << name;
         }
-        EXPECT_EQ(name.rfind("candor_", 0), 0u) << name;
+        EXPECT_TRUE(name.rfind("candor_", 0) == 0 || name.rfind("process_", 0) == 0) << name;
     }
 }
 

@@ -72,4 +72,17 @@ TEST(PlanToken, RefusesOtherKeysAndOtherPurposes) {
     EXPECT_FALSE(cv::open_plan_token(keys, "not a token"));
 }
 
+TEST(PlanToken, RefusesAnExpiryTheClockCannotHold) {
+    // Seconds that overflow the clock's nanoseconds (found while writing fuzz_token): malformed, never an
+    // expiry that wrapped around.
+    auto keys = ring('a');
+    for (const char* e : {"9223372036854775807", "9300000000", "-1", "-9223372036854775807"}) {
+        auto token = keys.seal(cv::plan_token_purpose,
+                               std::string(R"({"t":"t","p":"p","a":"a","g":"g","n":"n","e":)") + e + "}");
+        EXPECT_FALSE(cv::open_plan_token(keys, token)) << e;
+    }
+    auto fine = keys.seal(cv::plan_token_purpose, R"({"t":"t","p":"p","a":"a","g":"g","n":"n","e":4102444800})");
+    EXPECT_TRUE(cv::open_plan_token(keys, fine));
+}
+
 }  // namespace

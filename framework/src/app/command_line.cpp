@@ -191,6 +191,8 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
     if (!serving.empty() && !positional.empty()) return usage_error(serving[0] + " takes no command");
 
     const bool will_run = !serving.empty() || !positional.empty();
+    for (const auto& e : opts.extensions)
+        if (!e->configure(srv)) return 1;
     if (will_run && opts.prepare && !opts.prepare()) return 1;
     if (!serving.empty()) {
         // Operators' observers and the like: only when serving (tools/check never answer a client).

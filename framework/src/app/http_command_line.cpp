@@ -88,6 +88,12 @@ std::vector<extra_option> http_command_line::flags() {
              opts_.allowed_origins.emplace_back(v);
              return true;
          }},
+        {"--allow-host", "H", "",
+         [this](std::string_view v) {
+             http_only_flag_ = true;
+             opts_.allowed_hosts.emplace_back(v);
+             return true;
+         }},
         {"--threads", "N", "",
          [this](std::string_view v) {
              http_only_flag_ = true;
@@ -115,6 +121,8 @@ std::string http_command_line::help() const {
                "    --tokens FILE        require bearer tokens: lines 'TOKEN PRINCIPAL' ('#' comments)\n") +
            std::string(auth::oauth_help()) +
            "    --allow-origin O     accept browser Origin O besides loopback ones (repeatable)\n"
+           "    --allow-host H       accept Host H besides localhost ones (repeatable; '*': any, behind a\n"
+           "                         proxy that checks it)\n"
            "    --threads N          I/O threads (default: one per core)\n";
 }
 
@@ -122,7 +130,7 @@ std::string http_command_line::synopsis() const { return "--http [HOST:]PORT"; }
 
 std::string http_command_line::check(bool) {
     if (http_only_flag_ && !serving_)
-        return "--stateless, --tokens, --allow-origin, --threads and --oauth-* need --http";
+        return "--stateless, --tokens, --allow-origin, --allow-host, --threads and --oauth-* need --http";
     if (!serving_) return {};
     auth::read_environment(oauth_);
     if (oauth_.enabled() && !opts_.tokens.empty()) return "choose one of --tokens and --oauth-issuer";

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iostream>
 
 namespace candor::app {
 
@@ -45,6 +44,22 @@ std::vector<extra_option> ops_command_line::flags() {
              return true;
          }},
     };
+    flags.push_back({"--log-format", "FORMAT", "", [this](std::string_view v) {
+                         const auto format = ops::parse_log_format(v);
+                         if (!format) return refuse("--log-format expects text or json, got '" + std::string(v) + "'");
+                         log_opts_.format = *format;
+                         return true;
+                     }});
+    flags.push_back({"--log-level", "LEVEL", "", [this](std::string_view v) {
+                         const auto level = mcp::parse_log_level(v);
+                         if (!level)
+                             return refuse(
+                                 "--log-level expects debug, info, notice, warning, error, critical, alert or "
+                                 "emergency, got '" +
+                                 std::string(v) + "'");
+                         log_opts_.level = *level;
+                         return true;
+                     }});
     if (!http_) return flags;
     flags.push_back({"--no-metrics", "", "", [this](std::string_view) {
                          metrics_ = false;
@@ -71,7 +86,10 @@ std::string ops_command_line::help() const {
            "                         ('-': stderr); rotated at 64 MiB, 3 old files kept\n"
            "    --journal-max-bytes N  rotate the journal at N bytes (0: never)\n"
            "    --journal-sync       fdatasync the line of an irreversible action before its reply\n"
-           "                         (always: written and flushed before the reply)\n";
+           "                         (always: written and flushed before the reply)\n"
+           "  --log-format FORMAT    the server's log on stderr: text (default) or json (one object per line)\n"
+           "  --log-level LEVEL      lowest severity logged: debug, info (default), notice, warning, error,\n"
+           "                         critical, alert, emergency\n";
 }
 
 std::string ops_command_line::check(bool) {
@@ -79,13 +97,23 @@ std::string ops_command_line::check(bool) {
     return {};
 }
 
+bool ops_command_line::configure(mcp::server& srv) {
+    // From here on the server's log (and `prepare`'s) is in the chosen format, written by a thread
+    // of its own; the writer writes what is queued before it goes (with the server's sink).
+    log_ = ops::log_writer::open(log_opts_);
+    srv.set_log(log_->sink());
+    return true;
+}
+
 bool ops_command_line::start(mcp::server& srv) {
     ops::admin_options admin;
+    admin.log = log_;
     if (journal_) {
         auto opened = ops::journal::open(journal_opts_);
         if (!opened) {
-            std::cerr << "error: cannot open journal '" << journal_opts_.path << "': " << opened.error().message()
-                      << "\n";
+            log_->write(mcp::log_level::error,
+                        "cannot open journal '" + journal_opts_.path + "': " + opened.error().message());
+            log_->flush();
             return false;
         }
         admin.journal = *opened;
@@ -93,7 +121,8 @@ bool ops_command_line::start(mcp::server& srv) {
     }
     if (!http_ || !http_->serving()) return true;
     if (metrics_) {
-        admin.metrics = std::make_shared<ops::call_metrics>();
+        admin.metrics = std::make_shared<ops::call_metrics>(
+            ops::metrics_options{.server_name = srv.options().name, .server_version = srv.options().version});
         srv.add_observer(admin.metrics);
     }
     if (!ops_token_.empty()) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/token.hpp>
 
+#include "payload_time.hpp"
+
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 
@@ -71,7 +73,9 @@ boost::system::result<snapshot_claims, seal_error> open_snapshot_token(const key
         if (!r.is_string()) return seal_error::malformed;
         c.reasons.emplace_back(r.get_string());
     }
-    c.expiry = from_epoch_ms(expiry->get_int64());
+    const auto when = detail::payload_time(expiry->get_int64());
+    if (!when) return seal_error::malformed;
+    c.expiry = *when;
     return c;
 }
 

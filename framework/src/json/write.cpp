@@ -633,6 +633,24 @@ escaper use_escaper(escaper e) noexcept {
 }
 }  // namespace detail
 
+std::size_t append_valid_utf8(std::string_view s, std::string& out, std::size_t max_bytes) {
+    constexpr std::string_view replacement = "\xEF\xBF\xBD";  // U+FFFD
+    std::size_t i = 0, run = 0;                               // [run, i) is valid and not appended yet
+    while (i < s.size()) {
+        const std::size_t len = utf8_sequence(s, i);
+        const std::size_t step = std::max<std::size_t>(len, 1);
+        if (i + step > max_bytes) break;
+        if (len == 0) {
+            out.append(s.substr(run, i - run));
+            out += replacement;
+            run = i + 1;
+        }
+        i += step;
+    }
+    out.append(s.substr(run, i - run));
+    return i;
+}
+
 boost::system::result<void, write_error> write_string(std::string_view s, std::string& text) {
     sink out(text);
     if (append_string(s, out)) return {};  // on failure it wrote nothing

@@ -36,6 +36,16 @@ std::string& envelope_text_buffer() {
     return buffer;
 }
 
+// The codes a log line reports with the answer they go with.
+std::span<const std::string_view> internal_code() {
+    static constexpr std::string_view code = envelope::error_codes::internal_error;
+    return {&code, 1};
+}
+std::span<const std::string_view> deadline_code() {
+    static constexpr std::string_view code = envelope::error_codes::deadline_exceeded;
+    return {&code, 1};
+}
+
 const boost::json::value& empty_arguments() {
     static const boost::json::value empty = boost::json::object{};
     return empty;
@@ -104,8 +114,11 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         return;
     }
     if (!argument_issues.empty()) {
-        log(log_level::info, "tool " + tool_name + ": arguments refused at intake (" + argument_issues.front().code +
-                                 " at " + argument_issues.front().path + ")");
+        // Codes only: a path may end in a key the caller chose (DUPLICATE_KEY).
+        std::vector<std::string_view> codes;
+        codes.reserve(argument_issues.size());
+        for (const auto& i : argument_issues) codes.push_back(i.code);
+        log_call(log_level::info, "arguments refused at intake", tool_name, req.id, codes);
         answer_call(req.id, origin, envelope::failure(std::move(argument_issues)));
         return;
     }
@@ -123,7 +136,8 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         i.repairable = true;
         i.where = layer::intake;
         if (shape.error().limit) i.details["limit"] = *shape.error().limit;
-        log(log_level::info, "tool " + tool_name + ": arguments over budget (" + i.code + ")");
+        const std::string_view code = i.code;
+        log_call(log_level::info, "arguments over the tool's budget", tool_name, req.id, {&code, 1});
         answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
@@ -297,7 +311,8 @@ void connection::on_deadline(const rpc::request_id& id) {
     auto state = it->second;
     state->answered = true;
     state->cancelled = true;
-    log(log_level::warning, "tool " + state->tool_name + " ran past its deadline; stopped");
+    log_call(log_level::warning, "the call ran past its deadline and was stopped", state->tool_name, id,
+             deadline_code());
     state->signal.emit(boost::asio::cancellation_type::terminal);
     answer_call(id, state->origin, envelope::failure({detail::deadline_exceeded_issue()}), true);
 }
@@ -332,7 +347,7 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
         answer_input_required(id, *state);
     } else if (ep) {
         // A bug in the tool. The operator gets the details; the client gets none.
-        log(log_level::error, "tool " + state->tool_name + " threw: " + detail::what_of(ep));
+        log_call(log_level::error, "the tool threw: " + detail::what_of(ep), state->tool_name, id, internal_code());
         answer_call(id, state->origin, tool_outcome{}, true);  // an envelope without verdict
     } else {
         answer_call(id, state->origin, std::move(out), true);
@@ -358,12 +373,15 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         if (auto valid = envelope::check(*env); !valid) {
             // Default-constructed outcomes (a thrown exception) land here too, already logged.
             if (env->status)
-                log(log_level::error, "tool " + tool_name + " returned an envelope that breaks " +
-                                          std::string(envelope::to_string(valid.error())));
+                log_call(log_level::error,
+                         "the tool returned an envelope that breaks " + std::string(envelope::to_string(valid.error())),
+                         tool_name, id, internal_code());
             answer = &(fallback = envelope::internal_error());
         } else if (auto done = envelope::write_sealed(*env, tool_name, text, json::depth_ceiling); !done) {
-            log(log_level::error, "tool " + tool_name + " returned data that cannot be serialized (" +
-                                      std::string(json::to_string(done.error())) + ")");
+            log_call(
+                log_level::error,
+                "the tool returned data that cannot be serialized (" + std::string(json::to_string(done.error())) + ")",
+                tool_name, id, internal_code());
             answer = &(fallback = envelope::internal_error());
         }
         if (answer == &fallback) (void)envelope::write_sealed(fallback, tool_name, text);
@@ -415,7 +433,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         if (!observers_.empty())
             record = record_call(id, origin, nullptr, content.is_error ? "content_error" : "content");
         if (!json::to_string(result)) {
-            log(log_level::error, "tool " + tool_name + " returned content that cannot be serialized");
+            log_call(log_level::error, "the tool returned content that cannot be serialized", tool_name, id);
             result = boost::json::object{{"content", boost::json::array{text_block("internal error in the tool")}},
                                          {"isError", true}};
         }

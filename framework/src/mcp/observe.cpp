@@ -18,6 +18,18 @@ namespace candor::mcp {
 
 namespace rpc = jsonrpc;
 
+namespace {
+
+// At most `n` bytes of `s`. The text is valid UTF-8 (it was read from JSON); a cut inside a
+// sequence would not be, and the journal's writer would refuse the record.
+std::string capped(std::string_view s, std::size_t n) {
+    if (s.size() <= n) return std::string(s);
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return std::string(s.substr(0, n));
+}
+
+}  // namespace
+
 namespace detail {
 
 std::string_view known_method(std::string_view method) noexcept {
@@ -44,21 +56,19 @@ std::string_view known_method(std::string_view method) noexcept {
     return known.back();
 }
 
-}  // namespace detail
-
-namespace {
-
-constexpr std::size_t max_id_bytes = 64;
-constexpr std::size_t max_name_bytes = 128;
-
-std::string capped(std::string_view s, std::size_t n) { return std::string(s.substr(0, n)); }
-
-std::string id_text(const rpc::request_id& id) {
+std::string request_id_text(const rpc::request_id& id) {
+    constexpr std::size_t max_id_bytes = 64;
     const auto v = id.to_json();
     if (const auto* s = v.if_string()) return capped(*s, max_id_bytes);
     if (const auto* i = v.if_int64()) return std::to_string(*i);
     return {};
 }
+
+}  // namespace detail
+
+namespace {
+
+constexpr std::size_t max_name_bytes = 128;
 
 // The last segment of a path whose last key was chosen by the caller becomes "*".
 std::string sanitized_path(std::string_view code, std::string_view path) {
@@ -110,7 +120,7 @@ void notes(const std::vector<Note>& list, std::vector<std::string>& codes, std::
 call_record connection::record_call(const rpc::request_id& id, const call_origin& origin,
                                     const envelope::envelope* answer, std::string status) {
     call_record r;
-    r.request_id = id_text(id);
+    r.request_id = detail::request_id_text(id);
     const session_info& who = origin.session ? *origin.session : *session_;
     r.session = who.id;
     r.principal = opts_.caller.id;

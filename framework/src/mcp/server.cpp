@@ -39,6 +39,10 @@ server::~server() = default;
 
 const server_options& server::options() const noexcept { return core_->opts; }
 
+void server::set_log(log_sink sink) {
+    core_->opts.log = sink ? std::move(sink) : log_sink([](log_level, std::string_view) {});
+}
+
 void server::add_observer(std::shared_ptr<call_observer> observer) {
     if (!observer) return;
     std::lock_guard lock(core_->mu);
@@ -189,8 +193,12 @@ connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::a
 }
 
 connection::~connection() {
-    if (phase_ != phase::awaiting_initialize)
-        for (const auto& o : observers_) o->on_session(false);
+    if (phase_ != phase::awaiting_initialize) tell_session(session_event::kind::closed);
+}
+
+void connection::tell_session(session_event::kind what) const {
+    const session_event e{what, reinterpret_cast<std::uintptr_t>(this)};
+    for (const auto& o : observers_) o->on_session_event(e);
 }
 
 template <class Work>
@@ -229,7 +237,7 @@ void connection::assume_initialized(std::string protocol_version, std::string cl
         session->client_version = std::move(cv);
         c.session_ = std::move(session);
         c.phase_ = phase::ready;
-        for (const auto& obs : c.observers_) obs->on_session(true);
+        c.tell_session(session_event::kind::opened);
     });
 }
 
@@ -264,7 +272,17 @@ void connection::close() {
     });
 }
 
-void connection::log(log_level l, std::string_view text) const { core_->opts.log(l, text); }
+void connection::log(log_level l, std::string_view text, log_fields fields) const {
+    if (fields.principal.empty()) fields.principal = opts_.caller.id;
+    if (fields.session.empty()) fields.session = session_->id;
+    core_->opts.log(l, text, fields);
+}
+
+void connection::log_call(log_level l, std::string_view text, std::string_view tool, const rpc::request_id& id,
+                          std::span<const std::string_view> codes) const {
+    const auto request_id = detail::request_id_text(id);
+    log(l, text, {.tool = tool, .request_id = request_id, .codes = codes});
+}
 
 void connection::send_text(std::string text, const message_route& route) {
     if (closed_ || !send_) return;
@@ -384,6 +402,10 @@ void connection::dispatch_message(rpc::inbound& in) {
 }
 
 void connection::handle_request(rpc::inbound& in, rpc::request& req) {
+    if (!used_ && phase_ != phase::awaiting_initialize && req.method != "initialize") {
+        used_ = true;
+        tell_session(session_event::kind::used);
+    }
     // Only tools/call gives meaning to violations inside its params (those in `arguments`);
     // for every other method they make the message ambiguous.
     if (req.method != "tools/call" && !in.param_violations.empty()) {
@@ -485,8 +507,9 @@ void connection::handle_notification(rpc::inbound&, rpc::notification& n) {
     } else if (n.method == "notifications/cancelled") {
         on_cancelled(n);
     } else {
-        // Notifications are never answered, not even with an error.
-        log(log_level::debug, "ignored notification " + n.method);
+        // Notifications are never answered, not even with an error. Their names are the
+        // client's text: only known ones are logged by name.
+        log(log_level::debug, "ignored notification " + std::string(detail::known_method(n.method)));
     }
 }
 
@@ -551,7 +574,7 @@ void connection::on_initialize(const rpc::request& req) {
     if (!o.instructions.empty()) result["instructions"] = o.instructions;
     phase_ = phase::initializing;
     send_result(req.id, result);
-    for (const auto& obs : observers_) obs->on_session(true);
+    tell_session(session_event::kind::opened);
 }
 
 void connection::on_tools_list(const rpc::request& req) {
@@ -604,7 +627,7 @@ void connection::on_cancelled(const rpc::notification& n) {
     call.answered = true;
     call.cancelled = true;
     forget_deadline(call);
-    log(log_level::info, "call of tool " + call.tool_name + " cancelled by the client");
+    log_call(log_level::info, "the call was cancelled by the client", call.tool_name, *id);
     call.signal.emit(boost::asio::cancellation_type::terminal);
 }
 

@@ -140,6 +140,9 @@ struct server_core {
 /// `method` if it is one the server knows (a static string), else "other".
 std::string_view known_method(std::string_view method) noexcept;
 
+/// A request id as text for records and logs: a number's digits, a string capped at 64 bytes.
+std::string request_id_text(const jsonrpc::request_id& id);
+
 /// One page of `m` (a name-ordered map) after the cursor's position, under the lock.
 /// @return the entries and the next cursor; nothing for a cursor not issued for `list`
 template <class Map>

@@ -67,6 +67,7 @@ std::optional<transport::admin_response> handle_admin(const admin_options& opts,
     if (path == "/metrics" && opts.metrics) {
         if (req.method != "GET") return text(405, "GET only\n");
         if (opts.journal) opts.metrics->set_journal_drops(opts.journal->dropped());
+        if (opts.log) opts.metrics->set_log_drops(opts.log->dropped());
         auto r = text(200, opts.metrics->exposition());
         r.content_type = "text/plain; version=0.0.4; charset=utf-8";
         return r;

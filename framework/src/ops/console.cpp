@@ -3,6 +3,7 @@
 
 #include <candor/ops/journal.hpp>
 #include <candor/ops/metrics.hpp>
+#include <candor/ops/outcome.hpp>
 
 #include <boost/json/array.hpp>
 
@@ -46,9 +47,6 @@ void console::bump(pair_counts& m, std::string a, std::string b) {
 
 void console::on_record(const mcp::call_record& r) {
     auto entry = to_json(r);
-    // Not on the console: who exactly called, in which session.
-    entry.erase("session");
-    entry.erase("principal");
     entry["metadata"] = r.envelope_metadata;
     const auto secs = std::chrono::duration_cast<std::chrono::seconds>(r.time.time_since_epoch()).count();
 
@@ -62,21 +60,31 @@ void console::on_record(const mcp::call_record& r) {
     auto tool = r.tool;
     if (!tools_.count(tool) && tools_.size() + 1 >= opts_.max_keys) tool = "other";
     auto& t = tools_[tool];
+    const auto outcome = outcome_of(r);
     ++t.calls;
-    if (r.status == "complete") ++t.complete;
-    else if (r.status == "partial") ++t.partial;
-    else if (r.status == "error") ++t.error;
-    else ++t.other;
-    for (const auto& c : r.reason_codes) bump(reasons_, r.tool, c);
-    for (const auto& i : r.issues) bump(issues_, i.code, std::string(to_string(i.where)));
+    switch (outcome) {
+        case call_outcome::complete: ++t.complete; break;
+        case call_outcome::paged: ++t.paged; break;
+        case call_outcome::incomplete: ++t.incomplete; break;
+        case call_outcome::error: ++t.error; break;
+        default: ++t.other; break;
+    }
+    for (const auto& c : r.reason_codes) bump(is_paging_reason(c) ? paging_ : reasons_, r.tool, c);
+    for (const auto& i : r.issues) {
+        const auto layer = to_string(i.where);
+        const auto group = group_of(i.code, layer);
+        if (group == issue_group::argument) bump(issues_, i.code, std::string(layer));
+        else bump(other_issues_, std::string(to_string(group)), i.code);
+    }
     if (is_refused_action(r)) bump(refused_, r.tool, r.issues.empty() ? "-" : r.issues.front().code);
 
     const std::int64_t start = secs - secs % 60;
     if (timeline_.empty() || timeline_.back().start < start) timeline_.push_back(minute{start});
     auto& m = timeline_.back();
     ++m.calls;
-    if (r.status == "partial") ++m.partial;
-    if (r.status == "error") ++m.error;
+    if (outcome == call_outcome::paged) ++m.paged;
+    if (outcome == call_outcome::incomplete) ++m.incomplete;
+    if (outcome == call_outcome::error) ++m.error;
     while (timeline_.size() > opts_.timeline_minutes) timeline_.pop_front();
 }
 
@@ -93,17 +101,23 @@ boost::json::object console::feed(std::uint64_t after) const {
         tools.push_back(boost::json::object{{"tool", name},
                                             {"calls", t.calls},
                                             {"complete", t.complete},
-                                            {"partial", t.partial},
+                                            {"paged", t.paged},
+                                            {"incomplete", t.incomplete},
                                             {"error", t.error},
                                             {"other", t.other}});
     out["tools"] = std::move(tools);
     out["reasons"] = top(reasons_, "tool", "code");
+    out["paging"] = top(paging_, "tool", "code");
     out["issues"] = top(issues_, "code", "layer");
+    out["other_issues"] = top(other_issues_, "group", "code");
     out["refused"] = top(refused_, "tool", "code");
     boost::json::array timeline;
     for (const auto& m : timeline_)
-        timeline.push_back(
-            boost::json::object{{"start", m.start}, {"calls", m.calls}, {"partial", m.partial}, {"error", m.error}});
+        timeline.push_back(boost::json::object{{"start", m.start},
+                                               {"calls", m.calls},
+                                               {"paged", m.paged},
+                                               {"incomplete", m.incomplete},
+                                               {"error", m.error}});
     out["timeline"] = std::move(timeline);
     return out;
 }

@@ -2,13 +2,12 @@
 #include <candor/ops/journal.hpp>
 
 #include <candor/json/write.hpp>
+#include <candor/ops/outcome.hpp>
 
 #include <boost/json/array.hpp>
 
-#include <cerrno>
+#include <cstdio>
 #include <ctime>
-#include <system_error>
-#include <unistd.h>
 
 namespace candor::ops {
 
@@ -44,6 +43,7 @@ boost::json::object to_json(const mcp::call_record& r) {
     o[jf::bytes_in] = r.bytes_in;
     o[jf::bytes_out] = r.bytes_out;
     o[jf::status] = r.status;
+    o[jf::outcome] = to_string(outcome_of(r));
     if (r.complete) o[jf::complete] = *r.complete;
     else o[jf::complete] = nullptr;
     boost::json::array reasons(r.reason_codes.begin(), r.reason_codes.end());
@@ -68,34 +68,17 @@ boost::json::object to_json(const mcp::call_record& r) {
 }
 
 boost::system::result<std::shared_ptr<journal>> journal::open(journal_options opts) {
-    std::shared_ptr<journal> j(new journal(std::move(opts)));
-    if (!j->opts_.path.empty()) {
-        j->file_ = std::fopen(j->opts_.path.c_str(), "ab");
-        if (!j->file_) return std::error_code(errno, std::generic_category());
-        std::fseek(j->file_, 0, SEEK_END);
-        const long at = std::ftell(j->file_);
-        j->size_ = at > 0 ? static_cast<std::uint64_t>(at) : 0;
-    }
-    j->writer_ = std::thread([raw = j.get()] { raw->run(); });
-    return j;
+    auto out = line_writer::open(std::move(opts));
+    if (!out) return out.error();
+    return std::shared_ptr<journal>(new journal(std::move(*out)));
 }
 
-journal::journal(journal_options opts) : opts_(std::move(opts)) {}
-
-journal::~journal() {
-    {
-        std::lock_guard lock(mu_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    if (writer_.joinable()) writer_.join();
-    if (file_) std::fclose(file_);
-}
+journal::journal(std::unique_ptr<line_writer> out) : out_(std::move(out)) {}
 
 void journal::on_record(const mcp::call_record& r) {
     // Our own values (codes, numbers, capped names from valid UTF-8): the writer cannot fail.
     auto text = json::to_string(to_json(r));
-    if (text) write_line(std::move(*text));
+    if (text) out_->write_line(std::move(*text));
 }
 
 void journal::on_durable_record(const mcp::call_record& r, std::function<void()> stored) {
@@ -104,113 +87,14 @@ void journal::on_durable_record(const mcp::call_record& r, std::function<void()>
         stored();
         return;
     }
-    {
-        std::lock_guard lock(mu_);
-        queue_.push_back({std::move(*text), std::move(stored)});
-    }
-    wake_.notify_one();
+    out_->write_durable(std::move(*text), std::move(stored));
 }
 
-bool journal::write_line(std::string line) {
-    {
-        std::lock_guard lock(mu_);
-        if (queue_.size() >= opts_.queue_capacity) {
-            ++dropped_;
-            return false;
-        }
-        queue_.push_back({std::move(line), {}});
-    }
-    wake_.notify_one();
-    return true;
-}
-
-void journal::flush() {
-    std::unique_lock lock(mu_);
-    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
-}
-
-std::uint64_t journal::written() const {
-    std::lock_guard lock(mu_);
-    return written_;
-}
-std::uint64_t journal::dropped() const {
-    std::lock_guard lock(mu_);
-    return dropped_;
-}
-std::uint64_t journal::rotations() const {
-    std::lock_guard lock(mu_);
-    return rotations_;
-}
-std::uint64_t journal::failures() const {
-    std::lock_guard lock(mu_);
-    return failures_;
-}
-
-void journal::run() {
-    std::deque<entry> batch;
-    std::unique_lock lock(mu_);
-    for (;;) {
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty() && stopping_) break;
-        batch.swap(queue_);
-        busy_ = true;
-        lock.unlock();
-        bool ok = true;
-        bool durable = false;
-        for (const auto& e : batch) {
-            ok = write_out(e.line) && ok;
-            durable = durable || e.stored;
-        }
-        // One flush (and one sync) per batch: every line of an irreversible action in it is
-        // acknowledged by the same system calls.
-        if (file_ && std::fflush(file_) != 0) ok = false;
-        if (opts_.to_stderr) std::fflush(stderr);
-        if (durable && opts_.sync && file_ && ::fdatasync(::fileno(file_)) != 0) ok = false;
-        // Said once when writing starts failing, not once per batch; counted every time.
-        if (!ok && !failing_)
-            std::fprintf(stderr, "candor journal: writing '%s' failed; lines may be lost\n", opts_.path.c_str());
-        failing_ = !ok;
-        for (auto& e : batch)
-            if (e.stored) e.stored();  // the reply goes out (the action happened, stored or not)
-        const auto n = batch.size();
-        batch.clear();
-        lock.lock();
-        written_ += n;
-        if (!ok) ++failures_;
-        busy_ = false;
-        if (queue_.empty()) idle_.notify_all();
-    }
-    busy_ = false;
-    idle_.notify_all();
-}
-
-bool journal::write_out(const std::string& line) {
-    if (opts_.to_stderr) {
-        std::fwrite(line.data(), 1, line.size(), stderr);
-        std::fputc('\n', stderr);
-    }
-    if (!file_) return opts_.path.empty();
-    if (opts_.max_bytes && size_ > 0 && size_ + line.size() + 1 > opts_.max_bytes) rotate();
-    if (!file_) return false;
-    const bool ok = std::fwrite(line.data(), 1, line.size(), file_) == line.size() && std::fputc('\n', file_) != EOF;
-    size_ += line.size() + 1;
-    return ok;
-}
-
-void journal::rotate() {
-    std::fclose(file_);
-    file_ = nullptr;
-    const auto name = [this](unsigned n) { return n ? opts_.path + "." + std::to_string(n) : opts_.path; };
-    if (opts_.keep_files == 0) {
-        std::remove(opts_.path.c_str());
-    } else {
-        std::remove(name(opts_.keep_files).c_str());
-        for (unsigned n = opts_.keep_files; n > 0; --n) std::rename(name(n - 1).c_str(), name(n).c_str());
-    }
-    file_ = std::fopen(opts_.path.c_str(), "ab");
-    size_ = 0;
-    std::lock_guard lock(mu_);
-    ++rotations_;
-}
+bool journal::write_line(std::string line) { return out_->write_line(std::move(line)); }
+void journal::flush() { out_->flush(); }
+std::uint64_t journal::written() const { return out_->written(); }
+std::uint64_t journal::dropped() const { return out_->dropped(); }
+std::uint64_t journal::rotations() const { return out_->rotations(); }
+std::uint64_t journal::failures() const { return out_->failures(); }
 
 }  // namespace candor::ops

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/metrics.hpp>
 
+#include <candor/mcp/version.hpp>
+#include <candor/ops/outcome.hpp>
+#include <candor/ops/process.hpp>
+
 #include <boost/container/small_vector.hpp>
 
 #include <algorithm>
@@ -218,18 +222,41 @@ bool is_refused_action(const mcp::call_record& r) {
            r.action_class != "read_only";
 }
 
-call_metrics::call_metrics()
-    : calls_(reg_.counter("candor_tool_calls_total", "Tool calls answered, by tool, envelope status and client name.",
+call_metrics::call_metrics(metrics_options opts)
+    : opts_(std::move(opts)),
+      calls_(reg_.counter("candor_tool_calls_total", "Tool calls answered, by tool, envelope status and client name.",
                           {"tool", "status", "client"})),
       duration_(reg_.histogram("candor_tool_call_duration_seconds",
                                "Time from the arrival of a tools/call to its answer.", {"tool"}, duration_buckets)),
-      partial_(reg_.counter("candor_partial_results_total", "Incomplete results, by tool and reason code.",
+      outcomes_(reg_.counter("candor_tool_call_outcomes_total",
+                             "Tool calls answered, by tool and outcome: complete, paged (incomplete only because more "
+                             "pages follow), incomplete (a real gap), error, content, content_error.",
+                             {"tool", "outcome"})),
+      partial_(reg_.counter("candor_partial_results_total",
+                            "Reasons of incomplete results, by tool and reason code, paging included.",
                             {"tool", "reason"})),
+      gaps_(reg_.counter("candor_result_gaps_total",
+                         "Reasons of incomplete results that are real gaps (every reason but MORE_PAGES_AVAILABLE), "
+                         "by tool and reason code.",
+                         {"tool", "reason"})),
       warnings_(reg_.counter("candor_result_warnings_total", "Warnings on results, by tool and warning code.",
                              {"tool", "warning"})),
       issues_(reg_.counter("candor_argument_issues_total",
-                           "Issues in error envelopes, by tool, issue code, layer and client name.",
+                           "Argument issues (layers intake, contract, business) in error envelopes, by tool, issue "
+                           "code, layer and client name.",
                            {"tool", "code", "layer", "client"})),
+      external_issues_(reg_.counter("candor_external_issues_total",
+                                    "Issues of external checks and sources in error envelopes, by tool, issue code "
+                                    "and client name.",
+                                    {"tool", "code", "client"})),
+      gate_refusals_(reg_.counter("candor_gate_refusals_total",
+                                  "Calls stopped at an evidence gate or an approval step, by tool, gate (evidence, "
+                                  "approval) and issue code.",
+                                  {"tool", "gate", "code"})),
+      server_errors_(reg_.counter("candor_server_errors_total",
+                                  "The server's own failures (INTERNAL_ERROR, DEADLINE_EXCEEDED, "
+                                  "TOO_MANY_CALLS_IN_FLIGHT), by tool and code.",
+                                  {"tool", "code"})),
       repairs_(reg_.counter("candor_repair_attempts_total",
                             "Calls that follow a refusal with repairable issues only (repair attempts).", {"tool"})),
       repair_successes_(
@@ -246,18 +273,42 @@ call_metrics::call_metrics()
       bytes_out_(reg_.counter("candor_sent_bytes_total", "Bytes of the answers sent, by tool.", {"tool"})),
       in_flight_(reg_.gauge("candor_calls_in_flight", "Tool calls running now.")),
       sessions_(reg_.gauge("candor_sessions", "Initialized client sessions open now.")),
+      idle_sessions_(reg_.gauge("candor_sessions_idle",
+                                "Open sessions that have made no request since initialize for the idle threshold "
+                                "(60 s unless set) or longer: clients that opened a session and left it.")),
       journal_dropped_(
-          reg_.counter("candor_journal_dropped_total", "Journal lines dropped because the writer's queue was full.")) {}
+          reg_.counter("candor_journal_dropped_total", "Journal lines dropped because the writer's queue was full.")),
+      log_dropped_(reg_.counter("candor_log_dropped_total",
+                                "Lines of the server's log dropped because the writer's queue was full.")),
+      build_info_(reg_.gauge("candor_build_info",
+                             "Always 1: the Candor version and the server's name and version as labels.",
+                             {"version", "server", "server_version"})),
+      cpu_seconds_(
+          process_reg_.counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.")),
+      resident_bytes_(process_reg_.gauge("process_resident_memory_bytes", "Resident memory size in bytes.")),
+      virtual_bytes_(process_reg_.gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.")),
+      open_fds_(process_reg_.gauge("process_open_fds", "Number of open file descriptors.")),
+      max_fds_(process_reg_.gauge("process_max_fds", "Maximum number of open file descriptors.")),
+      start_time_(
+          process_reg_.gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.")) {
+    const auto or_dash = [](const std::string& s) { return s.empty() ? std::string_view("-") : std::string_view(s); };
+    build_info_.set({candor::version(), or_dash(opts_.server_name), or_dash(opts_.server_version)}, 1);
+}
 
 // The gauges are read from their atomics when scraped: setting them here could interleave.
 void call_metrics::on_call_started() { ++in_flight_count_; }
 void call_metrics::on_call_finished() { --in_flight_count_; }
-void call_metrics::on_session(bool opened) {
-    if (opened) ++session_count_;
-    else --session_count_;
+void call_metrics::on_session_event(const mcp::session_event& e) {
+    using kind = mcp::session_event::kind;
+    if (e.what == kind::opened) ++session_count_;
+    if (e.what == kind::closed) --session_count_;
+    std::lock_guard lock(unused_mu_);
+    if (e.what == kind::opened) unused_sessions_[e.key] = std::chrono::steady_clock::now();
+    else unused_sessions_.erase(e.key);
 }
 
 void call_metrics::set_journal_drops(std::uint64_t n) { journal_dropped_.set({}, static_cast<double>(n)); }
+void call_metrics::set_log_drops(std::uint64_t n) { log_dropped_.set({}, static_cast<double>(n)); }
 
 void call_metrics::on_record(const mcp::call_record& r) {
     const std::string_view tool = r.tool.empty() ? std::string_view("-") : std::string_view(r.tool);
@@ -271,9 +322,22 @@ void call_metrics::on_record(const mcp::call_record& r) {
     const std::string_view client = r.client_name.empty() ? std::string_view("-") : std::string_view(r.client_name);
     calls_.add({tool, r.status, client});
     duration_.observe({tool}, std::chrono::duration<double>(r.duration).count());
-    for (const auto& c : r.reason_codes) partial_.add({tool, c});
+    outcomes_.add({tool, to_string(outcome_of(r))});
+    for (const auto& c : r.reason_codes) {
+        partial_.add({tool, c});
+        if (!is_paging_reason(c)) gaps_.add({tool, c});
+    }
     for (const auto& c : r.warning_codes) warnings_.add({tool, c});
-    for (const auto& i : r.issues) issues_.add({tool, i.code, to_string(i.where), client});
+    for (const auto& i : r.issues) {
+        const auto layer = to_string(i.where);
+        switch (const auto group = group_of(i.code, layer)) {
+            case issue_group::argument: issues_.add({tool, i.code, layer, client}); break;
+            case issue_group::external: external_issues_.add({tool, i.code, client}); break;
+            case issue_group::evidence:
+            case issue_group::approval: gate_refusals_.add({tool, to_string(group), i.code}); break;
+            case issue_group::server: server_errors_.add({tool, i.code}); break;
+        }
+    }
     if (r.repair_attempt > 0) {
         repairs_.add({tool});
         if (r.status != "error") repair_successes_.add({tool});
@@ -286,7 +350,25 @@ void call_metrics::on_record(const mcp::call_record& r) {
 std::string call_metrics::exposition() const {
     in_flight_.set({}, static_cast<double>(in_flight_count_.load()));
     sessions_.set({}, static_cast<double>(session_count_.load()));
-    return reg_.exposition();
+    {
+        const auto now = std::chrono::steady_clock::now();
+        std::lock_guard lock(unused_mu_);
+        const auto idle = std::count_if(unused_sessions_.begin(), unused_sessions_.end(),
+                                        [&](const auto& s) { return now - s.second >= opts_.session_idle_after; });
+        idle_sessions_.set({}, static_cast<double>(idle));
+    }
+    auto out = reg_.exposition();
+    if (!opts_.process_metrics) return out;
+    if (auto p = read_process_stats()) {
+        cpu_seconds_.set({}, p->cpu_seconds);
+        resident_bytes_.set({}, static_cast<double>(p->resident_bytes));
+        virtual_bytes_.set({}, static_cast<double>(p->virtual_bytes));
+        open_fds_.set({}, static_cast<double>(p->open_fds));
+        max_fds_.set({}, static_cast<double>(p->max_fds));
+        start_time_.set({}, p->start_time_seconds);
+        out += process_reg_.exposition();
+    }
+    return out;
 }
 
 }  // namespace candor::ops

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/paging/cursor.hpp>
 
+#include "../evidence/payload_time.hpp"
+
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 
@@ -274,16 +276,6 @@ private:
     bool ok_ = true;
 };
 
-// An issue time a cursor can carry: from the epoch to half of what the clock can count (past
-// that, converting it or subtracting it from now would overflow). Only a sealer's bug writes
-// one outside, but a reader does not trust its payload to be sane.
-std::optional<wall_time> issue_time(std::int64_t ms) {
-    constexpr std::int64_t latest =
-        std::chrono::duration_cast<std::chrono::milliseconds>(wall_time::duration::max()).count() / 2;
-    if (ms < 0 || ms > latest) return std::nullopt;
-    return evidence::from_epoch_ms(ms);
-}
-
 // Format 1: the claims as a JSON object.
 boost::system::result<cursor_claims, cursor_error> read_json_claims(std::string_view payload) {
     auto doc = json::parse(payload, json::limits{64u << 10, 8, 4096});
@@ -325,7 +317,7 @@ boost::system::result<cursor_claims, cursor_error> read_json_claims(std::string_
         if (!t.is_string()) return cursor_error::invalid;
         c.taints.emplace_back(t.get_string());
     }
-    const auto when = issue_time(issued->get_int64());
+    const auto when = evidence::detail::payload_time(issued->get_int64());
     if (!when) return cursor_error::invalid;
     c.issued = *when;
     return c;
@@ -341,7 +333,7 @@ boost::system::result<cursor_claims, cursor_error> read_claims(std::string_view 
     c.ordering = r.text();
     c.principal = r.text();
     c.snapshot = r.text();
-    const auto when = issue_time(static_cast<std::int64_t>(r.fixed64()));
+    const auto when = evidence::detail::payload_time(static_cast<std::int64_t>(r.fixed64()));
     if (!when) return cursor_error::invalid;
     c.issued = *when;
     const std::uint64_t fields = r.number();

@@ -38,7 +38,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
-#include <iostream>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -1035,8 +1034,8 @@ int serve_http(mcp::server& srv, const http_options& opts) {
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     http_server server(srv, opts);
     if (auto started = server.start(); !started) {
-        std::cerr << "error: cannot listen on " << opts.host << ":" << opts.port << ": " << started.error().message()
-                  << "\n";
+        srv.options().log(mcp::log_level::error, "cannot listen on " + opts.host + ":" + std::to_string(opts.port) +
+                                                     ": " + started.error().message());
         return 1;
     }
     srv.options().log(mcp::log_level::info,

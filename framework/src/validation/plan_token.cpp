@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/validation/plan_token.hpp>
 
+#include "../evidence/payload_time.hpp"
+
 #include <candor/json/intake.hpp>
 
 #include <boost/json/object.hpp>
@@ -120,7 +122,13 @@ boost::system::result<plan_claims, evidence::seal_error> open_plan_token(const e
         return evidence::seal_error::malformed;
     const auto* e = o.if_contains("e");
     if (e == nullptr || !e->is_int64()) return evidence::seal_error::malformed;
-    c.expiry = std::chrono::system_clock::time_point(std::chrono::seconds(e->get_int64()));
+    // In seconds: any that fits in milliseconds within the payload bound (else malformed).
+    const auto seconds = e->get_int64();
+    const auto when = seconds < 0 || seconds > evidence::detail::max_payload_epoch_ms / 1000
+                          ? std::nullopt
+                          : evidence::detail::payload_time(seconds * 1000);
+    if (!when) return evidence::seal_error::malformed;
+    c.expiry = *when;
     return c;
 }
 

@@ -4,6 +4,7 @@
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 #include <candor/ops/journal.hpp>
+#include <candor/ops/outcome.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -26,8 +27,12 @@ namespace jf = candor::ops::journal_field;
 constexpr std::string_view help = R"HELP(usage: candor inspect JOURNAL [--since TIME] [--tool NAME] [--json]
 
 Summarizes a call journal (written by a server run with --journal PATH; '-' reads stdin):
-calls per tool (complete, partial, error), top reason codes, top issue codes by client,
-repair rate and repair success rate, refused actions and why, refused protocol messages.
+calls per tool (complete, paged, incomplete, error), the reasons of real gaps (paging
+apart), argument issues by client, external/gate/server issues, repair rate and repair
+success rate, refused actions and why, refused protocol messages.
+
+A result that is incomplete only because more pages follow (MORE_PAGES_AVAILABLE) is
+"paged" and counts as complete in complete%; any other reason is a real gap.
 
   --since TIME   only lines at or after TIME (RFC 3339 UTC or a prefix of it, as written in
                  the journal: 2026-11-29, 2026-11-29T16:30, 2026-11-29T16:30:05.120Z)
@@ -67,7 +72,7 @@ private:
 };
 
 struct tool_stats {
-    std::uint64_t calls = 0, complete = 0, partial = 0, error = 0, other = 0;
+    std::uint64_t calls = 0, complete = 0, paged = 0, incomplete = 0, error = 0, other = 0;
     double duration_ms = 0, max_ms = 0;
 };
 
@@ -76,7 +81,8 @@ struct summary {
     std::uint64_t repairable_refusals = 0, repair_attempts = 0, repair_successes = 0;
     std::string first, last;
     std::map<std::string, tool_stats> tools;  // bounded by hand (max_keys)
-    bounded_counts reasons, warnings, issues_by_client, refused_actions, protocol, limits;
+    // `reasons`: of real gaps only; `other_issues`: "group\tcode" of issues outside the argument layers.
+    bounded_counts reasons, warnings, issues_by_client, other_issues, refused_actions, protocol, limits;
 };
 
 std::string_view str(const bj::object& o, std::string_view key) {
@@ -120,16 +126,25 @@ void take(summary& s, const bj::object& r) {
     auto& t = s.tools[tool];
     const auto status = str(r, jf::status);
     ++t.calls;
+    // Computed from the status and the reasons, not read from `outcome`: journals written
+    // before that field existed are summarized alike.
+    bool gap = false;
+    std::size_t reasons = 0;
+    if (const auto* a = arr(r, jf::reasons))
+        for (const auto& c : *a) {
+            if (!c.is_string()) continue;
+            ++reasons;
+            if (ops::is_paging_reason(c.get_string())) continue;
+            gap = true;
+            s.reasons.add(std::string(c.get_string()));
+        }
     if (status == "complete") ++t.complete;
-    else if (status == "partial") ++t.partial;
+    else if (status == "partial") ++(gap || reasons == 0 ? t.incomplete : t.paged);
     else if (status == "error") ++t.error;
     else ++t.other;
     const double ms = num(r, jf::duration_ms);
     t.duration_ms += ms;
     t.max_ms = std::max(t.max_ms, ms);
-    if (const auto* a = arr(r, jf::reasons))
-        for (const auto& c : *a)
-            if (c.is_string()) s.reasons.add(std::string(c.get_string()));
     if (const auto* a = arr(r, jf::warnings))
         for (const auto& c : *a)
             if (c.is_string()) s.warnings.add(std::string(c.get_string()));
@@ -144,7 +159,9 @@ void take(summary& s, const bj::object& r) {
             const auto code = str(io, jf::code);
             if (first_code.empty()) first_code = std::string(code);
             ++issues;
-            s.issues_by_client.add(client + "\t" + std::string(code));
+            const auto group = ops::group_of(code, str(io, jf::layer));
+            if (group == ops::issue_group::argument) s.issues_by_client.add(client + "\t" + std::string(code));
+            else s.other_issues.add(std::string(ops::to_string(group)) + "\t" + std::string(code));
             const auto* rep = io.if_contains(jf::repairable);
             if (!rep || !rep->is_bool() || !rep->get_bool()) all_repairable = false;
         }
@@ -162,6 +179,10 @@ void take(summary& s, const bj::object& r) {
 }
 
 double ratio(std::uint64_t a, std::uint64_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+
+// Results (errors apart) without a real gap: a page that other pages follow is whole.
+std::uint64_t gap_free(const tool_stats& t) { return t.complete + t.paged; }
+std::uint64_t results(const tool_stats& t) { return t.complete + t.paged + t.incomplete; }
 
 std::string percent(std::uint64_t a, std::uint64_t b) {
     if (!b) return "-";
@@ -225,8 +246,11 @@ void print_json(const summary& s) {
         tools.push_back(bj::object{{"tool", name},
                                    {"calls", t.calls},
                                    {"complete", t.complete},
-                                   {"partial", t.partial},
+                                   {"paged", t.paged},
+                                   {"incomplete", t.incomplete},
+                                   {"partial", t.paged + t.incomplete},
                                    {"error", t.error},
+                                   {"complete_rate", ratio(gap_free(t), results(t))},
                                    {"other", t.other},
                                    {"mean_ms", t.calls ? t.duration_ms / static_cast<double>(t.calls) : 0.0},
                                    {"max_ms", t.max_ms}});
@@ -234,6 +258,7 @@ void print_json(const summary& s) {
     o["reasons"] = pairs_json(s.reasons, "code", "");
     o["warnings"] = pairs_json(s.warnings, "code", "");
     o["issues_by_client"] = pairs_json(s.issues_by_client, "client", "code");
+    o["other_issues"] = pairs_json(s.other_issues, "group", "code");
     o["repair"] = bj::object{{"repairable_refusals", s.repairable_refusals},
                              {"attempts", s.repair_attempts},
                              {"successes", s.repair_successes},
@@ -255,19 +280,26 @@ void print_tables(const summary& s) {
     for (const auto& [name, t] : s.tools) {
         char mean[32];
         std::snprintf(mean, sizeof mean, "%.2f", t.calls ? t.duration_ms / static_cast<double>(t.calls) : 0.0);
-        rows.push_back({name, std::to_string(t.calls), std::to_string(t.complete), std::to_string(t.partial),
-                        std::to_string(t.error), percent(t.complete, t.calls), mean});
+        rows.push_back({name, std::to_string(t.calls), std::to_string(t.complete), std::to_string(t.paged),
+                        std::to_string(t.incomplete), std::to_string(t.error), percent(gap_free(t), results(t)), mean});
     }
-    print_table("Calls per tool", {"tool", "calls", "complete", "partial", "error", "complete%", "mean ms"}, rows);
+    print_table("Calls per tool (complete% = results without a real gap; paged results count as complete)",
+                {"tool", "calls", "complete", "paged", "incomplete", "error", "complete%", "mean ms"}, rows);
     rows.clear();
     for (const auto& [k, n] : s.reasons.top(top_rows)) rows.push_back({k, std::to_string(n)});
-    print_table("Top reason codes (incomplete results)", {"reason", "count"}, rows);
+    print_table("Top reason codes of real gaps (MORE_PAGES_AVAILABLE apart)", {"reason", "count"}, rows);
     rows.clear();
     for (const auto& [k, n] : s.issues_by_client.top(top_rows)) {
         auto [client, code] = split_tab(k);
         rows.push_back({client, code, std::to_string(n)});
     }
-    print_table("Top issue codes by client", {"client", "code", "count"}, rows);
+    print_table("Top argument issue codes by client (intake, contract, business)", {"client", "code", "count"}, rows);
+    rows.clear();
+    for (const auto& [k, n] : s.other_issues.top(top_rows)) {
+        auto [group, code] = split_tab(k);
+        rows.push_back({group, code, std::to_string(n)});
+    }
+    print_table("External checks, gates and server failures", {"group", "code", "count"}, rows);
     print_table("Repairs", {"repairable refusals", "repair attempts", "repair rate", "successes", "success rate"},
                 {{std::to_string(s.repairable_refusals), std::to_string(s.repair_attempts),
                   percent(s.repair_attempts, s.repairable_refusals), std::to_string(s.repair_successes),

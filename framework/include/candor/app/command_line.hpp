@@ -10,9 +10,10 @@
 ///
 /// A server's `main` is then `return candor::app::run(srv, argc, argv);`. Components other than
 /// `core` add to it through `app_options::extensions`: `--http [HOST:]PORT` and its options
-/// (`http_command_line`, component http) and, for operators, `--journal PATH`, `--no-metrics`
-/// and `--ops-token TOKEN` (`ops_command_line`, component ops; docs/operations.md). `core`
-/// knows none of them, so a stdio server links neither the HTTP transport nor OpenSSL.
+/// (`http_command_line`, component http) and, for operators, `--journal PATH`, `--no-metrics`,
+/// `--ops-token TOKEN`, `--log-format text|json` and `--log-level LEVEL` (`ops_command_line`,
+/// component ops; docs/operations.md). `core` knows none of them, so a stdio server links neither
+/// the HTTP transport nor OpenSSL.
 
 #include <candor/mcp/server.hpp>
 
@@ -58,6 +59,11 @@ public:
     /// nothing.
     /// @param serving whether the command line serves (`--stdio` or an extension's command)
     virtual std::string check([[maybe_unused]] bool serving) { return {}; }
+
+    /// Once the command line is accepted, before `prepare`, whatever the command: what must hold
+    /// from the first line the server logs (e.g. the log's format). Return false (having said why)
+    /// to exit 1.
+    virtual bool configure([[maybe_unused]] mcp::server& srv) { return true; }
 
     /// When the command line serves, after `prepare` and before serving: attach observers, open
     /// files. Return false (having said why on stderr) to exit 1.

@@ -7,9 +7,12 @@
 ///     --journal-max-bytes N    rotate the journal at N bytes
 ///     --no-metrics             no GET /metrics on the HTTP listener (on by default)
 ///     --ops-token TOKEN        the operations console at GET /ops, for bearers of TOKEN
+///     --log-format text|json   the server's log on stderr, as text or one JSON object per line
+///     --log-level LEVEL        the lowest severity logged (default info)
 ///
-/// The journal works over any transport; `/metrics` and `/ops` are paths of the HTTP listener,
-/// so they come with the `http_command_line` given to the constructor:
+/// The journal and the log flags work over any transport (the log's format holds from the first
+/// line, before `app_options::prepare`, whatever the command); `/metrics` and `/ops` are paths of
+/// the HTTP listener, so they come with the `http_command_line` given to the constructor:
 ///
 ///     auto http = std::make_shared<candor::app::http_command_line>();
 ///     opts.extensions = {http, std::make_shared<candor::app::ops_command_line>(http)};
@@ -17,6 +20,7 @@
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
 #include <candor/ops/journal.hpp>
+#include <candor/ops/log.hpp>
 
 #include <memory>
 #include <string>
@@ -32,6 +36,7 @@ public:
     std::vector<extra_option> flags() override;
     std::string help() const override;
     std::string check(bool serving) override;
+    bool configure(mcp::server& srv) override;
     bool start(mcp::server& srv) override;
 
 private:
@@ -40,6 +45,8 @@ private:
     bool journal_ = false;
     bool metrics_ = true;
     std::string ops_token_;
+    ops::log_options log_opts_;
+    std::shared_ptr<ops::log_writer> log_;
 };
 
 }  // namespace candor::app

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -48,6 +49,13 @@ boost::system::result<std::string, write_error> to_string(const boost::json::arr
 /// Append `s` as a JSON string literal (quoted, escaped). On error (`s` is not valid UTF-8)
 /// `out` is left as it was.
 boost::system::result<void, write_error> write_string(std::string_view s, std::string& out);
+
+/// Append `s` to `out` with every byte that does not begin a valid UTF-8 sequence replaced by
+/// U+FFFD, taking at most `max_bytes` of `s` and never cutting a sequence: for text of unknown
+/// origin bound for JSON (an exception's message in a log line).
+/// @return how many bytes of `s` were taken (`s.size()` unless it was cut)
+/// @complexity linear in the bytes taken
+std::size_t append_valid_utf8(std::string_view s, std::string& out, std::size_t max_bytes = SIZE_MAX);
 
 /// Where the piecewise writers below append: a string grown ahead (doubling, its slack past the
 /// written length), written through a raw pointer and cut to the written length when the sink

@@ -104,6 +104,20 @@ struct call_record {
     boost::json::object envelope_metadata;
 };
 
+/// One step in the life of a client session, for observers that follow sessions one by one
+/// (e.g. to tell sessions in use from sessions a client opened and left).
+struct session_event {
+    enum class kind {
+        opened,  ///< initialized (`initialize`, or a transport without a handshake)
+        used,    ///< its first request after `initialize` (sent once per session)
+        closed,  ///< its connection went away
+    };
+    kind what = kind::opened;
+    /// Tells the session apart from every other session open at the same time (a key may be
+    /// used again once its session is closed).
+    std::uintptr_t key = 0;
+};
+
 /// Receives call records. Thread-safe: called from every connection's strand.
 class call_observer {
 public:
@@ -127,6 +141,12 @@ public:
     }
     /// A client session was initialized (`opened`) or its connection went away.
     virtual void on_session(bool opened) { (void)opened; }
+    /// A session was opened, used for the first time, or closed. By default, `opened` and
+    /// `closed` are passed on to `on_session`; an observer that overrides this gets every
+    /// event here only.
+    virtual void on_session_event(const session_event& e) {
+        if (e.what != session_event::kind::used) on_session(e.what == session_event::kind::opened);
+    }
     /// Whether this observer reads `call_record::envelope_metadata`. When no observer of a
     /// server does, records come without it (everything else in them is filled as usual).
     virtual bool reads_envelope_metadata() const noexcept { return true; }

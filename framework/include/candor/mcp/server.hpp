@@ -346,7 +346,14 @@ private:
     void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
     void send_notification(std::string_view method, const boost::json::object& params, const message_route& route = {});
     void send_text(std::string text, const message_route& route = {});
-    void log(log_level l, std::string_view text) const;
+    /// Write to the server's log; the connection's principal and session id are added to
+    /// `fields` where it leaves them empty.
+    void log(log_level l, std::string_view text, log_fields fields = {}) const;
+    /// Write a line about one call: its tool, its request id and the codes it reports.
+    void log_call(log_level l, std::string_view text, std::string_view tool, const jsonrpc::request_id& id,
+                  std::span<const std::string_view> codes = {}) const;
+    /// Tell every observer about this session (`session_event`).
+    void tell_session(session_event::kind what) const;
     void notify_list_changed(std::string_view method);
     /// Send `method` to every open `subscriptions/listen` that asked for it (`uri`: a resource
     /// update, for those subscribed to that URI).
@@ -425,6 +432,8 @@ private:
     std::vector<std::shared_ptr<call_observer>> observers_;
     call_origin current_;
     std::string_view current_method_;
+    /// A request after `initialize` has arrived (observers were told once).
+    bool used_ = false;
     std::map<std::string, unsigned, std::less<>> repair_streak_;
     /// Requests this server sent to the client (elicitation, sampling) awaiting a reply.
     std::map<jsonrpc::request_id, std::shared_ptr<detail::pending_reply>> pending_;
@@ -519,6 +528,11 @@ public:
                                                connection_options opts = {});
 
     const server_options& options() const noexcept;
+
+    /// Replace the server's log sink (`server_options::log`), e.g. with the format and level an
+    /// operator chose. Not safe while clients are connected: call it before serving.
+    /// @param sink the new sink; an empty one turns the log off
+    void set_log(log_sink sink);
 
     /// Add an observer; connections opened from now on report to it. Thread-safe.
     void add_observer(std::shared_ptr<call_observer> observer);

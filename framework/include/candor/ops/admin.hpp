@@ -12,6 +12,7 @@
 
 #include <candor/ops/console.hpp>
 #include <candor/ops/journal.hpp>
+#include <candor/ops/log.hpp>
 #include <candor/ops/metrics.hpp>
 #include <candor/transport/http.hpp>
 
@@ -29,6 +30,8 @@ struct admin_options {
     std::string console_token;
     /// Its drop count is exposed on `/metrics`.
     std::shared_ptr<ops::journal> journal;
+    /// The server's log; its drop count is exposed on `/metrics`.
+    std::shared_ptr<ops::log_writer> log;
 };
 
 /// The name of the console's cookie.

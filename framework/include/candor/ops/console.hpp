@@ -2,7 +2,8 @@
 #pragma once
 /// @file
 /// The operators' web console: a bounded ring of recent call records and bounded aggregates
-/// (per-tool completeness, top reasons, top argument issues, refused actions, a per-minute
+/// (per-tool completeness with paging apart from real gaps, top gap reasons, paging per tool,
+/// argument issues apart from external, gate and server issues, refused actions, a per-minute
 /// timeline), served as one JSON feed and one self-contained HTML page (docs/operations.md).
 
 #include <candor/mcp/observer.hpp>
@@ -36,8 +37,10 @@ public:
 
     void on_record(const mcp::call_record& r) override;
 
-    /// The feed: `{seq, calls: [records with seq > after], tools, reasons, issues, refused,
-    /// timeline}`. Records carry their envelope metadata (never data or messages).
+    /// The feed: `{seq, calls: [records with seq > after], tools, reasons, paging, issues,
+    /// other_issues, refused, timeline}`. Records carry their journal fields (principal and
+    /// session included) and their envelope metadata (never data or messages).
+    /// @param after the last sequence number the reader has; 0 for every recent call
     boost::json::object feed(std::uint64_t after = 0) const;
 
     /// The single page (HTML, CSS and script inline; no external asset), with `initial_feed`
@@ -46,11 +49,11 @@ public:
 
 private:
     struct tool_counts {
-        std::uint64_t calls = 0, complete = 0, partial = 0, error = 0, other = 0;
+        std::uint64_t calls = 0, complete = 0, paged = 0, incomplete = 0, error = 0, other = 0;
     };
     struct minute {
         std::int64_t start = 0;  // seconds since the epoch
-        std::uint64_t calls = 0, partial = 0, error = 0;
+        std::uint64_t calls = 0, paged = 0, incomplete = 0, error = 0;
     };
     using pair_counts = std::map<std::pair<std::string, std::string>, std::uint64_t>;
     void bump(pair_counts& m, std::string a, std::string b);
@@ -60,9 +63,11 @@ private:
     std::uint64_t seq_ = 0;
     std::deque<std::pair<std::uint64_t, boost::json::object>> recent_;
     std::map<std::string, tool_counts> tools_;
-    pair_counts reasons_;  // (tool, reason code)
-    pair_counts issues_;   // (issue code, layer)
-    pair_counts refused_;  // (tool, code)
+    pair_counts reasons_;       // (tool, reason code) of real gaps
+    pair_counts paging_;        // (tool, reason code) of paging reasons
+    pair_counts issues_;        // (issue code, layer) of the argument layers
+    pair_counts other_issues_;  // (issue group, code) of the other groups
+    pair_counts refused_;       // (tool, code)
     std::deque<minute> timeline_;
 };
 

@@ -16,44 +16,24 @@
 /// posted back to it by the acknowledgement.
 
 #include <candor/mcp/observer.hpp>
+#include <candor/ops/line_writer.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/system/result.hpp>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <deque>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace candor::ops {
 
-struct journal_options {
-    /// File to append to; empty: no file.
-    std::string path;
-    /// Also write every line to stderr.
-    bool to_stderr = false;
-    /// When the file would grow past this many bytes it is rotated: PATH → PATH.1 → … →
-    /// PATH.<keep_files> (the oldest is removed). 0: never rotate.
-    std::uint64_t max_bytes = 64ull << 20;
-    /// Rotated files kept besides the live one.
-    unsigned keep_files = 3;
-    /// Lines waiting for the writer; one more is dropped and counted. Lines of irreversible
-    /// actions are never dropped (each holds back its own reply, so there are at most as many
-    /// as such calls answered at once).
-    std::size_t queue_capacity = 4096;
-    /// `fdatasync` the file after a batch that holds the line of an irreversible action, before
-    /// its reply is sent: the line then survives a power loss, not only a crash of the process.
-    /// Costs one disk sync per batch of such lines (`--journal-sync`).
-    bool sync = false;
-};
+/// Where the journal goes: a file (rotated at a size cap) and/or stderr, through a writer thread
+/// with a bounded queue (`line_writer_options`: path, to_stderr, max_bytes, keep_files,
+/// queue_capacity, sync).
+using journal_options = line_writer_options;
 
 /// The journal line's field names, named once for its writer (`to_json`) and its readers
 /// (`candor inspect`), so that neither can drift from the other.
@@ -78,6 +58,8 @@ inline constexpr std::string_view duration_ms = "duration_ms";
 inline constexpr std::string_view bytes_in = "bytes_in";
 inline constexpr std::string_view bytes_out = "bytes_out";
 inline constexpr std::string_view status = "status";
+/// `ops::call_outcome`: the status, with a partial result told apart as "paged" or "incomplete"
+inline constexpr std::string_view outcome = "outcome";
 inline constexpr std::string_view complete = "complete";
 inline constexpr std::string_view reasons = "reasons";
 inline constexpr std::string_view warnings = "warnings";
@@ -112,7 +94,6 @@ public:
     /// @return the journal, or why the file cannot be opened
     static boost::system::result<std::shared_ptr<journal>> open(journal_options opts);
 
-    ~journal() override;  ///< writes what is queued, then stops the writer
     journal(const journal&) = delete;
     journal& operator=(const journal&) = delete;
 
@@ -122,13 +103,9 @@ public:
     /// stderr).
     void on_durable_record(const mcp::call_record& r, std::function<void()> stored) override;
 
-    /// Queue one line (without its newline). Never blocks on I/O.
-    /// @return false if the queue was full and the line was dropped
+    // As `line_writer`'s, on the journal's writer.
     bool write_line(std::string line);
-
-    /// Wait until every queued line has been written and flushed.
     void flush();
-
     std::uint64_t written() const;
     std::uint64_t dropped() const;
     std::uint64_t rotations() const;
@@ -136,34 +113,9 @@ public:
     std::uint64_t failures() const;
 
 private:
-    /// A queued line; `stored` (lines of irreversible actions) is called once it is stored.
-    struct entry {
-        std::string line;
-        std::function<void()> stored;
-    };
+    explicit journal(std::unique_ptr<line_writer> out);
 
-    explicit journal(journal_options opts);
-    void run();
-    /// @return false when writing failed
-    bool write_out(const std::string& line);
-    void rotate();
-
-    journal_options opts_;
-    std::FILE* file_ = nullptr;
-    std::uint64_t size_ = 0;
-
-    mutable std::mutex mu_;
-    std::condition_variable wake_;
-    std::condition_variable idle_;
-    std::deque<entry> queue_;
-    bool busy_ = false;
-    bool stopping_ = false;
-    std::uint64_t written_ = 0;
-    std::uint64_t dropped_ = 0;
-    std::uint64_t rotations_ = 0;
-    std::uint64_t failures_ = 0;
-    bool failing_ = false;  ///< the writer's own: the last batch failed
-    std::thread writer_;
+    std::unique_ptr<line_writer> out_;  ///< its destructor writes what is queued
 };
 
 }  // namespace candor::ops

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -20,6 +21,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace candor::ops {
@@ -93,29 +95,52 @@ private:
     std::vector<std::unique_ptr<family>> families_;
 };
 
+struct metrics_options {
+    /// `candor_build_info`'s `server` and `server_version` labels: the server's name and
+    /// version (`serverInfo`). Empty: "-".
+    std::string server_name;
+    std::string server_version;
+    /// An open session that has made no request since `initialize` for this long or longer is
+    /// counted as idle (`candor_sessions_idle`); 0: every session not used yet.
+    std::chrono::steady_clock::duration session_idle_after = std::chrono::seconds(60);
+    /// Expose the process's standard metrics (`process_cpu_seconds_total`, …) when they can be
+    /// read (`/proc`, Linux).
+    bool process_metrics = true;
+};
+
 /// The standard catalogue (docs/operations.md), fed by call records. Thread-safe.
 class call_metrics : public mcp::call_observer {
 public:
-    call_metrics();
+    explicit call_metrics(metrics_options opts = {});
 
     void on_call_started() override;
     void on_call_finished() override;
     void on_record(const mcp::call_record& r) override;
-    void on_session(bool opened) override;
+    void on_session_event(const mcp::session_event& e) override;
     bool reads_envelope_metadata() const noexcept override { return false; }
 
     /// Count lines the journal dropped (exposed as `candor_journal_dropped_total`).
     void set_journal_drops(std::uint64_t n);
+    /// Count lines the server's log dropped (exposed as `candor_log_dropped_total`).
+    void set_log_drops(std::uint64_t n);
 
+    /// The whole catalogue in the text exposition format: the call families, the session and
+    /// process gauges (read now), the build info.
     std::string exposition() const;
 
 private:
+    metrics_options opts_;
     registry reg_;
     registry::family& calls_;
     registry::family& duration_;
+    registry::family& outcomes_;
     registry::family& partial_;
+    registry::family& gaps_;
     registry::family& warnings_;
     registry::family& issues_;
+    registry::family& external_issues_;
+    registry::family& gate_refusals_;
+    registry::family& server_errors_;
     registry::family& repairs_;
     registry::family& repair_successes_;
     registry::family& refused_actions_;
@@ -125,9 +150,23 @@ private:
     registry::family& bytes_out_;
     registry::family& in_flight_;
     registry::family& sessions_;
+    registry::family& idle_sessions_;
     registry::family& journal_dropped_;
+    registry::family& log_dropped_;
+    registry::family& build_info_;
+    // Read from the kernel at each scrape, and exposed only when that worked.
+    registry process_reg_;
+    registry::family& cpu_seconds_;
+    registry::family& resident_bytes_;
+    registry::family& virtual_bytes_;
+    registry::family& open_fds_;
+    registry::family& max_fds_;
+    registry::family& start_time_;
     std::atomic<std::int64_t> in_flight_count_{0};
     std::atomic<std::int64_t> session_count_{0};
+    // Open sessions that have made no request since `initialize`, by key: when each opened.
+    mutable std::mutex unused_mu_;
+    std::unordered_map<std::uintptr_t, std::chrono::steady_clock::time_point> unused_sessions_;
 };
 
 /// True for a call that was a refused action: a tool that writes (not read-only) answered
