@@ -6,44 +6,21 @@
 #endif
 #include <candor/postgres/pool.hpp>
 
-#include "postgres/temporary_server.hpp"
+#include "postgres/test_support.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
-
-#include <thread>
 
 namespace {
 
 namespace asio = boost::asio;
 namespace pg = candor::postgres;
 using namespace std::chrono_literals;
+using candor_test::run;
+using candor_test::server;
 using pg::clock;
 
-// One server for the whole binary: initdb costs a second or two.
-candor_test::temporary_server& server() {
-    static candor_test::temporary_server s;
-    return s;
-}
-
-// Run a coroutine to completion on `io` (one thread: the test's) and return its value.
-template <class T>
-T run(asio::io_context& io, asio::awaitable<T> a) {
-    auto f = asio::co_spawn(io, std::move(a), asio::use_future);
-    io.restart();
-    io.run();
-    return f.get();
-}
-
-pg::pool_options options() {
-    pg::pool_options o;
-    o.conninfo = server().conninfo();
-    return o;
-}
+pg::pool_options options() { return candor_test::pool_options(); }
 
 TEST(PostgresPool, BindsParametersAndReadsTypedColumns) {
     asio::io_context io;

@@ -294,4 +294,13 @@ asio::awaitable<boost::system::result<result_set, error>> connection::query(std:
     co_return co_await collect(deadline);
 }
 
+asio::awaitable<boost::system::result<result_set, error>> connection::execute_script(std::string_view sql,
+                                                                                     clock::time_point deadline) {
+    if (!usable()) co_return error{error::kind::unavailable, {}, "connection is broken"};
+    const std::string text(sql);
+    if (!PQsendQuery(conn_, text.c_str())) co_return broken("send");
+    if (auto f = co_await flush(deadline); !f) co_return f.error();
+    co_return co_await collect(deadline);
+}
+
 }  // namespace candor::postgres

@@ -164,7 +164,7 @@ asio::awaitable<boost::system::result<void, error>> pool::transaction(const work
     auto l = co_await acquire(deadline);
     if (!l) co_return l.error();
     const std::string begin = "BEGIN ISOLATION LEVEL " + std::string(isolation);
-    if (auto b = co_await l->query(begin, {}, deadline); !b) co_return b.error();
+    if (auto b = co_await l->execute_script(begin, deadline); !b) co_return b.error();
 
     boost::system::result<void, error> r = error{error::kind::rejected, {}, "not run"};
     std::exception_ptr thrown;
@@ -174,14 +174,14 @@ asio::awaitable<boost::system::result<void, error>> pool::transaction(const work
         thrown = std::current_exception();
     }
     if (!thrown && r) {
-        auto c = co_await l->query("COMMIT", {}, deadline);
+        auto c = co_await l->execute_script("COMMIT", deadline);
         if (!c) co_return c.error();
         co_return boost::system::result<void, error>{};
     }
     // A rollback gets its own short deadline (the call's may be what failed). Should it fail,
     // the lease comes back inside the transaction and the pool closes the connection, which
     // rolls it back on the server all the same.
-    (void)co_await l->query("ROLLBACK", {}, clock::now() + options_.cancel_grace);
+    (void)co_await l->execute_script("ROLLBACK", clock::now() + options_.cancel_grace);
     if (thrown) std::rethrow_exception(thrown);
     co_return r;
 }

@@ -106,6 +106,12 @@ public:
                                                                            std::span<const value> params,
                                                                            clock::time_point deadline);
 
+    /// Run a script of one or more statements without parameters (the simple query protocol:
+    /// schema migrations, `BEGIN`/`COMMIT`). Never for text built from input.
+    /// @return the last statement's result, or the first error
+    boost::asio::awaitable<boost::system::result<result_set, error>> execute_script(std::string_view sql,
+                                                                                    clock::time_point deadline);
+
     /// False once the connection broke or a cancel went unconfirmed; such a connection is never
     /// used again.
     bool usable() const noexcept;

@@ -62,6 +62,11 @@ public:
                                                                            clock::time_point deadline) {
         return conn_->query(sql, params, deadline);
     }
+    /// Run a script without parameters (see `connection::execute_script`).
+    boost::asio::awaitable<boost::system::result<result_set, error>> execute_script(std::string_view sql,
+                                                                                    clock::time_point deadline) {
+        return conn_->execute_script(sql, deadline);
+    }
     connection& get() noexcept { return *conn_; }
 
 private:
