@@ -102,8 +102,9 @@ candor_component(validation MODULES validation DEPENDS evidence)
 candor_component(ops MODULES ops app/ops_* DEPENDS http)
 # Client side: decisions on an envelope's wire JSON.
 candor_component(agent MODULES agent PACKAGES Boost)
-# PostgreSQL on libpq, asynchronous through Asio: connections, a bounded pool, cancellation.
-candor_component(postgres MODULES postgres PACKAGES Boost Threads PostgreSQL)
+# PostgreSQL on libpq, asynchronous through Asio: connections, a bounded pool, cancellation,
+# migrations; and the store interface (store::sql_database, in sqlite) on it (store/postgres*).
+candor_component(postgres MODULES postgres store/postgres* DEPENDS sqlite PACKAGES PostgreSQL)
 # A SQL table as a searchable, pageable collection tool (tools/sql_collection).
 candor_component(sql_collection DEPENDS sqlite paging)
 

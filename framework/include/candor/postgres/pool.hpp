@@ -118,6 +118,8 @@ public:
     std::uint64_t round_trips() const noexcept { return round_trips_.load(); }
 
     const pool_options& options() const noexcept { return options_; }
+    /// The executor that drives the connections' sockets.
+    const boost::asio::any_io_executor& executor() const noexcept { return io_; }
 
 private:
     friend class lease;
