@@ -85,7 +85,8 @@ TEST(PostgresPool, DeadlineCancelsTheQueryOnTheServer) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().what, pg::error::kind::timed_out);
     EXPECT_EQ(pg::code_of(r.error()), "SOURCE_UNAVAILABLE");
-    EXPECT_LT(took, 300ms + db.options().cancel_grace + 500ms);
+    // Far below the statement's 30 s (a loaded CI machine needs room for PQcancel's own connection).
+    EXPECT_LT(took, 300ms + db.options().cancel_grace + 5s);
     // The server stopped the query (not only the client gave up on it) ...
     auto active = run(io, db.query("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE "
                                    "'%candor-cancel-probe%' AND pid <> pg_backend_pid()",
@@ -124,7 +125,7 @@ TEST(PostgresPool, SilentServerIsUnavailableByTheDeadlineNotAHang) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().what, pg::error::kind::unavailable);
     EXPECT_GE(took, 250ms);
-    EXPECT_LT(took, 2s);
+    EXPECT_LT(took, 4s);  // the call's deadline, not connect_timeout (5 s), ended the attempt
 }
 
 TEST(PostgresPool, BrokenConnectionIsDroppedAndReplaced) {
@@ -214,7 +215,7 @@ TEST(PostgresPool, ServerDownAnswersUnavailableAndRecovers) {
     server().stop();
     const auto start = clock::now();
     auto down = run(io, db.query("SELECT 1", {}, clock::now() + 2s));
-    EXPECT_LT(clock::now() - start, 2s + 500ms);
+    EXPECT_LT(clock::now() - start, 4s);
     server().start();
     ASSERT_FALSE(down);
     EXPECT_EQ(down.error().what, pg::error::kind::unavailable);
