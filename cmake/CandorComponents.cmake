@@ -26,7 +26,10 @@ set(CANDOR_PACKAGE_OpenSSL_TLS_FIND OpenSSL 3.0 COMPONENTS Crypto SSL)
 set(CANDOR_PACKAGE_OpenSSL_TLS_LINK PRIVATE OpenSSL::SSL OpenSSL::Crypto)
 set(CANDOR_PACKAGE_SQLite3_FIND SQLite3 3.37)
 set(CANDOR_PACKAGE_SQLite3_LINK PRIVATE SQLite::SQLite3)
-set(CANDOR_PACKAGES Boost Threads RE2 OpenSSL OpenSSL_TLS SQLite3)
+# libpq, PostgreSQL's client library (Debian: libpq-dev), through pkg-config as well.
+set(CANDOR_PACKAGE_PostgreSQL_FIND PKG_CONFIG libpq)
+set(CANDOR_PACKAGE_PostgreSQL_LINK PRIVATE PkgConfig::CANDOR_PostgreSQL)
+set(CANDOR_PACKAGES Boost Threads RE2 OpenSSL OpenSSL_TLS SQLite3 PostgreSQL)
 
 # candor_find_package(<package> <mode>): find one package of CANDOR_PACKAGES. <mode> REQUIRED
 # (in the tree: a missing package stops the configure step) or DEPENDENCY (in candorConfig.cmake:
@@ -103,6 +106,9 @@ candor_component(validation MODULES validation DEPENDS evidence)
 candor_component(ops MODULES ops app/ops_* DEPENDS http)
 # Client side: decisions on an envelope's wire JSON.
 candor_component(agent MODULES agent PACKAGES Boost)
+# PostgreSQL on libpq, asynchronous through Asio: connections, a bounded pool, cancellation,
+# migrations; and the store interface (store::sql_database, in sqlite) on it (store/postgres*).
+candor_component(postgres MODULES postgres store/postgres* DEPENDS sqlite PACKAGES PostgreSQL)
 # A SQL table as a searchable, pageable collection tool (tools/sql_collection).
 candor_component(sql_collection DEPENDS sqlite paging)
 

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: BSL-1.0
+#pragma once
+/// @file
+/// The store interface (`store::sql_database`, database.hpp) on PostgreSQL, through a
+/// `postgres::pool` (component `postgres`): what a server's SQL state and SQL tools already
+/// write through runs on a database that several replicas share.
+///
+/// `sql_database` is synchronous: each call here waits until the pool's I/O threads have run the
+/// statement (or its deadline, `pool_options::statement_timeout`, has passed and the statement
+/// was cancelled on the server). Call it from a `store::worker` thread, as the users of
+/// `sql_database` do; called on a thread that runs the pool's own executor, it refuses at once
+/// (it would wait for itself).
+///
+/// Dialect: callers write `?` placeholders (as for SQLite); they become `$1`, `$2`, … here
+/// (a `?` inside a quoted string or identifier stays). Outside a transaction each statement
+/// runs on any of the pool's connections; `transaction` holds one connection for its work, and a
+/// nested `transaction` is a savepoint. Unlike SQLite's single connection, statements of other
+/// callers run meanwhile on other connections (PostgreSQL's MVCC isolates them).
+
+#include <candor/postgres/pool.hpp>
+#include <candor/store/database.hpp>
+
+namespace candor::store {
+
+/// @param pool a pool whose executor other threads run (never the caller's)
+/// @return the database
+std::shared_ptr<sql_database> open_postgres(std::shared_ptr<postgres::pool> pool);
+
+/// `?` placeholders as `$1`, `$2`, …, outside quoted strings and identifiers.
+std::string numbered_placeholders(std::string_view sql);
+
+}  // namespace candor::store

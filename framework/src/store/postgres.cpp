@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+#include <candor/store/postgres.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <optional>
+
+namespace candor::store {
+
+namespace asio = boost::asio;
+namespace pg = candor::postgres;
+
+std::string numbered_placeholders(std::string_view sql) {
+    std::string out;
+    out.reserve(sql.size() + 16);
+    int n = 0;
+    char quote = 0;  // the quote character of the string or identifier we are in
+    for (char c : sql) {
+        if (quote) {
+            if (c == quote) quote = 0;  // a doubled quote closes and reopens: same result
+            out += c;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            out += c;
+        } else if (c == '?') {
+            out += '$';
+            out += std::to_string(++n);
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+db_error to_db_error(const pg::error& e) {
+    std::string m = e.message;
+    if (!e.sqlstate.empty()) m = e.sqlstate + ": " + m;
+    return db_error{std::move(m)};
+}
+
+// A thread that runs the pool's executor would wait for itself.
+bool on_pool_thread(const asio::any_io_executor& ex) {
+    if (const auto* io = ex.target<asio::io_context::executor_type>()) return io->running_in_this_thread();
+    return false;
+}
+
+class postgres_database : public sql_database {
+public:
+    explicit postgres_database(std::shared_ptr<pg::pool> pool, pg::lease* tx = nullptr, int depth = 0)
+        : pool_(std::move(pool)), tx_(tx), depth_(depth) {}
+
+    boost::system::result<void, db_error> query(std::string_view sql, std::span<const sql_value> params,
+                                                const std::function<bool(const sql_row&)>& on_row) override {
+        auto r = run(sql, params);
+        if (!r) return r.error();
+        for (const auto& row : r->rows)
+            if (!on_row(row)) break;
+        return {};
+    }
+
+    boost::system::result<std::int64_t, db_error> execute(std::string_view sql,
+                                                          std::span<const sql_value> params) override {
+        auto r = run(sql, params);
+        if (!r) return r.error();
+        return r->affected;
+    }
+
+    boost::system::result<void, db_error> transaction(
+        const std::function<boost::system::result<void, db_error>(sql_database&)>& work) override {
+        if (tx_) return savepoint(work);
+        if (on_pool_thread(pool_->executor())) return db_error{"called on a thread of the pool's executor"};
+        const auto deadline = pg::clock::now() + pool_->options().statement_timeout;
+        auto l = wait(pool_->acquire(deadline));
+        if (!l) return to_db_error(l.error());
+        if (auto b = script(*l, "BEGIN"); !b) return b;
+        postgres_database inner(pool_, &*l, 1);
+        auto r = work(inner);  // an exception unwinds through the lease: the connection, inside
+                               // the transaction, is closed, which rolls it back on the server
+        if (!r) {
+            (void)script(*l, "ROLLBACK");
+            return r;
+        }
+        return script(*l, "COMMIT");
+    }
+
+private:
+    std::shared_ptr<pg::pool> pool_;
+    pg::lease* tx_;  // the transaction's connection, or none
+    int depth_;
+
+    // Run `a` on the pool's executor and wait here for its value (std::optional: co_spawn's
+    // completion needs a default-constructible value, which a lease is not).
+    template <class T>
+    T wait(asio::awaitable<T> a) {
+        auto f = asio::co_spawn(
+            pool_->executor(),
+            [a = std::move(a)]() mutable -> asio::awaitable<std::optional<T>> {
+                co_return std::optional<T>(co_await std::move(a));
+            },
+            asio::use_future);
+        return std::move(*f.get());
+    }
+
+    boost::system::result<pg::result_set, db_error> run(std::string_view sql, std::span<const sql_value> params) {
+        if (on_pool_thread(pool_->executor())) return db_error{"called on a thread of the pool's executor"};
+        const std::string text = numbered_placeholders(sql);
+        const auto deadline = pg::clock::now() + pool_->options().statement_timeout;
+        auto r = tx_ ? wait(tx_->query(text, params, deadline)) : wait(pool_->query(text, params, deadline));
+        if (!r) return to_db_error(r.error());
+        return std::move(*r);
+    }
+
+    boost::system::result<void, db_error> script(pg::lease& l, std::string_view sql) {
+        auto r = wait(l.execute_script(sql, pg::clock::now() + pool_->options().statement_timeout));
+        if (!r) return to_db_error(r.error());
+        return {};
+    }
+
+    boost::system::result<void, db_error> savepoint(
+        const std::function<boost::system::result<void, db_error>(sql_database&)>& work) {
+        const std::string name = "candor_nested_" + std::to_string(depth_);
+        if (auto s = script(*tx_, "SAVEPOINT " + name); !s) return s;
+        postgres_database inner(pool_, tx_, depth_ + 1);
+        auto r = work(inner);
+        if (!r) {
+            (void)script(*tx_, "ROLLBACK TO SAVEPOINT " + name);
+            (void)script(*tx_, "RELEASE SAVEPOINT " + name);
+            return r;
+        }
+        return script(*tx_, "RELEASE SAVEPOINT " + name);
+    }
+};
+
+}  // namespace
+
+std::shared_ptr<sql_database> open_postgres(std::shared_ptr<postgres::pool> pool) {
+    return std::make_shared<postgres_database>(std::move(pool));
+}
+
+}  // namespace candor::store

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: BSL-1.0
+#pragma once
+// What the PostgreSQL tests share: one temporary server per test binary (initdb costs a second
+// or two), a pool's options for it, and a way to run a coroutine to completion.
+
+#include <candor/postgres/pool.hpp>
+
+#include "postgres/temporary_server.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+namespace candor_test {
+
+inline temporary_server& server() {
+    static temporary_server s;
+    return s;
+}
+
+inline candor::postgres::pool_options pool_options() {
+    candor::postgres::pool_options o;
+    o.conninfo = server().conninfo();
+    return o;
+}
+
+// Run a coroutine to completion on `io` (on the test's thread) and return its value.
+template <class T>
+T run(boost::asio::io_context& io, boost::asio::awaitable<T> a) {
+    auto f = boost::asio::co_spawn(io, std::move(a), boost::asio::use_future);
+    io.restart();
+    io.run();
+    return f.get();
+}
+
+}  // namespace candor_test
