@@ -83,8 +83,9 @@ const spreadOf = (xs) => (xs.length > 1 ? (Math.max(...xs) - Math.min(...xs)) / 
 const rps2025 = [...wireRuns[0].values()].map((r) => Number(r.rps));
 const cpu2025 = [...wireRuns[0].values()].map((r) => 1 / Number(r.cpu_us));
 const withinSpread = (spread) => (x) => x >= 1 - spread;
-const showWire = (ratios, spread) => (x) => `${fmt(x, 2)}× (repetitions ${fmt(ratios[0], 2)}–${fmt(ratios[ratios.length - 1], 2)}×; ` +
-  `Candor's 2025 runs spread ${fmt(spread * 100, 0)} %)`;
+const showWire = (ratios, spread) => (x) => (ratios.length < 2 ? `${fmt(x, 2)}× (one repetition: no spread measured)`
+  : `${fmt(x, 2)}× (repetitions ${fmt(ratios[0], 2)}–${fmt(ratios[ratios.length - 1], 2)}×; ` +
+    `Candor's 2025 runs spread ${fmt(spread * 100, 0)} %)`);
 const targets = [
   [`HTTP throughput ≥ 25× the ${LABELS.peer} peer (pinned)`, http('candor') && http('candor').rps / http('peer').rps, (x) => x >= 25, (x) => fmt(x, 1) + '×'],
   ['… the same from CPU per call (calls per CPU-second)', http('candor') && http('peer').cpu / http('candor').cpu, (x) => x >= 25, (x) => fmt(x, 1) + '×'],

@@ -156,7 +156,7 @@ run_stdio() {  # run_stdio NAME PIN REP INFLIGHT [cpp|node|echo]
   record "RESULT server=$name transport=$transport pin=$pin conc=$inflight rep=$rep rps=$(field cps "$line") p50_us=$(field p50_us "$line") p90_us=$(field p90_us "$line") p99_us=$(field p99_us "$line") cpu_us=$(field cpu_us_per_call "$line") rss_kb=$(field peak_rss_kb "$line") invalid=$(field invalid "$line") errors=0 non2xx=0 server_cpu_pct=$(field server_cpu_pct "$line") load_cpu_pct=$(field load_cpu_pct "$line") steal_pct=$steal"
 }
 
-# The servers of each HTTP wire (Candor first), and on which wires a server is measured.
+# The servers measured on an HTTP wire, Candor first.
 wire_servers() { if [ "$1" = 2025 ]; then echo candor peer peer2; else echo candor peer2; fi; }
 echo "== verifying the servers (pages, cursors, enums, echo) over HTTP on each wire, and stdio"
 for wire in $wires; do
