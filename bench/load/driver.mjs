@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
 // Load benchmark driver (scripts/bench --load). Benchmark code; runs against any MCP server.
-//   node driver.mjs verify-http URL              functional check of the workload over HTTP
-//   node driver.mjs verify-stdio -- CMD ARGS...  the same over stdio (spawns the server)
+//   node driver.mjs verify-http URL [WIRE]       functional check of the workload over HTTP
+//   node driver.mjs verify-stdio [WIRE] -- CMD ARGS...  the same over stdio (spawns the server)
+//   node driver.mjs http URL [WIRE] --connections N --duration S
+//       a short HTTP load (the bench.http_*_smoke tests; wrk measures): N keep-alive clients
+//       send the measured call for S seconds, every reply validated; prints one line
+//       "HTTP_RESULT requests=… seconds=… rps=… invalid=…"
+//   WIRE: 2025 (the default: the handshake revisions; over HTTP MCP-Protocol-Version 2025-06-18
+//       and no session, over stdio after initialize) or 2026 (the stateless revision 2026-07-28:
+//       every request's _meta names the version, capabilities and client; over HTTP the headers
+//       MCP-Protocol-Version, Mcp-Method and Mcp-Name too; no initialize). On 2026 every result
+//       must carry resultType "complete", on 2025 none.
 //   node driver.mjs stdio --inflight N --warmup S --duration S -- CMD ARGS...
 //       spawns the server, initializes, keeps N calls of the measured call in flight,
 //       validates every reply, and prints one line
@@ -19,10 +28,33 @@ const SECOND_PAGE = expectedIds(483);  // the page after it
 const ID_RE = /"id":"(T-\d+)"/g;
 const RPC_ID_RE = /"id":(\d+)[,}]/;
 
+// ---- the two wires (docs/protocol.md)
+const WIRES = ['2025', '2026'];
+const META_2026 = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'candor-load-driver', version: '1' },
+};
+const checkWire = (wire) => { if (!WIRES.includes(wire)) fail(`unknown wire ${wire} (${WIRES.join(' or ')})`); return wire; };
+// tools/call params on a wire
+const callParams = (name, args, wire) => ({ name, arguments: args, ...(wire === '2026' ? { _meta: META_2026 } : {}) });
+// The HTTP headers of a tools/call on a wire
+const callHeaders = (name, wire) => ({
+  'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+  ...(wire === '2026' ? { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name }
+    : { 'MCP-Protocol-Version': '2025-06-18' }),
+});
+// What the wire adds to a result: the stateless revision marks every result, 2025 has no mark.
+function checkResultType(result, wire) {
+  if (wire === '2026') return result.resultType === 'complete' ? null : `resultType ${result.resultType}`;
+  return 'resultType' in result ? 'a resultType on the 2025 wire' : null;
+}
+
 // Fast check of one reply text of the measured call (every reply of a run goes through it).
 // content[0].text holds the same ids escaped (\"id\":\"T-…\"), which ID_RE does not match.
-function checkReplyText(text) {
+function checkReplyText(text, wire = '2025') {
   if (!text.includes('"result":')) return 'no result (JSON-RPC error?)';
+  if (wire === '2026' ? !text.includes('"resultType":"complete"') : text.includes('"resultType":')) return 'resultType on the wrong wire';
   if (!text.includes('"isError":false')) return 'isError is not false';
   if (!text.includes('"complete":false')) return 'complete is not false';
   if (!text.includes('"MORE_PAGES_AVAILABLE"')) return 'no MORE_PAGES_AVAILABLE';
@@ -93,7 +125,15 @@ class StdioServer {
 // ---- functional verification (full parse; used before every measured run)
 function fail(why) { console.error('VERIFY FAILED: ' + why); process.exit(1); }
 
-async function verify(call) {
+// send(name, args) -> the JSON-RPC response of a tools/call on `wire`
+async function verify(send, wire) {
+  const call = async (name, args) => {
+    const msg = await send(name, args);
+    if (!msg.result) fail('JSON-RPC error: ' + JSON.stringify(msg).slice(0, 300));
+    const why = checkResultType(msg.result, wire);
+    if (why) fail(why);
+    return msg.result;
+  };
   const ids = (env) => (env.data || []).map((t) => t.id);
   const page1 = await call('search_tickets', MEASURED);
   const env1 = page1.structuredContent;
@@ -123,35 +163,67 @@ async function verify(call) {
   const echo = await call('echo', { text: 'hello' });
   if (echo.structuredContent?.data?.text !== 'hello') fail('echo: ' + JSON.stringify(echo).slice(0, 200));
   if ((await call('echo', { text: 'x'.repeat(1001) })).isError !== true) fail('echo accepted 1001 characters');
-  console.log('VERIFY OK (first page, second page, walk of 4,167, tampered cursor, enums, unknown argument, echo)');
+  console.log(`VERIFY OK on the ${wire} wire (first page, second page, walk of 4,167, tampered cursor, enums, unknown argument, echo)`);
 }
 
-async function verifyHttp(url) {
+// A reply body: one JSON message, or an SSE stream whose last data: event is the response.
+function parseReply(text, contentType) {
+  if (!contentType?.startsWith('text/event-stream')) return JSON.parse(text);
+  const events = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+  if (!events.length) fail('an SSE reply without data: ' + text.slice(0, 300));
+  return events[events.length - 1];
+}
+
+async function verifyHttp(url, wire) {
   let n = 0;
-  await verify(async (name, args) => {
+  const post = async (name, args, headers = {}) => {
     const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'tools/call', params: { name, arguments: args } }),
+      method: 'POST', headers: { ...callHeaders(name, wire), ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'tools/call', params: callParams(name, args, wire) }),
     });
-    if (res.status !== 200) fail(`HTTP ${res.status}`);
-    const msg = await res.json();
-    if (!msg.result) fail('JSON-RPC error: ' + JSON.stringify(msg).slice(0, 300));
-    return msg.result;
-  });
+    return { status: res.status, msg: parseReply(await res.text(), res.headers.get('content-type')) };
+  };
+  await verify(async (name, args) => {
+    const { status, msg } = await post(name, args);
+    if (status !== 200) fail(`HTTP ${status}: ` + JSON.stringify(msg).slice(0, 300));
+    return msg;
+  }, wire);
+  if (wire === '2026') {
+    // A header that disagrees with the body is refused before the tool runs (-32020).
+    const { status, msg } = await post('search_tickets', MEASURED, { 'Mcp-Name': 'echo' });
+    if (status !== 400 || msg.error?.code !== -32020) fail(`Mcp-Name mismatch: HTTP ${status} ` + JSON.stringify(msg).slice(0, 300));
+    console.log('VERIFY OK: an Mcp-Name header that disagrees with the body refused (-32020)');
+  }
 }
 
-async function verifyStdio(argv) {
+async function verifyStdio(argv, wire) {
   const s = new StdioServer(argv);
-  await s.initialize();
+  if (wire === '2026') s.routeParsed(); else await s.initialize();
   let n = 0;
   try {
-    await verify(async (name, args) => {
-      const msg = await s.request(++n, 'tools/call', { name, arguments: args });
-      if (!msg.result) fail('JSON-RPC error: ' + JSON.stringify(msg).slice(0, 300));
-      return msg.result;
-    });
+    await verify((name, args) => s.request(++n, 'tools/call', callParams(name, args, wire)), wire);
   } finally { s.stop(); }
+}
+
+// ---- a short HTTP load (smoke tests): `connections` clients on keep-alive connections
+async function httpLoad(url, wire, connections, durationS) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: callParams('search_tickets', MEASURED, wire) });
+  const headers = callHeaders('search_tickets', wire);
+  let requests = 0, invalid = 0, firstInvalid = '';
+  const t0 = process.hrtime.bigint(), end = Date.now() + durationS * 1000;
+  const client = async () => {
+    while (Date.now() < end) {
+      const res = await fetch(url, { method: 'POST', headers, body });
+      const text = await res.text();
+      requests++;
+      const why = res.status !== 200 ? `HTTP ${res.status}` : checkReplyText(text, wire);
+      if (why) { invalid++; firstInvalid ||= why + ': ' + text.slice(0, 300); }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, client));
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(`HTTP_RESULT requests=${requests} seconds=${seconds.toFixed(3)} rps=${(requests / seconds).toFixed(1)} invalid=${invalid}`);
+  if (invalid) { console.log('HTTP_FIRST_FAILURE ' + firstInvalid); process.exit(1); }
 }
 
 // ---- the stdio load run
@@ -213,9 +285,12 @@ async function stdioLoad(argv, inflight, warmupS, durationS) {
 const argv = process.argv.slice(2);
 const rest = () => { const i = argv.indexOf('--'); if (i < 0) fail('missing -- CMD'); return argv.slice(i + 1); };
 const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? Number(argv[i + 1]) : dflt; };
+// The wire: the positional argument after URL (HTTP) or before -- (stdio), 2025 when absent.
+const wireAt = (i) => checkWire(argv[i] === undefined || argv[i] === '--' || argv[i].startsWith('--') ? '2025' : argv[i]);
 switch (argv[0]) {
-case 'verify-http': await verifyHttp(argv[1]); break;
-case 'verify-stdio': await verifyStdio(rest()); break;
+case 'verify-http': await verifyHttp(argv[1], wireAt(2)); break;
+case 'verify-stdio': await verifyStdio(rest(), wireAt(1)); break;
+case 'http': await httpLoad(argv[1], wireAt(2), opt('--connections', 8), opt('--duration', 1)); break;
 case 'stdio': await stdioLoad(rest(), opt('--inflight', 64), opt('--warmup', 2), opt('--duration', 10)); break;
 case 'proc': { const p = procStats(Number(argv[1])); console.log(`PROC cpu_ticks=${p.ticks} hwm_kb=${p.hwmKb} clk_tck=${CLK_TCK}`); break; }
 default: console.error('usage: see the head of driver.mjs'); process.exit(2);

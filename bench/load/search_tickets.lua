@@ -6,15 +6,46 @@
 -- MORE_PAGES_AVAILABLE and a next_cursor continuation, and exactly the 20 expected ids in
 -- order (T-000003, T-000027, ..., T-000459) in structuredContent. The ids inside content[0]'s
 -- text are escaped (\"id\":\"T-...\") and so not matched by the pattern below.
+-- The wire is the script's argument (`wrk ... URL -- 2026`; default 2025):
+--   2025  MCP-Protocol-Version: 2025-06-18, no _meta (the handshake revisions' stateless HTTP
+--         mode); the reply must not carry a resultType.
+--   2026  the stateless revision 2026-07-28: the request's _meta names the protocol version,
+--         the client's capabilities and its info, and the headers MCP-Protocol-Version,
+--         Mcp-Method and Mcp-Name repeat the version, the method and the tool; the reply must
+--         carry "resultType":"complete".
 -- done() prints one line "WRK_RESULT key=value ..." that scripts/bench parses.
 
 wrk.method = "POST"
 wrk.path = "/mcp"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.headers["MCP-Protocol-Version"] = "2025-06-18"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_tickets",' ..
-           '"arguments":{"department":"dept-3","status":"open","page_size":20}}}'
+
+local arguments = '"arguments":{"department":"dept-3","status":"open","page_size":20}'
+local wire = "2025"
+
+-- Per thread (each wrk thread runs this script in a Lua state of its own), before wrk formats
+-- the request from wrk.headers and wrk.body.
+function init(args)
+  wire = args[1] or "2025"
+  if wire == "2026" then
+    wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
+    wrk.headers["Mcp-Method"] = "tools/call"
+    wrk.headers["Mcp-Name"] = "search_tickets"
+    wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_tickets",' ..
+               arguments .. ',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' ..
+               '"io.modelcontextprotocol/clientCapabilities":{},' ..
+               '"io.modelcontextprotocol/clientInfo":{"name":"candor-load","version":"1"}}}}'
+  elseif wire == "2025" then
+    wrk.headers["MCP-Protocol-Version"] = "2025-06-18"
+    wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_tickets",' ..
+               arguments .. '}}'
+  else
+    error("search_tickets.lua: unknown wire " .. wire .. " (2025 or 2026)")
+  end
+  ok = 0
+  failures = 0
+  first_failure = ""
+end
 
 local expected = {}
 for k = 0, 19 do expected[#expected + 1] = string.format("T-%06d", 3 + 24 * k) end
@@ -22,12 +53,6 @@ for k = 0, 19 do expected[#expected + 1] = string.format("T-%06d", 3 + 24 * k) e
 local threads = {}
 function setup(thread)
   table.insert(threads, thread)
-end
-
-function init(args)
-  ok = 0
-  failures = 0
-  first_failure = ""
 end
 
 -- wrk runs this once per reply on its one core (pinned), so the checks are plain finds for
@@ -64,6 +89,15 @@ local function check(status, body)
     p = p + 7
   end
   if n ~= 20 then return n .. " ids instead of 20" end
+  -- The result's resultType (2026) is outside structuredContent; the envelope has none.
+  local rt = find(body, 'resultType":', 1, true)
+  if wire == "2026" then
+    if not rt or sub(body, rt - 1, rt - 1) ~= '"' or sub(body, rt + 12, rt + 21) ~= '"complete"' then
+      return "resultType is not complete"
+    end
+  elseif rt then
+    return "a resultType on the 2025 wire"
+  end
   return nil
 end
 

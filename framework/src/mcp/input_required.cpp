@@ -267,13 +267,6 @@ boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> co
     return state;
 }
 
-void connection::append_stateless_fields(std::string& message) const {
-    message += R"(,"resultType":"complete","_meta":{")";
-    message += meta_key::server_info;
-    message += R"(":)";
-    // The identity is the server's own configuration: always serializable.
-    (void)json::write(boost::json::value(detail::server_identity(core_->opts)), message);
-    message += '}';
-}
+void connection::append_stateless_fields(std::string& message) const { message += core_->call_fields; }
 
 }  // namespace candor::mcp

@@ -65,16 +65,20 @@ bool same_client(const session_info& s, const boost::json::object& client_info);
 
 /// `{name, version, title?}`: the server's `Implementation`.
 boost::json::object server_identity(const server_options& o);
+/// `,"resultType":"complete","_meta":{serverInfo}`: what a stateless `tools/call` result ends with.
+std::string stateless_call_fields(const server_options& o);
 /// The error of a call whose caller lacks scopes the tool requires (`INSUFFICIENT_SCOPE`).
 issue insufficient_scope(const tool_info& info, std::vector<std::string> missing);
 
 struct server_core {
-    explicit server_core(server_options o) : opts(std::move(o)) {
+    explicit server_core(server_options o) : opts(std::move(o)), call_fields(stateless_call_fields(opts)) {
         if (!opts.log) opts.log = [](log_level, std::string_view) {};
         tasks = opts.tasks.store ? opts.tasks.store : make_memory_task_store();
     }
 
     server_options opts;
+    /// `stateless_call_fields(opts)`, written once: the server's identity does not change.
+    const std::string call_fields;
 
     // Guards the registries and `connections` only; held for lookups and copies of shared
     // pointers, never while a tool, reader or prompt runs or a message is sent.

@@ -5,6 +5,7 @@
 
 #include "server_core.hpp"
 
+#include <candor/json/write.hpp>
 #include <candor/mcp/stateless.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -462,6 +463,16 @@ boost::json::object server_identity(const server_options& o) {
     boost::json::object info{{"name", o.name}, {"version", o.version}};
     if (!o.title.empty()) info["title"] = o.title;
     return info;
+}
+
+std::string stateless_call_fields(const server_options& o) {
+    std::string fields = R"(,"resultType":"complete","_meta":{")";
+    fields += meta_key::server_info;
+    fields += R"(":)";
+    // The identity is the server's own configuration: always serializable.
+    (void)json::write(boost::json::value(server_identity(o)), fields);
+    fields += '}';
+    return fields;
 }
 
 }  // namespace candor::mcp::detail
