@@ -82,12 +82,14 @@ void add(mcp::server& srv, mcp::tool_info i, mcp::content_tool_function fn) {
 void add_task_fixtures(mcp::server& srv) {
     add(srv,
         mcp::tool_info("greet", "Greets someone by name (always answered in the request).")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema(schema_of(object{{"name", string_property("Who to greet")}}, array{"name"})),
         [](const object& args, mcp::call_context&) -> net::awaitable<mcp::content_result> {
             co_return text_result("Hello, " + std::string(args.at("name").as_string()) + "!");
         });
     add(srv,
         mcp::tool_info("slow_compute", "Computes for the given number of seconds; a task when the client allows.")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema(
                 schema_of(object{{"seconds", object{{"type", "number"}, {"minimum", 0}, {"maximum", 120}}},
                                  {"label", string_property("A label echoed in the result")}},
@@ -105,6 +107,7 @@ void add_task_fixtures(mcp::server& srv) {
         });
     add(srv,
         mcp::tool_info("failing_job", "Works for a second, then fails with a tool error; runs only as a task.")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema(schema_of(object{}))
             .with_task_support(mcp::task_support::required),
         [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
@@ -113,6 +116,7 @@ void add_task_fixtures(mcp::server& srv) {
         });
     add(srv,
         mcp::tool_info("protocol_error_job", "Works briefly, then fails with an internal error (a JSON-RPC error).")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema(schema_of(object{}))
             .with_task_support(mcp::task_support::optional),
         [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
@@ -121,6 +125,7 @@ void add_task_fixtures(mcp::server& srv) {
         });
     add(srv,
         mcp::tool_info("confirm_delete", "Looks the file up, asks the user to confirm, then deletes it (pretends to).")
+            .with_action(mcp::action_class::irreversible_write)
             .with_input_schema(schema_of(object{{"filename", string_property("The file to delete")}}))
             .with_task_support(mcp::task_support::optional),
         [](const object& args, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
@@ -136,6 +141,7 @@ void add_task_fixtures(mcp::server& srv) {
         });
     add(srv,
         mcp::tool_info("multi_input", "Asks two things at once (a name and a confirmation), then reports both.")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema(schema_of(object{}))
             .with_task_support(mcp::task_support::optional),
         [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
@@ -149,6 +155,7 @@ void add_task_fixtures(mcp::server& srv) {
         });
     add(srv,
         mcp::tool_info("test_tool_with_task", "Asks the user's name first, then greets them as a task.")
+            .with_action(mcp::action_class::read_only)
             .with_input_schema(schema_of(object{}))
             .with_task_support(mcp::task_support::required),
         [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {

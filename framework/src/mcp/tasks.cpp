@@ -363,12 +363,11 @@ void connection::promote_to_task(const rpc::request_id& id, const std::string& t
     auto result = task_fields(*record, core_->opts.tasks);
     result["resultType"] = "task";
     dress(result, reply_style{true, nullptr});
-    send_result(id, boost::json::value(std::move(result)), [&](std::size_t bytes_out) {
-        if (observers_.empty()) return;
-        auto r = run->record;
-        r.bytes_out = bytes_out;
-        publish(r, state->origin);
-    });
+    std::optional<call_record> created;  // the call's record: it became a task
+    if (!observers_.empty()) created = run->record;
+    auto message = result_message(id, boost::json::value(std::move(result)));
+    if (!message) return;
+    deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
 }
 
 boost::system::result<task_record, rpc::error_object> connection::task_of(const rpc::request& req) const {
