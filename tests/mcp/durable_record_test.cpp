@@ -65,7 +65,11 @@ struct durable_fixture {
                                         .with_action(mcp::action_class::irreversible_write),
                                     done))
             .value();
-        srv.add_tool(mcp::make_tool(mcp::tool_info("look", "reads").with_input_schema(schema), done)).value();
+        srv
+            .add_tool(mcp::make_tool(
+                mcp::tool_info("look", "reads").with_input_schema(schema).with_action(mcp::action_class::read_only),
+                done))
+            .value();
         client = std::make_unique<mcp::memory_client>(srv, io);
         client->initialize();
     }
