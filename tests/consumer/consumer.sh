@@ -8,6 +8,8 @@
 #       against PREFIX, check that it links neither OpenSSL nor SQLite, call its tool once
 #   consumer.sh quickstart PREFIX WORK SOURCE_DIR [CMAKE_ARGS...]
 #       the same for the quick start (examples/quickstart, on candor::core and candor::http)
+#   consumer.sh tutorial PREFIX WORK SOURCE_DIR [CMAKE_ARGS...]
+#       the same for the collection tutorial's example (examples/first_collection)
 #   consumer.sh framework PREFIX WORK SOURCE_DIR [CMAKE_ARGS...]
 #       the same for a collection tool on candor::framework (tests/consumer/collection)
 #   consumer.sh unknown-component PREFIX WORK [CMAKE_ARGS...]
@@ -82,6 +84,14 @@ case "$step" in
     answer="$(call "$work/quickstart/quickstart" search_notes '{"query":"printer","limit":3}')"
     expect "search_notes answers a partial result and says why" "$answer" \
       '"status":"partial"' '"complete":false' '"code":"RESULT_LIMIT_REACHED"' '"matches":16' '"isError":false'
+    ;;
+  tutorial)
+    prefix="$1" work="$2" source="$3"
+    shift 3
+    configure_and_build "$source" "$work/tutorial" "$prefix" "$@"
+    answer="$(call "$work/tutorial/books" search_books '{"author":"Author 7","page_size":3}')"
+    expect "the tutorial's search_books answers a first page and how to go on" "$answer" \
+      '"status":"partial"' '"code":"MORE_PAGES_AVAILABLE"' '"kind":"next_cursor"' '"id":7,' '"id":47,' '"id":87,'
     ;;
   framework)
     prefix="$1" work="$2" source="$3"
