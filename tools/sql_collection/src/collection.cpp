@@ -56,7 +56,7 @@ issue_list sql_source::check(const boost::json::object& query) const {
     const auto* f = query.if_contains(spec_.filter_argument);
     if (!f) return {};
     auto c = compile_filter(*f, spec_.table, spec_.limits, "/" + spec_.filter_argument);
-    if (!c) return std::move(c.error());
+    if (!c) return c.error();
     return {};
 }
 
