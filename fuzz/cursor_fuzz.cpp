@@ -8,6 +8,8 @@
 //  * a payload of format 2 that opens is, byte for byte, what seal_cursor writes for its claims;
 //  * nothing opens as expired at the epoch (issue times before it are invalid), and issue
 //    times that the clock could not hold are refused rather than overflowed.
+#include "support.hpp"
+
 #include <candor/evidence/seal.hpp>
 #include <candor/paging/cursor.hpp>
 
@@ -23,14 +25,8 @@ namespace ev = candor::evidence;
 
 namespace {
 
-void check(bool ok) {
-    if (!ok) std::abort();
-}
-
-const ev::key_ring& keys() {
-    static const ev::key_ring ring = ev::key_ring::from_keys({{"fuzz", std::string(32, 'k')}}).value();
-    return ring;
-}
+using fuzz_support::check;
+using fuzz_support::keys;
 
 bool same(const pg::cursor_claims& a, const pg::cursor_claims& b) {
     if (a.after.size() != b.after.size()) return false;

@@ -5,6 +5,8 @@
 // sees payloads behind a valid MAC, gets every input). Checked on every input: no crash, no
 // hang, and a token that opens is one the sealer writes: sealing its claims again and opening
 // that gives the same claims.
+#include "support.hpp"
+
 #include <candor/evidence/token.hpp>
 #include <candor/validation/plan_token.hpp>
 
@@ -18,14 +20,8 @@ namespace va = candor::validation;
 
 namespace {
 
-void check(bool ok) {
-    if (!ok) std::abort();
-}
-
-const ev::key_ring& keys() {
-    static const ev::key_ring ring = ev::key_ring::from_keys({{"fuzz", std::string(32, 'k')}}).value();
-    return ring;
-}
+using fuzz_support::check;
+using fuzz_support::keys;
 
 bool same(const ev::snapshot_claims& a, const ev::snapshot_claims& b) {
     return a.resource == b.resource && a.query == b.query && a.principal == b.principal && a.snapshot == b.snapshot &&

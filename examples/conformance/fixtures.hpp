@@ -3,8 +3,22 @@
 // The conformance fixture server's parts.
 
 #include <candor/mcp/server.hpp>
+#include <candor/mcp/tool.hpp>
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string>
 
 namespace conformance {
+
+/// A tool result of one text block (a plain function: GCC 12 miscompiles string literals in
+/// braced initializers inside coroutine bodies).
+inline candor::mcp::content_result text_result(std::string t, bool is_error = false) {
+    return candor::mcp::content_result{
+        boost::json::array{boost::json::object{{"type", "text"}, {"text", std::move(t)}}}, std::nullopt, is_error};
+}
 
 /// The fixtures of the 2026-07-28 scenarios (multi round-trip tools and prompt, a tool that
 /// needs a client capability, list changes, a mirrored header parameter).

@@ -28,6 +28,7 @@ namespace mcp = candor::mcp;
 namespace net = boost::asio;
 using boost::json::array;
 using boost::json::object;
+using conformance::text_result;
 
 namespace {
 
@@ -63,10 +64,6 @@ mcp::tool_info info_with(const char* name, const char* description, const char* 
         .with_input_schema({{"type", "object"},
                             {"properties", object{{argument, object{{"type", "string"}, {"description", about}}}}},
                             {"required", array{argument}}});
-}
-
-mcp::content_result text_result(std::string t, bool is_error = false) {
-    return mcp::content_result{array{object{{"type", "text"}, {"text", std::move(t)}}}, std::nullopt, is_error};
 }
 
 // What a tool answers when its request to the client has no usable reply.

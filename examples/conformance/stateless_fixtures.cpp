@@ -73,10 +73,6 @@ mcp::tool_info info(const char* name, const char* description) {
         .with_input_schema({{"type", "object"}, {"properties", object{}}});
 }
 
-mcp::content_result text_result(std::string t) {
-    return mcp::content_result{array{object{{"type", "text"}, {"text", std::move(t)}}}, std::nullopt, false};
-}
-
 void add(mcp::server& srv, mcp::tool_info i, mcp::content_tool_function fn) {
     srv.add_tool(mcp::make_content_tool(std::move(i), std::move(fn))).value();
 }

@@ -25,10 +25,6 @@ namespace {
 
 // Requests and schemas are built in plain functions: GCC 12 miscompiles string literals in
 // braced initializers inside coroutine bodies.
-mcp::content_result text_result(std::string t, bool is_error = false) {
-    return mcp::content_result{array{object{{"type", "text"}, {"text", std::move(t)}}}, std::nullopt, is_error};
-}
-
 object schema_of(object properties, array required = {}) {
     object s{{"type", "object"}, {"properties", std::move(properties)}};
     if (!required.empty()) s["required"] = std::move(required);
