@@ -13,9 +13,8 @@
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
 #include <candor/app/ops_command_line.hpp>
-#include <candor/mcp/typed_tool.hpp>
-#include <candor/paging/collection.hpp>
-#include <candor/paging/typed_source.hpp>
+#include <candor/candor.hpp>
+#include <candor/paging/typed_collection.hpp>
 
 #include <boost/describe.hpp>
 
@@ -64,10 +63,10 @@ std::string_view to_string(ticket_status s) {
 // The source: up to N tickets after a key that match the query
 
 // The tickets never change after start-up, so a page hands out pointers to them, not copies.
-class ticket_source final : public pg::typed_source<const ticket*> {
+class ticket_source final : public pg::query_source<ticket_query, const ticket*> {
 public:
-    ticket_source(std::vector<ticket> tickets, candor::contract::contract<ticket_query> query)
-        : tickets_(std::move(tickets)), query_(std::move(query)) {}
+    explicit ticket_source(std::vector<ticket> tickets)
+        : query_source("tickets-query/1"), tickets_(std::move(tickets)) {}
 
     std::string_view name() const noexcept override { return "tickets"; }
     // The tickets never change after start-up: every page reads the same (only) version.
@@ -77,14 +76,9 @@ public:
         co_return std::string("v1");
     }
 
-    boost::asio::awaitable<boost::system::result<pg::typed_page<const ticket*>, pg::source_error>> fetch_items(
-        const pg::fetch_request& r) override {
-        // The server checked the arguments against this contract's schema already (the tool's
-        // input schema is the contract's): the query only needs its C++ type.
-        auto q = query_.convert(r.query);
-        if (!q) co_return pg::source_error{pg::source_error::kind::unavailable, "query does not convert", {}};
+    page_result fetch_matching(const ticket_query& q, const pg::fetch_request& r) override {
         std::optional<std::string_view> status;
-        if (q->status) status = to_string(*q->status);
+        if (q.status) status = to_string(*q.status);
 
         auto it = tickets_.begin();
         if (r.after) {
@@ -92,7 +86,7 @@ public:
             it = std::upper_bound(tickets_.begin(), tickets_.end(), after,
                                   [](std::string_view key, const ticket& t) { return key < t.id; });
         }
-        pg::typed_page<const ticket*> out;
+        page out;
         out.items.reserve(r.limit);
         for (; it != tickets_.end() && out.items.size() < r.limit; ++it) {
             // Look at the clock now and then, not per row.
@@ -100,7 +94,7 @@ public:
                 out.out_of_time = true;
                 break;
             }
-            if (q->department && it->department != *q->department) continue;
+            if (q.department && it->department != *q.department) continue;
             if (status && it->status != *status) continue;
             out.items.push_back(&*it);
         }
@@ -109,7 +103,6 @@ public:
 
 private:
     std::vector<ticket> tickets_;
-    candor::contract::contract<ticket_query> query_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -124,8 +117,8 @@ void describe_contract(candor::contract::spec<echo_args>& s) {
     s.field(&echo_args::text).description("Text to send back").max_length(1000);
 }
 
-boost::asio::awaitable<candor::envelope::envelope> echo(echo_args a, candor::mcp::call_context&) {
-    co_return candor::envelope::complete(boost::json::object{{"text", std::move(a.text)}});
+candor::envelope::envelope echo(echo_args a) {
+    return candor::envelope::complete(boost::json::object{{"text", std::move(a.text)}});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -144,27 +137,22 @@ std::shared_ptr<const candor::evidence::key_ring> sealing_keys() {
 }
 
 int main(int argc, char** argv) {
-    candor::contract::contract<ticket_query> query("tickets-query/1");
-    auto tickets_info = candor::mcp::tool_info("search_tickets",
-                                               "Search support tickets by department and status, in id order, "
-                                               "one page at a time.")
-                            .with_input_schema(query.schema().as_object());
     pg::collection_options o;
     o.keys = sealing_keys();
     o.default_page_size = 20;
     o.max_page_size = 100;
-    o.item_schema = boost::json::object{{"type", "object"}};
 
     // The stdio load runs keep 64 calls in flight on one connection (the default allows 16).
     candor::mcp::server srv({.name = "candor-bench-server", .version = "1.0.0", .max_calls_in_flight = 64});
-    srv.add_tool(
-           std::make_shared<pg::collection_tool>(std::move(tickets_info), pg::ordering{{"id"}},
-                                                 std::make_shared<ticket_source>(make_tickets(), std::move(query)), o))
+    srv.add_tool(std::make_shared<pg::typed_collection<ticket_query, const ticket*>>(
+                     candor::mcp::tool_info("search_tickets",
+                                            "Search support tickets by department and status, in id order, "
+                                            "one page at a time."),
+                     pg::ordering{{"id"}}, std::make_shared<ticket_source>(make_tickets()), o))
         .value();
-    srv
-        .add_tool(candor::mcp::make_typed_tool<echo_args>(
-            candor::mcp::tool_info("echo", "Sends the text back.").with_action(candor::mcp::action_class::read_only),
-            echo))
+    candor::mcp::add_tool(
+        srv, candor::mcp::tool_info("echo", "Sends the text back.").with_action(candor::mcp::action_class::read_only),
+        echo)
         .value();
     // HTTP and the operators' flags, as every binary had them when the load results were taken
     // (/metrics is on by default over HTTP, and the load run measures with it).

@@ -4,6 +4,7 @@
 
 #include "tools.hpp"
 
+#include <candor/mcp/typed_tool.hpp>
 #include <candor/paging/fan_out.hpp>
 
 #include <boost/asio/steady_timer.hpp>
@@ -104,39 +105,40 @@ boost::asio::awaitable<ce::envelope> ask(std::shared_ptr<sc::sql_database> db, s
     co_return e;
 }
 
-class search_everywhere final : public mcp::json_tool {
+struct search_args {
+    std::string query;
+    int deadline_ms = 2000;
+};
+BOOST_DESCRIBE_STRUCT(search_args, (), (query, deadline_ms))
+
+void describe_contract(candor::contract::spec<search_args>& s) {
+    s.field(&search_args::query).description("Words to look for in every source").length(1, 200);
+    s.field(&search_args::deadline_ms)
+        .description("Time each source has to answer, in milliseconds (default 2000).")
+        .range(1, 60000)
+        .optional();
+}
+
+class search_everywhere final : public mcp::tool<search_args> {
 public:
     explicit search_everywhere(const shared& s)
-        : json_tool(mcp::tool_info("search_everywhere",
-                                   "Search tickets (by title), the knowledge base and the chat log at once. Each "
-                                   "source has deadline_ms to answer; a late or failing source is named in "
-                                   "SOURCE_UNAVAILABLE and the others' results are kept.")
-                        .with_title("Search everywhere")
-                        .with_action(mcp::action_class::read_only)
-                        .with_deadline(std::chrono::seconds(65))
-                        .with_input_schema({{"type", "object"},
-                                            {"properties",
-                                             {{"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}},
-                                              {"deadline_ms",
-                                               {{"type", "integer"},
-                                                {"minimum", 1},
-                                                {"maximum", 60000},
-                                                {"default", 2000},
-                                                {"description", "Time each source has to answer (default 2000)."}}}}},
-                                            {"required", {"query"}},
-                                            {"additionalProperties", false}})),
+        : tool(mcp::tool_info("search_everywhere",
+                              "Search tickets (by title), the knowledge base and the chat log at once. Each "
+                              "source has deadline_ms to answer; a late or failing source is named in "
+                              "SOURCE_UNAVAILABLE and the others' results are kept.")
+                   .with_title("Search everywhere")
+                   .with_action(mcp::action_class::read_only)
+                   .with_deadline(std::chrono::seconds(65))),
           db_(s.db),
           config_(s.config) {}
 
-    boost::asio::awaitable<ce::envelope> call(const boost::json::object& args, mcp::call_context&) override {
-        const std::string text(args.at("query").as_string());
-        std::chrono::milliseconds deadline{2000};
-        if (const auto* d = args.if_contains("deadline_ms"); d && d->is_number())
-            deadline = std::chrono::milliseconds(d->to_number<std::int64_t>());
+    boost::asio::awaitable<ce::envelope> call(search_args a, mcp::call_context&) override {
+        const std::chrono::milliseconds deadline(a.deadline_ms);
         std::vector<pg::fan_source> sources;
         for (const char* name : {"tickets", "knowledge_base", "chat"}) {
-            sources.push_back(
-                {name, deadline, [db = db_, n = std::string(name), text, c = config_] { return ask(db, n, text, c); }});
+            sources.push_back({name, deadline, [db = db_, n = std::string(name), text = a.query, c = config_] {
+                                   return ask(db, n, text, c);
+                               }});
         }
         auto e = co_await pg::fan_out(std::move(sources));
         co_return e;

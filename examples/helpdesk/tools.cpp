@@ -9,6 +9,7 @@
 
 #include "orders.hpp"
 
+#include <candor/mcp/typed_tool.hpp>
 #include <candor/paging/aggregate.hpp>
 #include <candor/sql_collection/collection.hpp>
 #include <candor/validation/sql_plan_ledger.hpp>
@@ -109,41 +110,41 @@ std::shared_ptr<pg::collection_tool> list_service_accounts(const shared& s) {
         paging_options(s, 50));
 }
 
-class find_unowned final : public mcp::json_tool {
+struct find_unowned_args {
+    int max_pages = 10;
+    std::optional<std::string> cursor;
+};
+BOOST_DESCRIBE_STRUCT(find_unowned_args, (), (max_pages, cursor))
+
+void describe_contract(candor::contract::spec<find_unowned_args>& s) {
+    s.field(&find_unowned_args::max_pages)
+        .description("Pages of 50 accounts to walk at most (default 10).")
+        .range(1, 20)
+        .optional();
+    s.field(&find_unowned_args::cursor)
+        .description("continuation.cursor of an earlier call, to resume its walk.")
+        .min_length(1);
+}
+
+class find_unowned final : public mcp::tool<find_unowned_args> {
 public:
     explicit find_unowned(std::shared_ptr<pg::collection_tool> accounts)
-        : json_tool(mcp::tool_info("find_unowned_accounts",
-                                   "Inventory of active service accounts without an owner: walks "
-                                   "list_service_accounts (pages of 50) up to max_pages. complete: true with a "
-                                   "snapshot_token only if it walked everything; otherwise CLIENT_PAGE_LIMIT and a "
-                                   "continuation.cursor to pass back as cursor.")
-                        .with_title("Find unowned service accounts")
-                        .with_action(mcp::action_class::read_only)
-                        .with_input_schema(
-                            {{"type", "object"},
-                             {"properties",
-                              {{"max_pages",
-                                {{"type", "integer"},
-                                 {"minimum", 1},
-                                 {"maximum", 20},
-                                 {"default", 10},
-                                 {"description", "Pages of 50 accounts to walk at most (default 10)."}}},
-                               {"cursor",
-                                {{"type", "string"},
-                                 {"minLength", 1},
-                                 {"description", "continuation.cursor of an earlier call, to resume its walk."}}}}},
-                             {"additionalProperties", false}})),
+        : tool(mcp::tool_info("find_unowned_accounts",
+                              "Inventory of active service accounts without an owner: walks "
+                              "list_service_accounts (pages of 50) up to max_pages. complete: true with a "
+                              "snapshot_token only if it walked everything; otherwise CLIENT_PAGE_LIMIT and a "
+                              "continuation.cursor to pass back as cursor.")
+                   .with_title("Find unowned service accounts")
+                   .with_action(mcp::action_class::read_only)),
           accounts_(std::move(accounts)) {}
 
-    boost::asio::awaitable<ce::envelope> call(const boost::json::object& args, mcp::call_context& ctx) override {
+    boost::asio::awaitable<ce::envelope> call(find_unowned_args a, mcp::call_context& ctx) override {
         pg::walk_request r;
         r.query = {{"owner_missing", true}};
-        if (const auto* c = args.if_contains("cursor"); c && c->is_string()) r.cursor = std::string(c->get_string());
+        r.cursor = std::move(a.cursor);
         r.caller = ctx.caller();
         r.deadline = ctx.deadline() - std::chrono::milliseconds(100);
-        std::size_t pages = 10;
-        if (const auto* m = args.if_contains("max_pages"); m && m->is_number()) pages = m->to_number<std::size_t>();
-        r.limits = {.max_pages = pages, .max_items = 100'000, .page_size = 50};
+        r.limits = {.max_pages = static_cast<std::size_t>(a.max_pages), .max_items = 100'000, .page_size = 50};
         auto e = co_await pg::walk_all(*accounts_, std::move(r));
         co_return e;
     }
