@@ -83,9 +83,9 @@ function(candor_component name)
   set(CANDOR_COMPONENT_${name}_PACKAGES ${arg_PACKAGES} PARENT_SCOPE)
 endfunction()
 
-# Typed tools, JSON Schema contracts, envelopes, the MCP server, stdio, the standard command line,
-# and the umbrella header candor/candor.hpp.
-candor_component(core MODULES candor.hpp error json schema contract envelope jsonrpc mcp transport app
+# Typed tools, JSON Schema contracts, envelopes, the MCP server, fan-out over sources (gather), stdio,
+# the standard command line, and the umbrella header candor/candor.hpp.
+candor_component(core MODULES candor.hpp error json schema contract envelope jsonrpc mcp gather transport app
                       PACKAGES Boost Threads RE2)
 # The Streamable HTTP transport, its OAuth 2.1 resource server (auth) and --http
 # (app::http_command_line).
@@ -93,7 +93,7 @@ candor_component(http MODULES transport/http* transport/authenticator* auth app/
                       PACKAGES OpenSSL_TLS)
 # HMAC key ring, snapshot tokens, evidence stores, evidence-gated actions.
 candor_component(evidence MODULES evidence DEPENDS core PACKAGES OpenSSL)
-# Collections behind one fetch method, sealed cursors, aggregation, fan-out.
+# Collections behind one fetch method, sealed cursors, aggregation.
 candor_component(paging MODULES paging DEPENDS evidence)
 # RAII over SQLite, the SQL store interface and its worker, and the stores on it: evidence
 # (so that evidence needs no SQLite) and the plan ledger (its interface, in validation, is

@@ -5,7 +5,7 @@
 #include "tools.hpp"
 
 #include <candor/mcp/typed_tool.hpp>
-#include <candor/paging/fan_out.hpp>
+#include <candor/gather/fan_out.hpp>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -18,7 +18,7 @@ namespace helpdesk {
 
 namespace ce = candor::envelope;
 namespace mcp = candor::mcp;
-namespace pg = candor::paging;
+namespace ga = candor::gather;
 
 namespace {
 
@@ -134,13 +134,13 @@ public:
 
     boost::asio::awaitable<ce::envelope> call(search_args a, mcp::call_context&) override {
         const std::chrono::milliseconds deadline(a.deadline_ms);
-        std::vector<pg::fan_source> sources;
+        std::vector<ga::source> sources;
         for (const char* name : {"tickets", "knowledge_base", "chat"}) {
             sources.push_back({name, deadline, [db = db_, n = std::string(name), text = a.query, c = config_] {
                                    return ask(db, n, text, c);
                                }});
         }
-        auto e = co_await pg::fan_out(std::move(sources));
+        auto e = co_await ga::fan_out(std::move(sources));
         co_return e;
     }
 

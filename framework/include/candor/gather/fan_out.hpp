@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-namespace candor::paging {
+namespace candor::gather {
 
-struct fan_source {
+struct source {
     /// Names the source in the data and in reasons.
     std::string name;
     /// How long this source may take.
@@ -35,6 +35,6 @@ struct fan_source {
 };
 
 /// Ask every source concurrently and join. @return the combined envelope
-boost::asio::awaitable<envelope::envelope> fan_out(std::vector<fan_source> sources);
+boost::asio::awaitable<envelope::envelope> fan_out(std::vector<source> sources);
 
-}  // namespace candor::paging
+}  // namespace candor::gather

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/paging/fan_out.hpp>
+#include <candor/gather/fan_out.hpp>
 
 #include "paging/support.hpp"
 
@@ -14,17 +14,18 @@
 
 using namespace candor::test;
 namespace ce = candor::envelope;
+namespace ga = candor::gather;
 namespace ag = candor::agent;
 using boost::asio::awaitable;
 
 namespace {
 
-pg::fan_source answering(std::string name, ce::envelope e,
+ga::source answering(std::string name, ce::envelope e,
                          std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
     return {std::move(name), deadline, [e]() -> awaitable<ce::envelope> { co_return e; }};
 }
 
-pg::fan_source never_answering(std::string name, std::chrono::milliseconds deadline) {
+ga::source never_answering(std::string name, std::chrono::milliseconds deadline) {
     return {std::move(name), deadline, []() -> awaitable<ce::envelope> {
                 boost::asio::steady_timer t(co_await boost::asio::this_coro::executor);
                 t.expires_after(std::chrono::hours(1));
@@ -33,7 +34,7 @@ pg::fan_source never_answering(std::string name, std::chrono::milliseconds deadl
             }};
 }
 
-pg::fan_source throwing(std::string name) {
+ga::source throwing(std::string name) {
     return {std::move(name), std::chrono::seconds(5), []() -> awaitable<ce::envelope> {
                 throw std::runtime_error("backend down");
                 co_return ce::complete(1);
@@ -51,7 +52,7 @@ std::vector<std::string> unavailable_sources(const ce::envelope& e) {
 
 TEST(FanOut, AllSourcesCompleteMakesTheWholeComplete) {
     boost::asio::io_context ioc;
-    auto e = run(ioc, pg::fan_out({answering("a", ce::complete(boost::json::array{1})),
+    auto e = run(ioc, ga::fan_out({answering("a", ce::complete(boost::json::array{1})),
                                    answering("b", ce::complete(boost::json::array{}))}));
     EXPECT_EQ(e.complete, true);
     EXPECT_EQ(e.data->at("a"), boost::json::array{1});
@@ -60,7 +61,7 @@ TEST(FanOut, AllSourcesCompleteMakesTheWholeComplete) {
 
 TEST(FanOut, LateSourceIsSourceUnavailableByNameAndTheOthersDataIsKept) {
     boost::asio::io_context ioc;
-    auto e = run(ioc, pg::fan_out({answering("tickets", ce::complete(boost::json::array{"t1"})),
+    auto e = run(ioc, ga::fan_out({answering("tickets", ce::complete(boost::json::array{"t1"})),
                                    never_answering("kb", std::chrono::milliseconds(5))}));
     EXPECT_EQ(e.complete, false);
     EXPECT_EQ(unavailable_sources(e), std::vector<std::string>{"kb"});
@@ -74,7 +75,7 @@ TEST(FanOut, LateSourceIsSourceUnavailableByNameAndTheOthersDataIsKept) {
 
 TEST(FanOut, SourceFailingAfterAnotherAnsweredIsNamedAndTheAnswerKept) {
     boost::asio::io_context ioc;
-    auto e = run(ioc, pg::fan_out({answering("a", ce::complete(boost::json::array{1})), throwing("b"),
+    auto e = run(ioc, ga::fan_out({answering("a", ce::complete(boost::json::array{1})), throwing("b"),
                                    answering("c", ce::failure({candor::issue{"BACKEND", "", "no", false}}))}));
     EXPECT_EQ(unavailable_sources(e), (std::vector<std::string>{"b", "c"}));
     EXPECT_EQ(e.incomplete_reasons[0].details.at("cause"), "failed");
@@ -85,7 +86,7 @@ TEST(FanOut, PartialSourceReasonsArePreservedWithTheSourceName) {
     boost::asio::io_context ioc;
     auto part = ce::partial(boost::json::array{}, {"VISIBILITY_RESTRICTED", "hidden", {}});
     part.add_warning({"STALE_INDEX", "old", {}});
-    auto e = run(ioc, pg::fan_out({answering("kb", part)}));
+    auto e = run(ioc, ga::fan_out({answering("kb", part)}));
     ASSERT_EQ(e.incomplete_reasons.size(), 1u);
     EXPECT_EQ(e.incomplete_reasons[0].code, "VISIBILITY_RESTRICTED");
     EXPECT_EQ(e.incomplete_reasons[0].details.at("source"), "kb");
@@ -97,15 +98,15 @@ TEST(FanOut, SourcesRunConcurrently) {
     // would be late; run concurrently, both answer.
     boost::asio::io_context ioc;
     auto signal = std::make_shared<boost::asio::steady_timer>(ioc, boost::asio::steady_timer::time_point::max());
-    pg::fan_source first{"first", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
+    ga::source first{"first", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
                              co_await signal->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
                              co_return ce::complete(1);
                          }};
-    pg::fan_source second{"second", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
+    ga::source second{"second", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
                               signal->cancel();
                               co_return ce::complete(2);
                           }};
-    auto e = run(ioc, pg::fan_out({first, second}));
+    auto e = run(ioc, ga::fan_out({first, second}));
     EXPECT_EQ(e.complete, true);
 }
 
@@ -116,7 +117,7 @@ TEST(FanOut, SourceReturningAnEnvelopeThatBreaksTheInvariantsIsFailed) {
     ce::envelope partial_without_reason = ce::complete(boost::json::array{2});
     partial_without_reason.status = ce::outcome::partial;
     partial_without_reason.complete = false;
-    auto e = run(ioc, pg::fan_out({answering("a", no_status), answering("b", partial_without_reason),
+    auto e = run(ioc, ga::fan_out({answering("a", no_status), answering("b", partial_without_reason),
                                    answering("c", ce::complete(boost::json::array{3}))}));
     EXPECT_EQ(e.complete, false);
     EXPECT_EQ(unavailable_sources(e), (std::vector<std::string>{"a", "b"}));
@@ -127,18 +128,18 @@ TEST(FanOut, SourceReturningAnEnvelopeThatBreaksTheInvariantsIsFailed) {
 
 TEST(FanOut, SourceFailingWithOperationAbortedIsFailedNotLate) {
     boost::asio::io_context ioc;
-    pg::fan_source aborted{"a", std::chrono::seconds(30), []() -> awaitable<ce::envelope> {
+    ga::source aborted{"a", std::chrono::seconds(30), []() -> awaitable<ce::envelope> {
                                throw boost::system::system_error(boost::asio::error::operation_aborted);
                                co_return ce::complete(1);
                            }};
-    auto e = run(ioc, pg::fan_out({std::move(aborted), answering("b", ce::complete(2))}));
+    auto e = run(ioc, ga::fan_out({std::move(aborted), answering("b", ce::complete(2))}));
     ASSERT_EQ(unavailable_sources(e), std::vector<std::string>{"a"});
     EXPECT_EQ(e.incomplete_reasons.front().details.at("cause"), "failed");
 }
 
 TEST(FanOut, NoSourcesIsCompleteAndEmpty) {
     boost::asio::io_context ioc;
-    auto e = run(ioc, pg::fan_out({}));
+    auto e = run(ioc, ga::fan_out({}));
     EXPECT_EQ(e.complete, true);
     EXPECT_TRUE(e.data->as_object().empty());
 }
@@ -149,7 +150,7 @@ TEST(FanOutProperty, CompleteExactlyWhenEverySourceAnsweredCompletely) {
         const unsigned seed = base * 1000 + c;
         SCOPED_TRACE("seed " + std::to_string(seed));
         std::mt19937 rng(seed);
-        std::vector<pg::fan_source> sources;
+        std::vector<ga::source> sources;
         std::vector<std::string> expect_unavailable;
         bool all_complete = true;
         const int n = static_cast<int>(rng() % 5);
@@ -174,7 +175,7 @@ TEST(FanOutProperty, CompleteExactlyWhenEverySourceAnsweredCompletely) {
             }
         }
         boost::asio::io_context ioc;
-        auto e = run(ioc, pg::fan_out(std::move(sources)));
+        auto e = run(ioc, ga::fan_out(std::move(sources)));
         EXPECT_EQ(*e.complete, all_complete);
         EXPECT_EQ(unavailable_sources(e), expect_unavailable);
         EXPECT_TRUE(ce::check(e));

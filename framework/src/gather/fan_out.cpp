@@ -5,7 +5,7 @@
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 
-#include <candor/paging/fan_out.hpp>
+#include <candor/gather/fan_out.hpp>
 
 #include <candor/mcp/detail/within.hpp>
 
@@ -20,7 +20,7 @@
 #include <optional>
 #include <variant>
 
-namespace candor::paging {
+namespace candor::gather {
 
 namespace ce = candor::envelope;
 namespace asio = boost::asio;
@@ -35,11 +35,11 @@ struct outcome {
 };
 
 struct join_state {
-    explicit join_state(asio::any_io_executor ex, std::vector<fan_source> s)
+    explicit join_state(asio::any_io_executor ex, std::vector<source> s)
         : sources(std::move(s)), outcomes(sources.size()), pending(sources.size()), done(ex) {
         done.expires_at(asio::steady_timer::time_point::max());
     }
-    std::vector<fan_source> sources;
+    std::vector<source> sources;
     std::vector<outcome> outcomes;
     std::size_t pending;
     asio::steady_timer done;
@@ -72,7 +72,7 @@ boost::json::value take_data(ce::envelope& r) {
 
 }  // namespace
 
-asio::awaitable<ce::envelope> fan_out(std::vector<fan_source> sources) {
+asio::awaitable<ce::envelope> fan_out(std::vector<source> sources) {
     auto ex = co_await asio::this_coro::executor;
     auto st = std::make_shared<join_state>(ex, std::move(sources));
     for (std::size_t i = 0; i < st->sources.size(); ++i) asio::co_spawn(ex, run_one(st, i), asio::detached);
@@ -109,4 +109,4 @@ asio::awaitable<ce::envelope> fan_out(std::vector<fan_source> sources) {
     co_return e;
 }
 
-}  // namespace candor::paging
+}  // namespace candor::gather
