@@ -79,35 +79,35 @@ std::shared_ptr<pg::collection_tool> search_tickets(const shared& s) {
         std::move(o));
 }
 
+struct accounts_query {
+    std::optional<bool> owner_missing;
+};
+BOOST_DESCRIBE_STRUCT(accounts_query, (), (owner_missing))
+
+void describe_contract(candor::contract::spec<accounts_query>& s) {
+    s.field(&accounts_query::owner_missing)
+        .description("true: only active accounts without an owner; false: only accounts with an owner");
+}
+
 // owner_missing: true  → unowned accounts that are still active (not archived)
 //                false → accounts with an owner
-boost::json::value accounts_filter(const boost::json::object& query) {
-    const auto* m = query.if_contains("owner_missing");
-    if (!m || !m->is_bool()) return boost::json::object{};
-    if (m->get_bool()) return boost::json::object{{"owner", nullptr}, {"archived", false}};
+boost::json::value accounts_filter(const accounts_query& q) {
+    if (!q.owner_missing) return boost::json::object{};
+    if (*q.owner_missing) return boost::json::object{{"owner", nullptr}, {"archived", false}};
     return boost::json::object{{"owner", boost::json::object{{"ne", nullptr}}}};
 }
 
 std::shared_ptr<pg::collection_tool> list_service_accounts(const shared& s) {
     sc::collection_spec spec;
     spec.table = accounts_table();
-    spec.filter_argument.clear();
-    spec.query_filter = accounts_filter;
     spec.visibility = account_visibility;
-    boost::json::object schema{
-        {"type", "object"},
-        {"properties",
-         {{"owner_missing",
-           {{"type", "boolean"},
-            {"description", "true: only active accounts without an owner; false: only accounts with an owner"}}}}}};
-    return sc::make_collection(
+    return sc::make_collection<accounts_query>(
         s.db, std::move(spec),
         mcp::tool_info("list_service_accounts",
                        "List service accounts, ordered by id, over a pinned snapshot. The last page of a complete "
                        "walk carries snapshot_token: the evidence archive_service_accounts needs.")
-            .with_title("List service accounts")
-            .with_input_schema(std::move(schema)),
-        paging_options(s, 50));
+            .with_title("List service accounts"),
+        paging_options(s, 50), accounts_filter, "accounts-query/1");
 }
 
 struct find_unowned_args {
@@ -166,19 +166,13 @@ public:
                                       "checked again (still unowned, not archived) when it is archived; the result "
                                       "lists archived and skipped ids.")
                            .with_title("Archive service accounts")
-                           .with_input_schema(archive_schema())
+                           .with_input_schema(cv::approval_gate::token_only_schema())
                            .with_action(mcp::action_class::irreversible_write)
                            .with_scopes({"accounts:archive"}),
                        ev::evidence_requirement{"list_service_accounts", s.keys, s.evidence, 100, {}}),
           db_(s.db),
           worker_(s.worker),
           approval_(s.approval) {}
-
-    static boost::json::object archive_schema() {
-        boost::json::object schema{{"type", "object"}, {"additionalProperties", false}};
-        cv::approval_gate::declare_token(schema);
-        return schema;
-    }
 
     /// One account alone (the batch in `run` archives all of them in one transaction).
     boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,

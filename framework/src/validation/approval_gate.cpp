@@ -59,6 +59,12 @@ void approval_gate::declare_token(boost::json::object& input_schema) {
         {"description", "The plan_token of an earlier answer to the same call, once the user approved that plan."}};
 }
 
+boost::json::object approval_gate::token_only_schema() {
+    boost::json::object schema{{"type", "object"}, {"additionalProperties", false}};
+    declare_token(schema);
+    return schema;
+}
+
 boost::asio::awaitable<approval_outcome> approval_gate::approve(mcp::call_context& ctx, const action_plan& plan,
                                                                 const std::optional<std::string>& token,
                                                                 const std::string& arguments_fp,

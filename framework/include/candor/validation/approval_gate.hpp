@@ -104,6 +104,9 @@ public:
 
     /// Add the optional `plan_token` string property to an object input schema.
     static void declare_token(boost::json::object& input_schema);
+    /// The input schema of an action whose only argument of its own is `plan_token`: an object
+    /// that refuses unknown members (a gated action adds `ids` and `snapshot_token`).
+    static boost::json::object token_only_schema();
 
     const approval_options& options() const noexcept { return opts_; }
 

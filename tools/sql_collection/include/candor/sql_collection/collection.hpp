@@ -19,8 +19,10 @@
 /// sees; when it hides rows that the query would otherwise match, every page says
 /// `VISIBILITY_RESTRICTED` (never which rows).
 
+#include <candor/contract/contract.hpp>
 #include <candor/paging/collection.hpp>
 #include <candor/paging/source.hpp>
+#include <candor/paging/typed_collection.hpp>
 #include <candor/sql_collection/database.hpp>
 #include <candor/sql_collection/filter.hpp>
 #include <candor/sql_collection/table.hpp>
@@ -31,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace candor::sql_collection {
@@ -51,7 +54,7 @@ struct collection_spec {
     std::string source_name;
 };
 
-/// The data source of a SQL collection (usable on its own, e.g. under `paging::fan_out`).
+/// The data source of a SQL collection (usable on its own, e.g. under `gather::fan_out`).
 class sql_source final : public paging::data_source {
 public:
     sql_source(std::shared_ptr<sql_database> db, collection_spec spec);
@@ -80,6 +83,41 @@ private:
 /// `opts` gets the filter check and the item schema, the ordering is the table's key.
 std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_database> db, collection_spec spec,
                                                          mcp::tool_info info, paging::collection_options opts);
+
+/// The collection tool with a typed query instead of the `filter` argument: `info`'s input
+/// schema is `contract<Query>`'s (plus the paging arguments), and `filter_of` turns the checked,
+/// converted query into the filter (trusted, like `visibility`). `contract_version` names the
+/// query's contract in the call journal.
+///
+/// @code
+/// struct accounts_query { std::optional<bool> owner_missing; };
+/// BOOST_DESCRIBE_STRUCT(accounts_query, (), (owner_missing))
+/// auto tool = make_collection<accounts_query>(db, std::move(spec), info, opts,
+///     [](const accounts_query& q) -> boost::json::value {
+///         if (!q.owner_missing) return boost::json::object{};
+///         return boost::json::object{{"owner", nullptr}};
+///     });
+/// @endcode
+/// @throws std::invalid_argument as the untyped form, or if `Query` has a member named like a
+///         paging argument
+template <class Query>
+std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_database> db, collection_spec spec,
+                                                         mcp::tool_info info, paging::collection_options opts,
+                                                         std::function<boost::json::value(const Query&)> filter_of,
+                                                         std::string contract_version = "1") {
+    if (!filter_of) throw std::invalid_argument("sql_collection: make_collection<Query> needs a filter function");
+    auto query = std::make_shared<const contract::contract<Query>>(std::move(contract_version));
+    info = paging::detail::with_query_contract(std::move(info), *query);
+    spec.filter_argument.clear();
+    spec.query_filter = [query, f = std::move(filter_of)](const boost::json::object& q) -> boost::json::value {
+        // The server checked the arguments against this contract before any page, so this only
+        // builds the C++ value; a query that does not convert is a bug (and an error envelope).
+        auto converted = query->convert(q);
+        if (!converted) throw std::logic_error("sql_collection: a query does not convert to its contract");
+        return f(*converted);
+    };
+    return make_collection(std::move(db), std::move(spec), std::move(info), std::move(opts));
+}
 
 /// JSON Schema of one item of the table (every field, typed).
 boost::json::object item_schema(const table_spec& table);
