@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor_examples/order_draft.hpp>
 
+#include <candor/contract/output_schema.hpp>
 #include <candor/envelope/codes.hpp>
 
 #include <boost/describe/enum_to_string.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
-#include <boost/json/parse.hpp>
+#include <boost/json/value_from.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -16,6 +17,16 @@
 namespace candor_examples::order_draft {
 
 namespace cv = candor::validation;
+
+/// What a created draft answers (the tool's data schema is generated from it).
+struct draft_created {
+    std::string draft_id;
+    bool verified = false;
+    std::string total;
+    std::string currency;
+    std::size_t lines = 0;
+};
+BOOST_DESCRIBE_STRUCT(draft_created, (), (draft_id, verified, total, currency, lines))
 using candor::issue;
 using candor::issue_list;
 
@@ -121,10 +132,7 @@ create_order_draft::create_order_draft(order_tool_options opts)
                                             "lines minus the discount; the delivery date must not be in the past.")
                          .with_title("Create order draft")
                          .with_action(opts.action)
-                         .with_data_schema(boost::json::parse(R"({"type":"object","properties":{
-                             "draft_id":{"type":"string"},"verified":{"type":"boolean"},
-                             "total":{"type":"string"},"currency":{"type":"string"},"lines":{"type":"integer"}},
-                             "required":["draft_id","verified","total","currency","lines"]})")),
+                         .with_data_schema(candor::contract::output_schema_of<draft_created>()),
                      opts.validation, "order_draft/1"),
       opts_(std::move(opts)) {
     if (!opts_.catalog || !opts_.access || !opts_.drafts)
@@ -221,13 +229,12 @@ boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(o
         i.where = candor::layer::external;
         co_return candor::envelope::failure({std::move(i)});
     }
-    boost::json::object data;
-    data["draft_id"] = *id;
-    data["verified"] = !v.unverified();
-    data["total"] = args.total.to_string();
-    data["currency"] = boost::describe::enum_to_string(args.currency, "?");
-    data["lines"] = args.lines.size();
-    co_return candor::envelope::complete(std::move(data));
+    co_return candor::envelope::complete(boost::json::value_from(
+        draft_created{.draft_id = std::move(*id),
+                      .verified = !v.unverified(),
+                      .total = args.total.to_string(),
+                      .currency = boost::describe::enum_to_string(args.currency, "?"),
+                      .lines = args.lines.size()}));
 }
 
 namespace {

@@ -28,15 +28,12 @@
 /// and the envelope stay the collection's (`collection_tool`, of which this is one).
 
 #include <candor/contract/contract.hpp>
+#include <candor/contract/output_schema.hpp>
 #include <candor/mcp/typed_tool.hpp>
 #include <candor/paging/collection.hpp>
 #include <candor/paging/typed_source.hpp>
 
-#include <boost/describe/enum.hpp>
-#include <boost/describe/members.hpp>
-#include <boost/mp11/algorithm.hpp>
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -49,66 +46,6 @@
 namespace candor::paging {
 
 namespace detail {
-
-template <class T>
-struct is_optional_item : std::false_type {};
-template <class T>
-struct is_optional_item<std::optional<T>> : std::true_type {};
-template <class T>
-struct is_vector_item : std::false_type {};
-template <class T, class A>
-struct is_vector_item<std::vector<T, A>> : std::true_type {};
-template <class T>
-struct is_string_map_item : std::false_type {};
-template <class T, class C, class A>
-struct is_string_map_item<std::map<std::string, T, C, A>> : std::true_type {};
-
-/// The JSON Schema of `T` as `boost::json::value_from` writes it (an item, not an argument:
-/// every member is present, an empty optional is null). A type it cannot describe is `{}`.
-/// Bounded by the depth of the type (a recursive type does not compile as a described struct
-/// member by value).
-template <class T>
-boost::json::object item_schema_of() {
-    boost::json::object s;
-    if constexpr (is_optional_item<T>::value) {
-        s["anyOf"] =
-            boost::json::array{item_schema_of<typename T::value_type>(), boost::json::object{{"type", "null"}}};
-    } else if constexpr (std::is_same_v<T, bool>) {
-        s["type"] = "boolean";
-    } else if constexpr (std::is_integral_v<T>) {
-        s["type"] = "integer";
-    } else if constexpr (std::is_floating_point_v<T>) {
-        s["type"] = "number";
-    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
-        s["type"] = "string";
-    } else if constexpr (boost::describe::has_describe_enumerators<T>::value) {
-        s["type"] = "string";
-        boost::json::array e;
-        boost::mp11::mp_for_each<boost::describe::describe_enumerators<T>>(
-            [&](auto d) { e.emplace_back(decltype(d)::name); });
-        s["enum"] = std::move(e);
-    } else if constexpr (is_vector_item<T>::value) {
-        s["type"] = "array";
-        s["items"] = item_schema_of<typename T::value_type>();
-    } else if constexpr (is_string_map_item<T>::value) {
-        s["type"] = "object";
-        s["additionalProperties"] = item_schema_of<typename T::mapped_type>();
-    } else if constexpr (boost::describe::has_describe_members<T>::value) {
-        using members =
-            boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>;
-        boost::json::object props;
-        boost::json::array required;
-        boost::mp11::mp_for_each<members>([&](auto d) {
-            using member = std::remove_cvref_t<decltype(std::declval<const T&>().*d.pointer)>;
-            props[d.name] = item_schema_of<member>();
-            required.emplace_back(d.name);
-        });
-        s["type"] = "object";
-        s["properties"] = std::move(props);
-        s["required"] = std::move(required);
-    }
-    return s;
-}
 
 /// `info` with the query's contract as its input schema (the collection adds the paging
 /// arguments to it).
@@ -188,7 +125,7 @@ private:
     }
     static collection_options with_item_schema(collection_options opts) {
         if (opts.item_schema == boost::json::value(true))
-            opts.item_schema = detail::item_schema_of<typename detail::item_object<Item>::type>();
+            opts.item_schema = contract::output_schema_of<typename detail::item_object<Item>::type>();
         return opts;
     }
 };
