@@ -72,6 +72,16 @@ TEST(PlanToken, RefusesOtherKeysAndOtherPurposes) {
     EXPECT_FALSE(cv::open_plan_token(keys, "not a token"));
 }
 
+TEST(PlanToken, RefusesAnEmptyNonce) {
+    // Found by fuzz_token: such a payload opened, and sealing its claims again wrote a fresh
+    // nonce (a token the sealer never writes, whose single use the ledger cannot key).
+    auto keys = ring('a');
+    auto token = keys.seal(cv::plan_token_purpose, R"({"t":"t","p":"p","a":"","g":"","e":1780,"n":""})");
+    EXPECT_FALSE(cv::open_plan_token(keys, token));
+    auto with_nonce = keys.seal(cv::plan_token_purpose, R"({"t":"t","p":"p","a":"","g":"","e":1780,"n":"0f"})");
+    EXPECT_TRUE(cv::open_plan_token(keys, with_nonce));
+}
+
 TEST(PlanToken, RefusesAnExpiryTheClockCannotHold) {
     // Seconds that overflow the clock's nanoseconds (found while writing fuzz_token): malformed, never an
     // expiry that wrapped around.

@@ -120,6 +120,9 @@ boost::system::result<plan_claims, evidence::seal_error> open_plan_token(const e
     if (!text("t", c.tool) || !text("p", c.principal) || !text("a", c.arguments) || !text("g", c.targets) ||
         !text("n", c.nonce))
         return evidence::seal_error::malformed;
+    // The sealer always writes a nonce, and the ledger keeps a plan's use by it: a token
+    // without one is none this code wrote.
+    if (c.nonce.empty()) return evidence::seal_error::malformed;
     const auto* e = o.if_contains("e");
     if (e == nullptr || !e->is_int64()) return evidence::seal_error::malformed;
     // In seconds: any that fits in milliseconds within the payload bound (else malformed).
