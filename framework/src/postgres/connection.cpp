@@ -152,7 +152,10 @@ asio::awaitable<boost::system::result<std::unique_ptr<connection>, error>> conne
 asio::awaitable<boost::system::result<void, error>> connection::flush(clock::time_point deadline) {
     for (;;) {
         const int f = PQflush(conn_);
-        if (f == 0) co_return boost::system::result<void, error>{};
+        if (f == 0) {
+            boost::system::result<void, error> ok;  // named: see migrations.cpp
+            co_return ok;
+        }
         if (f < 0) co_return broken("send");
         // Output is pending: wait until the socket takes more. The server may be writing to us
         // meanwhile; consume what it sent so that neither side stalls.

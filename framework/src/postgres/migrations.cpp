@@ -51,7 +51,10 @@ asio::awaitable<boost::system::result<int, error>> migrate(pool& db, std::string
                 co_return r.error();
             version = step.version;
         }
-        co_return boost::system::result<void, error>{};
+        // Named, not a temporary: GCC 12 at -O1 (the sanitizer build) takes a coroutine's
+        // `co_return result{}` for a moved, uninitialized error (-Wmaybe-uninitialized).
+        boost::system::result<void, error> ok;
+        co_return ok;
     };
     auto done = co_await db.transaction(apply, deadline);
     if (!done) co_return done.error();

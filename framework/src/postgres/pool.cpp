@@ -176,7 +176,8 @@ asio::awaitable<boost::system::result<void, error>> pool::transaction(const work
     if (!thrown && r) {
         auto c = co_await l->execute_script("COMMIT", deadline);
         if (!c) co_return c.error();
-        co_return boost::system::result<void, error>{};
+        boost::system::result<void, error> ok;  // named: see migrations.cpp
+        co_return ok;
     }
     // A rollback gets its own short deadline (the call's may be what failed). Should it fail,
     // the lease comes back inside the transaction and the pool closes the connection, which
