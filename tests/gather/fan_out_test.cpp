@@ -20,8 +20,7 @@ using boost::asio::awaitable;
 
 namespace {
 
-ga::source answering(std::string name, ce::envelope e,
-                         std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
+ga::source answering(std::string name, ce::envelope e, std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
     return {std::move(name), deadline, [e]() -> awaitable<ce::envelope> { co_return e; }};
 }
 
@@ -99,13 +98,13 @@ TEST(FanOut, SourcesRunConcurrently) {
     boost::asio::io_context ioc;
     auto signal = std::make_shared<boost::asio::steady_timer>(ioc, boost::asio::steady_timer::time_point::max());
     ga::source first{"first", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
-                             co_await signal->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-                             co_return ce::complete(1);
-                         }};
+                         co_await signal->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+                         co_return ce::complete(1);
+                     }};
     ga::source second{"second", std::chrono::seconds(30), [signal]() -> awaitable<ce::envelope> {
-                              signal->cancel();
-                              co_return ce::complete(2);
-                          }};
+                          signal->cancel();
+                          co_return ce::complete(2);
+                      }};
     auto e = run(ioc, ga::fan_out({first, second}));
     EXPECT_EQ(e.complete, true);
 }
@@ -129,9 +128,9 @@ TEST(FanOut, SourceReturningAnEnvelopeThatBreaksTheInvariantsIsFailed) {
 TEST(FanOut, SourceFailingWithOperationAbortedIsFailedNotLate) {
     boost::asio::io_context ioc;
     ga::source aborted{"a", std::chrono::seconds(30), []() -> awaitable<ce::envelope> {
-                               throw boost::system::system_error(boost::asio::error::operation_aborted);
-                               co_return ce::complete(1);
-                           }};
+                           throw boost::system::system_error(boost::asio::error::operation_aborted);
+                           co_return ce::complete(1);
+                       }};
     auto e = run(ioc, ga::fan_out({std::move(aborted), answering("b", ce::complete(2))}));
     ASSERT_EQ(unavailable_sources(e), std::vector<std::string>{"a"});
     EXPECT_EQ(e.incomplete_reasons.front().details.at("cause"), "failed");

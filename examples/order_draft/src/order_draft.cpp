@@ -229,12 +229,12 @@ boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(o
         i.where = candor::layer::external;
         co_return candor::envelope::failure({std::move(i)});
     }
-    co_return candor::envelope::complete(boost::json::value_from(
-        draft_created{.draft_id = std::move(*id),
-                      .verified = !v.unverified(),
-                      .total = args.total.to_string(),
-                      .currency = boost::describe::enum_to_string(args.currency, "?"),
-                      .lines = args.lines.size()}));
+    co_return candor::envelope::complete(
+        boost::json::value_from(draft_created{.draft_id = std::move(*id),
+                                              .verified = !v.unverified(),
+                                              .total = args.total.to_string(),
+                                              .currency = boost::describe::enum_to_string(args.currency, "?"),
+                                              .lines = args.lines.size()}));
 }
 
 namespace {

@@ -33,7 +33,6 @@
 #include <candor/paging/collection.hpp>
 #include <candor/paging/typed_source.hpp>
 
-
 #include <memory>
 #include <optional>
 #include <stdexcept>
