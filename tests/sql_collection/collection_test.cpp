@@ -12,6 +12,8 @@
 
 #include <candor/sqlite/database.hpp>
 
+#include <boost/describe/class.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -399,6 +401,71 @@ TEST(SqlCollection, FilterIssuesAreAnErrorEnvelopeBeforeAnythingIsRead) {
     EXPECT_EQ(first_error_code(env), "FILTER_UNKNOWN_FIELD");
     EXPECT_EQ(at(at(env, "errors").as_array()[0], "path"), "/filter/and/0/colour");
     EXPECT_EQ(at(at(env, "errors").as_array()[0], "repairable"), true);
+}
+
+struct items_query {
+    std::optional<std::string> grp;
+    std::optional<bool> flag;
+};
+BOOST_DESCRIBE_STRUCT(items_query, (), (grp, flag))
+
+TEST(SqlCollection, ATypedQueryReplacesTheFilterArgument) {
+    fixture fx;
+    sc::collection_spec spec;
+    spec.table = items_table();
+    pg::collection_options o;
+    o.keys = fx.keys;
+    o.evidence = fx.store;
+    std::size_t converted = 0;
+    fx.tool = sc::make_collection<items_query>(
+        fx.db, std::move(spec), mcp::tool_info("list_items", "Items."), o,
+        [&converted](const items_query& q) -> boost::json::value {
+            ++converted;
+            boost::json::object f;
+            if (q.grp) f["grp"] = *q.grp;
+            if (q.flag) f["flag"] = *q.flag;
+            return f;
+        },
+        "items-query/1");
+
+    // The input schema is the struct's contract plus the paging arguments, without `filter`.
+    const auto& schema = fx.tool->info().input_schema;
+    const auto& props = schema.at("properties").as_object();
+    EXPECT_TRUE(props.contains("grp"));
+    EXPECT_TRUE(props.contains("flag"));
+    EXPECT_TRUE(props.contains("cursor"));
+    EXPECT_TRUE(props.contains("page_size"));
+    EXPECT_FALSE(props.contains("filter"));
+    EXPECT_EQ(schema.at("additionalProperties"), false);
+
+    gen g{std::mt19937(5)};
+    std::vector<boost::json::object> rows;
+    for (int i = 1; i <= 60; ++i) rows.push_back(g.row(i));
+    ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), rows));
+    const std::string grp(rows[0].at("grp").as_string());
+    std::size_t expected = 0;
+    for (const auto& r : rows) expected += r.at("grp").as_string() == grp && r.at("flag") == true;
+    ASSERT_GT(expected, 0u) << "the seed gives rows that match";
+
+    // A walk of the typed query sees exactly the rows the query's filter selects.
+    std::size_t seen = 0;
+    std::optional<std::string> cursor;
+    for (int pages = 0; pages < 100; ++pages) {
+        auto p = fx.serve({{"grp", grp}, {"flag", true}}, cursor, 7);
+        const auto env = ce::seal(p.result, "list_items").value();
+        for (const auto& item : env.at("data").as_array()) {
+            EXPECT_EQ(at(item, "grp").as_string(), grp);
+            EXPECT_EQ(at(item, "flag"), true);
+            ++seen;
+        }
+        if (p.ended) {
+            EXPECT_EQ(at(env, "complete"), true);
+            break;
+        }
+        cursor = p.next_cursor;
+    }
+    EXPECT_EQ(seen, expected);
+    EXPECT_GT(converted, 0u);
 }
 
 TEST(SqlCollection, HostileValuesMatchOnlyThemselves) {
