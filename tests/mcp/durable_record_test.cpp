@@ -9,6 +9,7 @@
 #endif
 #include <candor/mcp/observer.hpp>
 
+#include <candor/mcp/connection.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>

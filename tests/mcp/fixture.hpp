@@ -3,6 +3,7 @@
 // A server with one tool per behaviour under test, and an in-memory client talking to it.
 
 #include <candor/envelope/envelope.hpp>
+#include <candor/mcp/connection.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 

@@ -5,6 +5,7 @@
 
 #include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
+#include <candor/mcp/connection.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/paging/collection.hpp>

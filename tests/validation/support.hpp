@@ -2,6 +2,7 @@
 #pragma once
 // A server with validated tools and an in-memory client: the helpers the validation tests share.
 
+#include <candor/mcp/connection.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 

@@ -250,6 +250,8 @@ boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak
     if (auto self = weak.lock()) self->finish_call(id, ep, out ? std::move(*out) : tool_outcome{});
 }
 
+// One deadline queue and one timer per connection: a timer per call cost a queue insertion, a
+// cancellation and an aborted handler on every call.
 void connection::watch_deadline(detail::call_state& call, const rpc::request_id& id) {
     call.deadline_entry = deadlines_.emplace(call.deadline, id);
     arm_deadline_timer();

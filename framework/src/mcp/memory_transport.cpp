@@ -2,6 +2,7 @@
 #include <candor/mcp/memory_transport.hpp>
 
 #include <candor/json/write.hpp>
+#include <candor/mcp/connection.hpp>
 
 #include <boost/json/parse.hpp>
 

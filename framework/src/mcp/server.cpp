@@ -9,6 +9,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <stdexcept>
 
@@ -165,6 +166,10 @@ std::shared_ptr<connection> server::connect_routed(boost::asio::any_io_executor 
 
 namespace {
 
+// On an io_context the strand is one of the io_context's own executor, which fits the
+// any_io_executor's inline storage: copying, converting or re-preferring it (Asio does so
+// several times per call) never allocates. A strand of a type-erased executor does not fit and
+// is the fallback for other executors.
 boost::asio::any_io_executor make_connection_strand(boost::asio::any_io_executor ex) {
     using io_executor = boost::asio::io_context::executor_type;
     if (const auto* io = ex.target<io_executor>()) return boost::asio::make_strand(*io);

@@ -3,6 +3,7 @@
 // Server state shared by the server object and its connections, and the per-call state.
 // Private to the mcp module.
 
+#include <candor/mcp/connection.hpp>
 #include <candor/mcp/server.hpp>
 
 #include <candor/jsonrpc/encode.hpp>

@@ -14,6 +14,7 @@
 
 #include <candor/jsonrpc/encode.hpp>
 #include <candor/jsonrpc/intake.hpp>
+#include <candor/mcp/connection.hpp>
 #include <candor/transport/authenticator.hpp>
 #include <candor/transport/http_policy.hpp>
 

@@ -9,6 +9,7 @@
 
 #include "session_policy.hpp"
 
+#include <candor/mcp/connection.hpp>
 #include <candor/mcp/server.hpp>
 
 #include <boost/asio/any_io_executor.hpp>

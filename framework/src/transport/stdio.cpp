@@ -4,6 +4,7 @@
 #include "output_backlog.hpp"
 
 #include <candor/jsonrpc/encode.hpp>
+#include <candor/mcp/connection.hpp>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
