@@ -70,43 +70,63 @@ std::string iso_time(std::chrono::system_clock::time_point t) {
     return b;
 }
 
-boost::asio::awaitable<ce::envelope> ask(std::shared_ptr<sc::sql_database> db, std::string name, std::string text,
-                                         settings config) {
+/// What one source found, read on the worker (nothing here touches the strand).
+struct found {
+    boost::json::array items;
+    /// knowledge_base only: when its index was last refreshed
+    std::optional<std::chrono::system_clock::time_point> refreshed;
+};
+
+found read_source(sc::sql_database& db, const std::string& name, const std::string& text) {
+    const auto& q = query_of(name);
+    found out;
+    const sc::sql_value params[] = {text};
+    auto r = db.query(q.sql, params, [&](const sc::sql_row& row) {
+        boost::json::object item;
+        for (std::size_t i = 0; i < q.columns.size(); ++i)
+            if (const auto* s = std::get_if<std::string>(&row[i])) item[q.columns[i]] = *s;
+        out.items.push_back(std::move(item));
+        return true;
+    });
+    if (!r) throw std::runtime_error("database: " + r.error().message);
+    if (name == "knowledge_base") {
+        auto refreshed = kb_refreshed_at(db);
+        if (!refreshed) throw std::runtime_error("database: " + refreshed.error().message);
+        out.refreshed = *refreshed;
+    }
+    return out;
+}
+
+boost::asio::awaitable<ce::envelope> ask(std::shared_ptr<sc::sql_database> db,
+                                         std::shared_ptr<candor::store::worker> worker, std::string name,
+                                         std::string text, settings config) {
     if (config.fail_source == name) throw std::runtime_error("source failure injected by --fail-source");
     if (config.slow_source == name) {
         // Later than any default deadline; cancelled with the fan-out's timer.
         boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, std::chrono::seconds(5));
         co_await t.async_wait(boost::asio::use_awaitable);
     }
-    const auto& q = query_of(name);
-    boost::json::array items;
-    const sc::sql_value params[] = {text};
-    auto r = db->query(q.sql, params, [&](const sc::sql_row& row) {
-        boost::json::object item;
-        for (std::size_t i = 0; i < q.columns.size(); ++i)
-            if (const auto* s = std::get_if<std::string>(&row[i])) item[q.columns[i]] = *s;
-        items.push_back(std::move(item));
-        return true;
-    });
-    if (!r) throw std::runtime_error("database: " + r.error().message);
-    const bool more = items.size() > per_source_limit;
-    if (more) items.pop_back();
-    ce::envelope e = more ? ce::partial(std::move(items), {std::string(ce::reason_codes::result_limit_reached),
-                                                           "more than " + std::to_string(per_source_limit) +
-                                                               " matches; use a more specific query",
-                                                           {{"limit", per_source_limit}}})
-                          : ce::complete(std::move(items));
+    // SQLite blocks: the statement runs on the worker, and the source's deadline ends the wait
+    // (the statement then finishes on its own and its rows are dropped).
+    // Named, not a temporary in the co_await expression: GCC 12 destroys such a temporary twice.
+    auto read = [db, name, text] { return read_source(*db, name, text); };
+    auto f = co_await worker->run_cancellable(std::move(read));
+    const bool more = f.items.size() > per_source_limit;
+    if (more) f.items.pop_back();
+    ce::envelope e = more ? ce::partial(std::move(f.items), {std::string(ce::reason_codes::result_limit_reached),
+                                                             "more than " + std::to_string(per_source_limit) +
+                                                                 " matches; use a more specific query",
+                                                             {{"limit", per_source_limit}}})
+                          : ce::complete(std::move(f.items));
     if (more) e.continue_with(ce::continuation::narrow_query("add words to the query"));
-    if (name == "knowledge_base") {
-        auto refreshed = kb_refreshed_at(*db);
-        if (!refreshed) throw std::runtime_error("database: " + refreshed.error().message);
+    if (f.refreshed) {
         const auto age =
-            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now() - *refreshed);
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now() - *f.refreshed);
         if (age >= config.kb_stale_after)
             e.add_warning({std::string(ce::warning_codes::stale_index),
-                           "the knowledge-base index was last refreshed " + iso_time(*refreshed) +
+                           "the knowledge-base index was last refreshed " + iso_time(*f.refreshed) +
                                "; newer articles may be missing",
-                           {{"refreshed_at", iso_time(*refreshed)}, {"age_seconds", age.count()}}});
+                           {{"refreshed_at", iso_time(*f.refreshed)}, {"age_seconds", age.count()}}});
     }
     co_return e;
 }
@@ -136,15 +156,17 @@ public:
                    .with_action(mcp::action_class::read_only)
                    .with_deadline(std::chrono::seconds(65))),
           db_(s.db),
+          worker_(s.worker),
           config_(s.config) {}
 
     boost::asio::awaitable<ce::envelope> call(search_args a, mcp::call_context&) override {
         const std::chrono::milliseconds deadline(a.deadline_ms);
         std::vector<ga::source> sources;
         for (const char* name : {"tickets", "knowledge_base", "chat"}) {
-            sources.push_back({name, deadline, [db = db_, n = std::string(name), text = a.query, c = config_] {
-                                   return ask(db, n, text, c);
-                               }});
+            sources.push_back(
+                {name, deadline, [db = db_, w = worker_, n = std::string(name), text = a.query, c = config_] {
+                     return ask(db, w, n, text, c);
+                 }});
         }
         auto e = co_await ga::fan_out(std::move(sources));
         co_return e;
@@ -152,6 +174,7 @@ public:
 
 private:
     std::shared_ptr<sc::sql_database> db_;
+    std::shared_ptr<candor::store::worker> worker_;
     settings config_;
 };
 

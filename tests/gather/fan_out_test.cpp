@@ -4,12 +4,15 @@
 #include "paging/support.hpp"
 
 #include <candor/agent/decide.hpp>
+#include <candor/store/worker.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <atomic>
+#include <future>
 #include <random>
 
 using namespace candor::test;
@@ -107,6 +110,56 @@ TEST(FanOut, SourcesRunConcurrently) {
                       }};
     auto e = run(ioc, ga::fan_out({first, second}));
     EXPECT_EQ(e.complete, true);
+}
+
+TEST(FanOut, ASourceBlockedInSynchronousWorkIsLateAtItsDeadline) {
+    // A source whose work blocks (a SQLite statement, a synchronous client) runs it on a
+    // worker with run_cancellable: its deadline ends the wait, and the fan-out answers while
+    // the work still holds its thread.
+    boost::asio::io_context ioc;
+    candor::store::worker w;
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    ga::source blocked{"db", std::chrono::milliseconds(20), [&w, released, finished]() -> awaitable<ce::envelope> {
+                           // Named: GCC 12 destroys a temporary in a co_await expression twice.
+                           auto work = [released, finished] {
+                               released.wait();
+                               *finished = true;
+                               return 1;
+                           };
+                           const int v = co_await w.run_cancellable(std::move(work));
+                           co_return ce::complete(v);
+                       }};
+    std::optional<ce::envelope> e;
+    boost::asio::co_spawn(ioc, ga::fan_out({std::move(blocked), answering("kb", ce::complete(2))}),
+                          [&](std::exception_ptr, ce::envelope v) { e = std::move(v); });
+    // Not ioc.run(): the blocked work keeps the executor busy until it returns.
+    while (!e && ioc.run_one() > 0) {
+    }
+    ASSERT_TRUE(e.has_value());
+    EXPECT_FALSE(finished->load()) << "the fan-out waited for the blocked work";
+    EXPECT_EQ(unavailable_sources(*e), (std::vector<std::string>{"db"}));
+    EXPECT_EQ(e->incomplete_reasons.at(0).details.at("cause"), "late");
+    EXPECT_EQ(e->data->at("kb"), 2);
+    EXPECT_TRUE(ce::check(*e));
+    // The work ends on its own; its result is dropped.
+    release.set_value();
+    ioc.run();
+    EXPECT_TRUE(finished->load());
+}
+
+TEST(FanOut, AWorkersResultArrivesWhenItIsInTime) {
+    boost::asio::io_context ioc;
+    candor::store::worker w;
+    ga::source quick{"db", std::chrono::seconds(30), [&w]() -> awaitable<ce::envelope> {
+                         auto work = [] { return 7; };
+                         const int v = co_await w.run_cancellable(std::move(work));
+                         co_return ce::complete(v);
+                     }};
+    auto e = run(ioc, ga::fan_out({std::move(quick)}));
+    EXPECT_EQ(e.complete, true);
+    EXPECT_EQ(e.data->at("db"), 7);
 }
 
 TEST(FanOut, SourceReturningAnEnvelopeThatBreaksTheInvariantsIsFailed) {

@@ -10,12 +10,23 @@
 /// auto rows = co_await worker.run([&] { return db.execute(sql, params); });
 /// @endcode
 
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <cstddef>
+#include <exception>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -56,6 +67,54 @@ public:
                 boost::asio::use_awaitable);
             co_return std::move(*out);
         }
+    }
+
+    /// Run `fn` on a worker thread; the caller may stop waiting for it. Cancelling the awaiting
+    /// coroutine (a deadline raced with `||`, a fan-out's timer, a cancelled call) resumes it at
+    /// once with `operation_aborted`, while `fn` runs to its end on its own and its result is
+    /// dropped: a blocking statement can make a source late, never the answer. So `fn` owns
+    /// what it uses (captures by value or shared pointer, never the caller's locals), and the
+    /// caller's executor must outlive the work (it is kept busy until `fn` returns). Call it from
+    /// a strand or a single-threaded executor (a tool call's is its connection's strand), and
+    /// pass a named lambda: GCC 12 destroys a temporary in a `co_await` expression twice.
+    /// @return what `fn` returned; an exception `fn` threw is rethrown in the caller
+    /// @throws boost::system::system_error `operation_aborted` when the wait was cancelled
+    template <class F>
+    boost::asio::awaitable<std::invoke_result_t<F&>> run_cancellable(F fn) {
+        using R = std::invoke_result_t<F&>;
+        static_assert(!std::is_void_v<R>, "run_cancellable: return what the work produced");
+        struct shared_state {
+            explicit shared_state(const boost::asio::any_io_executor& ex)
+                : wake(ex, boost::asio::steady_timer::time_point::max()) {}
+            boost::asio::steady_timer wake;  // waited on by the caller; cancelled when done
+            std::optional<R> result;
+            std::exception_ptr error;
+            bool done = false;
+        };
+        const auto ex = co_await boost::asio::this_coro::executor;
+        auto state = std::make_shared<shared_state>(ex);
+        boost::asio::post(pool_.get_executor(),
+                          [state, back = boost::asio::prefer(ex, boost::asio::execution::outstanding_work.tracked),
+                           fn = std::move(fn)]() mutable {
+                              std::optional<R> r;
+                              std::exception_ptr e;
+                              try {
+                                  r.emplace(fn());
+                              } catch (...) {
+                                  e = std::current_exception();
+                              }
+                              // The state is the caller's executor's: it is touched there only.
+                              boost::asio::post(back, [state, r = std::move(r), e]() mutable {
+                                  state->result = std::move(r);
+                                  state->error = e;
+                                  state->done = true;
+                                  state->wake.cancel();
+                              });
+                          });
+        (void)co_await state->wake.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        if (!state->done) throw boost::system::system_error(boost::asio::error::operation_aborted);
+        if (state->error) std::rethrow_exception(state->error);
+        co_return std::move(*state->result);
     }
 
     boost::asio::thread_pool::executor_type executor() noexcept { return pool_.get_executor(); }
