@@ -13,13 +13,12 @@
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/document.hpp>
+#include <candor/json/time.hpp>
 #include <candor/json/write.hpp>
 
 #include <boost/asio/post.hpp>
 #include <boost/json/serialize.hpp>
 
-#include <cstdio>
-#include <ctime>
 #include <random>
 
 namespace candor::mcp {
@@ -45,24 +44,12 @@ std::string new_task_id() {
     return id;
 }
 
-// RFC 3339 in UTC with milliseconds.
-std::string iso_time(std::chrono::system_clock::time_point t) {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
-    return buf;
-}
-
 // The fields every view of a task carries.
 boost::json::object task_fields(const task_record& r, const task_options& o) {
     boost::json::object t{{"taskId", r.id},
                           {"status", to_string(r.status)},
-                          {"createdAt", iso_time(r.created)},
-                          {"lastUpdatedAt", iso_time(r.updated)},
+                          {"createdAt", json::format_time(r.created)},
+                          {"lastUpdatedAt", json::format_time(r.updated)},
                           {"ttlMs", std::max<std::int64_t>(1, o.ttl.count())},
                           {"pollIntervalMs", std::max<std::int64_t>(1, o.poll_interval.count())}};
     if (!r.status_message.empty()) t["statusMessage"] = r.status_message;

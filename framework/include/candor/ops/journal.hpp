@@ -15,6 +15,7 @@
 /// connection does not wait meanwhile: its strand serves other messages, and the reply is
 /// posted back to it by the acknowledgement.
 
+#include <candor/json/time.hpp>
 #include <candor/mcp/observer.hpp>
 #include <candor/ops/line_writer.hpp>
 
@@ -85,8 +86,8 @@ inline constexpr std::string_view kind_protocol_refusal = "protocol_refusal";
 /// The journal line of a record, as a JSON object (field order as documented).
 boost::json::object to_json(const mcp::call_record& r);
 
-/// RFC 3339 UTC time with milliseconds, e.g. "2026-11-29T16:28:39.123Z".
-std::string format_time(std::chrono::system_clock::time_point t);
+/// RFC 3339 UTC time with milliseconds, e.g. "2026-11-29T16:28:39.123Z" (`json::format_time`).
+using json::format_time;
 
 class journal : public mcp::call_observer {
 public:
