@@ -5,6 +5,7 @@
 #include <candor/mcp/stateless.hpp>
 
 #include "fixture.hpp"
+#include "stateless_support.hpp"
 
 #include <candor/evidence/request_state.hpp>
 #include <candor/jsonrpc/intake.hpp>
@@ -17,44 +18,20 @@
 namespace candor::test {
 namespace {
 
-namespace ev = candor::evidence;
 using boost::json::array;
 using boost::json::object;
 
-object meta(object capabilities = {}) {
-    return object{{std::string(mcp::meta_key::protocol_version), "2026-07-28"},
-                  {std::string(mcp::meta_key::client_info), object{{"name", "modern-client"}, {"version", "2.0"}}},
-                  {std::string(mcp::meta_key::client_capabilities), std::move(capabilities)}};
-}
+object meta(object capabilities = {}) { return modern_meta(std::move(capabilities), "modern-client"); }
 
 object with_meta(object params, object capabilities = {}) {
     params["_meta"] = meta(std::move(capabilities));
     return params;
 }
 
-std::shared_ptr<const mcp::state_sealer> test_sealer() {
-    std::string secret(32, 'k');
-    auto ring = ev::key_ring::from_keys({{"t1", secret}});
-    return ev::state_sealer_from(std::make_shared<const ev::key_ring>(std::move(ring.value())));
-}
-
-mcp::client_request form(const char* key, const char* property) {
-    return {"elicitation/create",
-            object{{"message", "please"},
-                   {"requestedSchema",
-                    object{{"type", "object"}, {"properties", object{{property, object{{"type", "string"}}}}}}}},
-            key};
-}
-
 std::vector<mcp::client_request> one(mcp::client_request r) {
     std::vector<mcp::client_request> v;
     v.push_back(std::move(r));
     return v;
-}
-
-std::string answer_field(const boost::system::result<object, mcp::client_request_error>& a, const char* field) {
-    if (!a) return "error:" + std::string(mcp::to_string(a.error()));
-    return boost::json::value_to<std::string>(a->at("content").at(field));
 }
 
 class Stateless : public server_fixture {

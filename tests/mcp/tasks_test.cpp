@@ -5,6 +5,7 @@
 #include <candor/mcp/task_store.hpp>
 
 #include "fixture.hpp"
+#include "stateless_support.hpp"
 
 #include <candor/evidence/request_state.hpp>
 
@@ -17,28 +18,11 @@ namespace {
 using boost::json::array;
 using boost::json::object;
 
-object meta(object capabilities) {
-    return object{{std::string(mcp::meta_key::protocol_version), "2026-07-28"},
-                  {std::string(mcp::meta_key::client_info), object{{"name", "task-client"}, {"version", "1.0"}}},
-                  {std::string(mcp::meta_key::client_capabilities), std::move(capabilities)}};
-}
+object meta(object capabilities) { return modern_meta(std::move(capabilities), "task-client"); }
 
 object with_tasks(object caps = {}) {
     caps["extensions"] = object{{"io.modelcontextprotocol/tasks", object{}}};
     return caps;
-}
-
-mcp::client_request form(const char* key, const char* property) {
-    return {"elicitation/create",
-            object{{"message", "please"},
-                   {"requestedSchema",
-                    object{{"type", "object"}, {"properties", object{{property, object{{"type", "string"}}}}}}}},
-            key};
-}
-
-std::string field(const boost::system::result<object, mcp::client_request_error>& a, const char* name) {
-    if (!a) return "error:" + std::string(mcp::to_string(a.error()));
-    return boost::json::value_to<std::string>(a->at("content").at(name));
 }
 
 object accept(const char* name, const char* value) {
@@ -72,10 +56,7 @@ protected:
         opts.tasks = o;
         opts.observers.push_back(observer);
         srv = std::make_unique<mcp::server>(opts);
-        std::string secret(32, 'k');
-        auto ring = evidence::key_ring::from_keys({{"t1", secret}});
-        srv->set_request_state_sealer(
-            evidence::state_sealer_from(std::make_shared<const evidence::key_ring>(std::move(ring.value()))));
+        srv->set_request_state_sealer(test_sealer());
         gate = std::make_shared<boost::asio::steady_timer>(ioc, std::chrono::hours(1));
         auto g = gate;
         // gated: waits until the test opens the gate (or the call is cancelled).
@@ -112,9 +93,10 @@ protected:
                 std::vector<mcp::client_request> again;
                 again.push_back(form("name", "city"));
                 auto b = co_await ctx.request_client_all(std::move(again));
-                co_return mcp::content_result{array{
-                    object{{"type", "text"},
-                           {"text", field(a[0], "name") + "/" + field(a[1], "color") + "/" + field(b[0], "city")}}}};
+                co_return mcp::content_result{
+                    array{object{{"type", "text"},
+                                 {"text", answer_field(a[0], "name") + "/" + answer_field(a[1], "color") + "/" +
+                                              answer_field(b[0], "city")}}}};
             });
         // asks before it first waits: answered input_required in the request, a task on the retry.
         add("ask_first", mcp::task_support::required,
@@ -124,7 +106,7 @@ protected:
                 auto a = co_await ctx.request_client_all(std::move(one));
                 co_await pause(ctx);
                 co_return mcp::content_result{
-                    array{object{{"type", "text"}, {"text", "Hello, " + field(a[0], "name")}}}};
+                    array{object{{"type", "text"}, {"text", "Hello, " + answer_field(a[0], "name")}}}};
             });
         srv->add_tool(
                mcp::make_content_tool(mcp::tool_info("too_slow", "Runs out of time.")
