@@ -86,6 +86,7 @@ endfunction()
 # Typed tools, JSON Schema contracts, envelopes, the MCP server, fan-out over sources (gather), stdio,
 # the standard command line, and the umbrella header candor/candor.hpp.
 candor_component(core MODULES candor.hpp error json schema contract envelope jsonrpc mcp gather transport app
+                      store/worker*
                       PACKAGES Boost Threads RE2)
 # The Streamable HTTP transport, its OAuth 2.1 resource server (auth) and --http
 # (app::http_command_line).
@@ -95,10 +96,10 @@ candor_component(http MODULES transport/http* transport/authenticator* auth app/
 candor_component(evidence MODULES evidence DEPENDS core PACKAGES OpenSSL)
 # Collections behind one fetch method, sealed cursors, aggregation.
 candor_component(paging MODULES paging DEPENDS evidence)
-# RAII over SQLite, the SQL store interface and its worker, and the stores on it: evidence
-# (so that evidence needs no SQLite) and the plan ledger (its interface, in validation, is
-# header-only).
-candor_component(sqlite MODULES sqlite store evidence/sqlite_* validation/sql_* DEPENDS evidence
+# RAII over SQLite, the SQL store interface, and the stores on it: evidence (so that evidence
+# needs no SQLite), the plan ledger and the shared repair counts (their interfaces, in
+# validation, are header-only). The store's worker (header-only, Asio) is core's.
+candor_component(sqlite MODULES sqlite store evidence/sql* validation/sql_* DEPENDS evidence
                         PACKAGES SQLite3)
 # Validated tools: invariants, external checks, repair budget, approval.
 candor_component(validation MODULES validation DEPENDS evidence)
@@ -107,8 +108,9 @@ candor_component(ops MODULES ops app/ops_* DEPENDS http)
 # Client side: decisions on an envelope's wire JSON.
 candor_component(agent MODULES agent PACKAGES Boost)
 # PostgreSQL on libpq, asynchronous through Asio: connections, a bounded pool, cancellation,
-# migrations; and the store interface (store::sql_database, in sqlite) on it (store/postgres*).
-candor_component(postgres MODULES postgres store/postgres* DEPENDS sqlite PACKAGES PostgreSQL)
+# migrations; the store interface (store::sql_database, in sqlite) on it (store/postgres*); and
+# --state URL (app::state_command_line), which opens PostgreSQL or SQLite.
+candor_component(postgres MODULES postgres store/postgres* app/state_* DEPENDS sqlite PACKAGES PostgreSQL)
 # A SQL table as a searchable, pageable collection tool (tools/sql_collection).
 candor_component(sql_collection DEPENDS sqlite paging)
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/store.hpp>
 
+#include <candor/evidence/sql_store.hpp>
 #include <candor/evidence/sqlite_store.hpp>
 
 #include <gtest/gtest.h>
@@ -91,7 +92,14 @@ TEST_P(Store, PurgeDropsExpiredWalksOnly) {
 INSTANTIATE_TEST_SUITE_P(Implementations, Store,
                          ::testing::Values(named_factory{"memory", [] { return ev::make_memory_store(); }},
                                            named_factory{"sqlite",
-                                                         [] { return ev::open_sqlite_store(":memory:").value(); }}),
+                                                         [] { return ev::open_sqlite_store(":memory:").value(); }},
+                                           named_factory{"sql_on_sqlite",
+                                                         [] {
+                                                             return ev::open_sql_store(
+                                                                        candor::store::open_sqlite(":memory:").value(),
+                                                                        std::make_shared<candor::store::worker>())
+                                                                 .value();
+                                                         }}),
                          [](const ::testing::TestParamInfo<named_factory>& p) { return std::string(p.param.name); });
 
 TEST(SqliteStore, EvidenceSurvivesReopeningTheDatabaseFile) {

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 #include <candor/evidence/gated_action.hpp>
 
+#include <candor/envelope/codes.hpp>
 #include <candor/json/document.hpp>
 
 #include <stdexcept>
@@ -46,31 +52,33 @@ evidence_requirement checked(evidence_requirement r) {
 
 }  // namespace
 
-boost::system::result<verified_evidence, issue_list> verify(const evidence_requirement& req, const std::string* token,
-                                                            const std::vector<std::string>& ids,
-                                                            std::string_view principal_id) {
-    auto refuse = [](issue i) { return issue_list{std::move(i)}; };
+boost::asio::awaitable<boost::system::result<verified_evidence, issue_list>> verify(const evidence_requirement& req,
+                                                                                    const std::string* token,
+                                                                                    const std::vector<std::string>& ids,
+                                                                                    std::string principal_id) {
+    using verdict = boost::system::result<verified_evidence, issue_list>;
+    auto refuse = [](issue i) { return verdict(issue_list{std::move(i)}); };
     if (!token)
-        return refuse(refusal(codes::evidence_missing, "/snapshot_token",
-                              "this action needs evidence: walk '" + req.resource +
-                                  "' to its end and pass the snapshot_token of its last page"));
+        co_return refuse(refusal(codes::evidence_missing, "/snapshot_token",
+                                 "this action needs evidence: walk '" + req.resource +
+                                     "' to its end and pass the snapshot_token of its last page"));
     auto opened = open_snapshot_token(*req.keys, *token);
     if (opened.has_error())
-        return refuse(refusal(codes::evidence_invalid, "/snapshot_token",
-                              "the snapshot_token is not one this server issued (malformed or altered); walk '" +
-                                  req.resource + "' again"));
+        co_return refuse(refusal(codes::evidence_invalid, "/snapshot_token",
+                                 "the snapshot_token is not one this server issued (malformed or altered); walk '" +
+                                     req.resource + "' again"));
     const snapshot_claims claims = std::move(opened).value();
     const auto now = req.wall_clock();
     if (claims.expiry <= now)
-        return refuse(refusal(codes::evidence_expired, "/snapshot_token",
-                              "the snapshot_token expired; walk '" + req.resource + "' again for fresh evidence"));
+        co_return refuse(refusal(codes::evidence_expired, "/snapshot_token",
+                                 "the snapshot_token expired; walk '" + req.resource + "' again for fresh evidence"));
     if (claims.resource != req.resource || claims.principal != principal_fingerprint(principal_id)) {
         auto i = refusal(codes::evidence_scope_mismatch, "/snapshot_token",
                          claims.resource != req.resource ? "the snapshot_token comes from '" + claims.resource +
                                                                "', not from '" + req.resource + "'"
                                                          : "the snapshot_token was issued to another principal");
         i.details["expected_resource"] = req.resource;
-        return refuse(std::move(i));
+        co_return refuse(std::move(i));
     }
     if (!claims.complete) {
         auto i = refusal(codes::evidence_incomplete, "/snapshot_token",
@@ -79,12 +87,17 @@ boost::system::result<verified_evidence, issue_list> verify(const evidence_requi
         boost::json::array reasons;
         for (const auto& r : claims.reasons) reasons.emplace_back(r);
         i.details["reasons"] = std::move(reasons);
-        return refuse(std::move(i));
+        co_return refuse(std::move(i));
     }
-    auto missing = req.store->uncovered(claims.walk, ids, now);
+    auto lookup = [store = req.store, walk = claims.walk, ids, now] { return store->uncovered(walk, ids, now); };
+    auto looked_up = co_await call_store(*req.store, std::move(lookup));
+    if (!looked_up)
+        co_return refuse(refusal(envelope::validation_codes::source_unavailable, "/snapshot_token",
+                                 "the evidence store failed; nothing was done. Try again later"));
+    auto& missing = *looked_up;
     if (!missing)
-        return refuse(refusal(codes::evidence_expired, "/snapshot_token",
-                              "the evidence behind this snapshot_token is gone; walk '" + req.resource + "' again"));
+        co_return refuse(refusal(codes::evidence_expired, "/snapshot_token",
+                                 "the evidence behind this snapshot_token is gone; walk '" + req.resource + "' again"));
     if (!missing->empty()) {
         auto i = refusal(codes::evidence_not_covered, "/ids",
                          std::to_string(missing->size()) +
@@ -93,9 +106,10 @@ boost::system::result<verified_evidence, issue_list> verify(const evidence_requi
         boost::json::array list;
         for (const auto& m : *missing) list.emplace_back(m);
         i.details["ids"] = std::move(list);
-        return refuse(std::move(i));
+        co_return refuse(std::move(i));
     }
-    return verified_evidence{claims, ids};
+    verdict ok = verified_evidence{claims, ids};
+    co_return ok;
 }
 
 gated_action::gated_action(mcp::tool_info info, evidence_requirement req)
@@ -112,7 +126,7 @@ boost::asio::awaitable<ce::envelope> gated_action::call(const boost::json::objec
     if (const auto* a = args.if_contains("ids"); a && a->is_array())
         for (const auto& v : a->get_array())
             if (v.is_string()) ids.emplace_back(v.get_string());
-    auto ok = verify(req_, token_ptr, ids, ctx.caller().id);
+    auto ok = co_await verify(req_, token_ptr, ids, ctx.caller().id);
     if (ok.has_error()) co_return ce::failure(ok.error());
     const verified_evidence evidence = std::move(ok).value();
     auto result = co_await run(evidence, args, ctx);

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 #include <candor/paging/collection.hpp>
 
 #include <candor/evidence/token.hpp>
@@ -133,14 +138,13 @@ private:
 
 }  // namespace
 
-void collection_tool::purge_evidence_now_and_then(wall_time now) {
+bool collection_tool::purge_due(wall_time now) {
     const std::int64_t now_ms = evidence::to_epoch_ms(now);
     std::int64_t last = last_purge_ms_.load(std::memory_order_relaxed);
     const std::int64_t interval_ms = std::chrono::milliseconds(opts_.evidence_purge_interval).count();
-    if (now_ms - last < interval_ms) return;
+    if (now_ms - last < interval_ms) return false;
     // One page of all those running at this moment does the purge.
-    if (!last_purge_ms_.compare_exchange_strong(last, now_ms, std::memory_order_relaxed)) return;
-    opts_.evidence->purge(now);
+    return last_purge_ms_.compare_exchange_strong(last, now_ms, std::memory_order_relaxed);
 }
 
 std::string visibility_of(const mcp::principal& p) {
@@ -212,6 +216,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     };
     const auto& name = info().name;
     const bool pinned = source_->snapshots() == snapshot_mode::pinned;
+    ce::scope sc{name, visibility_of(req.caller), std::string(to_string(source_->snapshots()))};
     auto query_text = normalize_query(req.query, {});
     if (!query_text) throw std::logic_error("query deeper than the JSON depth ceiling");
 
@@ -221,7 +226,6 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     expected.ordering = order_text_;
     expected.principal = evidence::principal_fingerprint(req.caller.id);
 
-    ce::scope sc{name, visibility_of(req.caller), std::string(to_string(source_->snapshots()))};
     const std::size_t size =
         std::clamp<std::size_t>(req.page_size.value_or(opts_.default_page_size), 1, opts_.max_page_size);
 
@@ -252,6 +256,19 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
                            "live view: items inserted behind the walk's position may be missed; this walk is not "
                            "a snapshot inventory",
                            {}};
+    };
+    // `source` failed before anything was delivered: the page is empty and the walk resumes from
+    // the same position, so nothing is lost.
+    auto nothing_read = [&](cursor_claims& state, const std::string& source) {
+        out.result = ce::partial(boost::json::array{}, {std::string(ce::reason_codes::source_unavailable),
+                                                        "the source '" + source + "' failed; nothing was read",
+                                                        {{"source", source}}});
+        state.issued = wall_now();
+        continue_after(*opts_.keys, state);
+        out.result.extensions["page"] = page_extension(0, state.snapshot);
+        if (!pinned) out.result.add_warning(live_warning());
+        out.result.covering(sc);
+        out.state = state;
     };
 
     cursor_claims state;
@@ -369,14 +386,8 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
                     out.result.continue_with(ce::continuation::retry_after(ceil_seconds(err.retry_after)));
                     break;
                 case source_error::kind::unavailable:
-                    out.result = ce::partial(boost::json::array{}, {std::string(ce::reason_codes::source_unavailable),
-                                                                    "the source '" + std::string(source_->name()) +
-                                                                        "' failed; nothing was read",
-                                                                    {{"source", source_->name()}}});
-                    // Resume from the same position: nothing was delivered, so nothing is lost.
-                    state.issued = wall_now();
-                    continue_after(*opts_.keys, state);
-                    break;
+                    nothing_read(state, std::string(source_->name()));
+                    co_return done(out);
             }
             out.result.extensions["page"] = page_extension(0, state.snapshot);
             if (!pinned) out.result.add_warning(live_warning());
@@ -462,6 +473,9 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         }
     }
     if (count == 0) last_key = state.after;
+    // Where the walk stood before this page: where it resumes when the evidence store fails.
+    std::optional<cursor_claims> before;
+    if (keep_ids) before = state;
 
     // Built in place (a JSON object assigned from another storage is copied, not moved), with
     // its extensions object made in the page's storage, so that the members put in it are moved
@@ -520,12 +534,28 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
 
     if (keep_ids) {
         const auto now = wall_now();
-        // The open walk lives as long as its newest cursor can still be used.
-        opts_.evidence->record(state.walk, ids, now + opts_.cursor_ttl);
-        purge_evidence_now_and_then(now);
+        const auto expiry = now + opts_.token_ttl;
+        // One trip to the store (on its worker when it has one): the page's ids, the walk's end,
+        // and now and then a purge. The open walk lives as long as its newest cursor can still
+        // be used. A failed store fails the page, which the same cursor fetches again.
+        auto keep = [store = opts_.evidence, walk = state.walk, ids = std::move(ids),
+                     open_until = now + opts_.cursor_ttl, ended = out.ended, expiry, purge = purge_due(now), now] {
+            store->record(walk, ids, open_until);
+            if (ended) store->close(walk, expiry);
+            if (purge) {
+                try {
+                    store->purge(now);
+                } catch (const std::exception&) {
+                    // The next purge takes what this one left.
+                }
+            }
+            return true;
+        };
+        if (!co_await evidence::call_store(*opts_.evidence, std::move(keep))) {
+            nothing_read(*before, "evidence store");
+            co_return done(out);
+        }
         if (out.ended) {
-            const auto expiry = wall_now() + opts_.token_ttl;
-            opts_.evidence->close(state.walk, expiry);
             evidence::snapshot_claims t;
             t.resource = name;
             t.query = state.query;

@@ -68,11 +68,13 @@ struct verified_evidence {
 /// @param token the `snapshot_token` argument, or null when absent
 /// @param ids the requested ids (already schema-checked: strings)
 /// @param principal_id the caller's principal
-/// @return the evidence, or the issue that refuses it (a list of one)
-/// @complexity one store lookup per id
-boost::system::result<verified_evidence, issue_list> verify(const evidence_requirement& req, const std::string* token,
-                                                            const std::vector<std::string>& ids,
-                                                            std::string_view principal_id);
+/// @return the evidence, or the issue that refuses it (a list of one; `SOURCE_UNAVAILABLE` when
+///         the evidence store failed)
+/// @complexity one store lookup per id, on the store's worker when it has one
+boost::asio::awaitable<boost::system::result<verified_evidence, issue_list>> verify(const evidence_requirement& req,
+                                                                                    const std::string* token,
+                                                                                    const std::vector<std::string>& ids,
+                                                                                    std::string principal_id);
 
 /// Why one object was skipped at execution.
 struct skip {

@@ -7,18 +7,26 @@
 /// evidence-gated action can check, before it runs, that every id it is asked to touch was
 /// delivered by that (complete) walk. Implementations: in memory (one process, tests; here) and
 /// SQLite (survives restarts, shared by processes on one host; sqlite_store.hpp, component
-/// sqlite); PostgreSQL can come later behind the same interface.
+/// sqlite), and any `store::sql_database` (sql_store.hpp, component sqlite: SQLite or a
+/// PostgreSQL that replicas share).
 ///
 /// The interface is synchronous and each call is short (an insert batch or one indexed
-/// lookup per id); implementations are thread-safe.
+/// lookup per id); implementations are thread-safe. A store whose calls wait on a database
+/// names the `worker()` they run on, and callers on an I/O thread go through `call_store`, so
+/// that a slow database delays only its own call and a deadline still answers on time.
 
 #include <candor/evidence/seal.hpp>
+#include <candor/store/worker.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,7 +57,38 @@ public:
     /// Drop every walk, closed or abandoned, whose time is up at `now` (closed: its expiry;
     /// open: its `open_until`).
     virtual void purge(wall_time now) = 0;
+
+    /// The threads this store's calls block on, or none (the calls never wait: run them inline).
+    virtual std::shared_ptr<store::worker> worker() const { return nullptr; }
 };
+
+/// A store's database failed (thrown by the stores on a database; `call_store` returns it as
+/// a value).
+class store_failure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Run `fn()` (a call of the store) where the store wants it: inline when it has no worker, else
+/// on its worker, waiting cancellably (`store::worker::run_cancellable`: a deadline or a cancelled
+/// call ends the wait at once). `fn` owns what it uses (captures by value). Pass a named lambda.
+/// @return what `fn` returned, or nothing when the store failed (`std::exception` from `fn`)
+/// @throws boost::system::system_error `operation_aborted` when the wait was cancelled
+template <class F>
+boost::asio::awaitable<std::optional<std::invoke_result_t<F&>>> call_store(const evidence_store& s, F fn) {
+    using R = std::invoke_result_t<F&>;
+    std::optional<R> out;
+    try {
+        if (auto w = s.worker()) out.emplace(co_await w->run_cancellable(std::move(fn)));
+        else out.emplace(fn());
+    } catch (const boost::system::system_error& e) {
+        if (e.code() == boost::asio::error::operation_aborted) throw;  // the caller's deadline, not the store
+        out.reset();
+    } catch (const std::exception&) {
+        out.reset();
+    }
+    co_return out;
+}
 
 /// An in-process store (a hash set per walk).
 std::shared_ptr<evidence_store> make_memory_store();

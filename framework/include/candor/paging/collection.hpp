@@ -157,7 +157,8 @@ private:
     /// When this tool last purged the evidence store (epoch ms).
     std::atomic<std::int64_t> last_purge_ms_{0};
 
-    void purge_evidence_now_and_then(wall_time now);
+    /// Whether this page should also purge the evidence store (at most once per interval).
+    bool purge_due(wall_time now);
     /// `serve`, returning the page (`page`) or only its envelope (`envelope::envelope`).
     template <class Result>
     boost::asio::awaitable<Result> serve_as(page_request request);
