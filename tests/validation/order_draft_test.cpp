@@ -7,6 +7,7 @@
 #include <candor/validation/metrics.hpp>
 #include <candor/validation/plan_token.hpp>
 #include <candor/validation/repair_budget.hpp>
+#include <candor/validation/sql_repair_counts.hpp>
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -466,6 +467,32 @@ TEST_F(order_fixture, MaxRepairsIsConfigurable) {
     EXPECT_EQ(at(call(alice, with(valid_order, "/total", "31")).error("TOTAL_MISMATCH"), "repairs_remaining"), 1);
     EXPECT_THAT(call(alice, with(valid_order, "/total", "31")).codes(),
                 ElementsAre("REPAIR_LIMIT_EXCEEDED", "TOTAL_MISMATCH"));
+}
+
+// Two replicas (two servers, each with its own budget) that share their counts in one database:
+// a caller who fails on one and then on the other has used up its repairs.
+TEST_F(order_fixture, RepairCountsSharedByTwoReplicasAddUp) {
+    auto db = candor::store::open_sqlite(":memory:").value();
+    cv::repair_budget_options shared;
+    shared.shared = cv::sql_repair_counts::open(db, std::make_shared<candor::store::worker>()).value();
+    auto first = options();
+    first.validation.repairs = std::make_shared<cv::repair_budget>(shared);
+    auto second = options();
+    second.validation.repairs = std::make_shared<cv::repair_budget>(shared);
+    mount(std::move(first));
+    harness other;
+    other.server().add_tool(od::make_create_order_draft(std::move(second))).value();
+    const auto wrong_total = with(valid_order, "/total", "31");
+    auto& on_first = h.client("alice");
+    auto& on_second = other.client("alice");
+    EXPECT_EQ(at(call(on_first, wrong_total).error("TOTAL_MISMATCH"), "repairs_remaining"), 1);
+    EXPECT_THAT(harness::call(on_second, "create_order_draft", wrong_total).codes(),
+                ElementsAre("REPAIR_LIMIT_EXCEEDED", "TOTAL_MISMATCH"));
+    // A call that passes on one replica clears the caller's count on both.
+    EXPECT_EQ(call(on_first, valid_order).status(), "complete");
+    EXPECT_EQ(
+        at(harness::call(on_second, "create_order_draft", wrong_total).error("TOTAL_MISMATCH"), "repairs_remaining"),
+        1);
 }
 
 TEST_F(order_fixture, NoSideEffectOnAnyFailingPath) {

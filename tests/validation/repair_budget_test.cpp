@@ -3,6 +3,10 @@
 
 #include <candor/validation/metrics.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -115,6 +119,41 @@ TEST(ValidationMetrics, RatesAreZeroWithoutCalls) {
     c.fixed_by_backend = 1;
     c.issues_by_code["X"] = 3;
     EXPECT_DOUBLE_EQ(c.backend_fix_share(), 0.25);
+}
+
+// A database that is down: every call fails.
+struct failing_counts : cv::shared_repair_counts {
+    using count = boost::system::result<std::size_t, candor::store::db_error>;
+    int calls = 0;
+    boost::asio::awaitable<count> fail() {
+        ++calls;
+        count down = candor::store::db_error{"connection refused"};
+        co_return down;
+    }
+    boost::asio::awaitable<count> add_failure(std::string, wall_time, std::chrono::seconds) override { return fail(); }
+    boost::asio::awaitable<count> failures(std::string, wall_time, std::chrono::seconds) override { return fail(); }
+    boost::asio::awaitable<count> clear(std::string, wall_time, std::chrono::seconds) override { return fail(); }
+};
+
+template <class T>
+T run(boost::asio::awaitable<T> a) {
+    boost::asio::io_context io;
+    auto f = boost::asio::co_spawn(io, std::move(a), boost::asio::use_future);
+    io.run();
+    return f.get();
+}
+
+TEST(SharedRepairCounts, WhenTheDatabaseFailsThisProcessCountsAlone) {
+    auto down = std::make_shared<failing_counts>();
+    cv::repair_budget_options o;
+    o.shared = down;
+    cv::repair_budget b(o);
+    EXPECT_EQ(run(b.count_failure("k")), 1u);
+    EXPECT_EQ(run(b.count_failure("k")), 2u);
+    EXPECT_EQ(run(b.count_of("k")), 2u);
+    EXPECT_EQ(run(b.clear("k")), 2u);
+    EXPECT_EQ(run(b.count_of("k")), 0u);
+    EXPECT_EQ(down->calls, 5);  // every call asked the database first
 }
 
 }  // namespace

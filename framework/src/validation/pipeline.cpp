@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 #include <candor/validation/pipeline.hpp>
 
 #include <candor/envelope/codes.hpp>
@@ -43,19 +48,22 @@ call_tracker pipeline::begin(const mcp::call_context& ctx) const {
     t.key = repair_budget::key(tool_, ctx.session().id, ctx.caller().id);
     t.client = ctx.session().client_name;
     t.action = action_;
-    t.observation.first_pass = opts_.repairs->failures(t.key) == 0;
+    // Shared counts are read only when the call fails or passes validation (`refuse`, `passed`):
+    // no round trip here.
+    t.observation.first_pass = opts_.repairs->shared() || opts_.repairs->failures(t.key) == 0;
     t.observation.write = action_ != mcp::action_class::read_only;
     return t;
 }
 
 void pipeline::record(call_tracker& t) const { opts_.metrics->record(tool_, t.client, t.observation); }
 
-envelope::envelope pipeline::refuse(call_tracker& t, issue_list issues) const {
+boost::asio::awaitable<envelope::envelope> pipeline::refuse(call_tracker& t, issue_list issues) const {
     // An outage is not the caller's mistake: it does not use up a repair attempt.
     const bool outage_only =
         std::all_of(issues.begin(), issues.end(), [](const issue& i) { return i.code == vc::source_unavailable; });
     auto& budget = *opts_.repairs;
-    const std::size_t failures = outage_only ? budget.failures(t.key) : budget.record_failure(t.key);
+    const std::size_t failures = outage_only ? co_await budget.count_of(t.key) : co_await budget.count_failure(t.key);
+    if (budget.shared()) t.observation.first_pass = failures == (outage_only ? 0 : 1);
     const bool exceeded = !outage_only && budget.exceeded(failures);
     const std::size_t remaining = exceeded ? 0 : budget.remaining_after(failures);
     for (auto& i : issues) {
@@ -79,7 +87,8 @@ envelope::envelope pipeline::refuse(call_tracker& t, issue_list issues) const {
     t.observation.valid = false;
     t.observation.stopped_before_write = t.observation.write;
     record(t);
-    return envelope::failure(std::move(issues));
+    auto refused = envelope::failure(std::move(issues));
+    co_return refused;
 }
 
 envelope::envelope pipeline::stop(call_tracker& t, issue_list issues) const {
@@ -89,8 +98,9 @@ envelope::envelope pipeline::stop(call_tracker& t, issue_list issues) const {
     return envelope::failure(std::move(issues));
 }
 
-void pipeline::passed(call_tracker& t) const {
-    opts_.repairs->record_success(t.key);
+boost::asio::awaitable<void> pipeline::passed(call_tracker& t) const {
+    const std::size_t had = co_await opts_.repairs->clear(t.key);
+    if (opts_.repairs->shared()) t.observation.first_pass = had == 0;
     t.observation.valid = true;
 }
 

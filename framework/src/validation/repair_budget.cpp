@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 #include <candor/validation/repair_budget.hpp>
 
 namespace candor::validation {
@@ -74,6 +79,36 @@ void repair_budget::record_success(std::string_view key) {
     if (it == entries_.end()) return;
     order_.erase(it->second.order);
     entries_.erase(it);
+}
+
+shared_repair_counts::wall_time repair_budget::wall_now() const {
+    return opts_.wall_clock ? opts_.wall_clock() : std::chrono::system_clock::now();
+}
+
+boost::asio::awaitable<std::size_t> repair_budget::count_failure(std::string key) {
+    if (opts_.shared) {
+        auto n = co_await opts_.shared->add_failure(key, wall_now(), opts_.window);
+        if (n) co_return *n;
+    }
+    co_return record_failure(key);
+}
+
+boost::asio::awaitable<std::size_t> repair_budget::count_of(std::string key) {
+    if (opts_.shared) {
+        auto n = co_await opts_.shared->failures(key, wall_now(), opts_.window);
+        if (n) co_return *n;
+    }
+    co_return failures(key);
+}
+
+boost::asio::awaitable<std::size_t> repair_budget::clear(std::string key) {
+    std::size_t had = failures(key);
+    record_success(key);
+    if (opts_.shared) {
+        auto n = co_await opts_.shared->clear(key, wall_now(), opts_.window);
+        if (n) had = *n;
+    }
+    co_return had;
 }
 
 std::size_t repair_budget::remaining_after(std::size_t failures) const noexcept {

@@ -100,11 +100,11 @@ public:
     call_tracker begin(const mcp::call_context& ctx) const;
 
     /// A validation layer refused: count the attempt, apply the repair budget, record.
-    envelope::envelope refuse(call_tracker& t, issue_list issues) const;
+    boost::asio::awaitable<envelope::envelope> refuse(call_tracker& t, issue_list issues) const;
     /// Refused after validation (evidence, approval, plan token): no repair attempt counted.
     envelope::envelope stop(call_tracker& t, issue_list issues) const;
-    /// Every layer passed.
-    void passed(call_tracker& t) const;
+    /// Every layer passed: the caller's failures are forgotten.
+    boost::asio::awaitable<void> passed(call_tracker& t) const;
     /// How unavailable sources are handled: true when the handler may run on them.
     bool may_run_unverified() const noexcept;
 

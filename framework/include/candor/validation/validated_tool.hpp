@@ -136,10 +136,10 @@ public:
         }
 
         auto parsed = contract_.check(*v, d);
-        if (!parsed) co_return pipeline_.refuse(t, std::move(parsed.error()));
+        if (!parsed) co_return co_await pipeline_.refuse(t, std::move(parsed.error()));
         Args args = std::move(*parsed);
 
-        if (auto issues = business(args); !issues.empty()) co_return pipeline_.refuse(t, std::move(issues));
+        if (auto issues = business(args); !issues.empty()) co_return co_await pipeline_.refuse(t, std::move(issues));
 
         verdict result;
         issue_list external;
@@ -169,7 +169,7 @@ public:
         }
         const bool only_unavailable = external.size() == result.unavailable_sources.size();
         if (!external.empty() && !(only_unavailable && pipeline_.may_run_unverified()))
-            co_return pipeline_.refuse(t, std::move(external));
+            co_return co_await pipeline_.refuse(t, std::move(external));
 
         // Substitutions change the arguments only once the whole layer has passed.
         std::vector<substitution> applied;
@@ -178,7 +178,7 @@ public:
             applied.push_back(std::move(c.what));
         }
         pipeline_.normalized(t, result, std::move(applied));
-        pipeline_.passed(t);
+        co_await pipeline_.passed(t);
 
         if (info_.action == mcp::action_class::irreversible_write || pipeline_.approval_applies()) {
             action_plan planned = plan(args);
