@@ -6,15 +6,24 @@
 #endif
 #include <candor/validation/sql_plan_ledger.hpp>
 
+#include <array>
+
 namespace candor::validation {
 
 namespace {
+
+constexpr std::array<std::string_view, 2> schema_statements = {
+    "CREATE TABLE IF NOT EXISTS candor_plan_use (nonce TEXT PRIMARY KEY, expiry BIGINT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS candor_plan_use_expiry ON candor_plan_use (expiry)",
+};
 
 std::int64_t unix_seconds(std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
 
 }  // namespace
+
+std::span<const std::string_view> sql_plan_ledger::schema() noexcept { return schema_statements; }
 
 sql_plan_ledger::sql_plan_ledger(std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker,
                                  sql_plan_ledger_options opts)
@@ -23,13 +32,8 @@ sql_plan_ledger::sql_plan_ledger(std::shared_ptr<store::sql_database> db, std::s
 boost::system::result<std::shared_ptr<sql_plan_ledger>, store::db_error> sql_plan_ledger::open(
     std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker, sql_plan_ledger_options opts) {
     auto r = db->transaction([](store::sql_database& tx) -> boost::system::result<void, store::db_error> {
-        if (auto c = tx.execute(
-                "CREATE TABLE IF NOT EXISTS candor_plan_use (nonce TEXT PRIMARY KEY, expiry INTEGER NOT NULL)", {});
-            !c)
-            return c.error();
-        if (auto c = tx.execute("CREATE INDEX IF NOT EXISTS candor_plan_use_expiry ON candor_plan_use (expiry)", {});
-            !c)
-            return c.error();
+        for (auto s : schema_statements)
+            if (auto c = tx.execute(s, {}); !c) return c.error();
         return {};
     });
     if (!r) return r.error();

@@ -29,4 +29,29 @@ std::shared_ptr<sql_database> open_postgres(std::shared_ptr<postgres::pool> pool
 /// `?` placeholders as `$1`, `$2`, …, outside quoted strings and identifiers.
 std::string numbered_placeholders(std::string_view sql);
 
+/// A database named by a URL (`--state`, `CANDOR_STATE_URL`), and what keeps it open.
+struct opened_database {
+    std::shared_ptr<sql_database> db;
+    /// PostgreSQL only (else null): the pool, for its round-trip counter and sizes.
+    std::shared_ptr<postgres::pool> pool;
+    /// The URL without a password, for the server log.
+    std::string description;
+};
+
+/// Whether `url` names a PostgreSQL database (`postgres://…` or `postgresql://…`).
+bool is_postgres_url(std::string_view url) noexcept;
+
+/// `url` without the password of its user part (`postgres://user:***@host/db`).
+std::string redacted_url(std::string_view url);
+
+/// Open `url`. A PostgreSQL URL gets a pool (`options`, with `conninfo` set to the URL) driven
+/// by an I/O thread of its own, and the framework's state tables (evidence, plan ledger, repair
+/// counts) are created by the versioned migrations of component `candor_state` under their
+/// advisory lock (`postgres::migrate`), so that replicas starting together never race. Anything
+/// else is a SQLite file path (created if missing; each store creates its own tables).
+/// Call it at startup, on a thread that is not the pool's (it waits for the database, at most
+/// `options.connect_timeout` plus `options.statement_timeout`).
+/// @return the database, or why it could not be opened (unreachable, refused, migration failed)
+boost::system::result<opened_database, db_error> open_url(const std::string& url, postgres::pool_options options = {});
+
 }  // namespace candor::store

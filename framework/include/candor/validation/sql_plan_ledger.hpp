@@ -7,7 +7,7 @@
 /// (`consume_with`).
 ///
 /// One table, created if missing:
-/// `candor_plan_use(nonce TEXT PRIMARY KEY, expiry INTEGER NOT NULL)` (expiry in Unix seconds,
+/// `candor_plan_use(nonce TEXT PRIMARY KEY, expiry BIGINT NOT NULL)` (expiry in Unix seconds,
 /// indexed). A use deletes the expired rows, then inserts its nonce with
 /// `INSERT … ON CONFLICT (nonce) DO NOTHING`: one changed row is `fresh`, none is `used`. The
 /// statements are plain SQL that SQLite and PostgreSQL both run.
@@ -17,6 +17,8 @@
 #include <candor/validation/plan_ledger.hpp>
 
 #include <memory>
+#include <span>
+#include <string_view>
 
 namespace candor::validation {
 
@@ -27,6 +29,9 @@ struct sql_plan_ledger_options {
 
 class sql_plan_ledger final : public plan_ledger {
 public:
+    /// The table, as statements that SQLite and PostgreSQL both run (`IF NOT EXISTS`).
+    static std::span<const std::string_view> schema() noexcept;
+
     /// Create the table if it is missing (on the calling thread: call it at startup).
     /// @param db the database (the action's own, so that `consume_with` is one transaction)
     /// @param worker the threads that run the ledger's statements (never an I/O thread)
