@@ -13,6 +13,10 @@
 #include <candor/agent/decide.hpp>
 #include <candor/paging/aggregate.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
 #include <set>
 
 using namespace candor::test;
@@ -224,6 +228,32 @@ TEST_F(Gated, ObjectsThatNoLongerQualifyAreSkippedWithReasons) {
     EXPECT_EQ(at(skipped[0], "code"), "ALREADY_ARCHIVED");
     EXPECT_EQ(at(skipped[1], "code"), "NO_LONGER_EXISTS");
     EXPECT_EQ(at(at(env, "warnings").as_array()[0], "code"), "OBJECTS_SKIPPED");
+}
+
+TEST_F(Gated, AnEvidenceStoreThatFailsIsSourceUnavailable) {
+    struct down_store final : ev::evidence_store {
+        void record(std::string_view, std::span<const std::string>, ev::wall_time) override {}
+        void close(std::string_view, ev::wall_time) override {}
+        std::optional<std::vector<std::string>> uncovered(std::string_view, std::span<const std::string>,
+                                                          ev::wall_time) const override {
+            throw ev::store_failure("evidence store: connection refused");
+        }
+        void purge(ev::wall_time) override {}
+    };
+    const auto token = token_of(walk("alice"));
+    ev::evidence_requirement r;
+    r.resource = "items";
+    r.keys = h.keys;
+    r.store = std::make_shared<down_store>();
+    r.wall_clock = h.clocks.wall_fn();
+    boost::asio::io_context io;
+    std::vector<std::string> ids{id_of(1)};
+    auto f = boost::asio::co_spawn(io, ev::verify(r, &token, ids, "alice"), boost::asio::use_future);
+    io.run();
+    auto v = f.get();
+    ASSERT_TRUE(v.has_error());
+    EXPECT_EQ(v.error().front().code, "SOURCE_UNAVAILABLE");
+    EXPECT_FALSE(v.error().front().repairable);
 }
 
 TEST_F(Gated, SchemaRequiresIdsAndBoundsThem) {

@@ -402,7 +402,60 @@ struct counting_store final : ev::evidence_store {
         inner->purge(now);
     }
 };
+
+// A memory store whose database can be down.
+struct flaky_store final : ev::evidence_store {
+    std::shared_ptr<ev::evidence_store> inner = ev::make_memory_store();
+    bool down = false;
+    void fail_if_down() const {
+        if (down) throw ev::store_failure("evidence store: connection refused");
+    }
+    void record(std::string_view w, std::span<const std::string> ids, ev::wall_time until) override {
+        fail_if_down();
+        inner->record(w, ids, until);
+    }
+    void close(std::string_view w, ev::wall_time expiry) override {
+        fail_if_down();
+        inner->close(w, expiry);
+    }
+    std::optional<std::vector<std::string>> uncovered(std::string_view w, std::span<const std::string> ids,
+                                                      ev::wall_time now) const override {
+        fail_if_down();
+        return inner->uncovered(w, ids, now);
+    }
+    void purge(ev::wall_time now) override { inner->purge(now); }
+};
 }  // namespace
+
+// A page whose ids cannot be recorded is not delivered: nothing read, the same position again,
+// so that no id reaches the caller without its evidence and the walk stays evidence when done.
+TEST(Collection, APageWhoseEvidenceCannotBeRecordedDeliversNothingAndComesAgain) {
+    auto store = std::make_shared<flaky_store>();
+    collection_harness h(pg::snapshot_mode::pinned, [&](pg::collection_options& o) { o.evidence = store; });
+    h.fill(10);
+    auto first = h.page({{"page_size", 4}});
+    ASSERT_EQ(ids_in(first).size(), 4u);
+    store->down = true;
+    auto failed = h.page({{"page_size", 4}, {"cursor", cursor_of(first)}});
+    EXPECT_EQ(at(failed, "complete"), false);
+    EXPECT_TRUE(ids_in(failed).empty());
+    EXPECT_EQ(reason_codes(failed), std::vector<std::string>{"SOURCE_UNAVAILABLE"});
+    EXPECT_EQ(at(at(failed, "incomplete_reasons").as_array()[0], "source"), "evidence store");
+    EXPECT_FALSE(has(failed, "snapshot_token"));
+    store->down = false;
+    auto ids = ids_in(first);
+    auto env = h.page({{"page_size", 4}, {"cursor", cursor_of(failed)}});
+    for (int pages = 0; !has(env, "snapshot_token") && pages < 5; ++pages) {
+        for (auto& id : ids_in(env)) ids.push_back(std::move(id));
+        env = h.page({{"page_size", 4}, {"cursor", cursor_of(env)}});
+    }
+    for (auto& id : ids_in(env)) ids.push_back(std::move(id));
+    std::vector<std::string> all;
+    for (int i = 1; i <= 10; ++i) all.push_back(id_of(i));
+    EXPECT_EQ(ids, all);  // each item once, in order: the failed page lost nothing
+    ASSERT_TRUE(has(env, "snapshot_token"));
+    EXPECT_EQ(at(env, "complete"), true);
+}
 
 TEST(Collection, PagesPurgeTheEvidenceStoreAtMostOncePerInterval) {
     auto store = std::make_shared<counting_store>();
