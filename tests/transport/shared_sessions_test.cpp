@@ -101,7 +101,8 @@ struct replica {
                               const auto& s = ctx.session();
                               const auto text = ctx.caller().id + " " + s.client_name + "/" + s.client_version + " " +
                                                 s.protocol_version + " " +
-                                                boost::json::serialize(s.client_capabilities);
+                                                boost::json::serialize(s.client_capabilities) +
+                                                (ctx.can_elicit() ? " can-elicit" : " cannot-elicit");
                               co_return mcp::content_result{array{object{{"type", "text"}, {"text", text}}}};
                           }))
             .value();
@@ -169,7 +170,7 @@ TEST_F(SharedSessions, ASessionInitializedOnOneReplicaGoesOnOnTheOther) {
     // The client's capabilities came along: elicitation is checked against them on B.
     auto called = b_->client.post(call_body(3, "whoami"), {{"Mcp-Session-Id", id}});
     ASSERT_EQ(called.status, 200u) << called.body;
-    EXPECT_EQ(text_of(called), R"( shared-client/7 2025-11-25 {"elicitation":{}})");
+    EXPECT_EQ(text_of(called), R"( shared-client/7 2025-11-25 {"elicitation":{}} can-elicit)");
     // And A still serves it.
     EXPECT_EQ(a_->client.post(call_body(4, "whoami"), {{"Mcp-Session-Id", id}}).status, 200u);
 }

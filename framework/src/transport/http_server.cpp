@@ -400,6 +400,9 @@ void http_engine::stop() {
     ioc_.stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
+    // A request that gave up on the records left its work running on their worker (which may
+    // be shared, and outlive this engine); its end posts to ioc_.
+    if (shared_) shared_->wait_idle(opts_.shared_session_timeout + std::chrono::seconds(5));
 }
 
 void http_engine::request_done() {

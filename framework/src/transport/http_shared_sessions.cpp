@@ -15,6 +15,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <exception>
+#include <thread>
 #include <variant>
 
 namespace candor::transport::detail {
@@ -59,7 +60,7 @@ shared_sessions::shared_sessions(std::shared_ptr<session_records> records, std::
 
 net::awaitable<shared_lookup> shared_sessions::find(std::string id) {
     shared_lookup out;
-    auto look = [records = records_, id = std::move(id), now = std::chrono::system_clock::now()] {
+    auto look = [records = records_, running = running_, id = std::move(id), now = std::chrono::system_clock::now()] {
         return records->find(id, now);
     };
     auto found = co_await bounded(*worker_, timeout_, std::move(look));
@@ -74,17 +75,23 @@ net::awaitable<shared_lookup> shared_sessions::find(std::string id) {
 }
 
 net::awaitable<bool> shared_sessions::put(session_record r) {
-    auto write = [records = records_, r = std::move(r)] { return records->put(r); };
+    auto write = [records = records_, running = running_, r = std::move(r)] { return records->put(r); };
     auto done = co_await bounded(*worker_, timeout_, std::move(write));
     const bool ok = answered(done, log_);
     co_return ok;
 }
 
 net::awaitable<bool> shared_sessions::remove(std::string id) {
-    auto erase = [records = records_, id = std::move(id)] { return records->remove(id); };
+    auto erase = [records = records_, running = running_, id = std::move(id)] { return records->remove(id); };
     auto done = co_await bounded(*worker_, timeout_, std::move(erase));
     const bool ok = answered(done, log_);
     co_return ok;
+}
+
+void shared_sessions::wait_idle(std::chrono::milliseconds limit) const {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (running_.use_count() > 1 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 void shared_sessions::touch(std::string id) {

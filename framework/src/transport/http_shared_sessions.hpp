@@ -45,6 +45,10 @@ public:
     /// Remove the expired records, without waiting for it.
     void purge();
 
+    /// Wait (at most `limit`) until no look-up, write or removal a request gave up on still
+    /// runs: its end resumes on the caller's io_context, which must still exist then.
+    void wait_idle(std::chrono::milliseconds limit) const;
+
     std::chrono::milliseconds idle() const noexcept { return idle_; }
     /// A record written now lives until then.
     std::chrono::system_clock::time_point expiry(std::chrono::system_clock::time_point now) const {
@@ -57,6 +61,8 @@ private:
     std::chrono::milliseconds timeout_;
     std::chrono::milliseconds idle_;
     mcp::log_sink log_;
+    // Copied into each awaited piece of work: more than one owner while any runs.
+    std::shared_ptr<int> running_ = std::make_shared<int>();
 };
 
 }  // namespace candor::transport::detail
