@@ -196,6 +196,22 @@ TEST_F(SharedSessions, DeleteOnAReplicaThatNeverHeldTheSessionEndsIt) {
     EXPECT_EQ(b_->client.post(list_body, {{"Mcp-Session-Id", id}}).status, 404u);
 }
 
+TEST_F(SharedSessions, ATakenOverSessionCountsAgainstTheLocalTableAndItsEvictionKeepsTheRecord) {
+    tr::http_options opts;
+    opts.max_sessions = 1;
+    start(opts);
+    const auto first = a_->client.initialize();
+    const auto second = b_->client.initialize();  // B holds it: its table is full
+    ASSERT_EQ(b_->http->session_count(), 1u);
+    // Taking `first` over on B makes `second` give way there (used once, the least recently).
+    ASSERT_EQ(b_->client.post(list_body, {{"Mcp-Session-Id", first}}).status, 200u);
+    EXPECT_EQ(b_->http->session_count(), 1u);
+    // `second` lives on in its record: A takes it over, and B again later.
+    EXPECT_EQ(a_->client.post(list_body, {{"Mcp-Session-Id", second}}).status, 200u);
+    EXPECT_EQ(b_->client.post(list_body, {{"Mcp-Session-Id", second}}).status, 200u);
+    EXPECT_EQ(b_->http->session_count(), 1u);
+}
+
 TEST_F(SharedSessions, AnotherPrincipalsTokenFindsNoSessionOnAnyReplica) {
     tr::http_options opts;
     opts.tokens.emplace("alice-token", mcp::principal{"alice"});

@@ -129,7 +129,7 @@ struct http_options {
     /// Null: sessions live in this process only. See docs/http.md, "Sessions across replicas".
     std::shared_ptr<transport::session_records> shared_sessions;
     /// The threads that run `shared_sessions`' statements (they block; never an I/O thread).
-    /// Required with `shared_sessions`.
+    /// Null: one thread of the transport's own.
     std::shared_ptr<store::worker> shared_sessions_worker;
     /// How long a request waits for `shared_sessions` (a look-up, the write of `initialize`, a
     /// DELETE); past it, or when the records fail, the answer is 503 `SESSION_STORE_UNAVAILABLE`
