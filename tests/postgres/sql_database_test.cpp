@@ -8,10 +8,7 @@
 
 #include <candor/store/worker.hpp>
 
-#include <boost/asio/executor_work_guard.hpp>
 #include <gtest/gtest.h>
-
-#include <thread>
 
 namespace {
 
@@ -20,16 +17,7 @@ namespace pg = candor::postgres;
 namespace st = candor::store;
 using void_result = boost::system::result<void, st::db_error>;
 
-// The pool's I/O thread, apart from the test's thread (which plays a store::worker thread).
-struct io_thread {
-    asio::io_context io;
-    asio::executor_work_guard<asio::io_context::executor_type> guard{io.get_executor()};
-    std::thread thread{[this] { io.run(); }};
-    ~io_thread() {
-        guard.reset();
-        thread.join();
-    }
-};
+using candor_test::io_thread;
 
 std::string keys(st::sql_database& db, const std::string& table) {
     std::string out;

@@ -8,8 +8,11 @@
 #include "postgres/temporary_server.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
+
+#include <thread>
 
 namespace candor_test {
 
@@ -23,6 +26,17 @@ inline candor::postgres::pool_options pool_options() {
     o.conninfo = server().conninfo();
     return o;
 }
+
+// A pool's I/O thread, apart from the test's thread (which plays a store::worker thread).
+struct io_thread {
+    boost::asio::io_context io;
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard{io.get_executor()};
+    std::thread thread{[this] { io.run(); }};
+    ~io_thread() {
+        guard.reset();
+        thread.join();
+    }
+};
 
 // Run a coroutine to completion on `io` (on the test's thread) and return its value.
 template <class T>

@@ -231,15 +231,17 @@ void connection::receive(rpc::inbound message, std::size_t bytes) {
     });
 }
 
-void connection::assume_initialized(std::string protocol_version, std::string client_name, std::string client_version) {
-    post_guarded([v = std::move(protocol_version), n = std::move(client_name),
-                  cv = std::move(client_version)](connection& c) mutable {
+void connection::assume_initialized(std::string protocol_version, std::string client_name, std::string client_version,
+                                    boost::json::object client_capabilities) {
+    post_guarded([v = std::move(protocol_version), n = std::move(client_name), cv = std::move(client_version),
+                  caps = std::move(client_capabilities)](connection& c) mutable {
         if (c.phase_ != phase::awaiting_initialize) return;
         c.rules_ = negotiate(v);
         auto session = std::make_shared<session_info>(*c.session_);
         session->protocol_version = std::string(c.rules_.version);
         session->client_name = std::move(n);
         session->client_version = std::move(cv);
+        session->client_capabilities = std::move(caps);
         c.session_ = std::move(session);
         c.phase_ = phase::ready;
         c.tell_session(session_event::kind::opened);

@@ -11,12 +11,15 @@
 
 #include "http_request_reader.hpp"
 #include "http_session.hpp"
+#include "http_shared_sessions.hpp"
 
 #include <candor/jsonrpc/encode.hpp>
 #include <candor/jsonrpc/intake.hpp>
 #include <candor/mcp/connection.hpp>
+#include <candor/store/worker.hpp>
 #include <candor/transport/authenticator.hpp>
 #include <candor/transport/http_policy.hpp>
+#include <candor/transport/session_records.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -33,6 +36,8 @@
 #include <boost/beast/core/read_size.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <array>
@@ -97,6 +102,42 @@ reply answered(const admin_response& a) {
 
 reply draining_refusal() {
     return refused({503, "DRAINING", "the server is shutting down; try again (elsewhere)"}, retry_after());
+}
+
+// A session's request refused: a 503 (the table is full, the records are down) says when to
+// come back.
+reply session_refusal(const refusal& r) { return refused(r, r.status == 503 ? retry_after() : header_list{}); }
+
+refusal session_not_found() { return refusal{404, "SESSION_NOT_FOUND", "unknown or expired session"}; }
+
+// Not 404: that would tell the client to initialize again while its session is merely out of
+// reach.
+refusal session_store_unavailable() {
+    return refusal{503, "SESSION_STORE_UNAVAILABLE", "the shared session records cannot be reached; try again"};
+}
+
+// The client's `capabilities` of a shared record, as an object (anything else: none).
+boost::json::object capabilities_of(const session_record& r) {
+    boost::system::error_code ec;
+    auto v = boost::json::parse(r.client_capabilities, ec);
+    if (ec || !v.is_object()) return {};
+    return std::move(v.as_object());
+}
+
+// What a session's record says of its client, from its `initialize` request.
+session_record record_of_initialize(const jsonrpc::request& r, std::string id, const mcp::principal& who) {
+    session_record rec;
+    rec.id = std::move(id);
+    rec.owner = who.id;
+    if (!r.params) return rec;
+    if (const auto* caps = r.params->if_contains("capabilities"); caps && caps->is_object())
+        rec.client_capabilities = boost::json::serialize(*caps);
+    if (const auto* client = r.params->if_contains("clientInfo"); client && client->is_object()) {
+        const auto& ci = client->get_object();
+        if (const auto* n = ci.if_contains("name"); n && n->is_string()) rec.client_name = n->get_string();
+        if (const auto* v = ci.if_contains("version"); v && v->is_string()) rec.client_version = v->get_string();
+    }
+    return rec;
 }
 
 // The session header, as the spec spells it (HTTP field names are case-insensitive).
@@ -183,7 +224,19 @@ public:
           ioc_(opts_.threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT),
           acceptor_(net::make_strand(ioc_)),
           sweep_timer_(ioc_),
-          sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout) {}
+          sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
+          recheck_(std::min(opts_.shared_session_recheck, opts_.session_idle_timeout / 4)) {
+        if (opts_.shared_sessions) {
+            // Moved out of the options: the worker is joined (with the engine) before the
+            // io_context its work resumes on is destroyed.
+            auto worker = opts_.shared_sessions_worker ? std::move(opts_.shared_sessions_worker)
+                                                       : std::make_shared<store::worker>(1);
+            shared_ = std::make_unique<shared_sessions>(
+                std::move(opts_.shared_sessions), std::move(worker), opts_.shared_session_timeout,
+                opts_.session_idle_timeout,
+                [&srv](mcp::log_level l, std::string_view text) { srv.options().log(l, text); });
+        }
+    }
 
     ~http_engine() { stop(); }
 
@@ -220,10 +273,12 @@ private:
                                        std::shared_ptr<exchange> ex, jsonrpc::inbound message);
     net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
     net::awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
+    /// Awaited with a request's response before it goes out; a refusal goes out instead.
+    using response_gate = std::function<net::awaitable<std::optional<refusal>>(const std::string& response)>;
     net::awaitable<bool> answer_request(tcp_connection& conn, const request_t& req,
                                         std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
                                         std::shared_ptr<exchange> ex, std::string_view session_id,
-                                        jsonrpc::inbound message);
+                                        jsonrpc::inbound message, const response_gate* gate = nullptr);
     /// Write one complete response. @return whether the connection may serve another request
     net::awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
     /// Whose share of the session table a session opened by `who` on `conn` counts against: the
@@ -234,8 +289,20 @@ private:
         return std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages,
                                           opts_.max_queued_bytes);
     }
-    /// Resolve the session of a request (400 without the header, 404 unknown or foreign).
-    std::variant<std::shared_ptr<http_session>, refusal> session_of(const request_t& req, const mcp::principal& who);
+    using found_session = std::variant<std::shared_ptr<http_session>, refusal>;
+    /// Resolve the session of a request (400 without the header, 404 unknown or foreign): one
+    /// held here (checked against its shared record when due), else, with shared records, one
+    /// taken over from its record (503 when the records cannot be reached).
+    net::awaitable<found_session> session_of(tcp_connection& conn, const request_t& req, const mcp::principal& who);
+    /// Take session `id` over from its shared record (this replica does not hold it).
+    net::awaitable<found_session> take_over(tcp_connection& conn, const mcp::principal& who, std::string id);
+    /// Record a use of a shared session when its record's last one is a quarter of the idle
+    /// timeout old (so that a busy session does not write on every request).
+    void touch_record(const session_record& r) const;
+    /// The response gate of an `initialize` with shared records: its record is written before
+    /// the response goes out (the client may use the session on another replica at once).
+    net::awaitable<std::optional<refusal>> record_session(std::shared_ptr<http_session> session, session_record rec,
+                                                          std::string response);
     void request_done();
 
     mcp::server& srv_;
@@ -248,6 +315,8 @@ private:
     tcp::acceptor acceptor_;
     net::steady_timer sweep_timer_;
     session_table sessions_;
+    std::chrono::milliseconds recheck_;
+    std::unique_ptr<shared_sessions> shared_;  // null: sessions live in this process only
     std::vector<std::thread> threads_;
 
     std::atomic<bool> draining_{false};
@@ -331,6 +400,9 @@ void http_engine::stop() {
     ioc_.stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
+    // A request that gave up on the records left its work running on their worker (which may
+    // be shared, and outlive this engine); its end posts to ioc_.
+    if (shared_) shared_->wait_idle(opts_.shared_session_timeout + std::chrono::seconds(5));
 }
 
 void http_engine::request_done() {
@@ -348,6 +420,9 @@ net::awaitable<void> http_engine::sweep_loop() {
         auto [ec] = co_await sweep_timer_.async_wait(use_tuple);
         if (ec || draining_) co_return;
         sessions_.sweep();
+        // The local expiry leaves the records alone (another replica may still use them); the
+        // records expire on their own clock.
+        if (shared_) shared_->purge();
     }
 }
 
@@ -625,14 +700,89 @@ net::awaitable<bool> http_engine::handle(tcp_connection& conn, request_t& req) {
     }
 }
 
-std::variant<std::shared_ptr<http_session>, refusal> http_engine::session_of(const request_t& req,
-                                                                             const mcp::principal& who) {
+net::awaitable<http_engine::found_session> http_engine::session_of(tcp_connection& conn, const request_t& req,
+                                                                   const mcp::principal& who) {
+    found_session out = session_not_found();
     const auto h = req.find(session_header);
-    if (h == req.end()) return refusal{400, "SESSION_REQUIRED", "Mcp-Session-Id header required"};
-    auto s = sessions_.find(h->value());
+    if (h == req.end()) {
+        out = refusal{400, "SESSION_REQUIRED", "Mcp-Session-Id header required"};
+        co_return out;
+    }
+    std::string id(h->value());
+    auto s = sessions_.find(id);
     // A session of another principal is reported as unknown: ids are not to be probed.
-    if (!s || s->caller().id != who.id) return refusal{404, "SESSION_NOT_FOUND", "unknown or expired session"};
-    return s;
+    if (s && s->caller().id != who.id) co_return out;
+    if (!shared_) {
+        if (s) out = std::move(s);
+        co_return out;
+    }
+    if (!s) co_return co_await take_over(conn, who, std::move(id));
+    if (s->claim_check(std::chrono::steady_clock::now(), recheck_)) {
+        // Deleted (or expired) on another replica: gone here too. When the records cannot be
+        // read, the session held here goes on.
+        const auto look = co_await shared_->find(id);
+        if (look.status == shared_lookup::outcome::missing) {
+            if (auto gone = sessions_.remove(id)) gone->close(end_reason::session_closed);
+            co_return out;
+        }
+        if (look.status == shared_lookup::outcome::found) touch_record(look.record);
+    }
+    out = std::move(s);
+    co_return out;
+}
+
+net::awaitable<http_engine::found_session> http_engine::take_over(tcp_connection& conn, const mcp::principal& who,
+                                                                  std::string id) {
+    found_session out = session_not_found();
+    const auto look = co_await shared_->find(id);
+    if (look.status == shared_lookup::outcome::unavailable) {
+        out = session_store_unavailable();
+        co_return out;
+    }
+    if (look.status == shared_lookup::outcome::missing || look.record.owner != who.id) co_return out;
+    const auto& rec = look.record;
+    auto session = std::make_shared<http_session>(id, who, share_of(conn, who));
+    session->taken_over();
+    session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, id}));
+    session->connection().assume_initialized(rec.protocol_version, rec.client_name, rec.client_version,
+                                             capabilities_of(rec));
+    auto adopted = sessions_.adopt(session);
+    if (auto* r = std::get_if<refusal>(&adopted)) {
+        session->close(end_reason::session_closed);
+        out = std::move(*r);
+        co_return out;
+    }
+    auto& held = std::get<std::shared_ptr<http_session>>(adopted);
+    // Another request of the session took it over first: this copy goes.
+    if (held != session) session->close(end_reason::session_closed);
+    else touch_record(rec);
+    if (held->caller().id != who.id) co_return out;
+    out = std::move(held);
+    co_return out;
+}
+
+void http_engine::touch_record(const session_record& r) const {
+    if (std::chrono::system_clock::now() - r.last_used >= shared_->idle() / 4) shared_->touch(r.id);
+}
+
+net::awaitable<std::optional<refusal>> http_engine::record_session(std::shared_ptr<http_session> session,
+                                                                   session_record rec, std::string response) {
+    std::optional<refusal> out;
+    boost::system::error_code ec;
+    const auto doc = boost::json::parse(response, ec);
+    const auto* result = !ec && doc.is_object() ? doc.as_object().if_contains("result") : nullptr;
+    // An error answer: there is no session to share.
+    if (!result || !result->is_object()) co_return out;
+    if (const auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
+        rec.protocol_version = v->get_string();
+    const auto now = std::chrono::system_clock::now();
+    rec.last_used = now;
+    rec.expires = shared_->expiry(now);
+    if (co_await shared_->put(std::move(rec))) co_return out;
+    // Not recorded: the session would fail on any other replica, so it does not begin.
+    if (auto gone = sessions_.remove(session->id())) gone->close(end_reason::session_closed);
+    out = session_store_unavailable();
+    co_return out;
 }
 
 std::string http_engine::share_of(tcp_connection& conn, const mcp::principal& who) {
@@ -719,6 +869,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
 
     std::shared_ptr<http_session> session;
     std::string new_id;
+    response_gate gate;
     if (is_initialize && req.find(session_header) == req.end()) {
         new_id = http_policy::new_session_id();
         session = std::make_shared<http_session>(new_id, who, share_of(conn, who));
@@ -727,10 +878,15 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
             co_return co_await send(conn, &req, reply_);
         }
         session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, new_id}));
+        if (shared_) {
+            gate = [this, session, rec = record_of_initialize(*request, new_id, who)](const std::string& response) {
+                return record_session(session, rec, response);
+            };
+        }
     } else {
-        auto found = session_of(req, who);
+        auto found = co_await session_of(conn, req, who);
         if (auto* r = std::get_if<refusal>(&found)) {
-            const auto reply_ = refused(*r, {});
+            const auto reply_ = session_refusal(*r);
             co_return co_await send(conn, &req, reply_);
         }
         session = std::move(std::get<std::shared_ptr<http_session>>(found));
@@ -761,7 +917,8 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
             co_return co_await send(conn, &req, reply_);
         }
     }
-    const bool keep = co_await answer_request(conn, req, session, id, ex, new_id, std::move(*in));
+    const bool keep =
+        co_await answer_request(conn, req, session, id, ex, new_id, std::move(*in), gate ? &gate : nullptr);
     co_return keep;
 }
 
@@ -860,7 +1017,7 @@ net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const requ
 net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const request_t& req,
                                                  std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
                                                  std::shared_ptr<exchange> ex, std::string_view session_id,
-                                                 jsonrpc::inbound message) {
+                                                 jsonrpc::inbound message, const response_gate* gate) {
     if (in_flight_.fetch_add(1) >= opts_.max_requests_in_flight) {
         request_done();
         session->forget_request(id);
@@ -899,6 +1056,14 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
             }
             {
                 const auto reply_ = draining_refusal();
+                co_return co_await send(conn, &req, reply_);
+            }
+        }
+        if (final && gate) {
+            const auto stop = co_await (*gate)(text);
+            if (stop) {
+                if (sse) break;  // end the stream without the response
+                const auto reply_ = session_refusal(*stop);
                 co_return co_await send(conn, &req, reply_);
             }
         }
@@ -945,9 +1110,9 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
         const auto reply_ = refused({406, "NOT_ACCEPTABLE", "Accept must list text/event-stream"}, {});
         co_return co_await send(conn, &req, reply_);
     }
-    auto found = session_of(req, who);
+    auto found = co_await session_of(conn, req, who);
     if (auto* r = std::get_if<refusal>(&found)) {
-        const auto reply_ = refused(*r, {});
+        const auto reply_ = session_refusal(*r);
         co_return co_await send(conn, &req, reply_);
     }
     auto session = std::move(std::get<std::shared_ptr<http_session>>(found));
@@ -1001,12 +1166,18 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
 }
 
 net::awaitable<bool> http_engine::handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who) {
-    auto found = session_of(req, who);
+    auto found = co_await session_of(conn, req, who);
     if (auto* r = std::get_if<refusal>(&found)) {
-        const auto reply_ = refused(*r, {});
+        const auto reply_ = session_refusal(*r);
         co_return co_await send(conn, &req, reply_);
     }
-    auto session = sessions_.remove(std::get<std::shared_ptr<http_session>>(found)->id());
+    const auto id = std::get<std::shared_ptr<http_session>>(found)->id();
+    // The record first: while it stays, the session goes on on the other replicas.
+    if (shared_ && !co_await shared_->remove(id)) {
+        const auto reply_ = session_refusal(session_store_unavailable());
+        co_return co_await send(conn, &req, reply_);
+    }
+    auto session = sessions_.remove(id);
     if (session) session->close(end_reason::session_closed);
     {
         const reply reply_{http::status::no_content, {}, "application/json", {}};

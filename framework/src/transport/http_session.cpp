@@ -5,6 +5,8 @@
 #include <boost/asio/experimental/channel_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+
 namespace candor::transport::detail {
 
 void exchange::push(std::string text, bool final) {
@@ -116,6 +118,20 @@ void http_session::close(end_reason why) {
     for (auto& ex : streams) ex->end(why);
 }
 
+void http_session::taken_over() {
+    std::lock_guard lock(mu_);
+    requests_opened_ = std::max<std::size_t>(requests_opened_, 1);
+}
+
+bool http_session::claim_check(std::chrono::steady_clock::time_point now, std::chrono::milliseconds every) noexcept {
+    auto last = checked_.load();
+    const auto at = now.time_since_epoch().count();
+    const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(every).count();
+    while (at - last >= period)
+        if (checked_.compare_exchange_weak(last, at)) return true;
+    return false;
+}
+
 bool http_session::expired(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const {
     {
         std::lock_guard lock(mu_);
@@ -136,25 +152,50 @@ session_facts http_session::facts(std::chrono::steady_clock::time_point now, std
     return f;
 }
 
-std::optional<http_policy::refusal> session_table::add(std::shared_ptr<http_session> s) {
+std::variant<std::shared_ptr<http_session>, http_policy::refusal> session_table::admit_locked(
+    std::shared_ptr<http_session> s) {
     std::shared_ptr<http_session> gone;
+    session_admission admission(s->owner(), limits_);
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& [id, live] : sessions_) admission.consider(live->facts(now, idle_));
+    auto decision = admission.decide();
+    if (decision.refused) return std::move(*decision.refused);
+    if (!decision.evict.empty()) {
+        auto it = sessions_.find(decision.evict);
+        gone = std::move(it->second);
+        sessions_.erase(it);
+    }
+    sessions_.emplace(s->id(), std::move(s));
+    return gone;
+}
+
+std::optional<http_policy::refusal> session_table::add(std::shared_ptr<http_session> s) {
+    std::variant<std::shared_ptr<http_session>, http_policy::refusal> admitted;
     {
         std::lock_guard lock(mu_);
-        session_admission admission(s->owner(), limits_);
-        const auto now = std::chrono::steady_clock::now();
-        for (const auto& [id, live] : sessions_) admission.consider(live->facts(now, idle_));
-        auto decision = admission.decide();
-        if (decision.refused) return std::move(decision.refused);
-        if (!decision.evict.empty()) {
-            auto it = sessions_.find(decision.evict);
-            gone = std::move(it->second);
-            sessions_.erase(it);
-        }
-        sessions_.emplace(s->id(), std::move(s));
+        admitted = admit_locked(std::move(s));
     }
+    if (auto* r = std::get_if<http_policy::refusal>(&admitted)) return std::move(*r);
     // Its later requests get 404, as for an expired session; the client may initialize again.
-    if (gone) gone->close(end_reason::session_closed);
+    // (With shared records, its record stays: another replica may still use it.)
+    if (auto& gone = std::get<std::shared_ptr<http_session>>(admitted)) gone->close(end_reason::session_closed);
     return std::nullopt;
+}
+
+std::variant<std::shared_ptr<http_session>, http_policy::refusal> session_table::adopt(
+    std::shared_ptr<http_session> s) {
+    std::variant<std::shared_ptr<http_session>, http_policy::refusal> admitted;
+    {
+        std::lock_guard lock(mu_);
+        if (auto it = sessions_.find(s->id()); it != sessions_.end()) {
+            it->second->touch();
+            return it->second;
+        }
+        admitted = admit_locked(s);
+    }
+    if (auto* r = std::get_if<http_policy::refusal>(&admitted)) return std::move(*r);
+    if (auto& gone = std::get<std::shared_ptr<http_session>>(admitted)) gone->close(end_reason::session_closed);
+    return s;
 }
 
 std::shared_ptr<http_session> session_table::find(std::string_view id) {

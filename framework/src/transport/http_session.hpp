@@ -27,6 +27,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 namespace candor::transport::detail {
@@ -72,6 +73,7 @@ public:
     http_session(std::string id, mcp::principal caller, std::string owner = {})
         : id_(std::move(id)), caller_(std::move(caller)), owner_(std::move(owner)), credential_(caller_.credential) {
         touch();
+        checked_.store(last_used_.load());  // its record, if any, is written or read just now
     }
 
     void attach(std::shared_ptr<mcp::connection> c) { connection_ = std::move(c); }
@@ -104,6 +106,12 @@ public:
     void close(end_reason why);
 
     void touch() noexcept { last_used_.store(std::chrono::steady_clock::now().time_since_epoch().count()); }
+    /// The session was initialized on another replica and taken over here from its shared
+    /// record: its first request here is not its `initialize`, so it counts as used.
+    void taken_over();
+    /// Whether its shared record is due for a check (none for `every` since the last one); if
+    /// so, the check is claimed (one request of many at once does it).
+    bool claim_check(std::chrono::steady_clock::time_point now, std::chrono::milliseconds every) noexcept;
     /// Unused for `idle` and no stream open.
     bool expired(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) const;
     /// What the session table's admission rule needs to know (valid while this session lives).
@@ -121,6 +129,7 @@ private:
     std::shared_ptr<mcp::connection> connection_;
     std::shared_ptr<const mcp::credential> credential_;  // the latest one handed on; guarded by mu_
     std::atomic<std::chrono::steady_clock::rep> last_used_{0};
+    std::atomic<std::chrono::steady_clock::rep> checked_{0};  // when its shared record was last checked
     // Guards the stream tables only; held for lookups, never while sending.
     mutable std::mutex mu_;
     std::map<jsonrpc::request_id, std::shared_ptr<exchange>> requests_;
@@ -138,6 +147,10 @@ public:
     /// Add a session, after closing the one that must give way for it, if any.
     /// @return nothing, or why it was refused (then nothing was closed)
     std::optional<http_policy::refusal> add(std::shared_ptr<http_session> s);
+    /// Add a session taken over from its shared record, unless one with its id is here already
+    /// (another request took it over first), under the same admission rule as `add`.
+    /// @return the session now under that id (`s` or the one found), or why `s` was refused
+    std::variant<std::shared_ptr<http_session>, http_policy::refusal> adopt(std::shared_ptr<http_session> s);
     /// The live session with this id, or null (unknown or expired; an expired one is closed).
     std::shared_ptr<http_session> find(std::string_view id);
     /// Remove and return the session (DELETE).
@@ -149,6 +162,9 @@ public:
     std::size_t size() const;
 
 private:
+    // Admit `s` (under `mu_`). @return the session that gave way for it, or why `s` was refused
+    std::variant<std::shared_ptr<http_session>, http_policy::refusal> admit_locked(std::shared_ptr<http_session> s);
+
     session_limits limits_;
     std::chrono::milliseconds idle_;
     mutable std::mutex mu_;

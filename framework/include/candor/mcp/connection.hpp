@@ -46,12 +46,15 @@ public:
     /// `receive`.
     void receive(jsonrpc::inbound message, std::size_t bytes);
 
-    /// For transports without a handshake (stateless HTTP: each request stands alone): the
-    /// connection becomes initialized as if the client had sent `initialize` for
-    /// `protocol_version` (with no capabilities, client `name`/`version` as given) and
-    /// `notifications/initialized`, without building and dropping an InitializeResult.
-    /// Thread-safe; ordered with `receive` (both are posted to the strand).
-    void assume_initialized(std::string protocol_version, std::string client_name, std::string client_version);
+    /// For transports without a handshake on this connection (stateless HTTP: each request
+    /// stands alone; a session that was initialized on another replica): the connection becomes
+    /// initialized as if the client had sent `initialize` for `protocol_version` (with
+    /// `client_capabilities`, client `name`/`version` as given) and `notifications/initialized`,
+    /// without building and dropping an InitializeResult. The capabilities are what elicitation
+    /// and sampling are checked against. Thread-safe; ordered with `receive` (both are posted to
+    /// the strand).
+    void assume_initialized(std::string protocol_version, std::string client_name, std::string client_version,
+                            boost::json::object client_capabilities = {});
 
     /// The transport authenticated the client anew (same principal id, a new credential: a
     /// refreshed token, or more scopes after a step-up): requests received from now on see

@@ -29,9 +29,14 @@
 #include <utility>
 #include <vector>
 
+namespace candor::store {
+class worker;
+}
+
 namespace candor::transport {
 
 class authenticator;
+class session_records;
 
 /// A request to a path other than the MCP endpoint and the health probes (metrics, console).
 struct admin_request {
@@ -114,6 +119,26 @@ struct http_options {
     std::size_t max_sessions_per_principal = 64;
     /// A session unused for this long expires (later requests with its id get 404).
     std::chrono::milliseconds session_idle_timeout{30 * 60'000};
+    /// Sessions that go on on another replica (several replicas behind a load balancer without
+    /// stickiness): `initialize` writes the session's record before its answer goes out, and a
+    /// replica that does not hold a session takes it over from its record (same principal only;
+    /// counted against `max_sessions` and `max_sessions_per_principal` there). DELETE removes the
+    /// record, so the session ends on every replica; local expiry and eviction do not (another
+    /// replica may still use the session), and an expired record is gone everywhere. What stays
+    /// per replica: streams, calls in flight, `logging/setLevel` and resource subscriptions.
+    /// Null: sessions live in this process only. See docs/http.md, "Sessions across replicas".
+    std::shared_ptr<transport::session_records> shared_sessions;
+    /// The threads that run `shared_sessions`' statements (they block; never an I/O thread).
+    /// Null: one thread of the transport's own.
+    std::shared_ptr<store::worker> shared_sessions_worker;
+    /// How long a request waits for `shared_sessions` (a look-up, the write of `initialize`, a
+    /// DELETE); past it, or when the records fail, the answer is 503 `SESSION_STORE_UNAVAILABLE`
+    /// with `Retry-After` — never 404, which would tell the client to initialize again.
+    std::chrono::milliseconds shared_session_timeout{2'000};
+    /// A session held here is checked against its record at most this often (at most a quarter
+    /// of `session_idle_timeout`), so a DELETE on another replica ends it here too; 0: on every
+    /// request. When the records cannot be read, a session held here goes on.
+    std::chrono::milliseconds shared_session_recheck{1'000};
     /// Standalone GET streams one session may hold open; one more gets 409.
     std::size_t max_streams_per_session = 1;
     /// Messages queued for one stream whose client reads slowly; beyond it the stream is ended.

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: BSL-1.0
+#include <candor/store/sql_session_records.hpp>
+
+#include <string>
+
+namespace candor::store {
+
+namespace {
+
+using transport::session_record;
+using transport::session_records_error;
+
+// Any fixed 64-bit number, the same on every replica (this one spells "candorSS").
+constexpr std::string_view create_lock = "SELECT pg_advisory_xact_lock(7161126260141347667)";
+
+std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+std::chrono::system_clock::time_point from_unix_ms(std::int64_t ms) {
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::milliseconds(ms)));
+}
+
+session_records_error failed(const db_error& e) { return session_records_error{"session records: " + e.message}; }
+
+// Whether `db` is PostgreSQL: it has version() and says so; SQLite has no such function.
+bool is_postgres(sql_database& db) {
+    bool pg = false;
+    auto r = db.query("SELECT version()", {}, [&](const sql_row& row) {
+        const auto* text = std::get_if<std::string>(&row.at(0));
+        pg = text && text->starts_with("PostgreSQL");
+        return false;
+    });
+    return r && pg;
+}
+
+std::string text_of(const sql_value& v) {
+    const auto* s = std::get_if<std::string>(&v);
+    return s ? *s : std::string();
+}
+
+std::int64_t number_of(const sql_value& v) {
+    const auto* n = std::get_if<std::int64_t>(&v);
+    return n ? *n : 0;
+}
+
+}  // namespace
+
+boost::system::result<std::shared_ptr<sql_session_records>, db_error> sql_session_records::open(
+    std::shared_ptr<sql_database> db) {
+    const bool pg = is_postgres(*db);
+    auto r = db->transaction([pg](sql_database& tx) -> boost::system::result<void, db_error> {
+        if (pg) {
+            // Concurrent CREATE TABLE IF NOT EXISTS can fail on PostgreSQL (a unique violation
+            // in its catalog); the lock makes the replicas create one after another.
+            if (auto l = tx.query(create_lock, {}, [](const sql_row&) { return false; }); !l) return l.error();
+        }
+        if (auto c = tx.execute("CREATE TABLE IF NOT EXISTS candor_http_session ("
+                                "id TEXT PRIMARY KEY, owner TEXT NOT NULL, protocol_version TEXT NOT NULL, "
+                                "client_name TEXT NOT NULL, client_version TEXT NOT NULL, "
+                                "client_capabilities TEXT NOT NULL, last_used BIGINT NOT NULL, "
+                                "expires BIGINT NOT NULL)",
+                                {});
+            !c)
+            return c.error();
+        if (auto c = tx.execute(
+                "CREATE INDEX IF NOT EXISTS candor_http_session_expires ON candor_http_session (expires)", {});
+            !c)
+            return c.error();
+        return {};
+    });
+    if (!r) return r.error();
+    return std::shared_ptr<sql_session_records>(new sql_session_records(std::move(db)));
+}
+
+transport::session_records_result<void> sql_session_records::put(const session_record& r) {
+    const sql_value row[] = {r.id,
+                             r.owner,
+                             r.protocol_version,
+                             r.client_name,
+                             r.client_version,
+                             r.client_capabilities,
+                             unix_ms(r.last_used),
+                             unix_ms(r.expires)};
+    auto done = db_->execute(
+        "INSERT INTO candor_http_session (id, owner, protocol_version, client_name, client_version, "
+        "client_capabilities, last_used, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, protocol_version = excluded.protocol_version, "
+        "client_name = excluded.client_name, client_version = excluded.client_version, "
+        "client_capabilities = excluded.client_capabilities, last_used = excluded.last_used, "
+        "expires = excluded.expires",
+        row);
+    if (!done) return failed(done.error());
+    return {};
+}
+
+transport::session_records_result<std::optional<session_record>> sql_session_records::find(
+    std::string_view id, std::chrono::system_clock::time_point now) {
+    std::optional<session_record> found;
+    const sql_value key[] = {std::string(id), unix_ms(now)};
+    auto r = db_->query(
+        "SELECT id, owner, protocol_version, client_name, client_version, client_capabilities, last_used, expires "
+        "FROM candor_http_session WHERE id = ? AND expires > ?",
+        key, [&](const sql_row& row) {
+            session_record rec;
+            rec.id = text_of(row.at(0));
+            rec.owner = text_of(row.at(1));
+            rec.protocol_version = text_of(row.at(2));
+            rec.client_name = text_of(row.at(3));
+            rec.client_version = text_of(row.at(4));
+            rec.client_capabilities = text_of(row.at(5));
+            rec.last_used = from_unix_ms(number_of(row.at(6)));
+            rec.expires = from_unix_ms(number_of(row.at(7)));
+            found = std::move(rec);
+            return false;
+        });
+    if (!r) return failed(r.error());
+    return found;
+}
+
+transport::session_records_result<bool> sql_session_records::touch(std::string_view id,
+                                                                   std::chrono::system_clock::time_point now,
+                                                                   std::chrono::milliseconds idle) {
+    const auto at = unix_ms(now);
+    const sql_value args[] = {at, at + idle.count(), std::string(id), at, at - idle.count() / 4};
+    auto changed = db_->execute(
+        "UPDATE candor_http_session SET last_used = ?, expires = ? WHERE id = ? AND expires > ? AND last_used <= ?",
+        args);
+    if (!changed) return failed(changed.error());
+    return *changed > 0;
+}
+
+transport::session_records_result<bool> sql_session_records::remove(std::string_view id) {
+    const sql_value key[] = {std::string(id)};
+    auto changed = db_->execute("DELETE FROM candor_http_session WHERE id = ?", key);
+    if (!changed) return failed(changed.error());
+    return *changed > 0;
+}
+
+transport::session_records_result<std::size_t> sql_session_records::purge(std::chrono::system_clock::time_point now) {
+    const sql_value at[] = {unix_ms(now)};
+    auto changed = db_->execute("DELETE FROM candor_http_session WHERE expires <= ?", at);
+    if (!changed) return failed(changed.error());
+    return static_cast<std::size_t>(*changed);
+}
+
+}  // namespace candor::store
