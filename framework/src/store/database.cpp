@@ -18,6 +18,8 @@ class sqlite_database final : public sql_database {
 public:
     explicit sqlite_database(sqlite::database db) : db_(std::move(db)) {}
 
+    sql_dialect dialect() const noexcept override { return sql_dialect::sqlite; }
+
     boost::system::result<void, db_error> query(std::string_view sql, std::span<const sql_value> params,
                                                 const std::function<bool(const sql_row&)>& on_row) override {
         std::lock_guard lock(mutex_);
