@@ -10,6 +10,10 @@ namespace candor::validation {
 
 namespace {
 
+// The key of the advisory lock around the ledger's table creation on PostgreSQL (any fixed
+// 64-bit number; this one spells "candorPL").
+constexpr std::int64_t plan_ledger_lock = 0x63616E646F72504C;
+
 std::int64_t unix_seconds(std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
@@ -23,8 +27,14 @@ sql_plan_ledger::sql_plan_ledger(std::shared_ptr<store::sql_database> db, std::s
 boost::system::result<std::shared_ptr<sql_plan_ledger>, store::db_error> sql_plan_ledger::open(
     std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker, sql_plan_ledger_options opts) {
     auto r = db->transaction([](store::sql_database& tx) -> boost::system::result<void, store::db_error> {
+        // Replicas that start together would race on PostgreSQL (two concurrent CREATE TABLE IF
+        // NOT EXISTS of one name: the second fails on pg_type's unique index); they take turns.
+        if (tx.dialect() == store::sql_dialect::postgres) {
+            const store::sql_value key[] = {plan_ledger_lock};
+            if (auto l = tx.execute("SELECT pg_advisory_xact_lock(CAST(? AS BIGINT))", key); !l) return l.error();
+        }
         if (auto c = tx.execute(
-                "CREATE TABLE IF NOT EXISTS candor_plan_use (nonce TEXT PRIMARY KEY, expiry INTEGER NOT NULL)", {});
+                "CREATE TABLE IF NOT EXISTS candor_plan_use (nonce TEXT PRIMARY KEY, expiry BIGINT NOT NULL)", {});
             !c)
             return c.error();
         if (auto c = tx.execute("CREATE INDEX IF NOT EXISTS candor_plan_use_expiry ON candor_plan_use (expiry)", {});

@@ -7,7 +7,7 @@
 /// (`consume_with`).
 ///
 /// One table, created if missing:
-/// `candor_plan_use(nonce TEXT PRIMARY KEY, expiry INTEGER NOT NULL)` (expiry in Unix seconds,
+/// `candor_plan_use(nonce TEXT PRIMARY KEY, expiry BIGINT NOT NULL)` (expiry in Unix seconds,
 /// indexed). A use deletes the expired rows, then inserts its nonce with
 /// `INSERT … ON CONFLICT (nonce) DO NOTHING`: one changed row is `fresh`, none is `used`. The
 /// statements are plain SQL that SQLite and PostgreSQL both run.
@@ -27,7 +27,8 @@ struct sql_plan_ledger_options {
 
 class sql_plan_ledger final : public plan_ledger {
 public:
-    /// Create the table if it is missing (on the calling thread: call it at startup).
+    /// Create the table if it is missing (on the calling thread: call it at startup). On
+    /// PostgreSQL under an advisory lock, so that replicas starting together create it once.
     /// @param db the database (the action's own, so that `consume_with` is one transaction)
     /// @param worker the threads that run the ledger's statements (never an I/O thread)
     /// @return the ledger, or why its table could not be created
