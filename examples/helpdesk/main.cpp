@@ -5,6 +5,7 @@
 //   helpdesk --stdio                      serve one client (principal: $CANDOR_PRINCIPAL, default admin)
 //   helpdesk --http 127.0.0.1:8080 --tokens tokens.txt
 //   helpdesk --db /tmp/h.db --seed-tickets 1000 --stdio
+//   helpdesk --db postgresql://candor@/helpdesk?host=/run/postgresql --stdio
 #include "data.hpp"
 #include "orders.hpp"
 #include "tools.hpp"
@@ -56,15 +57,18 @@ int main(int argc, char** argv) {
 
     candor::app::app_options opts;
     opts.summary =
-        "Candor's helpdesk demo over an embedded SQLite database: search_tickets, list_service_accounts,\n"
-        "find_unowned_accounts, archive_service_accounts (evidence-gated), search_everywhere.\n"
+        "Candor's helpdesk demo over an embedded SQLite database or PostgreSQL (--db): search_tickets,\n"
+        "list_service_accounts, find_unowned_accounts, archive_service_accounts (evidence-gated),\n"
+        "search_everywhere.\n"
         "Over --stdio the caller is $CANDOR_PRINCIPAL (default admin); over --http, the principal of the\n"
         "bearer token (--tokens; no token: anonymous, who sees no service accounts).\n"
         "Cursors and snapshot tokens are sealed with the keys ('id:HEX[,id:HEX…]') in the file named by\n"
         "$CANDOR_SEALING_KEYS_FILE, the systemd credential candor-sealing-keys or $CANDOR_SEALING_KEYS\n"
         "(one of them); without keys, with a random key that dies with the process.";
     opts.options = {
-        {"--db", "PATH", "SQLite database (default " + default_db_path() + "); created and seeded on first run",
+        {"--db", "PATH|URL",
+         "SQLite database (default " + default_db_path() +
+             "), or a postgres:// or postgresql:// URL; created and seeded on first run",
          [&](std::string_view v) {
              db_path = std::string(v);
              return !db_path.empty();
@@ -120,17 +124,26 @@ int main(int argc, char** argv) {
             if (!name.empty() && name != "tickets" && name != "knowledge_base" && name != "chat")
                 return fail("sources are tickets, knowledge_base and chat, not '" + name + "'");
         }
-        std::error_code ec;
-        const auto parent = std::filesystem::path(db_path).parent_path();
-        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-        auto db = candor::sql_collection::open_sqlite(db_path);
-        if (!db) return fail("cannot open database '" + db_path + "': " + db.error().message);
+        const auto shown = helpdesk::loggable(db_path);
+        auto db = helpdesk::open_database(db_path);
+        if (!db) return fail("cannot open database '" + shown + "': " + db.error().message);
         if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r)
-            return fail("cannot prepare database '" + db_path + "': " + r.error().message);
+            return fail("cannot prepare database '" + shown + "': " + r.error().message);
         if (auto r = helpdesk::prepare_orders(**db); !r)
-            return fail("cannot prepare the order tables in '" + db_path + "': " + r.error().message);
-        auto store = candor::evidence::open_sqlite_store(db_path);
-        if (!store) return fail("cannot open the evidence store in '" + db_path + "'");
+            return fail("cannot prepare the order tables in '" + shown + "': " + r.error().message);
+        std::shared_ptr<candor::evidence::evidence_store> store;
+        if (helpdesk::is_postgres_url(db_path)) {
+            // PostgreSQL --db: THE PLACE FOR A SQL EVIDENCE STORE over the same database. Until
+            // one is plugged in here, walks are remembered in memory: a snapshot token is good
+            // on this replica only, and not after a restart.
+            store = candor::evidence::make_memory_store();
+            log(candor::mcp::log_level::warning,
+                "helpdesk: evidence in memory (snapshot tokens do not survive a restart or reach other replicas)");
+        } else {
+            auto file_store = candor::evidence::open_sqlite_store(db_path);
+            if (!file_store) return fail("cannot open the evidence store in '" + db_path + "'");
+            store = *file_store;
+        }
         std::shared_ptr<const candor::evidence::key_ring> keys;
         // A file or a systemd credential keeps the keys off the command line and out of the
         // environment (docs/operations.md, "Deploying").
@@ -149,11 +162,11 @@ int main(int argc, char** argv) {
             keys = std::make_shared<const candor::evidence::key_ring>(candor::evidence::key_ring::ephemeral(
                 [&](std::string_view m) { log(candor::mcp::log_level::warning, m); }));
         }
-        log(candor::mcp::log_level::info, "helpdesk: database " + db_path);
+        log(candor::mcp::log_level::info, "helpdesk: database " + shown);
         // The same keys seal the request state of multi round-trip requests (2026-07-28).
         srv.set_request_state_sealer(candor::evidence::state_sealer_from(keys));
-        if (auto r = helpdesk::add_tools(srv, {*db, keys, *store, config, {}, {}}); !r) {
-            std::cerr << "error: cannot prepare the plan ledger in '" << db_path << "': " << r.error().message << "\n";
+        if (auto r = helpdesk::add_tools(srv, {*db, keys, store, config, {}, {}}); !r) {
+            std::cerr << "error: cannot prepare the plan ledger in '" << shown << "': " << r.error().message << "\n";
             return false;
         }
         return true;

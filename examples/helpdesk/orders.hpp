@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
-// create_order_draft over the helpdesk's SQLite database: a catalog of 20 SKUs (SKU-k costs
-// k × 1.50, in each currency), customers cust-1 … cust-9 who may order and cust-blocked who may
-// not, and a table of stored drafts.
+// create_order_draft over the helpdesk's database (SQLite or PostgreSQL): a catalog of 20 SKUs
+// (SKU-k costs k × 1.50, in each currency), customers cust-1 … cust-9 who may order and
+// cust-blocked who may not, and a table of stored drafts.
 
 #include <candor/sql_collection/database.hpp>
 #include <candor_examples/order_draft.hpp>
@@ -16,11 +16,11 @@ namespace helpdesk {
 boost::system::result<void, candor::sql_collection::db_error> prepare_orders(candor::sql_collection::sql_database& db);
 
 /// The catalog, customer access and draft store over `db` (tables from `prepare_orders`).
-class sqlite_orders final : public candor_examples::order_draft::catalog,
-                            public candor_examples::order_draft::customer_access,
-                            public candor_examples::order_draft::draft_store {
+class sql_orders final : public candor_examples::order_draft::catalog,
+                         public candor_examples::order_draft::customer_access,
+                         public candor_examples::order_draft::draft_store {
 public:
-    explicit sqlite_orders(std::shared_ptr<candor::sql_collection::sql_database> db) : db_(std::move(db)) {}
+    explicit sql_orders(std::shared_ptr<candor::sql_collection::sql_database> db) : db_(std::move(db)) {}
 
     boost::asio::awaitable<std::optional<candor::contract::decimal>> price(
         std::string sku, candor_examples::order_draft::currency_code currency) override;

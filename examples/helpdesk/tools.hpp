@@ -32,7 +32,8 @@ struct shared {
     std::shared_ptr<const candor::evidence::key_ring> keys;
     std::shared_ptr<candor::evidence::evidence_store> evidence;
     settings config;
-    /// Runs the archive's transactions off the I/O threads.
+    /// Runs the collections' statements and the archive's transactions off the I/O threads
+    /// (default: one thread for SQLite, four for PostgreSQL).
     std::shared_ptr<candor::store::worker> worker;
     /// Approval before archiving: elicitation when the client can be asked, else a plan and a
     /// `plan_token` (default: a gate whose plan tokens are sealed with `keys` and whose ledger of
