@@ -11,8 +11,10 @@
 
 #include <boost/describe/class.hpp>
 
+#include <atomic>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace candor::test;
 using namespace candor::test::sql;
@@ -343,6 +345,51 @@ TEST_P(SqlCollection, WritesThatBypassTheVersioningAreRefusedSoAWalkStaysOneSnap
             EXPECT_EQ(item.at("n"), before[14].at("n"));
         }
     }
+}
+
+TEST_P(SqlCollection, APageStopsWaitingForABusyDatabaseAtItsDeadline) {
+    fixture fx(*backend_);
+    gen g{std::mt19937(9)};
+    ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), {g.row(1), g.row(2), g.row(3)}));
+    auto first = fx.serve({}, std::nullopt, 1);
+    ASSERT_TRUE(first.next_cursor);
+    // The source's worker is busy (a statement of another call that takes long): the page
+    // stops waiting at its deadline and says so, with no rows (without the race it would wait
+    // and deliver the next row); nothing of the walk is lost.
+    std::atomic<bool> release{false};
+    boost::asio::post(fx.worker->executor(), [&release] {
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    // Released from elsewhere: the test's io_context runs until the abandoned read is back.
+    std::thread releaser([&release] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        release = true;
+    });
+    auto late =
+        fx.serve({}, first.next_cursor, 1, "alice", std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+    releaser.join();
+    const auto env = ce::seal(late.result, "list_items").value();
+    EXPECT_EQ(reason_codes(env), std::vector<std::string>{"TIME_BUDGET_EXCEEDED"}) << boost::json::serialize(env);
+    EXPECT_TRUE(env.at("data").as_array().empty());
+    ASSERT_TRUE(late.next_cursor);
+    // The walk goes on from where it stopped.
+    std::vector<std::string> ids;
+    const auto first_env = ce::seal(first.result, "list_items").value();
+    for (const auto& item : first_env.at("data").as_array()) ids.emplace_back(item.at("id").as_string());
+    auto cursor = late.next_cursor;
+    bool complete = false;
+    for (int pages = 0; pages < 10 && cursor; ++pages) {
+        auto p = fx.serve({}, cursor, 1);
+        const auto e = ce::seal(p.result, "list_items").value();
+        for (const auto& item : e.at("data").as_array()) ids.emplace_back(item.at("id").as_string());
+        if (p.ended) {
+            complete = at(e, "complete") == true;
+            break;
+        }
+        cursor = p.next_cursor;
+    }
+    EXPECT_EQ(ids, (std::vector<std::string>{row_id(1), row_id(2), row_id(3)}));
+    EXPECT_TRUE(complete);
 }
 
 TEST_P(SqlCollection, DeleteRowEndsARowForNewWalksOnly) {

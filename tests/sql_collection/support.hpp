@@ -9,6 +9,7 @@
 #include "paging/support.hpp"
 
 #include <candor/evidence/token.hpp>
+#include <candor/store/worker.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -84,6 +85,7 @@ struct fixture {
     std::shared_ptr<sc::sql_database> db;
     std::shared_ptr<const ev::key_ring> keys = test_keys();
     std::shared_ptr<ev::evidence_store> store = ev::make_memory_store();
+    std::shared_ptr<candor::store::worker> worker = std::make_shared<candor::store::worker>();
     std::shared_ptr<pg::collection_tool> tool;
     boost::asio::io_context ioc;
 
@@ -94,6 +96,7 @@ struct fixture {
         sc::collection_spec spec;
         spec.table = items_table();
         spec.visibility = std::move(visibility);
+        spec.worker = worker;
         pg::collection_options o;
         o.keys = keys;
         o.evidence = store;
@@ -102,12 +105,14 @@ struct fixture {
     }
 
     pg::page serve(boost::json::object query, std::optional<std::string> cursor, std::size_t size,
-                   const std::string& who = "alice") {
+                   const std::string& who = "alice",
+                   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
         pg::page_request r;
         r.query = std::move(query);
         r.cursor = std::move(cursor);
         r.page_size = size;
         r.caller = mcp::principal{who};
+        r.deadline = deadline;
         return run(ioc, tool->serve(std::move(r)));
     }
 
