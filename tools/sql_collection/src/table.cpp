@@ -48,15 +48,17 @@ std::string_view column_type(field_type t, store::sql_dialect d) noexcept {
 // (any fixed 64-bit number; this one spells "candorSC").
 constexpr std::int64_t create_table_lock = 0x63616E646F725343;
 
+// What a refused write fails with (the same on both engines; no quote characters).
+std::string guard_message(std::string_view table, std::string_view op) {
+    return "candor: table " + std::string(table) +
+           " is versioned for pinned snapshots; write it through candor::sql_collection (insert_rows, "
+           "update_row, delete_row), never with a plain " +
+           std::string(op);
+}
+
 // The guard triggers (see create_table), in each engine's trigger language.
 std::vector<std::string> guard_statements(const table_spec& spec, store::sql_dialect d) {
     const auto t = detail::quoted(spec.table);
-    const auto message = [&](std::string_view op) {
-        return "candor: table " + spec.table +
-               " is versioned for pinned snapshots; write it through candor::sql_collection (insert_rows, "
-               "update_row, delete_row), never with a plain " +
-               std::string(op);
-    };
     std::vector<std::string> out;
     if (d == store::sql_dialect::postgres) {
         // One function for every versioned table: it finds the table's writer row by the
@@ -65,9 +67,9 @@ std::vector<std::string> guard_statements(const table_spec& spec, store::sql_dia
             "CREATE OR REPLACE FUNCTION candor_sql_guard() RETURNS trigger LANGUAGE plpgsql AS $candor$ "
             "BEGIN "
             "IF coalesce((SELECT w.\"open\" FROM candor_sql_writer w WHERE w.name = TG_TABLE_NAME), 0) = 0 THEN "
-            "RAISE EXCEPTION 'candor: table % is versioned for pinned snapshots; write it through "
-            "candor::sql_collection (insert_rows, update_row, delete_row), never with a plain %', "
-            "TG_TABLE_NAME, TG_OP USING ERRCODE = 'integrity_constraint_violation'; "
+            "RAISE EXCEPTION '" +
+            guard_message("%", "%") +
+            "', TG_TABLE_NAME, TG_OP USING ERRCODE = 'integrity_constraint_violation'; "
             "END IF; "
             "IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; "
             "RETURN NEW; "
@@ -88,7 +90,7 @@ std::vector<std::string> guard_statements(const table_spec& spec, store::sql_dia
         for (auto& c : trigger) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         out.push_back("CREATE TRIGGER IF NOT EXISTS " + detail::quoted(trigger) + " BEFORE " + op + " ON " + t +
                       " WHEN NOT coalesce((SELECT open FROM candor_sql_writer WHERE name = '" + spec.table +
-                      "'), 0) BEGIN SELECT RAISE(ABORT, '" + message(op) + "'); END");
+                      "'), 0) BEGIN SELECT RAISE(ABORT, '" + guard_message(spec.table, op) + "'); END");
     }
     return out;
 }
