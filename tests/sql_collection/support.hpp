@@ -82,12 +82,12 @@ inline std::string row_id(int i) {
 
 /// The items table on a backend's database, and the collection tool `list_items` over it.
 struct fixture {
+    boost::asio::io_context ioc;  // first: it outlives the worker and the tool, which use it
     std::shared_ptr<sc::sql_database> db;
     std::shared_ptr<const ev::key_ring> keys = test_keys();
     std::shared_ptr<ev::evidence_store> store = ev::make_memory_store();
     std::shared_ptr<candor::store::worker> worker = std::make_shared<candor::store::worker>();
     std::shared_ptr<pg::collection_tool> tool;
-    boost::asio::io_context ioc;
 
     explicit fixture(backend& b,
                      std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility = {})
