@@ -10,9 +10,10 @@
 # is one word to add below.
 
 # The packages, with the versions Candor needs (Debian 12 has Boost 1.81, OpenSSL 3.0.x, SQLite
-# 3.40; sqlite3_changes64 needs 3.37). The same arguments find them in the tree (find_package
-# ... REQUIRED) and for a consumer (find_dependency). RE2 has no CMake package on Debian 12: it
-# is found through pkg-config (its re2.pc says version 0.0.0, so no version can be asked for).
+# 3.40; sqlite3_changes64 needs 3.37, `IS DISTINCT FROM` 3.39). The same arguments find them in
+# the tree (find_package ... REQUIRED) and for a consumer (find_dependency). RE2 has no CMake
+# package on Debian 12: it is found through pkg-config (its re2.pc says version 0.0.0, so no
+# version can be asked for).
 # OpenSSL_TLS is OpenSSL with libssl, for the TLS client that fetches an OAuth issuer's keys.
 set(CANDOR_PACKAGE_Boost_FIND Boost 1.81 CONFIG COMPONENTS json url)
 set(CANDOR_PACKAGE_Boost_LINK PUBLIC Boost::headers Boost::json Boost::url)
@@ -24,7 +25,7 @@ set(CANDOR_PACKAGE_OpenSSL_FIND OpenSSL 3.0 COMPONENTS Crypto)
 set(CANDOR_PACKAGE_OpenSSL_LINK PRIVATE OpenSSL::Crypto)
 set(CANDOR_PACKAGE_OpenSSL_TLS_FIND OpenSSL 3.0 COMPONENTS Crypto SSL)
 set(CANDOR_PACKAGE_OpenSSL_TLS_LINK PRIVATE OpenSSL::SSL OpenSSL::Crypto)
-set(CANDOR_PACKAGE_SQLite3_FIND SQLite3 3.37)
+set(CANDOR_PACKAGE_SQLite3_FIND SQLite3 3.39)
 set(CANDOR_PACKAGE_SQLite3_LINK PRIVATE SQLite::SQLite3)
 # libpq, PostgreSQL's client library (Debian: libpq-dev), through pkg-config as well.
 set(CANDOR_PACKAGE_PostgreSQL_FIND PKG_CONFIG libpq)

@@ -48,7 +48,15 @@ constexpr article articles[] = {
     {"Security incident", "Report phishing to security; never forward the mail."},
 };
 
+// The key of the advisory lock of the helpdesk's setup (any fixed 64-bit number; this one
+// spells "candorHD").
+constexpr std::int64_t setup_lock = 0x63616E646F724844;
+
 }  // namespace
+
+boost::system::result<void, sc::db_error> lock_for_setup(sc::sql_database& tx) {
+    return candor::store::lock_for_setup(tx, setup_lock);
+}
 
 const sc::table_spec& tickets_table() {
     static const sc::table_spec t{"tickets",
@@ -82,25 +90,10 @@ std::string day_after_new_year(int days) {
     return b;
 }
 
-boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, int tickets) {
-    if (auto r = sc::create_table(db, tickets_table()); !r) return r;
-    if (auto r = sc::create_table(db, accounts_table()); !r) return r;
-    const char* plain[] = {
-        "CREATE TABLE IF NOT EXISTS helpdesk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS kb_articles(id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS chat_messages(id TEXT PRIMARY KEY, channel TEXT NOT NULL, author TEXT NOT NULL, "
-        "text TEXT NOT NULL, at TEXT NOT NULL)",
-    };
-    for (const char* s : plain)
-        if (auto r = db.execute(s, {}); !r) return r.error();
+namespace {
 
-    bool seeded = false;
-    if (auto r = db.query("SELECT 1 FROM helpdesk_meta WHERE key = 'seeded'", {},
-                          [&](const sc::sql_row&) { return !(seeded = true); });
-        !r)
-        return r;
-    if (seeded) return {};
-
+// The seed data (inside open_and_seed's transaction).
+boost::system::result<void, sc::db_error> seed(sc::sql_database& tx, int tickets) {
     std::vector<boost::json::object> rows;
     rows.reserve(static_cast<std::size_t>(tickets));
     for (int i = 1; i <= tickets; ++i) {
@@ -111,7 +104,7 @@ boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, in
                         {"title", "Ticket " + std::to_string(i)},
                         {"created_at", day_after_new_year(i % 300)}});
     }
-    if (auto r = sc::insert_rows(db, tickets_table(), rows); !r) return r;
+    if (auto r = sc::insert_rows(tx, tickets_table(), rows); !r) return r;
     rows.clear();
     for (int j = 1; j <= 500; ++j) {
         boost::json::object a{{"id", padded("svc-", j, 3)},
@@ -121,34 +114,54 @@ boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, in
         a["owner"] = j % 7 == 0 ? boost::json::value(nullptr) : boost::json::value("user-" + std::to_string(j % 40));
         rows.push_back(std::move(a));
     }
-    if (auto r = sc::insert_rows(db, accounts_table(), rows); !r) return r;
+    if (auto r = sc::insert_rows(tx, accounts_table(), rows); !r) return r;
 
+    int k = 1;
+    for (const auto& a : articles) {
+        const sc::sql_value p[] = {padded("kb-", k++, 3), std::string(a.title), std::string(a.body)};
+        if (auto r = tx.execute("INSERT INTO kb_articles(id, title, body) VALUES(?, ?, ?)", p); !r) return r.error();
+    }
+    for (int m = 1; m <= 200; ++m) {
+        const std::string text = m % 4 == 0   ? "printer on floor " + std::to_string(m % 5) + " is jammed again"
+                                 : m % 4 == 1 ? "can someone look at Ticket " + std::to_string(m * 37) + "?"
+                                 : m % 4 == 2 ? "VPN drops every hour since Monday"
+                                              : "who owns svc-" + padded("", m % 500 + 1, 3) + "?";
+        const sc::sql_value p[] = {padded("msg-", m, 4), std::string(m % 2 ? "#helpdesk" : "#ops"),
+                                   "user-" + std::to_string(m % 40), text, day_after_new_year(m % 300)};
+        if (auto r = tx.execute("INSERT INTO chat_messages(id, channel, author, text, at) VALUES(?, ?, ?, ?, ?)", p);
+            !r)
+            return r.error();
+    }
+    const sc::sql_value refreshed[] = {std::to_string(candor::evidence::to_epoch_ms(std::chrono::system_clock::now()))};
+    if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('kb_refreshed_at', ?)", refreshed); !r)
+        return r.error();
+    if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('seeded', '1')", {}); !r) return r.error();
+    return {};
+}
+
+}  // namespace
+
+boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, int tickets) {
     return db.transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
-        int k = 1;
-        for (const auto& a : articles) {
-            const sc::sql_value p[] = {padded("kb-", k++, 3), std::string(a.title), std::string(a.body)};
-            if (auto r = tx.execute("INSERT INTO kb_articles(id, title, body) VALUES(?, ?, ?)", p); !r)
-                return r.error();
-        }
-        for (int m = 1; m <= 200; ++m) {
-            const std::string text = m % 4 == 0   ? "printer on floor " + std::to_string(m % 5) + " is jammed again"
-                                     : m % 4 == 1 ? "can someone look at Ticket " + std::to_string(m * 37) + "?"
-                                     : m % 4 == 2 ? "VPN drops every hour since Monday"
-                                                  : "who owns svc-" + padded("", m % 500 + 1, 3) + "?";
-            const sc::sql_value p[] = {padded("msg-", m, 4), std::string(m % 2 ? "#helpdesk" : "#ops"),
-                                       "user-" + std::to_string(m % 40), text, day_after_new_year(m % 300)};
-            if (auto r =
-                    tx.execute("INSERT INTO chat_messages(id, channel, author, text, at) VALUES(?, ?, ?, ?, ?)", p);
-                !r)
-                return r.error();
-        }
-        const sc::sql_value refreshed[] = {
-            std::to_string(candor::evidence::to_epoch_ms(std::chrono::system_clock::now()))};
-        if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('kb_refreshed_at', ?)", refreshed); !r)
-            return r.error();
-        if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('seeded', '1')", {}); !r)
-            return r.error();
-        return {};
+        if (auto r = lock_for_setup(tx); !r) return r;
+        if (auto r = sc::create_table(tx, tickets_table()); !r) return r;
+        if (auto r = sc::create_table(tx, accounts_table()); !r) return r;
+        const char* plain[] = {
+            "CREATE TABLE IF NOT EXISTS helpdesk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS kb_articles(id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS chat_messages(id TEXT PRIMARY KEY, channel TEXT NOT NULL, author TEXT NOT "
+            "NULL, text TEXT NOT NULL, at TEXT NOT NULL)",
+        };
+        for (const char* s : plain)
+            if (auto r = tx.execute(s, {}); !r) return r.error();
+
+        bool seeded = false;
+        if (auto r = tx.query("SELECT 1 FROM helpdesk_meta WHERE key = 'seeded'", {},
+                              [&](const sc::sql_row&) { return !(seeded = true); });
+            !r)
+            return r;
+        if (seeded) return {};
+        return seed(tx, tickets);
     });
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace helpdesk {
 
@@ -23,9 +24,16 @@ const sc::table_spec& accounts_table();
 /// "2026-01-01" plus `days`, as YYYY-MM-DD.
 std::string day_after_new_year(int days);
 
+/// Inside a transaction of `tx`: make the helpdesk's other replicas wait until it ends before
+/// they create or seed tables (PostgreSQL: an advisory lock; SQLite needs none, its write
+/// transactions take turns already).
+boost::system::result<void, sc::db_error> lock_for_setup(sc::sql_database& tx);
+
 /// Create the tables and, on first run, seed them:
 /// tickets 1..tickets (see README), service accounts 1..500, a knowledge base, a chat log.
 /// The knowledge-base index is "refreshed" at seeding time (`helpdesk_meta.kb_refreshed_at`).
+/// One transaction under `lock_for_setup`: replicas that start together against one empty
+/// database seed it once.
 boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, int tickets);
 
 /// When the knowledge-base index was last refreshed.

@@ -5,6 +5,9 @@
 //   helpdesk --stdio                      serve one client (principal: $CANDOR_PRINCIPAL, default admin)
 //   helpdesk --http 127.0.0.1:8080 --tokens tokens.txt
 //   helpdesk --db /tmp/h.db --seed-tickets 1000 --stdio
+//   helpdesk --db postgresql://candor@/helpdesk?host=/run/postgresql --stdio
+//   helpdesk --db postgresql://candor@db/helpdesk --http 0.0.0.0:8080    (one of N replicas; docs/deployment.md)
+//   helpdesk --state postgresql://candor@db/state --http …              (shared state apart from the data)
 #include "data.hpp"
 #include "orders.hpp"
 #include "tools.hpp"
@@ -13,8 +16,12 @@
 #include <candor/app/http_command_line.hpp>
 #include <candor/app/ops_command_line.hpp>
 #include <candor/app/secret.hpp>
+#include <candor/app/state_command_line.hpp>
 #include <candor/evidence/request_state.hpp>
-#include <candor/evidence/sqlite_store.hpp>
+#include <candor/evidence/sql_store.hpp>
+#include <candor/store/postgres.hpp>
+#include <candor/store/sql_session_records.hpp>
+#include <candor/validation/sql_repair_counts.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -56,15 +63,18 @@ int main(int argc, char** argv) {
 
     candor::app::app_options opts;
     opts.summary =
-        "Candor's helpdesk demo over an embedded SQLite database: search_tickets, list_service_accounts,\n"
-        "find_unowned_accounts, archive_service_accounts (evidence-gated), search_everywhere.\n"
+        "Candor's helpdesk demo over an embedded SQLite database or PostgreSQL (--db): search_tickets,\n"
+        "list_service_accounts, find_unowned_accounts, archive_service_accounts (evidence-gated),\n"
+        "search_everywhere.\n"
         "Over --stdio the caller is $CANDOR_PRINCIPAL (default admin); over --http, the principal of the\n"
         "bearer token (--tokens; no token: anonymous, who sees no service accounts).\n"
         "Cursors and snapshot tokens are sealed with the keys ('id:HEX[,id:HEX…]') in the file named by\n"
         "$CANDOR_SEALING_KEYS_FILE, the systemd credential candor-sealing-keys or $CANDOR_SEALING_KEYS\n"
         "(one of them); without keys, with a random key that dies with the process.";
     opts.options = {
-        {"--db", "PATH", "SQLite database (default " + default_db_path() + "); created and seeded on first run",
+        {"--db", "PATH|URL",
+         "SQLite database (default " + default_db_path() +
+             "), or a postgres:// or postgresql:// URL; created and seeded on first run",
          [&](std::string_view v) {
              db_path = std::string(v);
              return !db_path.empty();
@@ -109,6 +119,8 @@ int main(int argc, char** argv) {
     const char* who = std::getenv("CANDOR_PRINCIPAL");
     opts.stdio_caller = candor::mcp::principal{who && *who ? who : "admin"};
 
+    auto http = std::make_shared<candor::app::http_command_line>();
+    auto state = std::make_shared<candor::app::state_command_line>();
     opts.prepare = [&]() -> bool {
         // The server's log has the operator's format (--log-format) by now.
         const auto& log = srv.options().log;
@@ -120,17 +132,46 @@ int main(int argc, char** argv) {
             if (!name.empty() && name != "tickets" && name != "knowledge_base" && name != "chat")
                 return fail("sources are tickets, knowledge_base and chat, not '" + name + "'");
         }
-        std::error_code ec;
-        const auto parent = std::filesystem::path(db_path).parent_path();
-        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-        auto db = candor::sql_collection::open_sqlite(db_path);
-        if (!db) return fail("cannot open database '" + db_path + "': " + db.error().message);
-        if (auto r = helpdesk::open_and_seed(**db, static_cast<int>(seed_tickets)); !r)
-            return fail("cannot prepare database '" + db_path + "': " + r.error().message);
-        if (auto r = helpdesk::prepare_orders(**db); !r)
-            return fail("cannot prepare the order tables in '" + db_path + "': " + r.error().message);
-        auto store = candor::evidence::open_sqlite_store(db_path);
-        if (!store) return fail("cannot open the evidence store in '" + db_path + "'");
+        // The demo's data: a SQLite file (default) or PostgreSQL (--db postgres://…), which the
+        // replicas of one deployment share (docs/deployment.md).
+        if (!candor::store::is_postgres_url(db_path)) {
+            std::error_code ec;
+            const auto parent = std::filesystem::path(db_path).parent_path();
+            if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+        }
+        candor::postgres::pool_options pg;
+        // Seeding holds the setup lock for seconds, and the other replicas' setup waits for it
+        // in one statement; pages and calls end at their own deadlines whatever this says.
+        pg.statement_timeout = std::chrono::seconds(60);
+        const auto shown = candor::store::redacted_url(db_path);
+        auto data = candor::store::open_url(db_path, pg);
+        if (!data) return fail("cannot open database '" + shown + "': " + data.error().message);
+        auto db = data->db;
+        if (auto r = helpdesk::open_and_seed(*db, static_cast<int>(seed_tickets)); !r)
+            return fail("cannot prepare database '" + shown + "': " + r.error().message);
+        if (auto r = helpdesk::prepare_orders(*db); !r)
+            return fail("cannot prepare the order tables in '" + shown + "': " + r.error().message);
+        // The shared state (evidence of walks, repair counts, HTTP sessions): --state, else the
+        // data's own database. Executed plans stay with the data: a plan's use commits in the
+        // archive's own transaction.
+        auto state_db = db;
+        auto worker = std::make_shared<candor::store::worker>(candor::store::is_postgres_url(db_path) ? 4 : 1);
+        if (!state->url().empty()) {
+            auto opened = state->open({});
+            if (!opened)
+                return fail("cannot open the state database '" + candor::store::redacted_url(state->url()) +
+                            "': " + opened.error().message);
+            state_db = opened->db;
+            log(candor::mcp::log_level::info, "helpdesk: state " + opened->description);
+        }
+        auto store = candor::evidence::open_sql_store(state_db, worker);
+        if (!store) return fail("cannot open the evidence store: " + store.error().message);
+        auto counts = candor::validation::sql_repair_counts::open(state_db, worker);
+        if (!counts) return fail("cannot open the repair counts: " + counts.error().message);
+        auto sessions = candor::store::sql_session_records::open(state_db);
+        if (!sessions) return fail("cannot open the session records: " + sessions.error().message);
+        http->http_options().shared_sessions = *sessions;
+        http->http_options().shared_sessions_worker = worker;
         std::shared_ptr<const candor::evidence::key_ring> keys;
         // A file or a systemd credential keeps the keys off the command line and out of the
         // environment (docs/operations.md, "Deploying").
@@ -149,16 +190,20 @@ int main(int argc, char** argv) {
             keys = std::make_shared<const candor::evidence::key_ring>(candor::evidence::key_ring::ephemeral(
                 [&](std::string_view m) { log(candor::mcp::log_level::warning, m); }));
         }
-        log(candor::mcp::log_level::info, "helpdesk: database " + db_path);
+        log(candor::mcp::log_level::info, "helpdesk: database " + shown);
         // The same keys seal the request state of multi round-trip requests (2026-07-28).
         srv.set_request_state_sealer(candor::evidence::state_sealer_from(keys));
-        if (auto r = helpdesk::add_tools(srv, {*db, keys, *store, config, {}, {}}); !r) {
-            std::cerr << "error: cannot prepare the plan ledger in '" << db_path << "': " << r.error().message << "\n";
+        candor::validation::repair_budget_options repairs;
+        repairs.shared = *counts;
+        if (auto r = helpdesk::add_tools(
+                srv,
+                {db, keys, *store, config, worker, {}, std::make_shared<candor::validation::repair_budget>(repairs)});
+            !r) {
+            std::cerr << "error: cannot prepare the plan ledger in '" << shown << "': " << r.error().message << "\n";
             return false;
         }
         return true;
     };
-    auto http = std::make_shared<candor::app::http_command_line>();
-    opts.extensions = {http, std::make_shared<candor::app::ops_command_line>(http)};
+    opts.extensions = {http, std::make_shared<candor::app::ops_command_line>(http), state};
     return candor::app::run(srv, argc, argv, opts);
 }

@@ -5,10 +5,13 @@
 #endif
 #include "orders.hpp"
 
+#include "data.hpp"
+
 #include <boost/describe/enum_to_string.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <candor/json/time.hpp>
 
 #include <cstdio>
 #include <stdexcept>
@@ -40,14 +43,20 @@ std::string sku_name(int k) {
 
 boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
     return db.transaction([](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        if (auto r = lock_for_setup(tx); !r) return r;
+        // Drafts are numbered by a counter row (its row lock serializes the numbering on
+        // PostgreSQL as well), not by SQLite's INTEGER PRIMARY KEY rowid.
         const char* ddl[] = {
             "CREATE TABLE IF NOT EXISTS catalog_prices(sku TEXT NOT NULL, currency TEXT NOT NULL, price TEXT NOT NULL, "
             "PRIMARY KEY(sku, currency))",
-            "CREATE TABLE IF NOT EXISTS customers(id TEXT PRIMARY KEY, may_order INTEGER NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS order_drafts(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+            "CREATE TABLE IF NOT EXISTS customers(id TEXT PRIMARY KEY, may_order BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS order_drafts(seq BIGINT PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
             "customer_id TEXT NOT NULL, currency TEXT NOT NULL, delivery_date TEXT NOT NULL, discount TEXT NOT NULL, "
-            "total TEXT NOT NULL, lines TEXT NOT NULL, unverified INTEGER NOT NULL, created_at TEXT NOT NULL "
-            "DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+            "total TEXT NOT NULL, lines TEXT NOT NULL, unverified BIGINT NOT NULL, created_at TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS helpdesk_counters(name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+            // A database from before the counter starts it after its last draft.
+            "INSERT INTO helpdesk_counters(name, value) SELECT 'order_drafts', COALESCE(MAX(seq), 0) FROM order_drafts "
+            "WHERE TRUE ON CONFLICT (name) DO NOTHING",
         };
         for (const char* s : ddl)
             if (auto r = tx.execute(s, {}); !r) return r.error();
@@ -55,61 +64,75 @@ boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
             const auto price = decimal::parse("1.50")->multiply(k);  // exact: SKU-003 costs 4.50
             for (const char* c : currencies) {
                 const sc::sql_value p[] = {sku_name(k), std::string(c), price->to_string()};
-                if (auto r =
-                        tx.execute("INSERT OR IGNORE INTO catalog_prices(sku, currency, price) VALUES(?, ?, ?)", p);
+                if (auto r = tx.execute("INSERT INTO catalog_prices(sku, currency, price) VALUES(?, ?, ?) "
+                                        "ON CONFLICT (sku, currency) DO NOTHING",
+                                        p);
                     !r)
                     return r.error();
             }
         }
         for (int c = 1; c <= 9; ++c) {
             const sc::sql_value p[] = {"cust-" + std::to_string(c)};
-            if (auto r = tx.execute("INSERT OR IGNORE INTO customers(id, may_order) VALUES(?, 1)", p); !r)
+            if (auto r = tx.execute("INSERT INTO customers(id, may_order) VALUES(?, 1) ON CONFLICT (id) DO NOTHING", p);
+                !r)
                 return r.error();
         }
-        if (auto r = tx.execute("INSERT OR IGNORE INTO customers(id, may_order) VALUES('cust-blocked', 0)", {}); !r)
+        if (auto r = tx.execute(
+                "INSERT INTO customers(id, may_order) VALUES('cust-blocked', 0) ON CONFLICT (id) DO NOTHING", {});
+            !r)
             return r.error();
         return {};
     });
 }
 
-boost::asio::awaitable<std::optional<decimal>> sqlite_orders::price(std::string sku, od::currency_code currency) {
-    std::optional<std::string> text;
-    const sc::sql_value p[] = {std::move(sku), std::string(boost::describe::enum_to_string(currency, "?"))};
-    auto r =
-        db_->query("SELECT price FROM catalog_prices WHERE sku = ? AND currency = ?", p, [&](const sc::sql_row& row) {
-            if (const auto* s = std::get_if<std::string>(&row[0])) text = *s;
-            return false;
+boost::asio::awaitable<std::vector<sc::sql_row>> sql_orders::rows(const char* source, std::string sql,
+                                                                  std::vector<sc::sql_value> params) {
+    // On the worker, never on the caller's strand; the check's deadline ends the wait (the
+    // statement finishes alone and its rows are dropped).
+    auto read = [db = db_, sql = std::move(sql), params = std::move(params)] {
+        std::vector<sc::sql_row> out;
+        auto r = db->query(sql, params, [&](const sc::sql_row& row) {
+            out.push_back(row);
+            return true;
         });
-    if (!r) source_failed("catalog", r.error());
+        using rows_result = boost::system::result<std::vector<sc::sql_row>, sc::db_error>;
+        return r ? rows_result(std::move(out)) : rows_result(r.error());
+    };
+    auto r = co_await worker_->run_cancellable(std::move(read));
+    if (!r) source_failed(source, r.error());
+    co_return std::move(*r);
+}
+
+boost::asio::awaitable<std::optional<decimal>> sql_orders::price(std::string sku, od::currency_code currency) {
+    // Named, not literals in the co_await expression (GCC 12 miscompiles an array temporary there).
+    std::string sql = "SELECT price FROM catalog_prices WHERE sku = ? AND currency = ?";
+    std::vector<sc::sql_value> params{std::move(sku), std::string(boost::describe::enum_to_string(currency, "?"))};
+    auto found = co_await rows("catalog", std::move(sql), std::move(params));
+    const std::string* text = found.empty() ? nullptr : std::get_if<std::string>(&found.front().at(0));
     if (!text) co_return std::nullopt;
     auto d = decimal::parse(*text);
     if (!d) throw std::runtime_error("catalog: a stored price is not a decimal");
     co_return *d;
 }
 
-boost::asio::awaitable<std::vector<std::string>> sqlite_orders::similar(std::string sku, std::size_t limit) {
+boost::asio::awaitable<std::vector<std::string>> sql_orders::similar(std::string sku, std::size_t limit) {
+    std::string sql = "SELECT DISTINCT sku FROM catalog_prices ORDER BY sku LIMIT 10000";
+    auto found = co_await rows("catalog", std::move(sql), {});
     std::vector<std::string> all;
-    auto r =
-        db_->query("SELECT DISTINCT sku FROM catalog_prices ORDER BY sku LIMIT 10000", {}, [&](const sc::sql_row& row) {
-            if (const auto* s = std::get_if<std::string>(&row[0])) all.push_back(*s);
-            return true;
-        });
-    if (!r) source_failed("catalog", r.error());
+    for (const auto& row : found)
+        if (const auto* s = std::get_if<std::string>(&row.at(0))) all.push_back(*s);
     co_return od::closest_skus(sku, std::move(all), limit);
 }
 
-boost::asio::awaitable<bool> sqlite_orders::may_order(std::string, std::string customer_id) {
-    bool allowed = false;
-    const sc::sql_value p[] = {std::move(customer_id)};
-    auto r = db_->query("SELECT may_order FROM customers WHERE id = ?", p, [&](const sc::sql_row& row) {
-        if (const auto* v = std::get_if<std::int64_t>(&row[0])) allowed = *v != 0;
-        return false;
-    });
-    if (!r) source_failed("customers", r.error());
-    co_return allowed;
+boost::asio::awaitable<bool> sql_orders::may_order(std::string, std::string customer_id) {
+    std::string sql = "SELECT may_order FROM customers WHERE id = ?";
+    std::vector<sc::sql_value> params{std::move(customer_id)};
+    auto found = co_await rows("customers", std::move(sql), std::move(params));
+    const std::int64_t* v = found.empty() ? nullptr : std::get_if<std::int64_t>(&found.front().at(0));
+    co_return v&&* v != 0;
 }
 
-boost::asio::awaitable<boost::system::result<std::string, od::store_error>> sqlite_orders::store(
+boost::asio::awaitable<boost::system::result<std::string, od::store_error>> sql_orders::store(
     const od::order_args& order, bool unverified) {
     boost::json::array lines;
     for (const auto& l : order.lines)
@@ -117,45 +140,56 @@ boost::asio::awaitable<boost::system::result<std::string, od::store_error>> sqli
             boost::json::object{{"sku", l.sku}, {"quantity", l.quantity}, {"unit_price", l.unit_price.to_string()}});
     const std::string lines_text = boost::json::serialize(lines);
     std::string id;
-    auto r = db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
-        std::int64_t seq = 1;
-        if (auto q = tx.query("SELECT COALESCE(MAX(seq), 0) + 1 FROM order_drafts", {},
-                              [&](const sc::sql_row& row) {
-                                  if (const auto* v = std::get_if<std::int64_t>(&row[0])) seq = *v;
-                                  return false;
-                              });
-            !q)
-            return q.error();
-        char b[32];
-        std::snprintf(b, sizeof b, "D-%06lld", static_cast<long long>(seq));
-        id = b;
-        const sc::sql_value p[] = {seq,
-                                   id,
-                                   order.customer_id,
-                                   std::string(boost::describe::enum_to_string(order.currency, "?")),
-                                   order.delivery_date,
-                                   order.discount.to_string(),
-                                   order.total.to_string(),
-                                   lines_text,
-                                   std::int64_t{unverified ? 1 : 0}};
-        if (auto e = tx.execute("INSERT INTO order_drafts(seq, id, customer_id, currency, delivery_date, discount, "
-                                "total, lines, unverified) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                p);
-            !e)
-            return e.error();
-        return {};
-    });
+    // On the worker, waited for to its end: a draft is stored or not, never behind the reply.
+    auto write = [&] {
+        return db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+            std::int64_t seq = 0;
+            if (auto u = tx.execute("UPDATE helpdesk_counters SET value = value + 1 WHERE name = 'order_drafts'", {});
+                !u)
+                return u.error();
+            if (auto q = tx.query("SELECT value FROM helpdesk_counters WHERE name = 'order_drafts'", {},
+                                  [&](const sc::sql_row& row) {
+                                      if (const auto* v = std::get_if<std::int64_t>(&row[0])) seq = *v;
+                                      return false;
+                                  });
+                !q)
+                return q.error();
+            char b[32];
+            std::snprintf(b, sizeof b, "D-%06lld", static_cast<long long>(seq));
+            id = b;
+            const sc::sql_value p[] = {seq,
+                                       id,
+                                       order.customer_id,
+                                       std::string(boost::describe::enum_to_string(order.currency, "?")),
+                                       order.delivery_date,
+                                       order.discount.to_string(),
+                                       order.total.to_string(),
+                                       lines_text,
+                                       std::int64_t{unverified ? 1 : 0},
+                                       candor::json::format_time(std::chrono::system_clock::now())};
+            if (auto e = tx.execute("INSERT INTO order_drafts(seq, id, customer_id, currency, delivery_date, discount, "
+                                    "total, lines, unverified, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                    p);
+                !e)
+                return e.error();
+            return {};
+        });
+    };
+    auto r = co_await worker_->run(write);
     using stored = boost::system::result<std::string, od::store_error>;
     if (!r) co_return stored(boost::system::in_place_error, od::store_error{r.error().message});
     co_return stored(boost::system::in_place_value, std::move(id));
 }
 
-std::shared_ptr<candor::mcp::tool_handler> make_order_tool(std::shared_ptr<sc::sql_database> db) {
-    auto backend = std::make_shared<sqlite_orders>(std::move(db));
+std::shared_ptr<candor::mcp::tool_handler> make_order_tool(std::shared_ptr<sc::sql_database> db,
+                                                           std::shared_ptr<candor::store::worker> worker,
+                                                           std::shared_ptr<candor::validation::repair_budget> repairs) {
+    auto backend = std::make_shared<sql_orders>(std::move(db), std::move(worker));
     od::order_tool_options o;
     o.catalog = backend;
     o.access = backend;
     o.drafts = backend;
+    o.validation.repairs = std::move(repairs);
     return od::make_create_order_draft(std::move(o));
 }
 

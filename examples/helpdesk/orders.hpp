@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
-// create_order_draft over the helpdesk's SQLite database: a catalog of 20 SKUs (SKU-k costs
-// k × 1.50, in each currency), customers cust-1 … cust-9 who may order and cust-blocked who may
-// not, and a table of stored drafts.
+// create_order_draft over the helpdesk's database (SQLite or PostgreSQL): a catalog of 20 SKUs
+// (SKU-k costs k × 1.50, in each currency), customers cust-1 … cust-9 who may order and
+// cust-blocked who may not, and a table of stored drafts.
 
 #include <candor/sql_collection/database.hpp>
+#include <candor/store/worker.hpp>
 #include <candor_examples/order_draft.hpp>
 
 #include <memory>
@@ -16,11 +17,13 @@ namespace helpdesk {
 boost::system::result<void, candor::sql_collection::db_error> prepare_orders(candor::sql_collection::sql_database& db);
 
 /// The catalog, customer access and draft store over `db` (tables from `prepare_orders`).
-class sqlite_orders final : public candor_examples::order_draft::catalog,
-                            public candor_examples::order_draft::customer_access,
-                            public candor_examples::order_draft::draft_store {
+class sql_orders final : public candor_examples::order_draft::catalog,
+                         public candor_examples::order_draft::customer_access,
+                         public candor_examples::order_draft::draft_store {
 public:
-    explicit sqlite_orders(std::shared_ptr<candor::sql_collection::sql_database> db) : db_(std::move(db)) {}
+    /// @param worker runs the statements (never the caller's strand)
+    sql_orders(std::shared_ptr<candor::sql_collection::sql_database> db, std::shared_ptr<candor::store::worker> worker)
+        : db_(std::move(db)), worker_(std::move(worker)) {}
 
     boost::asio::awaitable<std::optional<candor::contract::decimal>> price(
         std::string sku, candor_examples::order_draft::currency_code currency) override;
@@ -31,9 +34,16 @@ public:
 
 private:
     std::shared_ptr<candor::sql_collection::sql_database> db_;
+    std::shared_ptr<candor::store::worker> worker_;
+    /// The rows of one read on the worker; a failure throws (`source` names it).
+    boost::asio::awaitable<std::vector<candor::sql_collection::sql_row>> rows(
+        const char* source, std::string sql, std::vector<candor::sql_collection::sql_value> params);
 };
 
-/// The create_order_draft tool over `db`.
-std::shared_ptr<candor::mcp::tool_handler> make_order_tool(std::shared_ptr<candor::sql_collection::sql_database> db);
+/// The create_order_draft tool over `db` (statements on `worker`), with `repairs` as its repair
+/// budget (default: its own).
+std::shared_ptr<candor::mcp::tool_handler> make_order_tool(
+    std::shared_ptr<candor::sql_collection::sql_database> db, std::shared_ptr<candor::store::worker> worker,
+    std::shared_ptr<candor::validation::repair_budget> repairs = nullptr);
 
 }  // namespace helpdesk

@@ -32,28 +32,44 @@ constexpr std::size_t per_source_limit = 20;
 
 struct source_query {
     std::string name;
-    std::string sql;  // one `?`: the query text
+    std::string sql;  // `uses` placeholders, each the LIKE pattern of the query text
+    std::size_t uses = 1;
     std::vector<std::string> columns;
 };
 
+// `column` contains the pattern's text, ignoring case: lower() on both sides, so LIKE means
+// the same on SQLite (case-insensitive for ASCII) and PostgreSQL (case-sensitive).
+std::string contains(std::string_view column) {
+    return "lower(" + std::string(column) + ") LIKE ('%' || lower(CAST(? AS TEXT)) || '%') ESCAPE '!'";
+}
+
+// The query text with LIKE's wildcards (and the escape character) escaped: it matches itself.
+std::string like_pattern(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '%' || c == '_' || c == '!') out += '!';
+        out += c;
+    }
+    return out;
+}
+
 const source_query& query_of(std::string_view name) {
-    // Case-insensitive substring search with instr(): the query is a bound parameter, and no
-    // LIKE wildcards need escaping.
+    // The query is a bound parameter; the SQL runs on SQLite and PostgreSQL alike.
+    static const std::string limit = " LIMIT " + std::to_string(per_source_limit + 1);
     static const source_query q[] = {
         {"tickets",
-         "SELECT id, title, status FROM tickets WHERE candor_to IS NULL AND instr(lower(title), lower(?1)) > 0 "
-         "ORDER BY id LIMIT " +
-             std::to_string(per_source_limit + 1),
+         "SELECT id, title, status FROM tickets WHERE candor_to IS NULL AND " + contains("title") + " ORDER BY id" +
+             limit,
+         1,
          {"id", "title", "status"}},
         {"knowledge_base",
-         "SELECT id, title, body FROM kb_articles WHERE instr(lower(title), lower(?1)) > 0 OR "
-         "instr(lower(body), lower(?1)) > 0 ORDER BY id LIMIT " +
-             std::to_string(per_source_limit + 1),
+         "SELECT id, title, body FROM kb_articles WHERE " + contains("title") + " OR " + contains("body") +
+             " ORDER BY id" + limit,
+         2,
          {"id", "title", "body"}},
         {"chat",
-         "SELECT id, channel, author, text, at FROM chat_messages WHERE instr(lower(text), lower(?1)) > 0 "
-         "ORDER BY id LIMIT " +
-             std::to_string(per_source_limit + 1),
+         "SELECT id, channel, author, text, at FROM chat_messages WHERE " + contains("text") + " ORDER BY id" + limit,
+         1,
          {"id", "channel", "author", "text", "at"}},
     };
     for (const auto& s : q)
@@ -80,7 +96,7 @@ struct found {
 found read_source(sc::sql_database& db, const std::string& name, const std::string& text) {
     const auto& q = query_of(name);
     found out;
-    const sc::sql_value params[] = {text};
+    const std::vector<sc::sql_value> params(q.uses, like_pattern(text));
     auto r = db.query(q.sql, params, [&](const sc::sql_row& row) {
         boost::json::object item;
         for (std::size_t i = 0; i < q.columns.size(); ++i)

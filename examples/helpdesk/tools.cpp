@@ -62,6 +62,7 @@ pg::collection_options paging_options(const shared& s, std::size_t default_size)
 std::shared_ptr<pg::collection_tool> search_tickets(const shared& s) {
     sc::collection_spec spec;
     spec.table = tickets_table();
+    spec.worker = s.worker;
     // The argument budget (depth 5, 200 values) is checked first by the framework; this one
     // applies inside `filter`.
     spec.limits = {.max_depth = 2, .max_nodes = 190, .max_in = 50, .max_value_bytes = 200};
@@ -100,6 +101,7 @@ boost::json::value accounts_filter(const accounts_query& q) {
 std::shared_ptr<pg::collection_tool> list_service_accounts(const shared& s) {
     sc::collection_spec spec;
     spec.table = accounts_table();
+    spec.worker = s.worker;
     spec.visibility = account_visibility;
     return sc::make_collection<accounts_query>(
         s.db, std::move(spec),
@@ -277,7 +279,10 @@ private:
 }  // namespace
 
 boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) {
-    if (!s.worker) s.worker = std::make_shared<candor::store::worker>();
+    // One thread for SQLite's one connection; a PostgreSQL pool serves a few at once.
+    if (!s.worker)
+        s.worker =
+            std::make_shared<candor::store::worker>(s.db->dialect() == candor::store::sql_dialect::postgres ? 4 : 1);
     if (!s.approval) {
         // Executed plans are remembered in the helpdesk's own database: across restarts, and in
         // the same transaction as the archive they approve.
@@ -292,7 +297,7 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
     srv.add_tool(std::make_shared<archive_accounts>(s)).value();
     srv.add_tool(make_search_everywhere(s)).value();
-    srv.add_tool(make_order_tool(s.db)).value();
+    srv.add_tool(make_order_tool(s.db, s.worker, s.repairs)).value();
     return {};
 }
 

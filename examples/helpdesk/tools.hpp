@@ -11,6 +11,7 @@
 #include <candor/mcp/server.hpp>
 #include <candor/store/worker.hpp>
 #include <candor/validation/approval_gate.hpp>
+#include <candor/validation/repair_budget.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -32,12 +33,16 @@ struct shared {
     std::shared_ptr<const candor::evidence::key_ring> keys;
     std::shared_ptr<candor::evidence::evidence_store> evidence;
     settings config;
-    /// Runs the archive's transactions off the I/O threads.
+    /// Runs the collections' statements and the archive's transactions off the I/O threads
+    /// (default: one thread for SQLite, four for PostgreSQL).
     std::shared_ptr<candor::store::worker> worker;
     /// Approval before archiving: elicitation when the client can be asked, else a plan and a
     /// `plan_token` (default: a gate whose plan tokens are sealed with `keys` and whose ledger of
     /// executed plans is the `candor_plan_use` table of `db`).
     std::shared_ptr<const candor::validation::approval_gate> approval;
+    /// The repair budget of create_order_draft (default: one of its own, counted in this
+    /// process); replicas share its counts (`repair_budget_options::shared`).
+    std::shared_ptr<candor::validation::repair_budget> repairs;
 };
 
 /// Register search_tickets, list_service_accounts, find_unowned_accounts,

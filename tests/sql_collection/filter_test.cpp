@@ -45,7 +45,7 @@ candor::issue only_issue(std::string_view text, sc::filter_limits l = {}) {
 TEST(SqlFilter, EmptyFilterMatchesEverything) {
     auto r = compile("{}");
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->sql, "1");
+    EXPECT_EQ(r->sql, "TRUE");
     EXPECT_TRUE(r->params.empty());
 }
 
@@ -63,6 +63,21 @@ TEST(SqlFilter, NullTestsOnNullableFields) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->sql, R"(("owner" IS NULL OR "owner" IS NOT NULL))");
     EXPECT_EQ(only_issue(R"({"status":null})").code, "FILTER_TYPE_MISMATCH");
+}
+
+TEST(SqlFilter, TheTextRunsOnSqliteAndPostgres) {
+    // `ne` counts null as different (IS DISTINCT FROM, not SQLite's IS NOT), and a condition
+    // nothing matches is FALSE, not the integer 0 (PostgreSQL wants a boolean).
+    auto ne = compile(R"({"owner":{"ne":"a"}})");
+    ASSERT_TRUE(ne);
+    EXPECT_EQ(ne->sql, R"("owner" IS DISTINCT FROM ?)");
+    auto none = compile(R"({"status":{"in":[]}})");
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->sql, "FALSE");
+    auto both = compile(R"({"or":[{"status":{"in":[]}},{"urgent":true}]})");
+    ASSERT_TRUE(both);
+    EXPECT_EQ(both->sql, R"((FALSE OR "urgent" = ?))");
+    EXPECT_EQ(std::get<std::int64_t>(both->params.at(0)), 1);  // booleans are 0/1 on both engines
 }
 
 TEST(SqlFilter, TooDeepIsReportedAtTheGroupThatExceedsTheBudget) {

@@ -41,6 +41,8 @@ public:
     std::atomic<bool> failing{false};
     std::atomic<int> stall_ms{0};
 
+    st::sql_dialect dialect() const noexcept override { return db_->dialect(); }
+
     boost::system::result<void, st::db_error> query(std::string_view sql, std::span<const st::sql_value> params,
                                                     const std::function<bool(const st::sql_row&)>& on_row) override {
         if (auto e = trouble()) return *e;

@@ -8,6 +8,9 @@ namespace candor::evidence {
 
 namespace {
 
+// The key of the advisory lock around the tables' creation on PostgreSQL ("candorEV").
+constexpr std::int64_t evidence_lock = 0x63616E646F724556;
+
 constexpr std::array<std::string_view, 3> schema_statements = {
     "CREATE TABLE IF NOT EXISTS candor_evidence_walk("
     "walk TEXT PRIMARY KEY, closed BIGINT NOT NULL, expiry_ms BIGINT NOT NULL)",
@@ -121,11 +124,7 @@ std::span<const std::string_view> sql_store_schema() noexcept { return schema_st
 boost::system::result<std::shared_ptr<evidence_store>, store::db_error> open_sql_store(
     std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker) {
     if (!db || !worker) throw std::invalid_argument("open_sql_store: a database and a worker are required");
-    auto r = db->transaction([](store::sql_database& tx) -> boost::system::result<void, store::db_error> {
-        for (auto s : schema_statements)
-            if (auto c = tx.execute(s, {}); !c) return c.error();
-        return {};
-    });
+    auto r = store::create_schema(*db, evidence_lock, schema_statements);
     if (!r) return r.error();
     return std::shared_ptr<evidence_store>(std::make_shared<sql_store>(std::move(db), std::move(worker)));
 }

@@ -12,11 +12,30 @@ void throw_exception_from_error(const db_error& e, const boost::source_location&
     throw std::runtime_error("store: " + e.message);
 }
 
+boost::system::result<void, db_error> lock_for_setup(sql_database& tx, std::int64_t key) {
+    if (tx.dialect() != sql_dialect::postgres) return {};
+    const sql_value k[] = {key};
+    if (auto r = tx.execute("SELECT pg_advisory_xact_lock(CAST(? AS BIGINT))", k); !r) return r.error();
+    return {};
+}
+
+boost::system::result<void, db_error> create_schema(sql_database& db, std::int64_t key,
+                                                    std::span<const std::string_view> statements) {
+    return db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {
+        if (auto l = lock_for_setup(tx, key); !l) return l;
+        for (auto statement : statements)
+            if (auto r = tx.execute(statement, {}); !r) return r.error();
+        return {};
+    });
+}
+
 namespace {
 
 class sqlite_database final : public sql_database {
 public:
     explicit sqlite_database(sqlite::database db) : db_(std::move(db)) {}
+
+    sql_dialect dialect() const noexcept override { return sql_dialect::sqlite; }
 
     boost::system::result<void, db_error> query(std::string_view sql, std::span<const sql_value> params,
                                                 const std::function<bool(const sql_row&)>& on_row) override {

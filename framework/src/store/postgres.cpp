@@ -65,6 +65,8 @@ public:
     explicit postgres_database(std::shared_ptr<pg::pool> pool, pg::lease* tx = nullptr, int depth = 0)
         : pool_(std::move(pool)), tx_(tx), depth_(depth) {}
 
+    sql_dialect dialect() const noexcept override { return sql_dialect::postgres; }
+
     boost::system::result<void, db_error> query(std::string_view sql, std::span<const sql_value> params,
                                                 const std::function<bool(const sql_row&)>& on_row) override {
         auto r = run(sql, params);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/store/sql_session_records.hpp>
 
+#include <array>
 #include <string>
 
 namespace candor::store {
@@ -10,8 +11,15 @@ namespace {
 using transport::session_record;
 using transport::session_records_error;
 
-// Any fixed 64-bit number, the same on every replica (this one spells "candorSS").
-constexpr std::string_view create_lock = "SELECT pg_advisory_xact_lock(7161126260141347667)";
+// The key of the advisory lock around the table's creation on PostgreSQL ("candorSS").
+constexpr std::int64_t create_lock = 7161126260141347667;
+
+constexpr std::array<std::string_view, 2> schema_statements = {
+    "CREATE TABLE IF NOT EXISTS candor_http_session (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+    "protocol_version TEXT NOT NULL, client_name TEXT NOT NULL, client_version TEXT NOT NULL, "
+    "client_capabilities TEXT NOT NULL, last_used BIGINT NOT NULL, expires BIGINT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS candor_http_session_expires ON candor_http_session (expires)",
+};
 
 std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -23,17 +31,6 @@ std::chrono::system_clock::time_point from_unix_ms(std::int64_t ms) {
 }
 
 session_records_error failed(const db_error& e) { return session_records_error{"session records: " + e.message}; }
-
-// Whether `db` is PostgreSQL: it has version() and says so; SQLite has no such function.
-bool is_postgres(sql_database& db) {
-    bool pg = false;
-    auto r = db.query("SELECT version()", {}, [&](const sql_row& row) {
-        const auto* text = std::get_if<std::string>(&row.at(0));
-        pg = text && text->starts_with("PostgreSQL");
-        return false;
-    });
-    return r && pg;
-}
 
 std::string text_of(const sql_value& v) {
     const auto* s = std::get_if<std::string>(&v);
@@ -49,27 +46,7 @@ std::int64_t number_of(const sql_value& v) {
 
 boost::system::result<std::shared_ptr<sql_session_records>, db_error> sql_session_records::open(
     std::shared_ptr<sql_database> db) {
-    const bool pg = is_postgres(*db);
-    auto r = db->transaction([pg](sql_database& tx) -> boost::system::result<void, db_error> {
-        if (pg) {
-            // Concurrent CREATE TABLE IF NOT EXISTS can fail on PostgreSQL (a unique violation
-            // in its catalog); the lock makes the replicas create one after another.
-            if (auto l = tx.query(create_lock, {}, [](const sql_row&) { return false; }); !l) return l.error();
-        }
-        if (auto c = tx.execute("CREATE TABLE IF NOT EXISTS candor_http_session ("
-                                "id TEXT PRIMARY KEY, owner TEXT NOT NULL, protocol_version TEXT NOT NULL, "
-                                "client_name TEXT NOT NULL, client_version TEXT NOT NULL, "
-                                "client_capabilities TEXT NOT NULL, last_used BIGINT NOT NULL, "
-                                "expires BIGINT NOT NULL)",
-                                {});
-            !c)
-            return c.error();
-        if (auto c = tx.execute(
-                "CREATE INDEX IF NOT EXISTS candor_http_session_expires ON candor_http_session (expires)", {});
-            !c)
-            return c.error();
-        return {};
-    });
+    auto r = create_schema(*db, create_lock, schema_statements);
     if (!r) return r.error();
     return std::shared_ptr<sql_session_records>(new sql_session_records(std::move(db)));
 }

@@ -12,6 +12,10 @@ namespace candor::validation {
 
 namespace {
 
+// The key of the advisory lock around the ledger's table creation on PostgreSQL (any fixed
+// 64-bit number; this one spells "candorPL").
+constexpr std::int64_t plan_ledger_lock = 0x63616E646F72504C;
+
 constexpr std::array<std::string_view, 2> schema_statements = {
     "CREATE TABLE IF NOT EXISTS candor_plan_use (nonce TEXT PRIMARY KEY, expiry BIGINT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS candor_plan_use_expiry ON candor_plan_use (expiry)",
@@ -31,11 +35,7 @@ sql_plan_ledger::sql_plan_ledger(std::shared_ptr<store::sql_database> db, std::s
 
 boost::system::result<std::shared_ptr<sql_plan_ledger>, store::db_error> sql_plan_ledger::open(
     std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker, sql_plan_ledger_options opts) {
-    auto r = db->transaction([](store::sql_database& tx) -> boost::system::result<void, store::db_error> {
-        for (auto s : schema_statements)
-            if (auto c = tx.execute(s, {}); !c) return c.error();
-        return {};
-    });
+    auto r = store::create_schema(*db, plan_ledger_lock, schema_statements);
     if (!r) return r.error();
     return std::shared_ptr<sql_plan_ledger>(new sql_plan_ledger(std::move(db), std::move(worker), opts));
 }

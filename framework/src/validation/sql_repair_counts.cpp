@@ -14,6 +14,9 @@ namespace {
 
 using count_result = boost::system::result<std::size_t, store::db_error>;
 
+// The key of the advisory lock around the table's creation on PostgreSQL ("candorRC").
+constexpr std::int64_t repair_counts_lock = 0x63616E646F725243;
+
 constexpr std::array<std::string_view, 2> schema_statements = {
     "CREATE TABLE IF NOT EXISTS candor_repair_counts("
     "repair_key TEXT PRIMARY KEY, failures BIGINT NOT NULL, last_ms BIGINT NOT NULL)",
@@ -58,11 +61,7 @@ std::span<const std::string_view> sql_repair_counts::schema() noexcept { return 
 boost::system::result<std::shared_ptr<sql_repair_counts>, store::db_error> sql_repair_counts::open(
     std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker) {
     if (!db || !worker) throw std::invalid_argument("sql_repair_counts: a database and a worker are required");
-    auto r = db->transaction([](store::sql_database& tx) -> boost::system::result<void, store::db_error> {
-        for (auto s : schema_statements)
-            if (auto c = tx.execute(s, {}); !c) return c.error();
-        return {};
-    });
+    auto r = store::create_schema(*db, repair_counts_lock, schema_statements);
     if (!r) return r.error();
     return std::shared_ptr<sql_repair_counts>(new sql_repair_counts(std::move(db), std::move(worker)));
 }

@@ -128,7 +128,7 @@ public:
                 add(codes::filter_malformed, path,
                     "an empty condition {} inside a group; remove it or name a field, e.g. {\"" +
                         table_.fields.front().name + "\": …}");
-            return "1";
+            return "TRUE";
         }
         std::vector<std::string> parts;
         for (const auto& kv : o) {
@@ -174,7 +174,7 @@ private:
             add(codes::filter_malformed, path,
                 quoted_op + " takes a non-empty array of filters, e.g. {\"" + std::string(op) + "\": [{\"" +
                     table_.fields.front().name + "\": …}, …]}");
-            return "0";
+            return "FALSE";
         }
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < arr->size(); ++i) {
@@ -188,7 +188,7 @@ private:
             }
             parts.push_back(filter(*o, p, false));
         }
-        if (parts.empty()) return "0";
+        if (parts.empty()) return "FALSE";
         return grouped(parts, op == "and" ? " AND " : " OR ");
     }
 
@@ -206,13 +206,13 @@ private:
             add(codes::filter_unknown_field, path,
                 "unknown field '" + std::string(name) + "'; filterable fields: " + join(names) + " (groups: and, or)",
                 field_list());
-            return "0";
+            return "FALSE";
         }
         if (const auto* ops = v.if_object()) {
             if (ops->empty()) {
                 add(codes::filter_malformed, path,
                     "an empty operator object; use e.g. {\"eq\": …}; operators: " + join(allowed(*f)));
-                return "0";
+                return "FALSE";
             }
             std::vector<std::string> parts;
             for (const auto& kv : *ops)
@@ -238,7 +238,7 @@ private:
                 "operator '" + std::string(op) + "' is not available for " + std::string(to_string(f.type)) +
                     " field '" + f.name + "'; use one of " + join(ops),
                 {{"allowed", std::move(list)}});
-            return "0";
+            return "FALSE";
         }
         const auto col = detail::quoted(f.name);
         if (op == "in") {
@@ -247,21 +247,21 @@ private:
                 add(codes::filter_type_mismatch, path,
                     "'in' takes an array of values for field '" + f.name + "', got " + std::string(kind_name(v)),
                     {{"expected", "array"}});
-                return "0";
+                return "FALSE";
             }
             if (arr->size() > limits_.max_in) {
                 add(codes::filter_list_too_long, path,
                     "'in' lists at most " + std::to_string(limits_.max_in) + " values, got " +
                         std::to_string(arr->size()) + "; split the search",
                     {{"limit", limits_.max_in}});
-                return "0";
+                return "FALSE";
             }
-            if (arr->empty()) return "0";
+            if (arr->empty()) return "FALSE";
             std::string marks;
             for (std::size_t i = 0; i < arr->size(); ++i) {
                 auto p = path;
                 json::append_index(p, i);
-                if (!scalar(f, (*arr)[i], p, false)) return "0";
+                if (!scalar(f, (*arr)[i], p, false)) return "FALSE";
                 marks += i == 0 ? "?" : ", ?";
             }
             return col + " IN (" + marks + ")";
@@ -272,20 +272,20 @@ private:
                 "field '" + f.name + "' takes " + std::string(expected_of(f.type)) +
                     "; to match any of several values write {\"" + f.name + "\": {\"in\": [...]}}",
                 {{"expected", to_string(f.type)}});
-            return "0";
+            return "FALSE";
         }
         if (v.is_null() && equality) {
             if (!f.nullable) {
                 add(codes::filter_type_mismatch, path,
                     "field '" + f.name + "' is never null; compare it with " + std::string(expected_of(f.type)),
                     {{"expected", to_string(f.type)}});
-                return "0";
+                return "FALSE";
             }
             return col + (op == "eq" ? " IS NULL" : " IS NOT NULL");
         }
-        if (!scalar(f, v, path, false)) return "0";
+        if (!scalar(f, v, path, false)) return "FALSE";
         if (op == "eq") return col + " = ?";
-        if (op == "ne") return col + " IS NOT ?";
+        if (op == "ne") return col + " IS DISTINCT FROM ?";
         if (op == "lt") return col + " < ?";
         if (op == "lte") return col + " <= ?";
         if (op == "gt") return col + " > ?";

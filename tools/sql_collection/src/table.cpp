@@ -28,15 +28,71 @@ bool valid_name(std::string_view n) noexcept {
     return !n.starts_with("candor_");
 }
 
-std::string_view column_type(field_type t) noexcept {
+// Types both engines read alike: BIGINT is PostgreSQL's int8 (INTEGER would be int4) and
+// DOUBLE PRECISION its float8 (REAL would be float4); SQLite gives them the INTEGER and REAL
+// affinities. Text compares bytewise on both: SQLite's BINARY collation, PostgreSQL's "C"
+// (the database's default collation could order 'B' after 'a', and the keyset pages, the
+// filter's lt/gt and `paging::compare_keys` all assume bytewise order).
+std::string_view column_type(field_type t, store::sql_dialect d) noexcept {
     switch (t) {
         case field_type::integer:
-        case field_type::boolean: return "INTEGER";
-        case field_type::number: return "REAL";
+        case field_type::boolean: return "BIGINT";
+        case field_type::number: return "DOUBLE PRECISION";
         case field_type::text:
-        case field_type::date: return "TEXT";
+        case field_type::date: break;
     }
-    return "TEXT";
+    return d == store::sql_dialect::postgres ? "TEXT COLLATE \"C\"" : "TEXT";
+}
+
+// The key of the advisory lock that serializes `create_table` across replicas on PostgreSQL
+// (any fixed 64-bit number; this one spells "candorSC").
+constexpr std::int64_t create_table_lock = 0x63616E646F725343;
+
+// What a refused write fails with (the same on both engines; no quote characters).
+std::string guard_message(std::string_view table, std::string_view op) {
+    return "candor: table " + std::string(table) +
+           " is versioned for pinned snapshots; write it through candor::sql_collection (insert_rows, "
+           "update_row, delete_row), never with a plain " +
+           std::string(op);
+}
+
+// The guard triggers (see create_table), in each engine's trigger language.
+std::vector<std::string> guard_statements(const table_spec& spec, store::sql_dialect d) {
+    const auto t = detail::quoted(spec.table);
+    std::vector<std::string> out;
+    if (d == store::sql_dialect::postgres) {
+        // One function for every versioned table: it finds the table's writer row by the
+        // trigger's table name. TRUNCATE fires no row trigger, so it has a statement trigger.
+        out.push_back(
+            "CREATE OR REPLACE FUNCTION candor_sql_guard() RETURNS trigger LANGUAGE plpgsql AS $candor$ "
+            "BEGIN "
+            "IF coalesce((SELECT w.\"open\" FROM candor_sql_writer w WHERE w.name = TG_TABLE_NAME), 0) = 0 THEN "
+            "RAISE EXCEPTION '" +
+            guard_message("%", "%") +
+            "', TG_TABLE_NAME, TG_OP USING ERRCODE = 'integrity_constraint_violation'; "
+            "END IF; "
+            "IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; "
+            "RETURN NEW; "
+            "END $candor$");
+        for (const char* op : {"insert", "update", "delete", "truncate"}) {
+            std::string upper(op);
+            for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            out.push_back("CREATE OR REPLACE TRIGGER " + detail::quoted(spec.table + "_candor_guard_" + op) +
+                          " BEFORE " + upper + " ON " + t +
+                          (upper == "TRUNCATE" ? " FOR EACH STATEMENT" : " FOR EACH ROW") +
+                          " EXECUTE FUNCTION candor_sql_guard()");
+        }
+        return out;
+    }
+    // The table name is validated ([a-z_][a-z0-9_]*), so it can stand in the SQL texts below.
+    for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
+        std::string trigger = spec.table + "_candor_guard_" + op;
+        for (auto& c : trigger) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        out.push_back("CREATE TRIGGER IF NOT EXISTS " + detail::quoted(trigger) + " BEFORE " + op + " ON " + t +
+                      " WHEN NOT coalesce((SELECT open FROM candor_sql_writer WHERE name = '" + spec.table +
+                      "'), 0) BEGIN SELECT RAISE(ABORT, '" + guard_message(spec.table, op) + "'); END");
+    }
+    return out;
 }
 
 }  // namespace
@@ -112,18 +168,19 @@ std::string in_snapshot() { return "candor_from <= ? AND (candor_to IS NULL OR c
 
 boost::system::result<void, db_error> create_table(sql_database& db, const table_spec& spec) {
     spec.validate();
+    const auto dialect = db.dialect();
     std::string cols;
     for (const auto& f : spec.fields) {
-        cols += detail::quoted(f.name) + " " + std::string(column_type(f.type));
+        cols += detail::quoted(f.name) + " " + std::string(column_type(f.type, dialect));
         if (!f.nullable) cols += " NOT NULL";
         cols += ", ";
     }
     const auto t = detail::quoted(spec.table);
     const auto k = detail::quoted(spec.key);
     std::vector<std::string> statements = {
-        "CREATE TABLE IF NOT EXISTS candor_sql_sequence(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS candor_sql_writer(name TEXT PRIMARY KEY, open INTEGER NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS " + t + "(" + cols + "candor_from INTEGER NOT NULL, candor_to INTEGER)",
+        "CREATE TABLE IF NOT EXISTS candor_sql_sequence(name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS candor_sql_writer(name TEXT PRIMARY KEY, open BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS " + t + "(" + cols + "candor_from BIGINT NOT NULL, candor_to BIGINT)",
         "CREATE INDEX IF NOT EXISTS " + detail::quoted(spec.table + "_key_version") + " ON " + t + "(" + k +
             ", candor_from)",
         "CREATE UNIQUE INDEX IF NOT EXISTS " + detail::quoted(spec.table + "_key_current") + " ON " + t + "(" + k +
@@ -131,27 +188,27 @@ boost::system::result<void, db_error> create_table(sql_database& db, const table
     };
     // The guard: a write that did not open the table's writer row in its own transaction (a
     // plain INSERT, UPDATE or DELETE from another program) is refused, so that no pinned
-    // snapshot can change under a walk. The table name is validated ([a-z_][a-z0-9_]*), so it
-    // can stand in the SQL texts below.
-    for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
-        std::string trigger = spec.table + "_candor_guard_" + op;
-        for (auto& c : trigger) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        statements.push_back(
-            "CREATE TRIGGER IF NOT EXISTS " + detail::quoted(trigger) + " BEFORE " + op + " ON " + t +
-            " WHEN NOT coalesce((SELECT open FROM candor_sql_writer WHERE name = '" + spec.table +
-            "'), 0) BEGIN SELECT RAISE(ABORT, 'candor: table " + spec.table +
-            " is versioned for pinned snapshots; write it through candor::sql_collection (insert_rows, "
-            "update_row, delete_row), never with a plain " +
-            op + "'); END");
-    }
-    for (const auto& s : statements)
-        if (auto r = db.execute(s, {}); !r) return r.error();
-    const sql_value name[] = {spec.table};
-    if (auto r = db.execute("INSERT OR IGNORE INTO candor_sql_sequence(name, value) VALUES(?, 0)", name); !r)
-        return r.error();
-    if (auto r = db.execute("INSERT OR IGNORE INTO candor_sql_writer(name, open) VALUES(?, 0)", name); !r)
-        return r.error();
-    return {};
+    // snapshot can change under a walk.
+    for (auto& g : guard_statements(spec, dialect)) statements.push_back(std::move(g));
+    // In one transaction. On PostgreSQL, replicas that start together would race: two
+    // concurrent CREATE TABLE IF NOT EXISTS of one name can both pass the check, and the second
+    // fails on pg_type's unique index. The advisory lock (released at commit) makes them take
+    // turns, and the second finds everything in place.
+    return db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {
+        if (auto r = store::lock_for_setup(tx, create_table_lock); !r) return r;
+        for (const auto& s : statements)
+            if (auto r = tx.execute(s, {}); !r) return r.error();
+        const sql_value name[] = {spec.table};
+        if (auto r = tx.execute(
+                "INSERT INTO candor_sql_sequence(name, value) VALUES(?, 0) ON CONFLICT (name) DO NOTHING", name);
+            !r)
+            return r.error();
+        if (auto r = tx.execute("INSERT INTO candor_sql_writer(name, open) VALUES(?, 0) ON CONFLICT (name) DO NOTHING",
+                                name);
+            !r)
+            return r.error();
+        return {};
+    });
 }
 
 boost::system::result<std::int64_t, db_error> current_sequence(sql_database& db, const table_spec& spec) {
@@ -178,6 +235,18 @@ boost::system::result<std::int64_t, db_error> next_sequence(sql_database& db, co
 // Every write of a versioned table, in one transaction (a savepoint inside the caller's): open
 // the table's writer row (what the guard triggers let through), take the next sequence
 // number, run `write(tx, seq)`, close the writer row again. The row is never committed open.
+//
+// Why a walk never claims complete over data it did not see as one snapshot, on PostgreSQL's
+// READ COMMITTED too (SQLite has one writer at a time anyway): the first statement takes the
+// writer row's lock, held until commit, so the table's writers run one after another; the next
+// one resumes only after the previous committed, and its own statements (each with a fresh
+// snapshot) then see that commit. So sequence numbers are taken, and committed, in order: when
+// a reader sees the committed value s (`open_snapshot`), every write numbered s or less has
+// committed, and any later write can only add versions with candor_from > s and set candor_to
+// to a number > s on versions current at s. A page's statement sees committed data only, and
+// `in_snapshot` keeps exactly the versions valid at s: every page of the walk reads the same
+// rows, whatever commits between its pages, and other programs cannot write around this (the
+// guards). Nothing here needs REPEATABLE READ.
 boost::system::result<void, db_error> versioned_write(
     sql_database& db, const table_spec& spec,
     const std::function<boost::system::result<void, db_error>(sql_database&, std::int64_t)>& write) {

@@ -3,9 +3,12 @@
 /// @file
 /// The narrow SQL interface that a server's durable state and its SQL tools write through: run
 /// one parameterized statement and stream its rows, run a few statements in one transaction.
-/// SQLite is the embedded default (`open_sqlite`); a PostgreSQL implementation needs only these
-/// three methods and its own placeholder style (callers write `?` placeholders and double-quoted
-/// identifiers).
+/// SQLite is the embedded default (`open_sqlite`); PostgreSQL is the shared one (`open_postgres`,
+/// postgres.hpp, component `postgres`). Callers write `?` placeholders and double-quoted
+/// identifiers, and SQL that both engines run alike: `ON CONFLICT … DO NOTHING`, `IS DISTINCT
+/// FROM`, `TRUE`/`FALSE` as conditions, the column types `BIGINT`, `DOUBLE PRECISION` and
+/// `TEXT` (booleans as 0/1 in a `BIGINT`). Where no portable form exists (trigger bodies, a text
+/// column's collation, advisory locks), a generator asks `dialect()`.
 ///
 /// Users: `tools/sql_collection` (tables as collection tools), the SQL plan ledger
 /// (`validation::sql_plan_ledger`: single-use approvals in the same transaction as the action
@@ -38,9 +41,15 @@ struct db_error {
 };
 [[noreturn]] void throw_exception_from_error(const db_error& e, const boost::source_location& loc);
 
+/// The SQL an implementation speaks, for the few statements that have no portable form.
+enum class sql_dialect { sqlite, postgres };
+
 class sql_database {
 public:
     virtual ~sql_database() = default;
+
+    /// Which engine runs the statements (a transaction's object answers as its database).
+    virtual sql_dialect dialect() const noexcept = 0;
 
     /// Run `sql` with `params` bound in order; call `on_row` per row until it returns false.
     virtual boost::system::result<void, db_error> query(std::string_view sql, std::span<const sql_value> params,
@@ -57,6 +66,19 @@ public:
     virtual boost::system::result<void, db_error> transaction(
         const std::function<boost::system::result<void, db_error>(sql_database&)>& work) = 0;
 };
+
+/// Inside a transaction on `tx`: on PostgreSQL, take the transaction's advisory lock `key`, so
+/// that replicas that create or seed the same tables at start take turns (two concurrent
+/// `CREATE TABLE IF NOT EXISTS` of one name fail there, on pg_type's unique index); on SQLite,
+/// nothing (its writers take turns already). The lock ends with the transaction.
+/// @param key any fixed 64-bit number, the same on every replica, one per kind of setup
+boost::system::result<void, db_error> lock_for_setup(sql_database& tx, std::int64_t key);
+
+/// Run `statements` (fixed DDL, each `IF NOT EXISTS`) in one transaction under
+/// `lock_for_setup(key)`: how a store creates its tables at start, safely when replicas start
+/// together.
+boost::system::result<void, db_error> create_schema(sql_database& db, std::int64_t key,
+                                                    std::span<const std::string_view> statements);
 
 /// SQLite through `candor::sqlite` (WAL journal, busy timeout): one connection, serialized by
 /// a mutex that is held for one statement or one transaction — never across a tool's call.

@@ -11,11 +11,18 @@
 /// `sql_database` do; called on a thread that runs the pool's own executor, it refuses at once
 /// (it would wait for itself).
 ///
-/// Dialect: callers write `?` placeholders (as for SQLite); they become `$1`, `$2`, … here
-/// (a `?` inside a quoted string or identifier stays). Outside a transaction each statement
-/// runs on any of the pool's connections; `transaction` holds one connection for its work, and a
-/// nested `transaction` is a savepoint. Unlike SQLite's single connection, statements of other
-/// callers run meanwhile on other connections (PostgreSQL's MVCC isolates them).
+/// Dialect (`dialect()` is `sql_dialect::postgres`): callers write `?` placeholders (as for
+/// SQLite); they become `$1`, `$2`, … here (a `?` inside a quoted string or identifier stays;
+/// dollar quotes are not recognised, so a function body written here holds no `?`). Values
+/// travel as text and take the type their place in the statement gives them (`CAST(? AS
+/// BIGINT)` where nothing does); text cannot hold a NUL character (such a parameter is refused).
+/// Booleans of the portable schema are 0/1 `BIGINT`s; a `boolean` result column reads as 0/1.
+///
+/// Outside a transaction each statement runs on any of the pool's connections; `transaction`
+/// holds one connection for its work (a plain BEGIN: the server's default isolation, normally
+/// READ COMMITTED), and a nested `transaction` is a savepoint. Unlike SQLite's single
+/// connection, statements of other callers run meanwhile on other connections (PostgreSQL's
+/// MVCC isolates them), so a `store::worker` with a few threads serves a pool better than one.
 
 #include <candor/postgres/pool.hpp>
 #include <candor/store/database.hpp>

@@ -103,8 +103,11 @@ public:
                               } catch (...) {
                                   e = std::current_exception();
                               }
-                              // The state is the caller's executor's: it is touched there only.
-                              boost::asio::post(back, [state, r = std::move(r), e]() mutable {
+                              // The state is the caller's executor's: it is touched there only,
+                              // and it goes there with the result, so that this thread holds no
+                              // reference to it afterwards (its timer would outlive the executor's
+                              // io_context, which may end as soon as `back` is released).
+                              boost::asio::post(back, [state = std::move(state), r = std::move(r), e]() mutable {
                                   state->result = std::move(r);
                                   state->error = e;
                                   state->done = true;

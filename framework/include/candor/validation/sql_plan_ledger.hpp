@@ -32,7 +32,8 @@ public:
     /// The table, as statements that SQLite and PostgreSQL both run (`IF NOT EXISTS`).
     static std::span<const std::string_view> schema() noexcept;
 
-    /// Create the table if it is missing (on the calling thread: call it at startup).
+    /// Create the table if it is missing (on the calling thread: call it at startup), under
+    /// `store::create_schema`'s lock, so that replicas starting together create it once.
     /// @param db the database (the action's own, so that `consume_with` is one transaction)
     /// @param worker the threads that run the ledger's statements (never an I/O thread)
     /// @return the ledger, or why its table could not be created

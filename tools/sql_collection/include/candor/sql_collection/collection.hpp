@@ -18,6 +18,10 @@
 /// walk earns a snapshot token. A visibility filter per principal restricts what a caller
 /// sees; when it hides rows that the query would otherwise match, every page says
 /// `VISIBILITY_RESTRICTED` (never which rows).
+///
+/// The source's statements run on a `store::worker` (`collection_spec::worker`), never on the
+/// caller's strand: `sql_database` blocks (SQLite on its lock and the disk, PostgreSQL until
+/// the pool's I/O thread has the answer, and it refuses to be called on that thread).
 
 #include <candor/contract/contract.hpp>
 #include <candor/paging/collection.hpp>
@@ -26,6 +30,7 @@
 #include <candor/sql_collection/database.hpp>
 #include <candor/sql_collection/filter.hpp>
 #include <candor/sql_collection/table.hpp>
+#include <candor/store/worker.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -52,6 +57,13 @@ struct collection_spec {
     std::function<boost::json::value(const boost::json::object& query)> query_filter;
     /// Names the source in `SOURCE_UNAVAILABLE` (default: the table name).
     std::string source_name;
+    /// Runs the source's statements. Default: a worker of one thread of the source's own, so a
+    /// collection works as it is; a server with several SQL tools passes one worker to all
+    /// (one thread for SQLite's one connection, about as many as the pool has connections for
+    /// PostgreSQL). A page waits for its statements until its deadline: a statement still
+    /// running then makes the page end `TIME_BUDGET_EXCEEDED` with no more rows (it finishes
+    /// on the worker and its rows are dropped); a cancelled wait is `SOURCE_UNAVAILABLE`.
+    std::shared_ptr<store::worker> worker;
 };
 
 /// The data source of a SQL collection (usable on its own, e.g. under `gather::fan_out`).

@@ -61,10 +61,12 @@ struct filter_limits {
     std::size_t max_issues = 20;
 };
 
-/// A filter in SQL: `sql` is a boolean expression ("1" for the empty filter), `params` its
-/// bound values in order.
+/// A filter in SQL: `sql` is a boolean expression ("TRUE" for the empty filter, "FALSE" for
+/// one that nothing matches, e.g. an empty `in` list), `params` its bound values in order. The
+/// same text runs on SQLite and PostgreSQL (`IS DISTINCT FROM` for `ne`, text compared
+/// bytewise on both: see `create_table`).
 struct sql_condition {
-    std::string sql = "1";
+    std::string sql = "TRUE";
     std::vector<sql_value> params;
 };
 
