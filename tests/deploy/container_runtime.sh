@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
 # The Containerfile, checked without building it (scripts/container-image builds and runs it):
-# its runtime stage installs the Debian package of every shared library the binaries link, it
+# its runtime stage installs the Debian package of every shared library the binaries link directly
+# (apt brings what those depend on), it
 # is multi-stage on Debian 12, runs as a non-root user, takes its secrets from files, and the
 # flags of its CMD are the binary's.
 # Usage: container_runtime.sh CONTAINERFILE HELPDESK CANDOR
@@ -17,7 +18,11 @@ declared="$(sed -n 's/^ARG RUNTIME_PACKAGES="\(.*\)"$/\1/p' "$containerfile")"
 # In every Debian base (minbase: apt needs them).
 essential="libc6 libgcc-s1 libstdc++6"
 needed=""
-for lib in $(ldd "${binaries[@]}" | awk '/=> \//{print $3}' | sort -u); do
+# The libraries the binaries link directly (their NEEDED entries), where the loader finds them;
+# apt installs what those packages depend on (libpq5 brings Kerberos and LDAP, say).
+direct="$(for b in "${binaries[@]}"; do objdump -p "$b" | awk '$1 == "NEEDED" {print $2}'; done | sort -u)"
+for lib in $(ldd "${binaries[@]}" | awk -v names="$direct" 'BEGIN { n = split(names, a, "\n"); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+                                                            /=> \// && ($1 in want) {print $3}' | sort -u); do
   real="$(realpath "$lib")"
   # Debian 12 merged /lib into /usr/lib; dpkg knows a file under the path its package shipped.
   pkg="$(dpkg -S "$real" 2>/dev/null || dpkg -S "${real#/usr}" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true)"

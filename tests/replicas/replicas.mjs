@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: BSL-1.0
+// Three helpdesk replicas on one PostgreSQL, driven by a round-robin client: every request goes
+// to the next replica, with no stickiness, over Streamable HTTP in both protocol revisions the
+// server speaks (2025-11-25 with a session, 2026-07-28 stateless). See run-replicas.sh, which
+// starts PostgreSQL and the replicas and passes their URLs and pids.
+//   node replicas.mjs URL1,URL2,URL3 PID1,PID2,PID3
+// Environment: PG_STOP and PG_START (shell commands), PSQL (a psql command line taking -c SQL).
+import { execSync } from "node:child_process";
+import { check, finish } from "../interop/check.mjs";
+
+const urls = process.argv[2].split(",");
+const pids = process.argv[3].split(",").map(Number);
+const dead = new Set();
+let turn = 0;
+// The next live replica, in turn.
+function nextReplica() {
+  for (;;) {
+    const i = turn++ % urls.length;
+    if (!dead.has(i)) return i;
+  }
+}
+
+const token = "admin-token";
+const modern = "2026-07-28";
+const legacy = "2025-11-25";
+let requestId = 0;
+
+// POST one JSON-RPC request to replica `i`; the answer may come as JSON or as an SSE stream.
+async function post(i, method, params, { version = modern, session, principalToken = token } = {}) {
+  const id = ++requestId;
+  if (version === modern) {
+    params = { ...params, _meta: { ...(params._meta ?? {}),
+      "io.modelcontextprotocol/protocolVersion": modern,
+      "io.modelcontextprotocol/clientInfo": { name: "round-robin", version: "1.0" },
+      "io.modelcontextprotocol/clientCapabilities": {} } };
+  }
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    authorization: `Bearer ${principalToken}`,
+  };
+  if (method !== "initialize") headers["mcp-protocol-version"] = version;
+  if (version === modern) {
+    headers["mcp-method"] = method;
+    if (params.name) headers["mcp-name"] = params.name;
+  }
+  if (session) headers["mcp-session-id"] = session;
+  const started = Date.now();
+  const res = await fetch(urls[i], { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+                                     signal: AbortSignal.timeout(60_000) });
+  const text = await res.text();
+  let message = null;
+  if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    for (const line of text.split("\n")) {
+      if (!line.startsWith("data:")) continue;
+      const m = JSON.parse(line.slice(5));
+      if (m.id === id) message = m;
+    }
+  } else if (text) {
+    message = JSON.parse(text);
+  }
+  return { status: res.status, session: res.headers.get("mcp-session-id"), message, ms: Date.now() - started, replica: i };
+}
+
+async function callTool(i, name, args, opts) {
+  const r = await post(i, "tools/call", { name, arguments: args }, opts);
+  const result = r.message?.result;
+  return { ...r, isError: result?.isError === true, env: result?.structuredContent ?? r.message?.error ?? { status: r.status } };
+}
+
+const errorCode = (env) => env?.errors?.[0]?.code;
+const reasons = (env) => (env?.incomplete_reasons ?? []).map((x) => x.code);
+function psql(sql) {
+  return execSync(`${process.env.PSQL} -At -c "${sql}"`, { encoding: "utf8" }).trim();
+}
+
+// Walk search_tickets to its end, each page on the next replica; `afterPage(n)` runs after page n.
+async function walk(filter, pageSize, opts = {}, afterPage = async () => {}) {
+  const ids = [];
+  const replicas = new Set();
+  let cursor;
+  for (let page = 1; page < 1000; ++page) {
+    const i = nextReplica();
+    const args = cursor ? { filter, page_size: pageSize, cursor } : { filter, page_size: pageSize };
+    const r = await callTool(i, "search_tickets", args, opts);
+    if (r.isError || !r.env?.data) return { ids, replicas, error: r.env };
+    replicas.add(i);
+    for (const t of r.env.data) ids.push(t.id);
+    cursor = r.env.continuation?.cursor;
+    await afterPage(page);
+    if (!cursor) return { ids, replicas, env: r.env };
+  }
+  return { ids, replicas, error: "too many pages" };
+}
+
+const filter = { and: [{ department: "dept-3" }, { status: "open" }] };
+const truth = psql("SELECT string_agg(id, ',' ORDER BY id) FROM tickets " +
+                   "WHERE department = 'dept-3' AND status = 'open' AND candor_to IS NULL").split(",");
+check("the seeded data has matching tickets to walk", truth.length > 20, truth.length);
+
+// --- 2026-07-28: a walk whose pages come from every replica ------------------------------------
+{
+  const w = await walk(filter, 7);
+  check("2026-07-28: the round-robin walk ends complete", w.env?.complete === true, w.error ?? w.env);
+  check("2026-07-28: its pages came from all three replicas", w.replicas.size === 3, [...w.replicas]);
+  check("2026-07-28: it returns exactly the matching ids, once each",
+        JSON.stringify(w.ids) === JSON.stringify(truth), { got: w.ids.length, want: truth.length });
+}
+
+// --- the same walk through HAProxy (deploy/haproxy.cfg: round robin, no stickiness) ------------
+{
+  urls.push(process.env.PROXY_URL);
+  const proxy = urls.length - 1;
+  const ready = process.env.PROXY_URL.replace(/\/mcp$/, "/readyz");
+  for (let attempt = 0; attempt < 100; ++attempt) {  // until HAProxy listens
+    try {
+      if ((await fetch(ready)).ok) break;
+    } catch {}
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  const ids = [];
+  let cursor, w = null;
+  for (let page = 0; page < 1000; ++page) {
+    const r = await callTool(proxy, "search_tickets", cursor ? { filter, page_size: 7, cursor } : { filter, page_size: 7 });
+    if (r.isError || !r.env?.data) { w = { ids, error: r.env }; break; }
+    for (const t of r.env.data) ids.push(t.id);
+    cursor = r.env.continuation?.cursor;
+    if (!cursor) { w = { ids, env: r.env }; break; }
+  }
+  check("through HAProxy: the walk ends complete with exactly the matching ids",
+        w?.env?.complete === true && JSON.stringify(w.ids) === JSON.stringify(truth), w?.error ?? w?.ids?.length);
+  urls.pop();
+}
+
+// --- 2025-11-25: a session initialized on replica 1 goes on on replica 2 ------------------------
+{
+  const init = await post(0, "initialize", { protocolVersion: legacy, capabilities: {},
+                                             clientInfo: { name: "round-robin", version: "1.0" } }, { version: legacy });
+  const session = init.session;
+  check("2025-11-25: initialize on replica 1 opens a session", init.status === 200 && !!session, init);
+  const ack = await fetch(urls[1], { method: "POST", headers: { "content-type": "application/json",
+    accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, "mcp-session-id": session,
+    "mcp-protocol-version": legacy }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  check("2025-11-25: notifications/initialized on replica 2 is accepted", ack.status === 202, ack.status);
+  const listed = await post(1, "tools/list", {}, { version: legacy, session });
+  check("2025-11-25: tools/list with that session on replica 2 answers",
+        listed.status === 200 && Array.isArray(listed.message?.result?.tools), listed);
+  const w = await walk(filter, 9, { version: legacy, session });
+  check("2025-11-25: a walk in that session across the replicas returns exactly the matching ids",
+        w.env?.complete === true && JSON.stringify(w.ids) === JSON.stringify(truth), w.error ?? w.ids.length);
+  const stranger = await post(2, "tools/list", {}, { version: legacy, session, principalToken: "team-a-token" });
+  check("2025-11-25: another principal cannot use the session on another replica", stranger.status === 404,
+        stranger.status);
+}
+
+// --- an inventory on replica 1, its plan on 2, the approved call on 3, a replay on 1 ----------
+{
+  const ids = [];
+  let cursor, token;
+  for (;;) {
+    const r = await callTool(0, "list_service_accounts", cursor ? { cursor } : {});
+    for (const a of r.env?.data ?? []) if (a.owner === null && !a.archived) ids.push(a.id);
+    cursor = r.env?.continuation?.cursor;
+    token = r.env?.snapshot_token ?? token;
+    if (!cursor || r.isError) break;
+  }
+  const some = ids.slice(0, 3);
+  check("the inventory on replica 1 is complete and carries a snapshot_token", !!token && some.length === 3, ids.length);
+  const plan = await callTool(1, "archive_service_accounts", { ids: some, snapshot_token: token });
+  const planToken = plan.env?.errors?.[0]?.plan_token;
+  check("the plan on replica 2: PLAN_TOKEN_REQUIRED with a plan_token",
+        plan.isError && errorCode(plan.env) === "PLAN_TOKEN_REQUIRED" && !!planToken, plan.env);
+  const done = await callTool(2, "archive_service_accounts", { ids: some, snapshot_token: token, plan_token: planToken });
+  check("the approved call on replica 3 archives the planned accounts",
+        !done.isError && JSON.stringify(done.env?.data?.archived) === JSON.stringify(some), done.env);
+  const replay = await callTool(0, "archive_service_accounts", { ids: some, snapshot_token: token, plan_token: planToken });
+  check("the same plan_token replayed on replica 1: PLAN_TOKEN_USED",
+        replay.isError && errorCode(replay.env) === "PLAN_TOKEN_USED", replay.env);
+  const archived = Number(psql(`SELECT count(*) FROM service_accounts WHERE id IN ('${some.join("','")}') ` +
+                               "AND archived = 1 AND candor_to IS NULL"));
+  check("each planned account was archived exactly once", archived === 3, archived);
+}
+
+// --- two failing orders on different replicas: REPAIR_LIMIT_EXCEEDED ---------------------------
+{
+  const order = { customer_id: "cust-3", currency: "USD", delivery_date: "2099-12-01", discount: 0, total: 999,
+                  lines: [{ sku: "SKU-003", quantity: 2, unit_price: 4.5 }] };
+  const first = await callTool(0, "create_order_draft", order);
+  check("a failing order on replica 1 is a repairable refusal", first.isError && errorCode(first.env) !== undefined &&
+        errorCode(first.env) !== "REPAIR_LIMIT_EXCEEDED", first.env);
+  const second = await callTool(1, "create_order_draft", order);
+  check("the same failure on replica 2: REPAIR_LIMIT_EXCEEDED", second.isError &&
+        errorCode(second.env) === "REPAIR_LIMIT_EXCEEDED", second.env);
+}
+
+// --- replica 2 killed with SIGKILL in the middle of a walk --------------------------------------
+{
+  const w = await walk(filter, 5, {}, async (page) => {
+    if (page === 2) {
+      process.kill(pids[1], "SIGKILL");
+      dead.add(1);
+    }
+  });
+  check("a walk goes on after replica 2 died, on the others, with the same cursor",
+        w.env?.complete === true && JSON.stringify(w.ids) === JSON.stringify(truth), w.error ?? w.ids.length);
+}
+
+// --- PostgreSQL stopped for a moment -------------------------------------------------------------
+{
+  const before = psql("SELECT count(*) FROM service_accounts WHERE archived = 1 AND candor_to IS NULL");
+  execSync(process.env.PG_STOP);
+  const read = await callTool(0, "search_tickets", { filter, page_size: 5 });
+  check("PostgreSQL down: a read answers SOURCE_UNAVAILABLE, not complete",
+        read.env?.complete === false && reasons(read.env).includes("SOURCE_UNAVAILABLE"), read.env);
+  check("PostgreSQL down: the read answers within its deadline", read.ms < 30_000, read.ms);
+  const order = await callTool(2, "create_order_draft", { customer_id: "cust-4", currency: "USD",
+    delivery_date: "2099-12-01", discount: 0, total: 9, lines: [{ sku: "SKU-003", quantity: 2, unit_price: 4.5 }] });
+  check("PostgreSQL down: a write is refused, not done", order.isError === true, order.env);
+  check("PostgreSQL down: the write answers within its deadline", order.ms < 30_000, order.ms);
+  execSync(process.env.PG_START);
+  const w = await walk(filter, 50);
+  check("PostgreSQL back: a walk across the live replicas is complete and exact",
+        w.env?.complete === true && JSON.stringify(w.ids) === JSON.stringify(truth), w.error ?? w.ids.length);
+  const after = psql("SELECT count(*) FROM service_accounts WHERE archived = 1 AND candor_to IS NULL");
+  check("PostgreSQL back: nothing was applied twice or lost", after === before, { before, after });
+}
+
+finish();
