@@ -34,6 +34,7 @@ struct io_thread {
     std::thread thread{[this] { io.run(); }};
     ~io_thread() {
         guard.reset();
+        io.stop();
         thread.join();
     }
 };

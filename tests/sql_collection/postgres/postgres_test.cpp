@@ -32,16 +32,7 @@ namespace pq = candor::postgres;
 namespace st = candor::store;
 
 // The pools' I/O thread: one for the binary, as long as the process lives.
-struct io_thread {
-    boost::asio::io_context io;
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard{io.get_executor()};
-    std::thread thread{[this] { io.run(); }};
-    ~io_thread() {
-        guard.reset();
-        io.stop();
-        thread.join();
-    }
-};
+using candor_test::io_thread;
 io_thread& pool_thread() {
     static io_thread t;
     return t;
