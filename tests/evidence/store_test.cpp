@@ -89,6 +89,27 @@ TEST_P(Store, PurgeDropsExpiredWalksOnly) {
     EXPECT_TRUE(s->uncovered("new", v({"a"}), t0));
 }
 
+TEST_P(Store, APageRecordsItsIdsAndTheLastPageClosesTheWalk) {
+    s->record_page("w", v({"a", "b"}), t0 + std::chrono::hours(1), std::nullopt);
+    EXPECT_FALSE(s->uncovered("w", v({"a"}), t0));  // still open
+    s->record_page("w", v({"c"}), t0 + std::chrono::hours(1), t0 + std::chrono::minutes(5));
+    EXPECT_EQ(s->uncovered("w", v({"a", "b", "c", "x"}), t0).value(), v({"x"}));
+    // The last page again (the same cursor twice): its ids only, and the walk's time renewed.
+    s->record_page("w", v({"d"}), t0 + std::chrono::hours(1), t0 + std::chrono::minutes(10));
+    EXPECT_EQ(s->uncovered("w", v({"c", "d"}), t0 + std::chrono::minutes(7)).value(), v({"d"}));
+    // A walk of one page, and one of one empty page.
+    s->record_page("one", v({"a"}), t0 + std::chrono::hours(1), t0 + std::chrono::minutes(5));
+    EXPECT_EQ(s->uncovered("one", v({"a", "b"}), t0).value(), v({"b"}));
+    s->record_page("none", {}, t0 + std::chrono::hours(1), t0 + std::chrono::minutes(5));
+    EXPECT_EQ(s->uncovered("none", v({"a"}), t0).value(), v({"a"}));
+    // A later page pushes an open walk's time out; an earlier time never shortens it.
+    s->record_page("long", v({"a"}), t0 + std::chrono::minutes(30), std::nullopt);
+    s->record_page("long", v({"b"}), t0 + std::chrono::minutes(15), std::nullopt);
+    s->purge(t0 + std::chrono::minutes(20));
+    s->record_page("long", {}, t0 + std::chrono::hours(1), t0 + std::chrono::hours(1));
+    EXPECT_EQ(s->uncovered("long", v({"a", "b"}), t0).value(), std::vector<std::string>{});
+}
+
 INSTANTIATE_TEST_SUITE_P(Implementations, Store,
                          ::testing::Values(named_factory{"memory", [] { return ev::make_memory_store(); }},
                                            named_factory{"sqlite",

@@ -78,6 +78,28 @@ TEST(PostgresState, AWalkRecordedOnTwoReplicasIsEvidenceOnAThird) {
     EXPECT_FALSE(on_a->uncovered("walk-1", v({"t1"}), t0));
 }
 
+// A page's evidence is one statement on PostgreSQL: the same meaning as record, then close.
+TEST(PostgresState, APageOfEvidenceIsRecordThenCloseInOneStatement) {
+    auto a = replica(), b = replica();
+    auto worker = std::make_shared<st::worker>();
+    auto on_a = ev::open_sql_store(a.db, worker).value();
+    auto on_b = ev::open_sql_store(b.db, worker).value();
+    const auto t0 = ev::wall_time(std::chrono::hours(500'000));
+    on_a->record_page("walk-2", v({"t1", "t2"}), t0 + 1h, std::nullopt);
+    EXPECT_FALSE(on_b->uncovered("walk-2", v({"t1"}), t0));  // still open
+    on_b->record_page("walk-2", v({"t3"}), t0 + 1h, t0 + 5min);
+    EXPECT_EQ(on_a->uncovered("walk-2", v({"t1", "t2", "t3", "t9"}), t0).value(), v({"t9"}));
+    on_a->record_page("walk-2", v({"t4"}), t0 + 1h, t0 + 10min);  // the last page again
+    EXPECT_EQ(on_b->uncovered("walk-2", v({"t3", "t4"}), t0 + 7min).value(), v({"t4"}));
+    on_a->record_page("walk-3", {}, t0 + 1h, t0 + 5min);  // one empty page
+    EXPECT_EQ(on_b->uncovered("walk-3", v({"t1"}), t0).value(), v({"t1"}));
+    on_a->record_page("walk-4", v({"t1"}), t0 + 30min, std::nullopt);
+    on_b->record_page("walk-4", v({"t2"}), t0 + 15min, std::nullopt);  // never shortens the walk's time
+    on_a->purge(t0 + 20min);
+    on_b->record_page("walk-4", {}, t0 + 1h, t0 + 1h);
+    EXPECT_EQ(on_a->uncovered("walk-4", v({"t1", "t2"}), t0).value(), std::vector<std::string>{});
+}
+
 TEST(PostgresState, APlanTokenRunsOnceAcrossReplicas) {
     auto a = replica(), b = replica();
     auto worker = std::make_shared<st::worker>();

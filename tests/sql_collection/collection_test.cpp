@@ -436,3 +436,51 @@ TEST_P(SqlCollection, VersionedWritesJoinTheCallersTransaction) {
     ASSERT_EQ(items.size(), 1u);
     EXPECT_EQ(items[0].at("n"), 7);
 }
+
+// A page is one statement for its rows — the first page's pin and a caller's hidden rows folded
+// in — and one call to keep its ids as evidence (one statement on PostgreSQL, one in-process
+// transaction on SQLite), whether the walk starts, goes on or ends.
+TEST_P(SqlCollection, APageIsOneStatementAndOneCallToKeepItsEvidence) {
+    fixture fx(
+        *backend_,
+        [](const mcp::principal& p) -> std::optional<boost::json::value> {
+            if (p.id == "admin") return std::nullopt;
+            return boost::json::value(boost::json::object{{"grp", p.id}});
+        },
+        true);
+    std::vector<boost::json::object> batch;
+    for (int i = 1; i <= 10; ++i)
+        batch.push_back({{"id", row_id(i)},
+                         {"grp", i % 3 == 0 ? "b" : "a"},
+                         {"n", i},
+                         {"x", 1.0},
+                         {"flag", false},
+                         {"owner", nullptr},
+                         {"day", "2026-01-01"}});
+    ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), batch));
+    (void)fx.serve({}, std::nullopt, 50, "admin");  // the first page after start purges old walks
+
+    for (const std::string who : {"a", "admin"}) {
+        SCOPED_TRACE(who);
+        std::vector<int> calls;  // per page
+        std::vector<std::string> codes, ids;
+        std::optional<std::string> cursor;
+        for (int pages = 0; pages < 10; ++pages) {
+            const int before = fx.counted->calls;
+            auto p = fx.serve({}, cursor, 3, who);
+            calls.push_back(fx.counted->calls - before);
+            const auto env = ce::seal(p.result, "list_items").value();
+            for (const auto& c : reason_codes(env)) codes.push_back(c);
+            for (const auto& item : env.at("data").as_array()) ids.emplace_back(item.at("id").as_string());
+            if (!p.next_cursor) {
+                EXPECT_TRUE(has(env, "snapshot_token"));
+                break;
+            }
+            cursor = p.next_cursor;
+        }
+        EXPECT_EQ(calls, std::vector<int>(calls.size(), 2));
+        EXPECT_EQ(ids.size(), who == "a" ? 7u : 10u);
+        EXPECT_EQ(calls.size(), who == "a" ? 3u : 4u);  // 3 items a page, the look-ahead item says when to stop
+        EXPECT_EQ(std::count(codes.begin(), codes.end(), "VISIBILITY_RESTRICTED"), who == "a" ? 3 : 0);
+    }
+}

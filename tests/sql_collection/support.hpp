@@ -8,9 +8,11 @@
 
 #include "paging/support.hpp"
 
+#include <candor/evidence/sql_store.hpp>
 #include <candor/evidence/token.hpp>
 #include <candor/store/worker.hpp>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -80,6 +82,33 @@ inline std::string row_id(int i) {
     return b;
 }
 
+/// A database that counts the calls made to it (statements, and transactions as one each:
+/// on SQLite a transaction is in-process; the PostgreSQL stores make none on a page's path).
+class counting_database final : public sc::sql_database {
+public:
+    explicit counting_database(std::shared_ptr<sc::sql_database> db) : db_(std::move(db)) {}
+    candor::store::sql_dialect dialect() const noexcept override { return db_->dialect(); }
+    boost::system::result<void, sc::db_error> query(std::string_view sql, std::span<const sc::sql_value> params,
+                                                    const std::function<bool(const sc::sql_row&)>& row) override {
+        ++calls;
+        return db_->query(sql, params, row);
+    }
+    boost::system::result<std::int64_t, sc::db_error> execute(std::string_view sql,
+                                                              std::span<const sc::sql_value> params) override {
+        ++calls;
+        return db_->execute(sql, params);
+    }
+    boost::system::result<void, sc::db_error> transaction(
+        const std::function<boost::system::result<void, sc::db_error>(sc::sql_database&)>& work) override {
+        ++calls;
+        return db_->transaction(work);
+    }
+    std::atomic<int> calls{0};
+
+private:
+    std::shared_ptr<sc::sql_database> db_;
+};
+
 /// The items table on a backend's database, and the collection tool `list_items` over it.
 struct fixture {
     boost::asio::io_context ioc;  // first: it outlives the worker and the tool, which use it
@@ -89,9 +118,20 @@ struct fixture {
     std::shared_ptr<candor::store::worker> worker = std::make_shared<candor::store::worker>();
     std::shared_ptr<pg::collection_tool> tool;
 
+    /// Set with `evidence_in_database`: the database, counting the calls made to it.
+    std::shared_ptr<counting_database> counted;
+
+    /// @param evidence_in_database keep the walks' evidence in the same database (as a
+    ///        deployment on PostgreSQL does) rather than in memory, and count the calls
     explicit fixture(backend& b,
-                     std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility = {})
+                     std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility = {},
+                     bool evidence_in_database = false)
         : db(b.connect()) {
+        if (evidence_in_database) {
+            counted = std::make_shared<counting_database>(db);
+            db = counted;
+            store = ev::open_sql_store(db, worker).value();
+        }
         EXPECT_TRUE(sc::create_table(*db, items_table()));
         sc::collection_spec spec;
         spec.table = items_table();

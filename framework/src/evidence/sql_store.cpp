@@ -18,7 +18,9 @@ constexpr std::array<std::string_view, 3> schema_statements = {
     "CREATE INDEX IF NOT EXISTS candor_evidence_walk_expiry ON candor_evidence_walk(expiry_ms)",
 };
 
-void check(const boost::system::result<void, store::db_error>& r) {
+using db_result = boost::system::result<void, store::db_error>;
+
+void check(const db_result& r) {
     if (!r) throw store_failure("evidence store: " + r.error().message);
 }
 void check(const boost::system::result<std::int64_t, store::db_error>& r) {
@@ -39,27 +41,45 @@ public:
         : db_(std::move(db)), worker_(std::move(worker)) {}
 
     void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) override {
-        open_walk(walk, to_epoch_ms(open_until));
-        if (ids.empty()) return;
-        // Only into an open walk: a closed walk's set is what its token vouches for.
-        std::vector<store::sql_value> params;
-        params.reserve(ids.size() + 1);
-        for (const auto& id : ids) params.emplace_back(id);
-        params.emplace_back(std::string(walk));
-        check(db_->execute("INSERT INTO candor_evidence_id(walk, id) SELECT w.walk, v.column1 FROM (VALUES " +
-                               value_rows(ids.size()) +
-                               ") AS v, candor_evidence_walk w WHERE w.walk = ? AND w.closed = 0 "
-                               "ON CONFLICT DO NOTHING",
-                           params));
+        check(record_on(*db_, walk, ids, open_until));
     }
 
-    void close(std::string_view walk, wall_time expiry) override {
-        const store::sql_value p[] = {std::string(walk), to_epoch_ms(expiry)};
-        check(
-            db_->execute("INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, 1, ?) "
-                         "ON CONFLICT(walk) DO UPDATE SET closed = 1, expiry_ms = excluded.expiry_ms",
-                         p));
+    void record_page(std::string_view walk, std::span<const std::string> ids, wall_time open_until,
+                     std::optional<wall_time> closing) override {
+        if (db_->dialect() != store::sql_dialect::postgres) {
+            // In-process: one transaction (one commit) rather than one round trip.
+            check(db_->transaction([&](store::sql_database& tx) -> db_result {
+                if (auto r = record_on(tx, walk, ids, open_until); !r || !closing) return r;
+                return close_on(tx, walk, *closing);
+            }));
+            return;
+        }
+        // One statement: the walk's row (opened, its time pushed out, or closed) in a
+        // data-modifying WITH, and the ids unless the walk was closed before this statement.
+        const std::int64_t closed = closing ? 1 : 0;
+        const std::int64_t until_ms = to_epoch_ms(closing ? *closing : open_until);
+        std::vector<store::sql_value> params{std::string(walk), closed, until_ms};
+        std::string sql =
+            "WITH candor_walk AS (INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, ?, ?) "
+            "ON CONFLICT(walk) DO UPDATE SET closed = excluded.closed, expiry_ms = excluded.expiry_ms "
+            "WHERE excluded.closed = 1 OR (candor_evidence_walk.closed = 0 AND candor_evidence_walk.expiry_ms < "
+            "excluded.expiry_ms)) ";
+        if (ids.empty()) {
+            sql += "SELECT 1";
+        } else {
+            sql += "INSERT INTO candor_evidence_id(walk, id) SELECT CAST(? AS TEXT), v.column1 FROM (VALUES " +
+                   value_rows(ids.size()) +
+                   ") AS v WHERE NOT EXISTS (SELECT 1 FROM candor_evidence_walk WHERE walk = ? AND closed = 1) "
+                   "ON CONFLICT DO NOTHING";
+            params.reserve(params.size() + ids.size() + 2);
+            params.emplace_back(std::string(walk));
+            for (const auto& id : ids) params.emplace_back(id);
+            params.emplace_back(std::string(walk));
+        }
+        check(db_->execute(sql, params));
     }
+
+    void close(std::string_view walk, wall_time expiry) override { check(close_on(*db_, walk, expiry)); }
 
     std::optional<std::vector<std::string>> uncovered(std::string_view walk, std::span<const std::string> ids,
                                                       wall_time now) const override {
@@ -105,15 +125,39 @@ private:
     std::shared_ptr<store::sql_database> db_;
     std::shared_ptr<store::worker> worker_;
 
-    // Create the walk, or push an open walk's time further out; a closed walk keeps its own.
-    void open_walk(std::string_view walk, std::int64_t until_ms) {
-        const store::sql_value p[] = {std::string(walk), until_ms};
-        check(
-            db_->execute("INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, 0, ?) "
-                         "ON CONFLICT(walk) DO UPDATE SET expiry_ms = excluded.expiry_ms "
-                         "WHERE candor_evidence_walk.closed = 0 AND candor_evidence_walk.expiry_ms < "
-                         "excluded.expiry_ms",
-                         p));
+    static db_result record_on(store::sql_database& db, std::string_view walk, std::span<const std::string> ids,
+                               wall_time open_until) {
+        // Create the walk, or push an open walk's time further out; a closed walk keeps its own.
+        const store::sql_value w[] = {std::string(walk), to_epoch_ms(open_until)};
+        auto opened = db.execute(
+            "INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, 0, ?) "
+            "ON CONFLICT(walk) DO UPDATE SET expiry_ms = excluded.expiry_ms "
+            "WHERE candor_evidence_walk.closed = 0 AND candor_evidence_walk.expiry_ms < excluded.expiry_ms",
+            w);
+        if (!opened) return opened.error();
+        if (ids.empty()) return {};
+        // Only into an open walk: a closed walk's set is what its token vouches for.
+        std::vector<store::sql_value> params;
+        params.reserve(ids.size() + 1);
+        for (const auto& id : ids) params.emplace_back(id);
+        params.emplace_back(std::string(walk));
+        auto added = db.execute("INSERT INTO candor_evidence_id(walk, id) SELECT w.walk, v.column1 FROM (VALUES " +
+                                    value_rows(ids.size()) +
+                                    ") AS v, candor_evidence_walk w WHERE w.walk = ? AND w.closed = 0 "
+                                    "ON CONFLICT DO NOTHING",
+                                params);
+        if (!added) return added.error();
+        return {};
+    }
+
+    static db_result close_on(store::sql_database& db, std::string_view walk, wall_time expiry) {
+        const store::sql_value p[] = {std::string(walk), to_epoch_ms(expiry)};
+        auto closed = db.execute(
+            "INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, 1, ?) "
+            "ON CONFLICT(walk) DO UPDATE SET closed = 1, expiry_ms = excluded.expiry_ms",
+            p);
+        if (!closed) return closed.error();
+        return {};
     }
 };
 

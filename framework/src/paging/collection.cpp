@@ -399,6 +399,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         out.items_scanned = f.items_scanned;
         out_of_time = f.out_of_time;
         hidden = f.hidden_in_scope;
+        if (pinned && state.snapshot.empty()) state.snapshot = std::move(f.snapshot);  // pinned by this read
         if (f.items_written) {
             if (!req.written) throw std::logic_error("data source wrote items that were asked for as values");
             written = std::move(f.items_written);
@@ -539,9 +540,9 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         // and now and then a purge. The open walk lives as long as its newest cursor can still
         // be used. A failed store fails the page, which the same cursor fetches again.
         auto keep = [store = opts_.evidence, walk = state.walk, ids = std::move(ids),
-                     open_until = now + opts_.cursor_ttl, ended = out.ended, expiry, purge = purge_due(now), now] {
-            store->record(walk, ids, open_until);
-            if (ended) store->close(walk, expiry);
+                     open_until = now + opts_.cursor_ttl, closing = out.ended ? std::optional(expiry) : std::nullopt,
+                     purge = purge_due(now), now] {
+            store->record_page(walk, ids, open_until, closing);
             if (purge) {
                 try {
                     store->purge(now);

@@ -109,22 +109,21 @@ issue_list sql_source::check(const boost::json::object& query) const {
 
 boost::asio::awaitable<boost::system::result<std::string, paging::source_error>> sql_source::open_snapshot(
     const boost::json::object&, const mcp::principal&) {
-    // The work owns what it uses: the wait may end before it does.
-    auto read = [db = db_, table = spec_.table] { return current_sequence(*db, table); };
-    auto done = co_await run_caught(spec_.worker, std::move(read));
-    if (done.error) {
-        if (!cancelled(done.error)) std::rethrow_exception(done.error);
-        co_return unavailable("the wait for the database was cancelled");
-    }
-    if (!*done.value) co_return unavailable(done.value->error());
-    co_return std::to_string(**done.value);
+    // Pinned by the first page's own statement (`fetch`), not by a round trip of its own.
+    co_return std::string();
 }
 
 boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::source_error>> sql_source::fetch(
     const paging::fetch_request& request) {
-    const auto snapshot = parse_snapshot(request.snapshot);
-    if (!snapshot)
-        co_return paging::source_error{paging::source_error::kind::snapshot_gone, "unreadable snapshot id", {}};
+    // A walk's first page reads the table's sequence number in its own statement: one snapshot.
+    const bool pins = request.snapshot.empty();
+    std::int64_t snapshot = 0;
+    if (!pins) {
+        const auto parsed = parse_snapshot(request.snapshot);
+        if (!parsed)
+            co_return paging::source_error{paging::source_error::kind::snapshot_gone, "unreadable snapshot id", {}};
+        snapshot = *parsed;
+    }
 
     const auto filter = compile_trusted_or_checked(request.query);
     std::optional<sql_condition> vis;
@@ -135,11 +134,21 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
     const auto key = detail::quoted(spec_.table.key);
     const auto& key_field = *spec_.table.find(spec_.table.key);
 
+    // The snapshot in a statement: the pinned number, or the table's current one (an
+    // uncorrelated subquery: read once, in the statement's own snapshot).
+    const std::string pin = pins ? "(SELECT value FROM candor_sql_sequence WHERE name = ?)" : "?";
+    const sql_value pin_param = pins ? sql_value(spec_.table.table) : sql_value(snapshot);
+    const auto in_snapshot = detail::in_snapshot(pin);
+    const auto scope = [&](std::vector<sql_value>& params) {
+        params.push_back(pin_param);
+        params.push_back(pin_param);
+        append(params, filter.params);
+    };
+
     // Rows in scope for this caller, after the cursor's key, in key order.
-    std::string sql =
-        "SELECT " + columns_ + " FROM " + table + " WHERE " + detail::in_snapshot() + " AND " + filter.sql;
-    std::vector<sql_value> params{*snapshot, *snapshot};
-    append(params, filter.params);
+    std::string sql = "SELECT " + columns_ + " FROM " + table + " WHERE " + in_snapshot + " AND " + filter.sql;
+    std::vector<sql_value> params;
+    scope(params);
     if (vis) {
         sql += " AND " + vis->sql;
         append(params, vis->params);
@@ -155,23 +164,42 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
     sql += " ORDER BY " + key + " LIMIT ?";
     params.emplace_back(static_cast<std::int64_t>(request.limit));
 
-    // Rows the query matches that this caller cannot see: say that they exist, not which.
-    std::string hidden;
-    std::vector<sql_value> hidden_params;
-    if (vis) {
-        hidden = "SELECT EXISTS(SELECT 1 FROM " + table + " WHERE " + detail::in_snapshot() + " AND " + filter.sql +
-                 " AND (" + vis->sql + ") IS NOT TRUE)";
-        hidden_params = {*snapshot, *snapshot};
-        append(hidden_params, filter.params);
-        append(hidden_params, vis->params);
+    // What the page needs besides its rows — the pinned number, whether rows the query matches
+    // are hidden from this caller (say that they exist, not which) — comes in one more row of
+    // the same statement, ahead of the rows (column candor_row: 0 for it, 1 for a row).
+    const bool trailer = pins || vis;
+    if (trailer) {
+        std::string nulls;  // named: a compound statement's columns are named by its first part
+        for (const auto& f : spec_.table.fields) nulls += "NULL AS " + detail::quoted(f.name) + ", ";
+        std::string hidden = "0";
+        std::vector<sql_value> trailer_params;
+        if (pins) trailer_params.push_back(pin_param);
+        if (vis) {
+            hidden = "CASE WHEN EXISTS(SELECT 1 FROM " + table + " WHERE " + in_snapshot + " AND " + filter.sql +
+                     " AND (" + vis->sql + ") IS NOT TRUE) THEN 1 ELSE 0 END";
+            scope(trailer_params);
+            append(trailer_params, vis->params);
+        }
+        std::vector<sql_value> page_params = std::move(params);
+        params = std::move(trailer_params);
+        append(params, page_params);
+        sql = "SELECT * FROM (SELECT " + nulls + "0 AS candor_row, " + (pins ? pin : "NULL") + " AS candor_pin, " +
+              hidden + " AS candor_hidden UNION ALL SELECT " + columns_ + ", 1, NULL, NULL FROM (" + sql +
+              ") AS candor_page) AS candor_answer ORDER BY candor_row, " + key;
     }
 
     // On the worker; the work owns what it uses (the wait may end before it does).
-    auto read = [db = db_, fields = spec_.table.fields, sql = std::move(sql), params = std::move(params),
-                 hidden = std::move(hidden), hidden_params = std::move(hidden_params),
+    auto read = [db = db_, fields = spec_.table.fields, sql = std::move(sql), params = std::move(params), trailer, pins,
                  deadline = request.deadline]() -> boost::system::result<paging::fetch_result, db_error> {
         paging::fetch_result out;
+        std::optional<std::int64_t> pinned;
         auto r = db->query(sql, params, [&](const sql_row& row) {
+            if (trailer && std::get<std::int64_t>(row[fields.size()]) == 0) {
+                if (const auto* p = std::get_if<std::int64_t>(&row[fields.size() + 1])) pinned = *p;
+                const auto* h = std::get_if<std::int64_t>(&row[fields.size() + 2]);
+                out.hidden_in_scope = h && *h != 0;
+                return true;
+            }
             boost::json::object item;
             for (std::size_t i = 0; i < fields.size(); ++i)
                 item[fields[i].name] = detail::to_json(row[i], fields[i].type);
@@ -184,13 +212,9 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
             return true;
         });
         if (!r) return r.error();
-        if (!hidden.empty()) {
-            auto h = db->query(hidden, hidden_params, [&](const sql_row& row) {
-                const auto* i = std::get_if<std::int64_t>(&row[0]);
-                out.hidden_in_scope = i && *i != 0;
-                return false;
-            });
-            if (!h) return h.error();
+        if (pins) {
+            if (!pinned) return db_error{"no sequence for the table (create_table first)"};
+            out.snapshot = std::to_string(*pinned);
         }
         return out;
     };

@@ -162,7 +162,14 @@ std::string quoted(std::string_view name) {
     return out;
 }
 
-std::string in_snapshot() { return "candor_from <= ? AND (candor_to IS NULL OR candor_to > ?)"; }
+std::string in_snapshot(std::string_view pin) {
+    std::string out = "candor_from <= ";
+    out += pin;
+    out += " AND (candor_to IS NULL OR candor_to > ";
+    out += pin;
+    out += ')';
+    return out;
+}
 
 }  // namespace detail
 
@@ -241,7 +248,7 @@ boost::system::result<std::int64_t, db_error> next_sequence(sql_database& db, co
 // writer row's lock, held until commit, so the table's writers run one after another; the next
 // one resumes only after the previous committed, and its own statements (each with a fresh
 // snapshot) then see that commit. So sequence numbers are taken, and committed, in order: when
-// a reader sees the committed value s (`open_snapshot`), every write numbered s or less has
+// a reader sees the committed value s (a walk's first page, in its own statement), every write numbered s or less has
 // committed, and any later write can only add versions with candor_from > s and set candor_to
 // to a number > s on versions current at s. A page's statement sees committed data only, and
 // `in_snapshot` keeps exactly the versions valid at s: every page of the walk reads the same

@@ -47,6 +47,15 @@ public:
     /// The walk ended: keep its set until `expiry`, after which it is gone.
     virtual void close(std::string_view walk, wall_time expiry) = 0;
 
+    /// What a collection does after each page of a pinned walk: `record` the page's ids, then,
+    /// on the walk's last page (`closing` set), `close` it with that expiry. A store on a remote
+    /// database overrides it to make one round trip of both.
+    virtual void record_page(std::string_view walk, std::span<const std::string> ids, wall_time open_until,
+                             std::optional<wall_time> closing) {
+        record(walk, ids, open_until);
+        if (closing) close(walk, *closing);
+    }
+
     /// The ids of `ids` that the closed walk did not deliver (in the order given).
     /// @return the uncovered ids (empty: all covered), or nothing when the walk is unknown,
     ///         not closed, or expired at `now`

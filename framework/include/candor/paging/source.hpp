@@ -71,7 +71,9 @@ struct fetch_request {
     /// Return at most this many items (the framework asks one more than the page size, to know
     /// whether the page is the last without a second round trip).
     std::size_t limit = 0;
-    /// The pinned snapshot id from `open_snapshot`; empty for live sources.
+    /// The pinned snapshot id from `open_snapshot`; empty for live sources, and for a pinned
+    /// source that pins at its first read until a fetch has said what it pinned
+    /// (`fetch_result::snapshot`).
     const std::string& snapshot;
     const mcp::principal& caller;
     /// Stop when past this and return what was found with `out_of_time` set.
@@ -115,6 +117,10 @@ struct fetch_result {
     /// Some rows in the requested scope are hidden from this principal (`VISIBILITY_RESTRICTED`).
     /// Say only that they exist — never which.
     bool hidden_in_scope = false;
+    /// The snapshot this fetch pinned, when `request.snapshot` was empty on a pinned source
+    /// (see `data_source::open_snapshot`): every later page of the walk reads it. A fetch that
+    /// delivered nothing and ran out of time may leave it empty: the next fetch pins instead.
+    std::string snapshot;
 };
 
 /// Why a fetch could not answer.
@@ -140,7 +146,11 @@ public:
     virtual snapshot_mode snapshots() const noexcept = 0;
 
     /// Capture the snapshot a new walk will read (pinned sources): e.g. the current version.
-    /// The default (live sources) captures nothing.
+    /// The default (live sources) captures nothing. A pinned source whose data query can read
+    /// the current version itself may return an empty id instead: the first fetch then pins, in
+    /// the same statement as its data, and returns the id in `fetch_result::snapshot` — one
+    /// round trip less on every walk's first page. Until a fetch delivered an item the walk has
+    /// seen nothing, so pinning later than the walk's start loses nothing.
     virtual boost::asio::awaitable<boost::system::result<std::string, source_error>> open_snapshot(
         const boost::json::object& query, const mcp::principal& caller);
 

@@ -95,8 +95,9 @@ sql_value to_sql(const boost::json::value& v);
 boost::json::value to_json(const sql_value& v, field_type t);
 /// `"name"` (names are validated, so quoting is a formality that keeps keywords usable).
 std::string quoted(std::string_view name);
-/// The row-version condition of a snapshot: two parameters, both the snapshot number.
-std::string in_snapshot();
+/// The row-version condition of a snapshot: `pin` (an expression of the snapshot number, e.g.
+/// `?`) appears twice, so its parameters are bound twice.
+std::string in_snapshot(std::string_view pin);
 }  // namespace detail
 
 }  // namespace candor::sql_collection
