@@ -18,7 +18,7 @@ namespace {
 using boost::json::array;
 using boost::json::object;
 
-object meta(object capabilities) { return modern_meta(std::move(capabilities), "task-client"); }
+object task_meta(object capabilities) { return modern_meta(std::move(capabilities), "task-client"); }
 
 object with_tasks(object caps = {}) {
     caps["extensions"] = object{{"io.modelcontextprotocol/tasks", object{}}};
@@ -140,7 +140,7 @@ protected:
                                    object caps = with_tasks(), object extra = {}) {
         extra["name"] = tool;
         extra["arguments"] = std::move(args);
-        extra["_meta"] = meta(std::move(caps));
+        extra["_meta"] = task_meta(std::move(caps));
         return c.request("tools/call", std::move(extra));
     }
     boost::json::value call(std::string_view tool, object args = {}, object caps = with_tasks()) {
@@ -149,7 +149,7 @@ protected:
     static boost::json::value task_request(mcp::memory_client& c, std::string_view method, const boost::json::value& id,
                                            object extra = {}, object caps = with_tasks()) {
         extra["taskId"] = id;
-        extra["_meta"] = meta(std::move(caps));
+        extra["_meta"] = task_meta(std::move(caps));
         return c.request(method, std::move(extra));
     }
     boost::json::value get(const boost::json::value& id) { return task_request(*client, "tasks/get", id); }
@@ -228,13 +228,13 @@ TEST_F(Tasks, TaskMethodsAreGatedBeforeTheTaskIsLookedUp) {
         EXPECT_EQ(at(r, "error", "code"), -32602) << m;
     }
     for (const char* removed : {"tasks/result", "tasks/list"}) {
-        auto r = client->request(removed, object{{"taskId", "x"}, {"_meta", meta(with_tasks())}});
+        auto r = client->request(removed, object{{"taskId", "x"}, {"_meta", task_meta(with_tasks())}});
         EXPECT_EQ(at(r, "error", "code"), -32601) << removed;
     }
 }
 
 TEST_F(Tasks, DiscoveryAdvertisesTheExtension) {
-    auto r = client->request("server/discover", object{{"_meta", meta(object{})}});
+    auto r = client->request("server/discover", object{{"_meta", task_meta(object{})}});
     EXPECT_TRUE(at(r, "result", "capabilities", "extensions").as_object().contains("io.modelcontextprotocol/tasks"));
     EXPECT_FALSE(at(r, "result", "capabilities").as_object().contains("tasks"));
 }

@@ -16,8 +16,6 @@ protected:
     }
 };
 
-boost::json::value read_golden(const std::string& name) { return candor::test::read_golden("mcp", name); }
-
 }  // namespace
 
 TEST_F(ToolsCall, CompleteResultCarriesTheEnvelopeAsStructuredContentAndAsText) {
@@ -324,14 +322,15 @@ TEST_F(ToolsCall, ErrorEnvelopesMatchTheGoldenFiles) {
     auto dup = client->exchange(
         R"({"jsonrpc":"2.0","id":1000,"method":"tools/call","params":{"name":"echo","arguments":{"limit":1,"limit":2}}})",
         1000);
-    EXPECT_EQ(at(dup, "result"), read_golden("error_duplicate_key.json")) << "actual:\n"
-                                                                          << boost::json::serialize(at(dup, "result"));
+    EXPECT_EQ(at(dup, "result"), candor::test::read_golden("mcp", "error_duplicate_key.json"))
+        << "actual:\n"
+        << boost::json::serialize(at(dup, "result"));
     auto depth = call("echo", {{"a", boost::json::parse(R"({"b":{"c":{}}})")}});
-    EXPECT_EQ(at(depth, "result"), read_golden("error_depth_limit.json"))
+    EXPECT_EQ(at(depth, "result"), candor::test::read_golden("mcp", "error_depth_limit.json"))
         << "actual:\n"
         << boost::json::serialize(at(depth, "result"));
     auto internal = call("boom");
-    EXPECT_EQ(at(internal, "result"), read_golden("error_internal.json"))
+    EXPECT_EQ(at(internal, "result"), candor::test::read_golden("mcp", "error_internal.json"))
         << "actual:\n"
         << boost::json::serialize(at(internal, "result"));
 }

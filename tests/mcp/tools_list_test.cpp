@@ -34,8 +34,6 @@ protected:
     }
 };
 
-boost::json::value read_golden(const std::string& name) { return candor::test::read_golden("mcp", name); }
-
 }  // namespace
 
 TEST_F(ToolsList, PaginatesWithAnOpaqueCursorInNameOrder) {
@@ -167,7 +165,7 @@ TEST_F(ToolsList, MatchesTheGoldenFile) {
         ASSERT_TRUE(srv.remove_tool(name));
     client->initialize();
     const boost::json::value actual = boost::json::object{{"tools", list_all()}};
-    const auto golden = read_golden("tools_list.json");
+    const auto golden = candor::test::read_golden("mcp", "tools_list.json");
     EXPECT_EQ(actual, golden) << "actual tools/list (update tests/data/mcp/tools_list.json deliberately):\n"
                               << boost::json::serialize(actual);
 }

@@ -20,11 +20,6 @@ std::vector<std::string> ids_in(const boost::json::value& env) {
     return out;
 }
 
-std::string cursor_of(const boost::json::value& env) {
-    auto c = at(env, "continuation", "cursor");
-    return c.is_string() ? std::string(c.as_string()) : std::string();
-}
-
 }  // namespace
 
 // ---- shape of a page --------------------------------------------------------------------

@@ -17,10 +17,6 @@ boost::json::value call_result(collection_harness& h, boost::json::object args, 
     return at(r, "result");
 }
 
-std::string cursor_of(const boost::json::value& env) {
-    return std::string(at(env, "continuation", "cursor").as_string());
-}
-
 }  // namespace
 
 TEST(CursorGolden, ErrorEnvelopesMatchTheGoldenFiles) {

@@ -85,6 +85,12 @@ inline bool has(const boost::json::value& v, std::string_view key) {
 inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b) {
     return at(at(v, a), b);
 }
+
+/// The envelope's continuation cursor, or "" when it has none.
+inline std::string cursor_of(const boost::json::value& env) {
+    auto c = at(env, "continuation", "cursor");
+    return c.is_string() ? std::string(c.as_string()) : std::string();
+}
 inline boost::json::value at(const boost::json::value& v, std::string_view a, std::string_view b, std::string_view c) {
     return at(at(at(v, a), b), c);
 }

@@ -58,17 +58,17 @@ protected:
     }
 };
 
-constexpr std::string_view schema =
+constexpr std::string_view limit_schema =
     R"({"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false})";
 
 TEST_F(ValidateCli, ValidInstanceExitsZero) {
-    auto r = run({"--schema", file("s.json", schema), file("i.json", R"({"limit":3})")});
+    auto r = run({"--schema", file("s.json", limit_schema), file("i.json", R"({"limit":3})")});
     EXPECT_EQ(r.code, 0);
     EXPECT_EQ(r.out, "{\"valid\":true}\n");
 }
 
 TEST_F(ValidateCli, InvalidInstanceListsIssuesAndExitsOne) {
-    auto r = run({"--schema", file("s.json", schema), file("i.json", R"({"limit":true})")});
+    auto r = run({"--schema", file("s.json", limit_schema), file("i.json", R"({"limit":true})")});
     EXPECT_EQ(r.code, 1);
     EXPECT_EQ(
         r.out,
@@ -77,7 +77,7 @@ TEST_F(ValidateCli, InvalidInstanceListsIssuesAndExitsOne) {
 }
 
 TEST_F(ValidateCli, InstanceRefusedByTheIntakeCarriesTheIntakeCode) {
-    auto r = run({"--schema", file("s.json", schema), file("i.json", R"({"limit":1,"limit":9})")});
+    auto r = run({"--schema", file("s.json", limit_schema), file("i.json", R"({"limit":1,"limit":9})")});
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.out.find(R"({"valid":false,"issues":[{"code":"DUPLICATE_KEY")"), std::string::npos) << r.out;
 }
@@ -107,7 +107,7 @@ TEST_F(ValidateCli, UsageErrorsExitTwo) {
 }
 
 TEST_F(ValidateCli, JsonlGivesOneVerdictPerLineInOrder) {
-    auto r = run({"--jsonl", "--schema", file("s.json", schema),
+    auto r = run({"--jsonl", "--schema", file("s.json", limit_schema),
                   file("i.jsonl", "{\"limit\":3}\n{\"limit\":11}\n{\"limit\":1,\"limit\":2}\n{}\n")});
     EXPECT_EQ(r.code, 1);
     std::istringstream lines(r.out);
@@ -121,7 +121,8 @@ TEST_F(ValidateCli, JsonlGivesOneVerdictPerLineInOrder) {
 }
 
 TEST_F(ValidateCli, JsonlAllValidExitsZero) {
-    auto r = run({"--jsonl", "--schema", file("s.json", schema), file("i.jsonl", "{\"limit\":3}\n{\"limit\":4}")});
+    auto r =
+        run({"--jsonl", "--schema", file("s.json", limit_schema), file("i.jsonl", "{\"limit\":3}\n{\"limit\":4}")});
     EXPECT_EQ(r.code, 0);
     EXPECT_EQ(r.out, "{\"valid\":true}\n{\"valid\":true}\n");
 }

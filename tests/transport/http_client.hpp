@@ -71,6 +71,13 @@ inline std::string initialize_body(int id = 1) {
            R"(,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
 }
 
+/// A `tools/call` of `tool` with no arguments; `meta`, when given, is one more member of params
+/// (e.g. `"_meta":{…}`).
+inline std::string call_body(int id, const std::string& tool, const std::string& meta = "") {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
+           R"(","arguments":{})" + (meta.empty() ? "" : "," + meta) + "}}";
+}
+
 /// An MCP client of the Streamable HTTP endpoint `/mcp` on 127.0.0.1:`port`.
 struct mcp_client {
     std::uint16_t port;

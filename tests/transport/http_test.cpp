@@ -33,12 +33,8 @@ using tcp = net::ip::tcp;
 using boost::json::array;
 using boost::json::object;
 
+using candor::test::call_body;
 using candor::test::initialize_body;
-
-std::string call_body(int id, const std::string& tool, const std::string& meta = "") {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
-           R"(","arguments":{})" + (meta.empty() ? "" : "," + meta) + "}}";
-}
 
 using response = candor::test::http_reply;
 

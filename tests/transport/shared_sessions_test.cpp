@@ -31,6 +31,7 @@ namespace tr = candor::transport;
 using boost::json::array;
 using boost::json::object;
 using namespace std::chrono_literals;
+using candor::test::call_body;
 
 // The database as the replicas share it, with a switch that makes every statement fail (or
 // wait) as a database that is down (or stuck) would.
@@ -68,10 +69,6 @@ private:
     std::shared_ptr<st::sql_database> db_;
 };
 
-std::string call_body(int id, const std::string& tool) {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
-           R"(","arguments":{}}})";
-}
 const std::string list_body = R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})";
 
 // `initialize` declaring elicitation, as a client that can answer it would.
