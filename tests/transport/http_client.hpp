@@ -53,13 +53,14 @@ inline http_reply http_fetch(std::uint16_t port, boost::beast::http::verb verb, 
     return out;
 }
 
-/// The data lines of an SSE body, one JSON message each.
+/// The data lines of an SSE body, one JSON message each (a priming event's empty data carries
+/// none).
 inline std::vector<boost::json::value> sse_messages(const std::string& body) {
     std::vector<boost::json::value> out;
     std::size_t pos = 0;
     while ((pos = body.find("data: ", pos)) != std::string::npos) {
         const auto end = body.find('\n', pos);
-        out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
+        if (end > pos + 6) out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
         pos = end;
     }
     return out;
