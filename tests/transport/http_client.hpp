@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace candor::test {
@@ -51,6 +52,19 @@ inline http_reply http_fetch(std::uint16_t port, boost::beast::http::verb verb, 
     for (const auto& f : res) out.headers[std::string(f.name_string())] = std::string(f.value());
     out.body = res.body();
     return out;
+}
+
+/// Read from `socket` into `received` until `text` has arrived (a stream read as it comes).
+/// @return false if the connection ended first
+inline bool read_until(boost::asio::ip::tcp::socket& socket, std::string& received, std::string_view text) {
+    char buf[4096];
+    while (received.find(text) == std::string::npos) {
+        boost::system::error_code ec;
+        const auto n = socket.read_some(boost::asio::buffer(buf), ec);
+        if (ec) return false;
+        received.append(buf, n);
+    }
+    return true;
 }
 
 /// The data lines of an SSE body, one JSON message each (a priming event's empty data carries

@@ -105,16 +105,7 @@ struct open_stream {
                       (last_event_id.empty() ? "" : "Last-Event-ID: " + last_event_id + "\r\n") + "\r\n");
     }
     // Read until `text` has arrived. @return false if the stream ended first
-    bool read_until(std::string_view text) {
-        char buf[4096];
-        while (received.find(text) == std::string::npos) {
-            boost::system::error_code ec;
-            const auto n = socket.read_some(net::buffer(buf), ec);
-            if (ec) return false;
-            received.append(buf, n);
-        }
-        return true;
-    }
+    bool read_until(std::string_view text) { return candor::test::read_until(socket, received, text); }
     std::vector<sse_event> events() const { return events_of(received.substr(received.find("\r\n\r\n"))); }
     void cut() {
         boost::system::error_code ignored;
