@@ -321,6 +321,14 @@ int main(int argc, char** argv) {
             ctx.progress(100, 100);
             co_return mcp::content_result{array{text("Tool with progress executed successfully")}};
         });
+    // The suite's SSE polling scenario (2025-11-25): a call whose answer is a stream, which
+    // opens with a priming event (an id and `retry`) to resume from.
+    add(srv, info("test_reconnection", "Sends a log message before its result, so that its answer is a stream."),
+        [](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+            ctx.log(mcp::log_level::info, "Reconnection test started");
+            co_await pause(ctx);
+            co_return mcp::content_result{array{text("Reconnection test completed")}};
+        });
     add(srv, info("test_error_handling", "Always fails with a tool error (isError)."),
         [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
             co_return mcp::content_result{array{text("This tool intentionally returns an error for testing")},

@@ -58,7 +58,9 @@ function startHttp(principal) {
     const text = await r.text();
     if (!(r.headers.get("content-type") || "").startsWith("text/event-stream")) return text ? JSON.parse(text) : null;
     // An SSE stream: the answer is the event whose message carries the request's id.
-    const messages = text.split("\n").filter((l) => l.startsWith("data:")).map((l) => JSON.parse(l.slice(5)));
+    // (A priming event, on the 2025-11-25 wire, has an empty data line: no message.)
+    const messages = text.split("\n").filter((l) => l.startsWith("data:") && l.slice(5).trim())
+      .map((l) => JSON.parse(l.slice(5)));
     return messages.find((m) => m.id === message.id);
   };
   const request = (method, params) => post({ jsonrpc: "2.0", id: next++, method, params });

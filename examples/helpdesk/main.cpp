@@ -20,6 +20,7 @@
 #include <candor/evidence/request_state.hpp>
 #include <candor/evidence/sql_store.hpp>
 #include <candor/store/postgres.hpp>
+#include <candor/store/sql_event_log.hpp>
 #include <candor/store/sql_session_records.hpp>
 #include <candor/validation/sql_repair_counts.hpp>
 
@@ -151,7 +152,7 @@ int main(int argc, char** argv) {
             return fail("cannot prepare database '" + shown + "': " + r.error().message);
         if (auto r = helpdesk::prepare_orders(*db); !r)
             return fail("cannot prepare the order tables in '" + shown + "': " + r.error().message);
-        // The shared state (evidence of walks, repair counts, HTTP sessions): --state, else the
+        // The shared state (evidence of walks, repair counts, HTTP sessions and SSE events): --state, else the
         // data's own database. Executed plans stay with the data: a plan's use commits in the
         // archive's own transaction.
         auto state_db = db;
@@ -172,6 +173,11 @@ int main(int argc, char** argv) {
         if (!sessions) return fail("cannot open the session records: " + sessions.error().message);
         http->http_options().shared_sessions = *sessions;
         http->http_options().shared_sessions_worker = worker;
+        // The SSE event log beside them: a stream cut on one replica resumes on another.
+        auto events = candor::store::sql_event_log::open(state_db);
+        if (!events) return fail("cannot open the event log: " + events.error().message);
+        http->http_options().event_log = *events;
+        http->http_options().event_log_worker = worker;
         std::shared_ptr<const candor::evidence::key_ring> keys;
         // A file or a systemd credential keeps the keys off the command line and out of the
         // environment (docs/operations.md, "Deploying").

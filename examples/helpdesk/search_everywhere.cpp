@@ -175,8 +175,11 @@ public:
           worker_(s.worker),
           config_(s.config) {}
 
-    boost::asio::awaitable<ce::envelope> call(search_args a, mcp::call_context&) override {
+    boost::asio::awaitable<ce::envelope> call(search_args a, mcp::call_context& ctx) override {
         const std::chrono::milliseconds deadline(a.deadline_ms);
+        // Progress (sent only to a client that passed a progressToken): the answer then comes as
+        // a stream of several events.
+        ctx.progress(0, 3, "asking the tickets, the knowledge base and the chat log");
         std::vector<ga::source> sources;
         for (const char* name : {"tickets", "knowledge_base", "chat"}) {
             sources.push_back(
@@ -185,6 +188,7 @@ public:
                  }});
         }
         auto e = co_await ga::fan_out(std::move(sources));
+        ctx.progress(3, 3, "every source answered or gave up");
         co_return e;
     }
 

@@ -52,7 +52,7 @@ async function post(i, method, params, { version = modern, session, principalTok
   let message = null;
   if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
     for (const line of text.split("\n")) {
-      if (!line.startsWith("data:")) continue;
+      if (!line.startsWith("data:") || !line.slice(5).trim()) continue;  // a priming event has no data
       const m = JSON.parse(line.slice(5));
       if (m.id === id) message = m;
     }
@@ -151,6 +151,66 @@ check("the seeded data has matching tickets to walk", truth.length > 20, truth.l
   const stranger = await post(2, "tools/list", {}, { version: legacy, session, principalToken: "team-a-token" });
   check("2025-11-25: another principal cannot use the session on another replica", stranger.status === 404,
         stranger.status);
+  await resumeElsewhere(session);
+}
+
+// The SSE events of a body: [{ id, data }].
+function sseEvents(text) {
+  const events = [];
+  for (const block of text.split("\n\n")) {
+    let id = "", data = null;
+    for (const line of block.split("\n")) {
+      if (line.startsWith("id:")) id = line.slice(3).trim();
+      if (line.startsWith("data:")) data = line.slice(5).trim();
+    }
+    if (data !== null) events.push({ id, data });
+  }
+  return events;
+}
+
+// A call whose answer is a stream of several events (search_everywhere reports progress), cut on
+// replica 1 after its first message; resumed with Last-Event-ID on replica 2, it delivers the
+// remaining events and the result, exactly once.
+async function resumeElsewhere(session) {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream",
+                    authorization: `Bearer ${token}`, "mcp-session-id": session, "mcp-protocol-version": legacy };
+  const call = (id) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: {
+    name: "search_everywhere", arguments: { query: "printer" }, _meta: { progressToken: `resume-${id}` } } });
+  // The whole stream, uncut, on replica 3: what a resume must make up for.
+  const whole = sseEvents(await (await fetch(urls[2], { method: "POST", headers, body: call(++requestId) })).text());
+  const wholeMessages = whole.filter((e) => e.data).length;
+  check("2025-11-25: search_everywhere with a progressToken answers as a stream of several events, with ids",
+        wholeMessages >= 3 && whole.every((e) => e.id), whole);
+
+  const id = ++requestId;
+  const cut = new AbortController();
+  const res = await fetch(urls[0], { method: "POST", headers, body: call(id), signal: cut.signal });
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let seen = [];
+  while (!seen.some((e) => e.data)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+    seen = sseEvents(text.slice(0, text.lastIndexOf("\n\n") + 2));
+  }
+  cut.abort();
+  const first = seen.find((e) => e.data);  // resumed from here, whatever else arrived with it
+  check("2025-11-25: the stream on replica 1 opens with a priming event, then a message",
+        seen[0]?.data === "" && !!seen[0]?.id && !!first?.id, seen);
+  const resumed = await fetch(urls[1], { method: "GET", signal: AbortSignal.timeout(30_000), headers: {
+    accept: "text/event-stream", authorization: `Bearer ${token}`, "mcp-session-id": session,
+    "mcp-protocol-version": legacy, "last-event-id": first?.id } });
+  const rest = sseEvents(await resumed.text());
+  const stream = first?.id.slice(0, first.id.lastIndexOf("-"));
+  const seq = Number(first?.id.slice(first.id.lastIndexOf("-") + 1));
+  const messages = rest.filter((e) => e.data).map((e) => JSON.parse(e.data));
+  check("2025-11-25: resumed on replica 2, the stream goes on right after the event seen, without gaps",
+        resumed.status === 200 && rest.every((e, k) => e.id === `${stream}-${seq + 1 + k}`), { status: resumed.status, rest });
+  check("2025-11-25: it delivers exactly the remaining events, the result last and once",
+        messages.length === wholeMessages - 1 &&
+        messages.filter((m) => m.id === id).length === 1 && messages.at(-1)?.id === id &&
+        messages.at(-1)?.result?.structuredContent !== undefined, messages);
 }
 
 // --- an inventory on replica 1, its plan on 2, the approved call on 3, a replay on 1 ----------

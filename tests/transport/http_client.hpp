@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace candor::test {
@@ -53,13 +54,27 @@ inline http_reply http_fetch(std::uint16_t port, boost::beast::http::verb verb, 
     return out;
 }
 
-/// The data lines of an SSE body, one JSON message each.
+/// Read from `socket` into `received` until `text` has arrived (a stream read as it comes).
+/// @return false if the connection ended first
+inline bool read_until(boost::asio::ip::tcp::socket& socket, std::string& received, std::string_view text) {
+    char buf[4096];
+    while (received.find(text) == std::string::npos) {
+        boost::system::error_code ec;
+        const auto n = socket.read_some(boost::asio::buffer(buf), ec);
+        if (ec) return false;
+        received.append(buf, n);
+    }
+    return true;
+}
+
+/// The data lines of an SSE body, one JSON message each (a priming event's empty data carries
+/// none).
 inline std::vector<boost::json::value> sse_messages(const std::string& body) {
     std::vector<boost::json::value> out;
     std::size_t pos = 0;
     while ((pos = body.find("data: ", pos)) != std::string::npos) {
         const auto end = body.find('\n', pos);
-        out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
+        if (end > pos + 6) out.push_back(boost::json::parse(body.substr(pos + 6, end - pos - 6)));
         pos = end;
     }
     return out;

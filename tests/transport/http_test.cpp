@@ -356,16 +356,7 @@ struct open_post {
         net::write(socket, net::buffer(head));
     }
     // Read until `text` has arrived. @return false if the stream ended first
-    bool read_until(std::string_view text) {
-        char buf[4096];
-        while (received.find(text) == std::string::npos) {
-            boost::system::error_code ec;
-            const auto n = socket.read_some(net::buffer(buf), ec);
-            if (ec) return false;
-            received.append(buf, n);
-        }
-        return true;
-    }
+    bool read_until(std::string_view text) { return candor::test::read_until(socket, received, text); }
 };
 
 }  // namespace

@@ -89,6 +89,14 @@ connection::~connection() {
 
 bool connection::usable() const noexcept { return !broken_ && conn_ && PQstatus(conn_) == CONNECTION_OK; }
 
+bool connection::still_open() noexcept {
+    // Twice: a server that shut down sent a last message before it closed, and the first read
+    // takes that message only; the second meets the end of the stream.
+    for (int i = 0; i < 2 && usable(); ++i)
+        if (PQconsumeInput(conn_) == 0) broken_ = true;
+    return usable();
+}
+
 bool connection::idle() const noexcept { return conn_ && PQtransactionStatus(conn_) == PQTRANS_IDLE; }
 
 error connection::broken(std::string_view what) {

@@ -99,7 +99,7 @@ asio::awaitable<boost::system::result<lease, error>> pool::acquire(clock::time_p
             }
         }
         if (reused) {
-            if (reused->usable()) co_return lease(*this, std::move(reused));
+            if (reused->still_open()) co_return lease(*this, std::move(reused));
             {
                 std::lock_guard lock(mutex_);
                 --open_;

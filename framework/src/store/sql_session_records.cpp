@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/store/sql_session_records.hpp>
 
+#include "sql_values.hpp"
+
 #include <array>
 #include <string>
 
@@ -8,6 +10,10 @@ namespace candor::store {
 
 namespace {
 
+using detail::from_unix_ms;
+using detail::number_of;
+using detail::text_of;
+using detail::unix_ms;
 using transport::session_record;
 using transport::session_records_error;
 
@@ -21,26 +27,7 @@ constexpr std::array<std::string_view, 2> schema_statements = {
     "CREATE INDEX IF NOT EXISTS candor_http_session_expires ON candor_http_session (expires)",
 };
 
-std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
-std::chrono::system_clock::time_point from_unix_ms(std::int64_t ms) {
-    return std::chrono::system_clock::time_point(
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::milliseconds(ms)));
-}
-
 session_records_error failed(const db_error& e) { return session_records_error{"session records: " + e.message}; }
-
-std::string text_of(const sql_value& v) {
-    const auto* s = std::get_if<std::string>(&v);
-    return s ? *s : std::string();
-}
-
-std::int64_t number_of(const sql_value& v) {
-    const auto* n = std::get_if<std::int64_t>(&v);
-    return n ? *n : 0;
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include <candor/transport/http.hpp>
 
+#include "http_event_log.hpp"
 #include "http_request_reader.hpp"
 #include "http_session.hpp"
 #include "http_shared_sessions.hpp"
@@ -18,6 +19,7 @@
 #include <candor/mcp/connection.hpp>
 #include <candor/store/worker.hpp>
 #include <candor/transport/authenticator.hpp>
+#include <candor/transport/event_log.hpp>
 #include <candor/transport/http_policy.hpp>
 #include <candor/transport/session_records.hpp>
 
@@ -44,6 +46,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
+#include <iterator>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -116,6 +119,22 @@ refusal session_store_unavailable() {
     return refusal{503, "SESSION_STORE_UNAVAILABLE", "the shared session records cannot be reached; try again"};
 }
 
+// A `Last-Event-ID` that no stream of this server could have sent.
+refusal malformed_event_id() {
+    return refusal{400, "MALFORMED_LAST_EVENT_ID", "Last-Event-ID is not an event id this server sends"};
+}
+
+// Not 404: the session is fine, only the stream cannot be resumed.
+refusal event_id_gone() {
+    return refusal{410, "LAST_EVENT_ID_GONE",
+                   "no event with this id in this session's log (another session's, expired, or dropped at the "
+                   "stream's bound); the stream cannot be resumed"};
+}
+
+refusal event_log_unavailable() {
+    return refusal{503, "EVENT_LOG_UNAVAILABLE", "the event log cannot be read; try again"};
+}
+
 // The client's `capabilities` of a shared record, as an object (anything else: none).
 boost::json::object capabilities_of(const session_record& r) {
     boost::system::error_code ec;
@@ -144,10 +163,16 @@ session_record record_of_initialize(const jsonrpc::request& r, std::string id, c
 constexpr std::string_view session_header = "Mcp-Session-Id";
 constexpr std::string_view version_header = "MCP-Protocol-Version";
 
-std::string sse_event(std::string_view json) {
+// The revision whose SSE events carry ids and can be resumed (later ones removed it).
+constexpr std::string_view resumable_version = "2025-11-25";
+
+// One SSE event carrying `json`, with `id` unless it is empty.
+std::string sse_event(std::string_view json, std::string_view id = {}) {
     // The writer emits compact JSON, so one data line; split anyway so a newline can never
     // end an event early.
-    std::string out = "event: message\n";
+    std::string out;
+    if (!id.empty()) out.append("id: ").append(id).append("\n");
+    out += "event: message\n";
     while (true) {
         const auto nl = json.find('\n');
         out += "data: ";
@@ -158,6 +183,35 @@ std::string sse_event(std::string_view json) {
     }
     out += '\n';
     return out;
+}
+
+// The event that opens a resumable stream: an id to resume from, no data, and how long to wait
+// before reconnecting.
+std::string sse_priming(std::string_view id, std::chrono::milliseconds retry) {
+    std::string out = "id: ";
+    out.append(id).append("\nretry: ").append(std::to_string(retry.count())).append("\ndata: \n\n");
+    return out;
+}
+
+// The head of a stream that holds its connection to the end (a GET's, a listen's).
+http::response<http::empty_body> stream_head(const request_t& req) {
+    http::response<http::empty_body> head{http::status::ok, req.version()};
+    head.set(http::field::server, "candor");
+    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::cache_control, "no-cache");
+    head.keep_alive(false);
+    head.chunked(true);
+    return head;
+}
+
+// Ends when the client closes the connection of a stream (it sends nothing else), so that a
+// stream that waits for messages ends at once rather than at its next write.
+net::awaitable<void> client_gone(tcp::socket& socket) {
+    char scratch[256];
+    for (;;) {
+        auto [ec, n] = co_await socket.async_read_some(net::buffer(scratch), use_tuple);
+        if (ec) co_return;
+    }
 }
 
 // One HTTP/1.1 chunk holding `data` (the chunked framing written by hand: one contiguous
@@ -236,6 +290,17 @@ public:
                 opts_.session_idle_timeout,
                 [&srv](mcp::log_level l, std::string_view text) { srv.options().log(l, text); });
         }
+        if (opts_.resumable_streams && !opts_.stateless) {
+            auto log = opts_.event_log ? std::move(opts_.event_log) : std::make_shared<memory_event_log>();
+            auto worker =
+                opts_.event_log_worker ? std::move(opts_.event_log_worker) : std::make_shared<store::worker>(1);
+            journal_ = std::make_unique<event_journal>(
+                std::move(log), std::move(worker),
+                event_journal::settings{opts_.event_log_timeout, opts_.event_retention,
+                                        std::max<std::size_t>(opts_.max_logged_events_per_stream, 1),
+                                        opts_.event_log_poll},
+                [&srv](mcp::log_level l, std::string_view text) { srv.options().log(l, text); });
+        }
     }
 
     ~http_engine() { stop(); }
@@ -272,6 +337,25 @@ private:
     net::awaitable<void> stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
                                        std::shared_ptr<exchange> ex, jsonrpc::inbound message);
     net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
+    /// A GET's stream: the messages that belong to no request, until the client goes away.
+    /// `replay`: events of the stream it resumes, sent first.
+    net::awaitable<bool> stream_get(tcp_connection& conn, const request_t& req, std::shared_ptr<http_session> session,
+                                    std::vector<logged_event> replay);
+    /// A GET with `Last-Event-ID`: the resumed stream's events after it; then, for a POST's
+    /// stream, its later events as they are logged (here or on another replica) until its last;
+    /// for a GET stream, a new GET stream.
+    net::awaitable<bool> resume_stream(tcp_connection& conn, const request_t& req,
+                                       std::shared_ptr<http_session> session, std::string_view last_event_id);
+    /// Follow a POST's stream in the log from event `from` on, writing each event, until its
+    /// last event, the retention, a log failure or a failed write.
+    net::awaitable<void> follow_stream(tcp_connection& conn, std::string session_id, std::string stream_id,
+                                       std::uint64_t from);
+    /// The client went away from a POST's resumable stream: its call goes on, and its later
+    /// messages are logged for a resume.
+    net::awaitable<void> log_rest(std::shared_ptr<http_session> session, jsonrpc::request_id id,
+                                  std::shared_ptr<exchange> ex, stream_cursor cursor);
+    /// Whether a request's streams carry event ids and are logged (2025-11-25, in a session).
+    bool resumable(const request_t& req, const http_session& session) const;
     net::awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
     /// Awaited with a request's response before it goes out; a refusal goes out instead.
     using response_gate = std::function<net::awaitable<std::optional<refusal>>(const std::string& response)>;
@@ -317,6 +401,7 @@ private:
     session_table sessions_;
     std::chrono::milliseconds recheck_;
     std::unique_ptr<shared_sessions> shared_;  // null: sessions live in this process only
+    std::unique_ptr<event_journal> journal_;   // null: no event ids, nothing resumes
     std::vector<std::thread> threads_;
 
     std::atomic<bool> draining_{false};
@@ -403,6 +488,7 @@ void http_engine::stop() {
     // A request that gave up on the records left its work running on their worker (which may
     // be shared, and outlive this engine); its end posts to ioc_.
     if (shared_) shared_->wait_idle(opts_.shared_session_timeout + std::chrono::seconds(5));
+    if (journal_) journal_->wait_idle(opts_.event_log_timeout + std::chrono::seconds(5));
 }
 
 void http_engine::request_done() {
@@ -423,6 +509,7 @@ net::awaitable<void> http_engine::sweep_loop() {
         // The local expiry leaves the records alone (another replica may still use them); the
         // records expire on their own clock.
         if (shared_) shared_->purge();
+        if (journal_) journal_->purge();
     }
 }
 
@@ -967,13 +1054,8 @@ net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const requ
     // closes it — that is how a client ends a subscription — or the server shuts down (then
     // the listen request's own response ends it). Quiet periods carry an SSE comment every
     // `stream_keepalive`, so that proxies and clients do not time it out.
-    http::response<http::empty_body> head{http::status::ok, req.version()};
-    head.set(http::field::server, "candor");
-    head.set(http::field::content_type, "text/event-stream");
-    head.set(http::field::cache_control, "no-cache");
+    auto head = stream_head(req);
     head.set("X-Accel-Buffering", "no");
-    head.keep_alive(false);
-    head.chunked(true);
     http::response_serializer<http::empty_body> sr(head);
     conn.stream.expires_after(opts_.write_timeout);
     auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
@@ -1000,14 +1082,8 @@ net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const requ
             if (wec || last) co_return;
         }
     };
-    auto watch = [&]() -> net::awaitable<void> {
-        char scratch[256];
-        for (;;) {
-            auto [rec, rn] = co_await conn.stream.socket().async_read_some(net::buffer(scratch), use_tuple);
-            if (rec) co_return;
-        }
-    };
-    co_await (pump() || watch());
+    auto gone = client_gone(conn.stream.socket());
+    co_await (pump() || std::move(gone));
     const std::string last = "0\r\n\r\n";
     conn.stream.expires_after(opts_.write_timeout);
     co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
@@ -1037,15 +1113,25 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
     session->connection().receive(std::move(message), req.body().size());  // parsed once, here
 
     // JSON unless related messages come before the response; then an SSE stream that carries
-    // them and ends with the response.
+    // them and ends with the response. On the 2025-11-25 wire its events have ids and are
+    // logged before they are written, so that a client that loses the stream can resume it.
     std::optional<http::response_serializer<http::empty_body>> sse;
     http::response<http::empty_body> head{http::status::ok, req.version()};
     const bool keep = req.keep_alive();
+    std::optional<stream_cursor> cursor;
+    if (resumable(req, *session)) cursor.emplace(stream_cursor{session->id(), new_stream_id('p')});
     for (;;) {
         auto [ec, text, final] = co_await ex->next();
         if (ec) {
             session->forget_request(id);
-            if (sse) break;  // end the stream without a response
+            if (sse) {
+                // The stream ends without a response: a resume says so rather than wait for one.
+                if (cursor) {
+                    std::string none;
+                    co_await journal_->record(*cursor, true, std::move(none));
+                }
+                break;
+            }
             if (ex->reason() == end_reason::cancelled) {
                 const reply reply_{http::status::accepted, {}, "application/json", std::move(headers)};
                 co_return co_await send(conn, &req, reply_);
@@ -1062,7 +1148,13 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
         if (final && gate) {
             const auto stop = co_await (*gate)(text);
             if (stop) {
-                if (sse) break;  // end the stream without the response
+                if (sse) {
+                    if (cursor) {
+                        std::string none;
+                        co_await journal_->record(*cursor, true, std::move(none));
+                    }
+                    break;  // end the stream without the response
+                }
                 const auto reply_ = session_refusal(*stop);
                 co_return co_await send(conn, &req, reply_);
             }
@@ -1073,7 +1165,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
                 co_return co_await send(conn, &req, reply_);
             }
         }
-        conn.stream.expires_after(opts_.write_timeout);
+        std::string event;
         if (!sse) {
             head.set(http::field::server, "candor");
             head.set(http::field::content_type, "text/event-stream");
@@ -1082,18 +1174,36 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
             head.keep_alive(keep && !draining_);
             head.chunked(true);
             sse.emplace(head);
+            conn.stream.expires_after(opts_.write_timeout);
             auto [wec, wn] = co_await http::async_write_header(conn.stream, *sse, use_tuple);
+            conn.stream.expires_never();
             if (wec) {
                 session->forget_request(id);
                 co_return false;
             }
+            // The priming event goes out with the first message, in one chunk.
+            if (cursor) {
+                std::string none;
+                const auto priming = co_await journal_->record(*cursor, false, std::move(none));
+                event = sse_priming(priming, opts_.sse_retry);
+            }
         }
-        const auto event = chunk(sse_event(text));
-        auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
+        std::string logged_as;
+        if (cursor) logged_as = co_await journal_->record(*cursor, final, text);
+        event += sse_event(text, logged_as);
+        const auto data = chunk(event);
+        conn.stream.expires_after(opts_.write_timeout);
+        auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(data), use_tuple);
         conn.stream.expires_never();
         if (wec) {
-            // The client went away; the call's later messages are dropped.
-            session->forget_request(id);
+            // The client went away. On the 2025-11-25 wire the call goes on and its later
+            // messages are logged, for a resume; otherwise they are dropped.
+            if (cursor && !final) {
+                auto rest = log_rest(session, id, ex, std::move(*cursor));
+                net::co_spawn(conn.stream.get_executor(), std::move(rest), net::detached);
+            } else {
+                session->forget_request(id);
+            }
             co_return false;
         }
         if (final) break;
@@ -1103,6 +1213,27 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
     auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
     conn.stream.expires_never();
     co_return !wec && keep && !draining_;
+}
+
+net::awaitable<void> http_engine::log_rest(std::shared_ptr<http_session> session, jsonrpc::request_id id,
+                                           std::shared_ptr<exchange> ex, stream_cursor cursor) {
+    for (;;) {
+        auto [ec, text, final] = co_await ex->next();
+        if (ec) {
+            session->forget_request(id);
+            std::string none;
+            co_await journal_->record(cursor, true, std::move(none));
+            co_return;
+        }
+        co_await journal_->record(cursor, final, std::move(text));
+        if (final) co_return;
+    }
+}
+
+bool http_engine::resumable(const request_t& req, const http_session& session) const {
+    if (!journal_ || session.id().empty()) return false;
+    const auto version = req.find(version_header);
+    return version != req.end() && version->value() == resumable_version;
 }
 
 net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who) {
@@ -1116,6 +1247,13 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
         co_return co_await send(conn, &req, reply_);
     }
     auto session = std::move(std::get<std::shared_ptr<http_session>>(found));
+    if (const auto last = req.find("Last-Event-ID"); last != req.end() && resumable(req, *session))
+        co_return co_await resume_stream(conn, req, std::move(session), last->value());
+    co_return co_await stream_get(conn, req, std::move(session), {});
+}
+
+net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request_t& req,
+                                             std::shared_ptr<http_session> session, std::vector<logged_event> replay) {
     auto ex = new_exchange(conn);
     if (!session->open_stream(ex, opts_.max_streams_per_session)) {
         const auto reply_ = refused(
@@ -1125,12 +1263,7 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
         co_return co_await send(conn, &req, reply_);
     }
 
-    http::response<http::empty_body> head{http::status::ok, req.version()};
-    head.set(http::field::server, "candor");
-    head.set(http::field::content_type, "text/event-stream");
-    head.set(http::field::cache_control, "no-cache");
-    head.keep_alive(false);
-    head.chunked(true);
+    auto head = stream_head(req);
     http::response_serializer<http::empty_body> sr(head);
     conn.stream.expires_after(opts_.write_timeout);
     auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
@@ -1140,29 +1273,139 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
         co_return false;
     }
 
+    // The events of the stream resumed (messages for the new one queue meanwhile), then the
+    // new stream's priming event: its own id, from which the client resumes next time.
+    std::optional<stream_cursor> cursor;
+    if (resumable(req, *session)) cursor.emplace(stream_cursor{session->id(), new_stream_id('g')});
+    std::string opening;
+    for (const auto& e : replay) opening += sse_event(e.text, event_id(e.stream_id, e.seq));
+    if (cursor) {
+        std::string none;
+        const auto priming = co_await journal_->record(*cursor, false, std::move(none));
+        opening += sse_priming(priming, opts_.sse_retry);
+    }
+    bool open = true;
+    if (!opening.empty()) {
+        const auto data = chunk(opening);
+        conn.stream.expires_after(opts_.write_timeout);
+        auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(data), use_tuple);
+        conn.stream.expires_never();
+        open = !wec;
+    }
+
     // Pump messages until the stream ends; watch the socket meanwhile, so a client that goes
     // away frees its stream slot at once rather than at the next message.
     auto pump = [&]() -> net::awaitable<void> {
         for (;;) {
             auto [rec, text, final] = co_await ex->next();
             if (rec) co_return;
-            const auto event = chunk(sse_event(text));
+            std::string logged_as;
+            if (cursor) logged_as = co_await journal_->record(*cursor, false, text);
+            const auto event = chunk(sse_event(text, logged_as));
             auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
             if (wec) co_return;
         }
     };
-    auto watch = [&]() -> net::awaitable<void> {
-        char scratch[256];
-        for (;;) {
-            auto [rec, rn] = co_await conn.stream.socket().async_read_some(net::buffer(scratch), use_tuple);
-            if (rec) co_return;
-        }
-    };
-    co_await (pump() || watch());
+    if (open) {
+        auto gone = client_gone(conn.stream.socket());
+        co_await (pump() || std::move(gone));
+    }
     session->close_stream(ex);
     const std::string last = "0\r\n\r\n";
     co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
     co_return false;
+}
+
+net::awaitable<bool> http_engine::resume_stream(tcp_connection& conn, const request_t& req,
+                                                std::shared_ptr<http_session> session, std::string_view last_event_id) {
+    const auto ref = parse_event_id(last_event_id);
+    if (!ref) {
+        const auto reply_ = refused(malformed_event_id(), {});
+        co_return co_await send(conn, &req, reply_);
+    }
+    // From the event the client names: it must still be there (a gap would go unnoticed).
+    auto first = co_await journal_->read(session->id(), ref->stream_id, ref->seq);
+    if (!first) {
+        const auto reply_ = session_refusal(event_log_unavailable());
+        co_return co_await send(conn, &req, reply_);
+    }
+    if (first->empty() || first->front().seq != ref->seq) {
+        const auto reply_ = refused(event_id_gone(), {});
+        co_return co_await send(conn, &req, reply_);
+    }
+    auto events = std::move(*first);
+    const bool ended = events.front().final;  // the client has seen the stream's last event
+    events.erase(events.begin());
+    if (ref->stream_id.front() == 'g') {
+        // A GET stream: what was logged after the id, then a GET stream of this replica.
+        for (auto next = events.empty() ? ref->seq + 1 : events.back().seq + 1;;) {
+            auto more = co_await journal_->read(session->id(), ref->stream_id, next);
+            if (!more) {
+                const auto reply_ = session_refusal(event_log_unavailable());
+                co_return co_await send(conn, &req, reply_);
+            }
+            if (more->empty()) break;
+            next = more->back().seq + 1;
+            std::move(more->begin(), more->end(), std::back_inserter(events));
+        }
+        std::erase_if(events, [](const logged_event& e) { return e.text.empty(); });
+        co_return co_await stream_get(conn, req, std::move(session), std::move(events));
+    }
+
+    auto head = stream_head(req);
+    http::response_serializer<http::empty_body> sr(head);
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
+    conn.stream.expires_never();
+    if (ec || ended) {
+        const std::string last = "0\r\n\r\n";
+        if (!ec) co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+        co_return false;
+    }
+    auto follow = follow_stream(conn, session->id(), ref->stream_id, ref->seq + 1);
+    auto gone = client_gone(conn.stream.socket());
+    co_await (std::move(follow) || std::move(gone));
+    const std::string last = "0\r\n\r\n";
+    conn.stream.expires_after(opts_.write_timeout);
+    co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+    conn.stream.expires_never();
+    co_return false;
+}
+
+net::awaitable<void> http_engine::follow_stream(tcp_connection& conn, std::string session_id, std::string stream_id,
+                                                std::uint64_t from) {
+    // Watched before the first read: an event logged here in between still wakes it.
+    const auto wake = journal_->watch(stream_id, conn.stream.get_executor());
+    const auto until = std::chrono::steady_clock::now() + opts_.event_retention;
+    while (std::chrono::steady_clock::now() < until) {
+        auto page = co_await journal_->read(session_id, stream_id, from);
+        if (!page) co_return;  // the log failed: the client resumes again later
+        if (page->empty()) {
+            co_await journal_->wait(*wake);
+            continue;
+        }
+        std::string events;
+        bool done = false;
+        for (const auto& e : *page) {
+            // A gap: events dropped at the bound while this stream lagged. It ends rather than
+            // skip them unnoticed.
+            if (e.seq != from) co_return;
+            from = e.seq + 1;
+            if (!e.text.empty()) events += sse_event(e.text, event_id(e.stream_id, e.seq));
+            if (e.final) {
+                done = true;
+                break;
+            }
+        }
+        if (!events.empty()) {
+            const auto data = chunk(events);
+            conn.stream.expires_after(opts_.write_timeout);
+            auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(data), use_tuple);
+            conn.stream.expires_never();
+            if (wec) co_return;
+        }
+        if (done) co_return;
+    }
 }
 
 net::awaitable<bool> http_engine::handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who) {

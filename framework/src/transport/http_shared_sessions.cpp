@@ -6,43 +6,19 @@
 #endif
 #include "http_shared_sessions.hpp"
 
+#include "http_bounded_work.hpp"
+
 #include <candor/store/worker.hpp>
 
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
-#include <exception>
 #include <thread>
-#include <variant>
 
 namespace candor::transport::detail {
 
 namespace net = boost::asio;
-using namespace net::experimental::awaitable_operators;
 
 namespace {
-
-// Run `work` on `worker`, waiting at most `timeout`. @return its result, or nothing when it was
-// late or threw (the work itself runs on to its end: it owns what it uses)
-template <class F>
-net::awaitable<std::optional<std::invoke_result_t<F&>>> bounded(store::worker& worker,
-                                                                std::chrono::milliseconds timeout, F work) {
-    using R = std::invoke_result_t<F&>;
-    std::optional<R> out;
-    net::steady_timer timer(co_await net::this_coro::executor, timeout);
-    try {
-        auto run = worker.run_cancellable(std::move(work));
-        auto late = timer.async_wait(net::use_awaitable);
-        auto first = co_await (std::move(run) || std::move(late));
-        if (first.index() == 0) out.emplace(std::move(std::get<0>(first)));
-    } catch (const std::exception&) {
-        // The work threw: as good as no answer.
-    }
-    co_return out;
-}
 
 // Log why the records gave no answer. @return whether they gave one
 template <class T>

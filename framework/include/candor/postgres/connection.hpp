@@ -116,6 +116,11 @@ public:
     /// used again.
     bool usable() const noexcept;
 
+    /// `usable`, after reading what the server sent while the connection was idle (without
+    /// waiting): a server that restarted closed it, and it is found broken here rather than by
+    /// the next statement.
+    bool still_open() noexcept;
+
     /// True when no transaction is open (a connection handed back inside one is not reused).
     bool idle() const noexcept;
 

@@ -36,6 +36,7 @@ class worker;
 namespace candor::transport {
 
 class authenticator;
+class event_log;
 class session_records;
 
 /// A request to a path other than the MCP endpoint and the health probes (metrics, console).
@@ -139,6 +140,37 @@ struct http_options {
     /// of `session_idle_timeout`), so a DELETE on another replica ends it here too; 0: on every
     /// request. When the records cannot be read, a session held here goes on.
     std::chrono::milliseconds shared_session_recheck{1'000};
+    /// SSE resumption on the 2025-11-25 wire (requests whose `MCP-Protocol-Version` is
+    /// 2025-11-25, in a session): every SSE event gets an id (`<stream id>-<n>`), a stream opens
+    /// with a priming event (an id and no data, with `retry`), and every event is appended to
+    /// `event_log` before it is written, also after the client went away from a POST's stream
+    /// (its call goes on). A GET with `Last-Event-ID` replays the events after that id, then
+    /// follows the stream to its response (a POST's) or goes on as a new GET stream (a GET's).
+    /// Off: no ids, and the 2025-11-25 wire behaves as the earlier ones. See docs/http.md,
+    /// "Resuming a stream".
+    bool resumable_streams = true;
+    /// Where the events are logged. Null: in this process's memory (`memory_event_log`), so a
+    /// stream resumes on the replica that sent it; share a log (`store::sql_event_log`) for
+    /// replicas behind a load balancer without stickiness.
+    std::shared_ptr<transport::event_log> event_log;
+    /// The threads that run `event_log`'s statements (they block; never an I/O thread). Null:
+    /// one thread of the transport's own.
+    std::shared_ptr<store::worker> event_log_worker;
+    /// How long an event stays in the log after it was sent; a resume from an id older than
+    /// that gets 410 `LAST_EVENT_ID_GONE`, and a resumed stream follows a call no longer.
+    std::chrono::milliseconds event_retention{5 * 60'000};
+    /// Events kept per stream: past it the oldest go (the priming event first), and a resume from
+    /// one of them gets 410 `LAST_EVENT_ID_GONE`. The newest always stay, the response with them.
+    std::size_t max_logged_events_per_stream = 1000;
+    /// How long a write waits for `event_log` (past it the event goes out live only, and the
+    /// failure is logged once per stream) and a resume for its read (past it, or when the log
+    /// fails, the answer is 503 `EVENT_LOG_UNAVAILABLE` with `Retry-After`).
+    std::chrono::milliseconds event_log_timeout{2'000};
+    /// A resumed stream whose writer is another replica reads the log this often for new
+    /// events (a writer in this process wakes it at once).
+    std::chrono::milliseconds event_log_poll{250};
+    /// The `retry` field of the priming event: how long a client waits before it reconnects.
+    std::chrono::milliseconds sse_retry{1'000};
     /// Standalone GET streams one session may hold open; one more gets 409.
     std::size_t max_streams_per_session = 1;
     /// Messages queued for one stream whose client reads slowly; beyond it the stream is ended.
