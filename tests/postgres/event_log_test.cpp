@@ -16,33 +16,29 @@
 
 namespace {
 
-namespace pg = candor::postgres;
 namespace st = candor::store;
-
-std::shared_ptr<st::sql_database> database(candor_test::io_thread& t) {
-    return st::open_postgres(std::make_shared<pg::pool>(t.io.get_executor(), candor_test::pool_options()));
-}
 
 TEST(PostgresEventLog, ReplicasStartingAtOnceCreateTheTableOnce) {
     candor_test::io_thread t;
     std::vector<std::future<bool>> opened;
     for (int i = 0; i < 4; ++i)
-        opened.push_back(std::async(std::launch::async, [&t] { return bool(st::sql_event_log::open(database(t))); }));
+        opened.push_back(std::async(std::launch::async,
+                                    [&t] { return bool(st::sql_event_log::open(candor_test::open_database(t))); }));
     for (auto& f : opened) EXPECT_TRUE(f.get());
 }
 
 TEST(PostgresEventLog, ReadsAStreamInOrderWithinItsSessionOnAnotherReplica) {
     candor_test::io_thread t;
-    auto log = st::sql_event_log::open(database(t)).value();
+    auto log = st::sql_event_log::open(candor_test::open_database(t)).value();
     ASSERT_TRUE(log->purge(std::chrono::system_clock::now() + std::chrono::hours(24)));
     candor::test::reads_a_stream_in_order(*log);
-    auto other = st::sql_event_log::open(database(t)).value();
+    auto other = st::sql_event_log::open(candor_test::open_database(t)).value();
     EXPECT_EQ(other->read("s1", "pA", 0, 100, std::chrono::system_clock::now()).value().size(), 5u);
 }
 
 TEST(PostgresEventLog, KeepsTheNewestEventsOfAStreamUntilTheyExpire) {
     candor_test::io_thread t;
-    auto log = st::sql_event_log::open(database(t)).value();
+    auto log = st::sql_event_log::open(candor_test::open_database(t)).value();
     ASSERT_TRUE(log->purge(std::chrono::system_clock::now() + std::chrono::hours(24)));
     candor::test::bounds_and_expires(*log);
 }

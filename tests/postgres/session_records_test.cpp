@@ -15,40 +15,35 @@
 
 namespace {
 
-namespace pg = candor::postgres;
 namespace st = candor::store;
-
-std::shared_ptr<st::sql_database> database(candor_test::io_thread& t) {
-    return st::open_postgres(std::make_shared<pg::pool>(t.io.get_executor(), candor_test::pool_options()));
-}
 
 TEST(PostgresSessionRecords, ReplicasStartingAtOnceCreateTheTableOnce) {
     candor_test::io_thread t;
     // Each "replica" has a pool of its own (its own connections), as separate processes would.
     std::vector<std::future<bool>> opened;
     for (int i = 0; i < 4; ++i)
-        opened.push_back(
-            std::async(std::launch::async, [&t] { return bool(st::sql_session_records::open(database(t))); }));
+        opened.push_back(std::async(
+            std::launch::async, [&t] { return bool(st::sql_session_records::open(candor_test::open_database(t))); }));
     for (auto& f : opened) EXPECT_TRUE(f.get());
 }
 
 TEST(PostgresSessionRecords, FindsWhatWasPutUntilItExpires) {
     candor_test::io_thread t;
-    auto records = st::sql_session_records::open(database(t)).value();
+    auto records = st::sql_session_records::open(candor_test::open_database(t)).value();
     candor::test::finds_until_expiry(*records);
     // Another replica (another pool) reads what this one wrote.
-    auto other = st::sql_session_records::open(database(t)).value();
+    auto other = st::sql_session_records::open(candor_test::open_database(t)).value();
     EXPECT_TRUE(other->find("s1", candor::test::now_ms()).value());
 }
 
 TEST(PostgresSessionRecords, TouchIsThrottledAndNeverRevivesAnExpiredRecord) {
     candor_test::io_thread t;
-    candor::test::throttles_touch(*st::sql_session_records::open(database(t)).value());
+    candor::test::throttles_touch(*st::sql_session_records::open(candor_test::open_database(t)).value());
 }
 
 TEST(PostgresSessionRecords, RemoveAndPurgeTakeRecordsAway) {
     candor_test::io_thread t;
-    candor::test::removes_and_purges(*st::sql_session_records::open(database(t)).value());
+    candor::test::removes_and_purges(*st::sql_session_records::open(candor_test::open_database(t)).value());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // or two), a pool's options for it, and a way to run a coroutine to completion.
 
 #include <candor/postgres/pool.hpp>
+#include <candor/store/postgres.hpp>
 
 #include "postgres/temporary_server.hpp"
 
@@ -38,6 +39,12 @@ struct io_thread {
         thread.join();
     }
 };
+
+// A `store::sql_database` on a pool of its own (its own connections, as a replica has) whose
+// I/O runs on `t`.
+inline std::shared_ptr<candor::store::sql_database> open_database(io_thread& t) {
+    return candor::store::open_postgres(std::make_shared<candor::postgres::pool>(t.io.get_executor(), pool_options()));
+}
 
 // Run a coroutine to completion on `io` (on the test's thread) and return its value.
 template <class T>

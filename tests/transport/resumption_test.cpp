@@ -48,9 +48,8 @@ using namespace std::chrono_literals;
 constexpr const char* wire = "2025-11-25";
 
 // A call with a progress token, so that its notifications travel before its result.
-std::string call_body(int id, const std::string& tool) {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{"name":")" + tool +
-           R"(","arguments":{},"_meta":{"progressToken":"p"}}})";
+std::string progress_call(int id, const std::string& tool) {
+    return candor::test::call_body(id, tool, R"("_meta":{"progressToken":"p"})");
 }
 
 // One SSE event as the client sees it.
@@ -149,7 +148,7 @@ private:
 };
 
 // One server: the tools, and the HTTP transport with the options the test gives.
-struct replica {
+struct resumable_replica {
     std::unique_ptr<mcp::server> srv;
     std::unique_ptr<tr::http_server> http;
     candor::test::mcp_client client{};
@@ -184,7 +183,7 @@ struct replica {
         ASSERT_TRUE(http->start());
         client.port = http->port();
     }
-    ~replica() {
+    ~resumable_replica() {
         if (http) http->stop();
     }
 
@@ -196,7 +195,7 @@ struct replica {
                             {"Last-Event-ID", last_event_id}});
     }
     candor::test::http_reply call(const std::string& session, int id, const std::string& tool) const {
-        return client.post(call_body(id, tool), {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", wire}});
+        return client.post(progress_call(id, tool), {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", wire}});
     }
 };
 
@@ -213,8 +212,8 @@ protected:
     void start(tr::http_options opts = {}) { a_.start(std::move(opts), held_); }
 
     // The held call on `r`, cut once its first notification arrived. @return its events so far
-    std::vector<sse_event> cut_after_first_event(const replica& r, const std::string& session) {
-        auto call = open_stream::post(r.client.port, session, call_body(9, "held"));
+    std::vector<sse_event> cut_after_first_event(const resumable_replica& r, const std::string& session) {
+        auto call = open_stream::post(r.client.port, session, progress_call(9, "held"));
         EXPECT_TRUE(call->read_until("notifications/progress"));
         EXPECT_TRUE(call->read_until("\n\n"));
         call->cut();
@@ -222,7 +221,7 @@ protected:
     }
 
     std::shared_ptr<gate> held_ = std::make_shared<gate>();
-    replica a_;
+    resumable_replica a_;
 };
 
 // The events that follow the first notification of the held call, and nothing else.
@@ -427,7 +426,7 @@ TEST_F(Resumption, OtherRevisionsCarryNoEventIds) {
     start();
     const auto session = a_.client.initialize();
     // The same session without the 2025-11-25 version header: the 2025-03-26 wire.
-    const auto old = a_.client.post(call_body(2, "count"), {{"Mcp-Session-Id", session}});
+    const auto old = a_.client.post(progress_call(2, "count"), {{"Mcp-Session-Id", session}});
     ASSERT_EQ(old.status, 200u);
     EXPECT_EQ(old.header("Content-Type"), "text/event-stream");
     EXPECT_EQ(old.body.find("id: "), std::string::npos) << old.body;
@@ -494,12 +493,12 @@ protected:
 
     std::filesystem::path path_;
     std::shared_ptr<gate> held_ = std::make_shared<gate>();
-    replica a_, b_;
+    resumable_replica a_, b_;
 };
 
 TEST_F(SharedResumption, AStreamCutOnOneReplicaResumesOnTheOtherWithExactlyTheRest) {
     const auto session = a_.client.initialize();
-    auto call = open_stream::post(a_.client.port, session, call_body(9, "held"));
+    auto call = open_stream::post(a_.client.port, session, progress_call(9, "held"));
     ASSERT_TRUE(call->read_until("notifications/progress"));
     ASSERT_TRUE(call->read_until("\n\n"));
     call->cut();
