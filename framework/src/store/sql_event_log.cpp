@@ -17,8 +17,9 @@ using detail::unix_ms;
 using transport::event_log_error;
 using transport::logged_event;
 
-// The key of the advisory lock around the table's creation on PostgreSQL ("candorEV").
-constexpr std::int64_t create_lock = 7161126260141344086;
+// The key of the advisory lock around the table's creation on PostgreSQL ("candorEL"; the
+// evidence store has "candorEV").
+constexpr std::int64_t create_lock = 0x63616E646F72454C;
 
 constexpr std::array<std::string_view, 2> schema_statements = {
     "CREATE TABLE IF NOT EXISTS candor_http_event (session_id TEXT NOT NULL, stream_id TEXT NOT NULL, "
