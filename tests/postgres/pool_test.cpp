@@ -195,7 +195,8 @@ TEST(PostgresPool, TransactionCommitsOnSuccessAndRollsBackOnFailure) {
             auto r = co_await tx.query("INSERT INTO tx_rows VALUES ($1)", p, clock::now() + 5s);
             if (!r) co_return r.error();
             if (fail) co_return pg::error{pg::error::kind::rejected, {}, "the action refused"};
-            co_return boost::system::result<void, pg::error>{};
+            boost::system::result<void, pg::error> inserted;
+            co_return inserted;
         };
     };
     EXPECT_TRUE(run(io, db.transaction(insert("kept", false), clock::now() + 5s)));
