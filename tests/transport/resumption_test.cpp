@@ -393,19 +393,23 @@ TEST_F(Resumption, ALogThatFailsStillSendsLiveAndAResumeIs503WithinTheTimeout) {
     EXPECT_EQ(events_of(back.body).size(), 5u);
 }
 
+// A tool added while a GET stream is open: its list_changed belongs to no request.
+void add_late_tool(mcp::server& srv) {
+    srv.add_tool(mcp::make_content_tool(
+                     mcp::tool_info("late", "Added while a stream is open.").with_action(mcp::action_class::read_only),
+                     [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                         co_return mcp::content_result{array{}};
+                     }))
+        .value();
+}
+
 TEST_F(Resumption, AGetStreamResumesWithWhatWasLoggedThenGoesOnAsANewStream) {
     start();
     const auto session = a_.client.initialize();
     auto first = open_stream::get(a_.client.port, session);
     ASSERT_TRUE(first->read_until("\ndata: \n\n"));
     // A message that belongs to no request travels on the GET stream.
-    a_.srv
-        ->add_tool(mcp::make_content_tool(
-            mcp::tool_info("late", "Added while the stream is open.").with_action(mcp::action_class::read_only),
-            [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-                co_return mcp::content_result{array{}};
-            }))
-        .value();
+    add_late_tool(*a_.srv);
     ASSERT_TRUE(first->read_until("list_changed"));
     ASSERT_TRUE(first->read_until("\n\n"));
     const auto seen = first->events();
@@ -420,6 +424,22 @@ TEST_F(Resumption, AGetStreamResumesWithWhatWasLoggedThenGoesOnAsANewStream) {
     EXPECT_NE(events[0].data.find("list_changed"), std::string::npos);
     EXPECT_TRUE(events[1].data.empty());
     EXPECT_NE(stream_of(events[1].id), stream_of(seen[0].id)) << "a new stream, with an id of its own";
+}
+
+TEST_F(Resumption, AResumedGetStreamReplacesTheStreamItResumesEvenBeforeThatIsSeenToBeGone) {
+    start();
+    const auto session = a_.client.initialize();
+    // The client lost this stream, but nothing told the server (a dropped network sends no FIN):
+    // here it is still open and holds the session's only GET slot.
+    auto lost = open_stream::get(a_.client.port, session);
+    ASSERT_TRUE(lost->read_until("\ndata: \n\n"));
+    const auto seen = lost->events();
+    ASSERT_EQ(seen.size(), 1u) << lost->received;
+    auto resumed = open_stream::get(a_.client.port, session, seen[0].id);
+    ASSERT_TRUE(resumed->read_until("\ndata: \n\n")) << resumed->received;
+    add_late_tool(*a_.srv);
+    EXPECT_TRUE(resumed->read_until("list_changed")) << resumed->received;
+    EXPECT_FALSE(lost->read_until("list_changed")) << "the stream resumed has ended: " << lost->received;
 }
 
 TEST_F(Resumption, OtherRevisionsCarryNoEventIds) {

@@ -338,9 +338,10 @@ private:
                                        std::shared_ptr<exchange> ex, jsonrpc::inbound message);
     net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
     /// A GET's stream: the messages that belong to no request, until the client goes away.
-    /// `replay`: events of the stream it resumes, sent first.
+    /// `replay`: events of the stream it resumes (`resumes`, which it replaces if still open
+    /// here), sent first.
     net::awaitable<bool> stream_get(tcp_connection& conn, const request_t& req, std::shared_ptr<http_session> session,
-                                    std::vector<logged_event> replay);
+                                    std::vector<logged_event> replay, std::string_view resumes = {});
     /// A GET with `Last-Event-ID`: the resumed stream's events after it; then, for a POST's
     /// stream, its later events as they are logged (here or on another replica) until its last;
     /// for a GET stream, a new GET stream.
@@ -1253,9 +1254,12 @@ net::awaitable<bool> http_engine::handle_get(tcp_connection& conn, request_t& re
 }
 
 net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request_t& req,
-                                             std::shared_ptr<http_session> session, std::vector<logged_event> replay) {
+                                             std::shared_ptr<http_session> session, std::vector<logged_event> replay,
+                                             std::string_view resumes) {
+    std::optional<stream_cursor> cursor;
+    if (resumable(req, *session)) cursor.emplace(stream_cursor{session->id(), new_stream_id('g')});
     auto ex = new_exchange(conn);
-    if (!session->open_stream(ex, opts_.max_streams_per_session)) {
+    if (!session->open_stream(ex, opts_.max_streams_per_session, cursor ? cursor->stream_id : std::string{}, resumes)) {
         const auto reply_ = refused(
             {409, "TOO_MANY_STREAMS",
              "this session already has " + std::to_string(opts_.max_streams_per_session) + " open GET stream(s)"},
@@ -1275,8 +1279,6 @@ net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request
 
     // The events of the stream resumed (messages for the new one queue meanwhile), then the
     // new stream's priming event: its own id, from which the client resumes next time.
-    std::optional<stream_cursor> cursor;
-    if (resumable(req, *session)) cursor.emplace(stream_cursor{session->id(), new_stream_id('g')});
     std::string opening;
     for (const auto& e : replay) opening += sse_event(e.text, event_id(e.stream_id, e.seq));
     if (cursor) {
@@ -1349,7 +1351,7 @@ net::awaitable<bool> http_engine::resume_stream(tcp_connection& conn, const requ
             std::move(more->begin(), more->end(), std::back_inserter(events));
         }
         std::erase_if(events, [](const logged_event& e) { return e.text.empty(); });
-        co_return co_await stream_get(conn, req, std::move(session), std::move(events));
+        co_return co_await stream_get(conn, req, std::move(session), std::move(events), ref->stream_id);
     }
 
     auto head = stream_head(req);

@@ -50,7 +50,7 @@ void http_session::deliver(std::string text, const mcp::message_route& route) {
                 if (route.is_response) requests_.erase(it);
             }
         } else if (!streams_.empty()) {
-            target = streams_.back();
+            target = streams_.back().ex;
         }
     }
     // No stream: the client gave up on the request, or opened no GET stream. The spec lets
@@ -91,22 +91,39 @@ void http_session::forget_request(const jsonrpc::request_id& id) {
     requests_.erase(id);
 }
 
-bool http_session::open_stream(std::shared_ptr<exchange> ex, std::size_t max) {
-    std::lock_guard lock(mu_);
-    if (closed_ || streams_.size() >= max) return false;
-    streams_.push_back(std::move(ex));
-    stream_opened_ = true;
-    return true;
+bool http_session::open_stream(std::shared_ptr<exchange> ex, std::size_t max, std::string log_id,
+                               std::string_view resumes) {
+    std::shared_ptr<exchange> superseded;
+    bool opened = false;
+    {
+        std::lock_guard lock(mu_);
+        if (closed_) return false;
+        if (!resumes.empty()) {
+            const auto old = std::find_if(streams_.begin(), streams_.end(),
+                                          [&](const get_stream& s) { return s.log_id == resumes; });
+            if (old != streams_.end()) {
+                superseded = std::move(old->ex);
+                streams_.erase(old);
+            }
+        }
+        if (streams_.size() < max) {
+            streams_.push_back({std::move(ex), std::move(log_id)});
+            stream_opened_ = true;
+            opened = true;
+        }
+    }
+    if (superseded) superseded->end(end_reason::superseded);
+    return opened;
 }
 
 void http_session::close_stream(const std::shared_ptr<exchange>& ex) {
     std::lock_guard lock(mu_);
-    std::erase(streams_, ex);
+    std::erase_if(streams_, [&](const get_stream& s) { return s.ex == ex; });
 }
 
 void http_session::close(end_reason why) {
     std::map<jsonrpc::request_id, std::shared_ptr<exchange>> requests;
-    std::vector<std::shared_ptr<exchange>> streams;
+    std::vector<get_stream> streams;
     {
         std::lock_guard lock(mu_);
         closed_ = true;
@@ -115,7 +132,7 @@ void http_session::close(end_reason why) {
     }
     if (connection_) connection_->close();
     for (auto& [id, ex] : requests) ex->end(why);
-    for (auto& ex : streams) ex->end(why);
+    for (auto& s : streams) s.ex->end(why);
 }
 
 void http_session::taken_over() {

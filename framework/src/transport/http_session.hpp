@@ -33,7 +33,7 @@
 namespace candor::transport::detail {
 
 /// Why a stream ended before its last message.
-enum class end_reason { none, cancelled, session_closed, shutdown, overflow };
+enum class end_reason { none, cancelled, session_closed, shutdown, overflow, superseded };
 
 /// One stream: the answer to one POSTed request, or one GET stream. Messages are pushed from
 /// the MCP connection's strand and received by the coroutine that writes the HTTP response.
@@ -98,8 +98,12 @@ public:
     void cancel_request(const jsonrpc::request_id& id);
     /// Forget request `id`'s stream (its writer is done).
     void forget_request(const jsonrpc::request_id& id);
-    /// Register a GET stream. @return false if `max` streams are already open
-    bool open_stream(std::shared_ptr<exchange> ex, std::size_t max);
+    /// Register a GET stream, logged as `log_id` (empty: not logged). A client that resumes
+    /// stream `resumes` has lost it, whether or not this replica noticed yet: that stream, if
+    /// open here, ends (reason `superseded`) and frees its slot for the new one.
+    /// @return false if `max` streams are already open
+    bool open_stream(std::shared_ptr<exchange> ex, std::size_t max, std::string log_id = {},
+                     std::string_view resumes = {});
     void close_stream(const std::shared_ptr<exchange>& ex);
 
     /// End every stream with `why` and close the connection (cancelling its calls).
@@ -133,7 +137,11 @@ private:
     // Guards the stream tables only; held for lookups, never while sending.
     mutable std::mutex mu_;
     std::map<jsonrpc::request_id, std::shared_ptr<exchange>> requests_;
-    std::vector<std::shared_ptr<exchange>> streams_;
+    struct get_stream {
+        std::shared_ptr<exchange> ex;
+        std::string log_id;
+    };
+    std::vector<get_stream> streams_;
     std::size_t requests_opened_ = 0;  // its initialize is the first
     bool stream_opened_ = false;
     bool closed_ = false;
