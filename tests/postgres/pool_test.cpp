@@ -9,6 +9,8 @@
 #include "postgres/test_support.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <gtest/gtest.h>
 
 namespace {
@@ -128,26 +130,81 @@ TEST(PostgresPool, SilentServerIsUnavailableByTheDeadlineNotAHang) {
     EXPECT_LT(took, 4s);  // the call's deadline, not connect_timeout (5 s), ended the attempt
 }
 
-TEST(PostgresPool, BrokenConnectionIsDroppedAndReplaced) {
+// The backend's pid of a pool's only connection.
+std::int64_t pooled_backend_pid(asio::io_context& io, pg::pool& db) {
+    auto pid = run(io, db.query("SELECT pg_backend_pid()", {}));
+    EXPECT_TRUE(pid) << pid.error().message;
+    return pid ? std::get<std::int64_t>(pid->rows[0][0]) : 0;
+}
+
+TEST(PostgresPool, ConnectionClosedWhileIdleIsReplacedWithoutAFailedCall) {
     asio::io_context io;
     pg::pool db(io.get_executor(), options());
-    auto pid = run(io, db.query("SELECT pg_backend_pid()", {}));
-    ASSERT_TRUE(pid);
-    ASSERT_EQ(db.size(), 1u);
-    // Another client ends the pooled connection's backend.
+    const auto pid = pooled_backend_pid(io, db);
+    ASSERT_EQ(db.idle(), 1u);
+    // Another client ends the idle connection's backend and waits until the process has exited
+    // (pg_terminate_backend with a timeout returns true only then), so its socket is closed and
+    // what the server last sent is already in our receive buffer: the pool can observe the close.
     pg::pool other(io.get_executor(), options());
-    const std::vector<pg::value> p{pid->rows[0][0]};
-    ASSERT_TRUE(run(io, other.query("SELECT pg_terminate_backend($1::int4)", p)));
-    // The next call on it fails as unavailable (never hangs) and the connection is dropped ...
-    auto broken = run(io, db.query("SELECT 1", {}));
-    ASSERT_FALSE(broken);
-    EXPECT_EQ(broken.error().what, pg::error::kind::unavailable);
-    EXPECT_EQ(db.dropped(), 1u);
-    EXPECT_EQ(db.size(), 0u);
-    // ... and the call after it gets a new one.
+    const std::vector<pg::value> p{pid};
+    auto ended = run(io, other.query("SELECT pg_terminate_backend($1::int4, 10000)", p));
+    ASSERT_TRUE(ended) << ended.error().message;
+    ASSERT_EQ(std::get<std::int64_t>(ended->rows[0][0]), 1);
+    // The next call succeeds on a new backend: the closed connection was found before use.
     auto fresh = run(io, db.query("SELECT pg_backend_pid()", {}));
     ASSERT_TRUE(fresh) << fresh.error().message;
-    EXPECT_NE(std::get<std::int64_t>(fresh->rows[0][0]), std::get<std::int64_t>(pid->rows[0][0]));
+    EXPECT_NE(std::get<std::int64_t>(fresh->rows[0][0]), pid);
+    EXPECT_EQ(db.dropped(), 1u);
+    EXPECT_EQ(db.size(), 1u);
+}
+
+TEST(PostgresPool, ConnectionBrokenDuringAStatementFailsThatCallAndIsReplaced) {
+    asio::io_context io;
+    pg::pool db(io.get_executor(), options());
+    const auto pid = pooled_backend_pid(io, db);
+    pg::pool other(io.get_executor(), options());
+    // The statement runs on the pooled connection (the only idle one) ...
+    auto sleeping = asio::co_spawn(io, db.query("SELECT pg_sleep(30) /* candor-break-probe */", {}, clock::now() + 60s),
+                                   asio::use_future);
+    // ... and is ended from another connection once the server shows it running. Polling the
+    // server's view is waiting on the event itself; the bound only keeps a broken server from
+    // hanging the test.
+    auto killer = asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<bool> {
+            const std::vector<pg::value> p{pid};
+            asio::steady_timer pause(io);
+            for (const auto give_up = clock::now() + 30s; clock::now() < give_up;) {
+                auto running = co_await other.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int4 AND state = 'active' "
+                    "AND query LIKE '%candor-break-probe%'",
+                    p);
+                if (!running) co_return false;
+                if (std::get<std::int64_t>(running->rows[0][0]) == 1) {
+                    auto t = co_await other.query("SELECT pg_terminate_backend($1::int4, 10000)", p);
+                    co_return t&& std::get<std::int64_t>(t->rows[0][0]) == 1;
+                }
+                pause.expires_after(5ms);
+                co_await pause.async_wait(asio::use_awaitable);
+            }
+            co_return false;
+        }(),
+        asio::use_future);
+    io.restart();
+    io.run();
+    ASSERT_TRUE(killer.get());
+    // The call in flight fails as unavailable (never hangs, never reads as the statement's own
+    // error) and its connection is dropped ...
+    auto broken = sleeping.get();
+    ASSERT_FALSE(broken);
+    EXPECT_EQ(broken.error().what, pg::error::kind::unavailable);
+    EXPECT_EQ(pg::code_of(broken.error()), "SOURCE_UNAVAILABLE");
+    EXPECT_EQ(db.dropped(), 1u);
+    EXPECT_EQ(db.size(), 0u);
+    // ... and the next call gets a new backend.
+    auto fresh = run(io, db.query("SELECT pg_backend_pid()", {}));
+    ASSERT_TRUE(fresh) << fresh.error().message;
+    EXPECT_NE(std::get<std::int64_t>(fresh->rows[0][0]), pid);
 }
 
 TEST(PostgresPool, ConnectionsAreBoundedAndCallsWaitForThem) {
