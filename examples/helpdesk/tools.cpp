@@ -253,22 +253,28 @@ protected:
     }
 
 private:
-    /// Re-check one account against the current state, inside `tx`, and archive it.
+    /// Re-check one account against the current state and archive it, in one serialized step
+    /// inside `tx` (no other archive can come between the check and the write, on any replica).
     /// @return why it was skipped, or nothing when it was archived
     static boost::system::result<std::optional<ev::skip>, sc::db_error> archive_one(sc::sql_database& tx,
                                                                                     const std::string& id,
                                                                                     const mcp::principal& caller) {
-        auto current = sc::read_current(tx, accounts_table(), boost::json::value(id));
-        if (!current) return current.error();
-        if (!*current) return ev::skip{"ACCOUNT_NOT_FOUND", "no such account"};
-        const auto& a = **current;
-        if (!may_see_team(caller, std::string_view(a.at("team").as_string())))
-            return ev::skip{"ACCOUNT_NOT_VISIBLE", "the account is not visible to this caller"};
-        if (a.at("archived").as_bool()) return ev::skip{"ACCOUNT_ALREADY_ARCHIVED", "the account was archived already"};
-        if (!a.at("owner").is_null()) return ev::skip{"ACCOUNT_HAS_OWNER", "the account has an owner now"};
-        if (auto u = sc::update_row(tx, accounts_table(), boost::json::value(id), {{"archived", true}}); !u)
-            return u.error();
-        return std::optional<ev::skip>{};
+        std::optional<ev::skip> skipped;
+        auto written = sc::update_current(
+            tx, accounts_table(), boost::json::value(id),
+            [&](const std::optional<boost::json::object>& current) -> std::optional<boost::json::object> {
+                if (!current) skipped = ev::skip{"ACCOUNT_NOT_FOUND", "no such account"};
+                else if (!may_see_team(caller, std::string_view(current->at("team").as_string())))
+                    skipped = ev::skip{"ACCOUNT_NOT_VISIBLE", "the account is not visible to this caller"};
+                else if (current->at("archived").as_bool())
+                    skipped = ev::skip{"ACCOUNT_ALREADY_ARCHIVED", "the account was archived already"};
+                else if (!current->at("owner").is_null())
+                    skipped = ev::skip{"ACCOUNT_HAS_OWNER", "the account has an owner now"};
+                else return boost::json::object{{"archived", true}};
+                return std::nullopt;
+            });
+        if (!written) return written.error();
+        return skipped;
     }
 
     std::shared_ptr<sc::sql_database> db_;

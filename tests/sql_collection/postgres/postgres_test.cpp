@@ -20,6 +20,9 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
+#include <future>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -292,4 +295,81 @@ TEST(SqlCollectionPostgres, TheFilterLanguageMeansTheSameOnBothEngines) {
         nonempty += !expected.empty();
     }
     EXPECT_GT(nonempty, 40);
+}
+
+TEST(SqlCollectionPostgres, AReCheckAndItsWriteAreOneStepAcrossConnections) {
+    // Two replicas act on the same row at once, each writing only if the row still holds what
+    // its check wants (n == 0). A holds the table's writer lock while B's update_current
+    // starts; B must wait for A's commit and then read A's version (so it writes nothing), not
+    // read the old version first and write over A's afterwards.
+    postgres_backend b;
+    fixture fx(b);
+    gen g{std::mt19937(7)};
+    auto row = g.row(1);
+    row["n"] = 0;
+    ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), {row}));
+    auto replica_a = b.connect();
+    auto replica_b = b.connect();
+    auto monitor = b.connect();
+    const boost::json::value key(row_id(1));
+
+    std::promise<void> a_holds_the_lock;
+    std::optional<std::int64_t> b_saw;
+    std::string b_failure;
+    std::thread other([&] {
+        a_holds_the_lock.get_future().wait();
+        auto r = sc::update_current(
+            *replica_b, items_table(), key,
+            [&](const std::optional<boost::json::object>& current) -> std::optional<boost::json::object> {
+                if (current) b_saw = current->at("n").as_int64();
+                if (!current || current->at("n").as_int64() != 0) return std::nullopt;
+                return boost::json::object{{"n", 2}};
+            });
+        if (!r) b_failure = r.error().message;
+        else if (*r) b_failure = "B wrote over A's version";
+    });
+    auto a = replica_a->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        auto w = sc::update_current(
+            tx, items_table(), key,
+            [](const std::optional<boost::json::object>& current) -> std::optional<boost::json::object> {
+                if (!current || current->at("n").as_int64() != 0) return std::nullopt;
+                return boost::json::object{{"n", 1}};
+            });
+        if (!w) return w.error();
+        EXPECT_TRUE(*w);
+        a_holds_the_lock.set_value();
+        // Commit only once B waits on a lock: the event itself, read from the server. The bound
+        // only keeps a broken server from hanging the test.
+        for (const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+             std::chrono::steady_clock::now() < give_up;) {
+            std::int64_t waiting = 0;
+            auto q = monitor->query(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = "
+                "current_database()",
+                {}, [&](const sc::sql_row& r) {
+                    waiting = std::get<std::int64_t>(r.at(0));
+                    return false;
+                });
+            if (!q) return q.error();
+            if (waiting > 0) return {};
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return sc::db_error{"B never waited for A's lock"};
+    });
+    other.join();
+    ASSERT_TRUE(a) << a.error().message;
+    EXPECT_EQ(b_failure, "");
+    ASSERT_TRUE(b_saw.has_value());
+    EXPECT_EQ(*b_saw, 1) << "B's check read the version A replaced";
+    // One write happened: the row's current version is A's, and it has two versions in all.
+    auto current = sc::read_current(*fx.db, items_table(), key);
+    ASSERT_TRUE(current && *current);
+    EXPECT_EQ((**current).at("n").as_int64(), 1);
+    std::int64_t versions = 0;
+    const sc::sql_value id[] = {row_id(1)};
+    ASSERT_TRUE(fx.db->query("SELECT count(*) FROM items WHERE id = ?", id, [&](const sc::sql_row& r) {
+        versions = std::get<std::int64_t>(r.at(0));
+        return false;
+    }));
+    EXPECT_EQ(versions, 2);
 }

@@ -326,43 +326,86 @@ boost::system::result<std::optional<boost::json::object>, db_error> read_current
     return out;
 }
 
-boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec,
-                                                 const boost::json::value& key, const boost::json::object& changes) {
+namespace {
+
+void check_changes(const table_spec& spec, const boost::json::object& changes, std::string_view who) {
     for (const auto& kv : changes) {
         const auto* f = spec.find(kv.key());
         if (!f || f->name == spec.key)
-            throw std::invalid_argument("sql_collection: update_row cannot change '" + std::string(kv.key()) + "'");
+            throw std::invalid_argument("sql_collection: " + std::string(who) + " cannot change '" +
+                                        std::string(kv.key()) + "'");
     }
+}
+
+// Close the current version of the row with `key` at `seq` and insert its copy with `changes`
+// applied. @return whether there was a current version
+boost::system::result<bool, db_error> write_new_version(sql_database& tx, const table_spec& spec,
+                                                        const boost::json::value& key,
+                                                        const boost::json::object& changes, std::int64_t seq) {
+    auto closed = close_current(tx, spec, key, seq);
+    if (!closed) return closed.error();
+    if (!*closed) return false;
+    // Copy the closed version, with the changed fields taken from parameters.
+    std::string cols;
+    std::string select;
+    std::vector<sql_value> params;
+    for (const auto& f : spec.fields) {
+        cols += detail::quoted(f.name) + ", ";
+        if (const auto* v = changes.if_contains(f.name)) {
+            select += "?, ";
+            params.push_back(detail::to_sql(*v));
+        } else {
+            select += detail::quoted(f.name) + ", ";
+        }
+    }
+    params.emplace_back(seq);
+    params.push_back(detail::to_sql(key));
+    params.emplace_back(seq);
+    const auto t = detail::quoted(spec.table);
+    const std::string sql = "INSERT INTO " + t + "(" + cols + "candor_from) SELECT " + select + "? FROM " + t +
+                            " WHERE " + detail::quoted(spec.key) + " = ? AND candor_to = ?";
+    if (auto ins = tx.execute(sql, params); !ins) return ins.error();
+    return true;
+}
+
+}  // namespace
+
+boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec,
+                                                 const boost::json::value& key, const boost::json::object& changes) {
+    check_changes(spec, changes, "update_row");
     bool found = false;
     auto r =
         versioned_write(db, spec, [&](sql_database& tx, std::int64_t seq) -> boost::system::result<void, db_error> {
-            auto closed = close_current(tx, spec, key, seq);
-            if (!closed) return closed.error();
-            if (!(found = *closed)) return {};
-            // Copy the closed version, with the changed fields taken from parameters.
-            std::string cols;
-            std::string select;
-            std::vector<sql_value> params;
-            for (const auto& f : spec.fields) {
-                cols += detail::quoted(f.name) + ", ";
-                if (const auto* v = changes.if_contains(f.name)) {
-                    select += "?, ";
-                    params.push_back(detail::to_sql(*v));
-                } else {
-                    select += detail::quoted(f.name) + ", ";
-                }
-            }
-            params.emplace_back(seq);
-            params.push_back(detail::to_sql(key));
-            params.emplace_back(seq);
-            const auto t = detail::quoted(spec.table);
-            const std::string sql = "INSERT INTO " + t + "(" + cols + "candor_from) SELECT " + select + "? FROM " + t +
-                                    " WHERE " + detail::quoted(spec.key) + " = ? AND candor_to = ?";
-            if (auto ins = tx.execute(sql, params); !ins) return ins.error();
+            auto written = write_new_version(tx, spec, key, changes, seq);
+            if (!written) return written.error();
+            found = *written;
             return {};
         });
     if (!r) return r.error();
     return found;
+}
+
+boost::system::result<bool, db_error> update_current(
+    sql_database& db, const table_spec& spec, const boost::json::value& key,
+    const std::function<std::optional<boost::json::object>(const std::optional<boost::json::object>&)>& decide) {
+    bool written = false;
+    // versioned_write's first statement takes the writer row's lock; every statement after it
+    // (each with a fresh snapshot under READ COMMITTED) sees all that committed before, and no
+    // other writer of the table runs until this transaction ends.
+    auto r =
+        versioned_write(db, spec, [&](sql_database& tx, std::int64_t seq) -> boost::system::result<void, db_error> {
+            auto current = read_current(tx, spec, key);
+            if (!current) return current.error();
+            const auto changes = decide(*current);
+            if (!changes || !*current) return {};
+            check_changes(spec, *changes, "update_current");
+            auto w = write_new_version(tx, spec, key, *changes, seq);
+            if (!w) return w.error();
+            written = *w;
+            return {};
+        });
+    if (!r) return r.error();
+    return written;
 }
 
 boost::system::result<bool, db_error> delete_row(sql_database& db, const table_spec& spec,

@@ -25,6 +25,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,7 +71,8 @@ boost::system::result<std::int64_t, db_error> current_sequence(sql_database& db,
 boost::system::result<void, db_error> insert_rows(sql_database& db, const table_spec& spec,
                                                   const std::vector<boost::json::object>& rows);
 
-/// The current version of the row with `key`, or nothing.
+/// The current version of the row with `key`, or nothing. A read only: a write that depends on
+/// it goes through `update_current`, which reads and writes under the table's writer lock.
 boost::system::result<std::optional<boost::json::object>, db_error> read_current(sql_database& db,
                                                                                  const table_spec& spec,
                                                                                  const boost::json::value& key);
@@ -81,6 +83,20 @@ boost::system::result<std::optional<boost::json::object>, db_error> read_current
 /// @return false when there is no current row with that key
 boost::system::result<bool, db_error> update_row(sql_database& db, const table_spec& spec,
                                                  const boost::json::value& key, const boost::json::object& changes);
+
+/// Re-check a row and write it in one serialized step: inside the table's writer lock (taken
+/// first, held until the transaction ends), read the current version with `key`, hand it to
+/// `decide`, and write a new version with the changes it returns. No other write of the table
+/// can come between the read and the write — on PostgreSQL under READ COMMITTED, from other
+/// processes and replicas, as on SQLite — so two actions that both checked "not archived yet"
+/// can never both archive. Use it (not `read_current` then `update_row`) for every write that
+/// depends on what the row holds now. Transactions as for `update_row`.
+/// @param decide gets the current row (nothing when there is none) and returns the changes to
+///        write (members must be fields, not the key), or nothing to leave the row as it is
+/// @return whether a new version was written
+boost::system::result<bool, db_error> update_current(
+    sql_database& db, const table_spec& spec, const boost::json::value& key,
+    const std::function<std::optional<boost::json::object>(const std::optional<boost::json::object>&)>& decide);
 
 /// Delete the row with `key` from now on: its current version is closed, and snapshots taken
 /// before still show it. Transactions as for `update_row`.
