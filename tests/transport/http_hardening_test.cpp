@@ -23,6 +23,8 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <pthread.h>
@@ -429,4 +431,121 @@ TEST(HttpDrain, OnSigtermTheServerKeepsAcceptingAnswersReadyz503AndFinishesWhatI
     ASSERT_EQ(::pthread_kill(serving.native_handle(), SIGTERM), 0);  // ends the drain period
     serving.join();
     EXPECT_EQ(status, 0);
+}
+
+namespace {
+
+// A 2026-07-28 request's body: `method` with `params` and the request's _meta.
+std::string modern_body(int id, const std::string& method, const std::string& params) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method + R"(","params":{)" + params +
+           (params.empty() ? "" : ",") +
+           R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+           R"("io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},)"
+           R"("io.modelcontextprotocol/clientCapabilities":{}}}})";
+}
+
+std::map<std::string, std::string> modern_headers(const std::string& token, const std::string& method) {
+    return {{"Authorization", "Bearer " + token}, {"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", method}};
+}
+
+// A subscriptions/listen stream held open on its own connection.
+struct listen_stream {
+    net::io_context ioc;
+    tcp::socket socket{ioc};
+    std::string received;
+
+    // Open the stream as the holder of `token`. @return the status line's code, once the
+    // acknowledgement arrived (200) or the refusal was read
+    unsigned open(std::uint16_t port, const std::string& token, int id) {
+        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+        const auto body = modern_body(id, "subscriptions/listen", R"("notifications":{"toolsListChanged":true})");
+        std::string request =
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\n";
+        for (const auto& [k, v] : modern_headers(token, "subscriptions/listen")) request += k + ": " + v + "\r\n";
+        request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        net::write(socket, net::buffer(request));
+        if (!candor::test::read_until(socket, received, "\r\n")) return 0;
+        const unsigned status = static_cast<unsigned>(std::stoi(received.substr(9, 3)));
+        if (status == 200 && !candor::test::read_until(socket, received, "subscriptions/acknowledged")) return 0;
+        return status;
+    }
+
+    // Read until the server closes the stream (ten seconds at most). @return whether it did
+    bool ends() {
+        const timeval ten_seconds{10, 0};
+        ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
+        char buf[4096];
+        for (;;) {
+            const auto n = ::recv(socket.native_handle(), buf, sizeof buf, 0);
+            if (n == 0) return true;
+            if (n < 0) return false;
+            received.append(buf, static_cast<std::size_t>(n));
+        }
+    }
+};
+
+candor::transport::http_options listen_limits(std::size_t per_principal, std::size_t server_wide) {
+    candor::transport::http_options opts;
+    opts.tokens = {{"admin-token", mcp::principal{"admin"}}, {"team-a-token", mcp::principal{"team-a"}}};
+    opts.max_connections = 64;
+    opts.max_listen_streams_per_principal = per_principal;
+    opts.max_listen_streams = server_wide;
+    return opts;
+}
+
+}  // namespace
+
+TEST_F(HttpHardening, OnePrincipalsListenStreamsNeverCrowdOutOthers) {
+    start(listen_limits(8, 32));
+    // admin opens 1,030 listen streams and never closes one itself: past its 8, its oldest
+    // ends (with the listen's own response) for each new one, so it never holds more than 8
+    // connections of the 64.
+    std::deque<std::unique_ptr<listen_stream>> open;
+    for (int i = 0; i < 1030; ++i) {
+        auto s = std::make_unique<listen_stream>();
+        ASSERT_EQ(s->open(port_, "admin-token", i), 200u) << "listen " << i << ": " << s->received;
+        open.push_back(std::move(s));
+        if (open.size() > 8) {
+            ASSERT_TRUE(open.front()->ends()) << "listen " << i - 8 << " was not closed for listen " << i;
+            EXPECT_NE(open.front()->received.find(R"("resultType":"complete")"), std::string::npos)
+                << open.front()->received;
+            open.pop_front();
+        }
+        if (i % 103 == 0) {
+            // Another principal is served throughout, and the replica stays ready.
+            const auto listed = post(modern_body(1, "tools/list", ""), modern_headers("team-a-token", "tools/list"));
+            ASSERT_EQ(listed.status, 200u) << "at listen " << i << ": " << listed.body;
+            EXPECT_EQ(candor::test::http_fetch(port_, http::verb::get, "/readyz").status, 200u) << "at listen " << i;
+            listen_stream theirs;
+            ASSERT_EQ(theirs.open(port_, "team-a-token", 1), 200u) << theirs.received;
+        }
+    }
+    // The 8 newest are still live.
+    for (auto& s : open) EXPECT_TRUE(s->socket.is_open());
+}
+
+TEST_F(HttpHardening, ListenStreamsAreBoundedServerWide) {
+    start(listen_limits(8, 3));
+    std::vector<std::unique_ptr<listen_stream>> admin;
+    for (int i = 0; i < 3; ++i) {
+        admin.push_back(std::make_unique<listen_stream>());
+        ASSERT_EQ(admin.back()->open(port_, "admin-token", i), 200u) << admin.back()->received;
+    }
+    // The server holds as many as it may: a new one is refused, whoever asks.
+    listen_stream refused;
+    ASSERT_EQ(refused.open(port_, "team-a-token", 9), 503u) << refused.received;
+    ASSERT_TRUE(candor::test::read_until(refused.socket, refused.received, "TOO_MANY_STREAMS")) << refused.received;
+    EXPECT_NE(refused.received.find("Retry-After"), std::string::npos) << refused.received;
+    // Calls are still served.
+    EXPECT_EQ(post(modern_body(1, "tools/list", ""), modern_headers("team-a-token", "tools/list")).status, 200u);
+    // A stream that ends frees its place (the server sees the client go; retried until it has).
+    admin.front()->socket.close();
+    unsigned status = 0;
+    for (int attempt = 0; attempt < 500 && status != 200; ++attempt) {
+        listen_stream again;
+        status = again.open(port_, "team-a-token", 10);
+        if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(status, 200u);
 }

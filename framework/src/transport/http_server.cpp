@@ -13,6 +13,7 @@
 #include "http_request_reader.hpp"
 #include "http_session.hpp"
 #include "http_shared_sessions.hpp"
+#include "listen_streams.hpp"
 
 #include <candor/jsonrpc/encode.hpp>
 #include <candor/jsonrpc/intake.hpp>
@@ -279,7 +280,11 @@ public:
           acceptor_(net::make_strand(ioc_)),
           sweep_timer_(ioc_),
           sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
-          recheck_(std::min(opts_.shared_session_recheck, opts_.session_idle_timeout / 4)) {
+          recheck_(std::min(opts_.shared_session_recheck, opts_.session_idle_timeout / 4)),
+          // Server-wide, listen streams never take more than half the connections: calls, and
+          // a load balancer's /readyz, always find room.
+          listens_(opts_.max_listen_streams_per_principal,
+                   std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))) {
         if (opts_.shared_sessions) {
             // Moved out of the options: the worker is joined (with the engine) before the
             // io_context its work resumes on is destroyed.
@@ -335,7 +340,8 @@ private:
                                                jsonrpc::inbound message);
     /// The response stream of `subscriptions/listen` (the connection is not kept alive).
     net::awaitable<void> stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
-                                       std::shared_ptr<exchange> ex, jsonrpc::inbound message);
+                                       std::shared_ptr<exchange> ex, jsonrpc::inbound message,
+                                       listen_streams::ticket& ticket);
     net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
     /// A GET's stream: the messages that belong to no request, until the client goes away.
     /// `replay`: events of the stream it resumes (`resumes`, which it replaces if still open
@@ -403,6 +409,7 @@ private:
     std::chrono::milliseconds recheck_;
     std::unique_ptr<shared_sessions> shared_;  // null: sessions live in this process only
     std::unique_ptr<event_journal> journal_;   // null: no event ids, nothing resumes
+    listen_streams listens_;
     std::vector<std::thread> threads_;
 
     std::atomic<bool> draining_{false};
@@ -1032,13 +1039,27 @@ net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, re
                            {}};
         co_return co_await send(conn, &req, reply_);
     }
+    std::shared_ptr<listen_streams::ticket> listening;
+    if (request->method == "subscriptions/listen") {
+        // Counted before anything is opened for it: past the server's bound, refused; past the
+        // caller's, the caller's oldest stream ends.
+        listening = listens_.open(conn.stream.get_executor(), share_of(conn, who));
+        if (!listening) {
+            const auto reply_ = refused({503, "TOO_MANY_STREAMS",
+                                         "the server holds as many subscriptions/listen streams as it may; try "
+                                         "again later"},
+                                        retry_after());
+            co_return co_await send(conn, &req, reply_);
+        }
+    }
     auto session = std::make_shared<http_session>(std::string(), who);
     session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
     auto ex = new_exchange(conn);
     const auto id = request->id;
     session->open_request(id, ex);
-    if (request->method == "subscriptions/listen") {
-        co_await stream_listen(conn, req, *session, ex, std::move(message));
+    if (listening) {
+        co_await stream_listen(conn, req, *session, ex, std::move(message), *listening);
+        listens_.close(listening);
         session->close(end_reason::session_closed);
         co_return false;
     }
@@ -1048,7 +1069,8 @@ net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, re
 }
 
 net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
-                                                std::shared_ptr<exchange> ex, jsonrpc::inbound message) {
+                                                std::shared_ptr<exchange> ex, jsonrpc::inbound message,
+                                                listen_streams::ticket& ticket) {
     const auto bytes = req.body().size();
     session.connection().receive(std::move(message), bytes);
     // The stream opens at once (the acknowledgement follows) and stays open until the client
@@ -1084,7 +1106,16 @@ net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const requ
         }
     };
     auto gone = client_gone(conn.stream.socket());
-    co_await (pump() || std::move(gone));
+    auto evicted = [&]() -> net::awaitable<void> {
+        (void)co_await ticket.closed(use_tuple);
+        // The caller opened one stream too many and this, its oldest, gives way: it ends as at
+        // a shutdown, with the listen request's own response, which the pump writes last;
+        // unless that takes longer than write_timeout.
+        session.connection().close();
+        net::steady_timer limit(conn.stream.get_executor(), opts_.write_timeout);
+        (void)co_await limit.async_wait(use_tuple);
+    };
+    co_await (pump() || std::move(gone) || evicted());
     const std::string last = "0\r\n\r\n";
     conn.stream.expires_after(opts_.write_timeout);
     co_await net::async_write(conn.stream, net::buffer(last), use_tuple);

@@ -173,6 +173,14 @@ struct http_options {
     std::chrono::milliseconds sse_retry{1'000};
     /// Standalone GET streams one session may hold open; one more gets 409.
     std::size_t max_streams_per_session = 1;
+    /// `subscriptions/listen` streams (2026-07-28) one principal may hold open at once (without
+    /// tokens: one client address). Past it, the principal's oldest stream ends — with the
+    /// listen request's own response, as at a shutdown — to make room for the new one.
+    std::size_t max_listen_streams_per_principal = 8;
+    /// `subscriptions/listen` streams open at once, server-wide; never more than half of
+    /// `max_connections` (so calls and `/readyz` always find a connection). Past it, a new
+    /// one gets 503 `TOO_MANY_STREAMS` with `Retry-After`.
+    std::size_t max_listen_streams = 256;
     /// Messages queued for one stream whose client reads slowly; beyond it the stream is ended.
     std::size_t max_queued_messages = 1024;
     /// A `subscriptions/listen` stream with nothing to say for this long gets an SSE comment
