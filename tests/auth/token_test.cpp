@@ -121,7 +121,7 @@ TEST_F(Tokens, NoneSymmetricAndMismatchedAlgorithmsAreRefused) {
     const auto claims = candor::test::access_claims("alice", "", now);
     const auto body = auth::base64url_encode(boost::json::serialize(claims));
     const auto none = auth::base64url_encode(R"({"alg":"none","typ":"at+jwt"})") + "." + body + ".";
-    EXPECT_EQ(refusal(none), token_error::malformed);  // an empty signature
+    EXPECT_EQ(refusal(none), token_error::algorithm_unsupported);  // an unsecured JWS: empty signature
     const auto none_sig = auth::base64url_encode(R"({"alg":"none"})") + "." + body + ".AAAA";
     EXPECT_EQ(refusal(none_sig), token_error::algorithm_unsupported);
     const auto hs = auth::base64url_encode(R"({"alg":"HS256","kid":"rsa-1"})") + "." + body + ".AAAA";
@@ -151,6 +151,8 @@ TEST_F(Tokens, MalformedAndOversizedTokensAreRefusedBeforeAnyKeyIsTried) {
     EXPECT_EQ(refusal(token + ".x"), token_error::malformed);
     EXPECT_EQ(refusal(token + "="), token_error::malformed);    // padding is not base64url
     EXPECT_EQ(refusal("e30.e30.e30"), token_error::malformed);  // {} has no alg
+    // An accepted algorithm with its signature left out does not verify.
+    EXPECT_EQ(refusal(token.substr(0, token.rfind('.') + 1)), token_error::signature_invalid);
     EXPECT_EQ(refusal("not a token"), token_error::malformed);
     std::string deep = R"({"alg":"RS256","x":)" + std::string(20, '[') + std::string(20, ']') + "}";
     EXPECT_EQ(refusal(auth::base64url_encode(deep) + ".e30.AAAA"), token_error::malformed);

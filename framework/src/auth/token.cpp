@@ -157,8 +157,10 @@ boost::system::result<mcp::principal, token_error> validate_token(std::string_vi
     if (token.size() > lim.max_bytes) return token_error::too_large;
     const auto dot1 = token.find('.');
     const auto dot2 = dot1 == std::string_view::npos ? dot1 : token.find('.', dot1 + 1);
+    // An empty signature is left to the header's algorithm: an unsecured JWS (`alg: none`) has
+    // one, and is refused as the algorithm it is; for any other algorithm it does not verify.
     if (dot2 == std::string_view::npos || token.find('.', dot2 + 1) != std::string_view::npos || dot1 == 0 ||
-        dot2 == dot1 + 1 || dot2 + 1 == token.size())
+        dot2 == dot1 + 1)
         return token_error::malformed;
 
     // The JOSE header decides which key and algorithm check the signature.

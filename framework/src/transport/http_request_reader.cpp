@@ -44,6 +44,9 @@ std::size_t request_reader::feed_head(std::string_view data) {
     // Beast reads the head (method, target, fields); the body is ours to read, as framed above.
     http::request_parser<http::empty_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(h->size + 1, UINT32_MAX)));
+    // The body limit is ours, checked above and while the body is read (both framings alike);
+    // Beast's own (1 MiB by default) would refuse a valid Content-Length as malformed.
+    parser.body_limit(boost::none);
     boost::system::error_code ec;
     parser.put(boost::asio::buffer(data.data(), h->size), ec);
     if (ec || !parser.is_header_done()) {
