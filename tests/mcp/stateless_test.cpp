@@ -496,5 +496,27 @@ TEST_F(StatelessPreflight, StandardHeadersAreCheckedInOrder) {
     EXPECT_EQ(r->error.code, -32601);
 }
 
+TEST_F(Stateless, OversizedMetaFieldsAreRefusedWithTheirOwnCodes) {
+    // Far below the message limit, far above anything the server issues or W3C allows.
+    const std::string huge(1 << 20, 'a');
+    auto state = stateless_call("two_rounds", object{{"requestState", huge}}, elicitation_caps());
+    EXPECT_EQ(at(state, "error", "code"), -32602);
+    EXPECT_EQ(at(state, "error", "data", "code"), "REQUEST_STATE_INVALID");
+    for (const char* key : {"traceparent", "tracestate", "baggage"}) {
+        SCOPED_TRACE(key);
+        auto params = with_meta(object{{"name", "two_rounds"}, {"arguments", object{}}}, elicitation_caps());
+        params["_meta"].as_object()[key] = huge;
+        auto r = client->request("tools/call", std::move(params));
+        EXPECT_EQ(at(r, "error", "code"), -32602);
+        EXPECT_EQ(at(r, "error", "data", "code"), "TRACE_CONTEXT_TOO_LARGE");
+        EXPECT_EQ(at(r, "error", "data", "limit"), 8192);
+    }
+    // A merely malformed trace context is ignored, as W3C asks: the call runs.
+    auto params = with_meta(object{{"name", "two_rounds"}, {"arguments", object{}}}, elicitation_caps());
+    params["_meta"].as_object()["traceparent"] = "not-a-traceparent";
+    EXPECT_EQ(at(client->request("tools/call", std::move(params)), "result", "resultType"), "input_required");
+    EXPECT_EQ(runs, 1);
+}
+
 }  // namespace
 }  // namespace candor::test

@@ -26,13 +26,13 @@ const legacy = "2025-11-25";
 let requestId = 0;
 
 // POST one JSON-RPC request to replica `i`; the answer may come as JSON or as an SSE stream.
-async function post(i, method, params, { version = modern, session, principalToken = token } = {}) {
+async function post(i, method, params, { version = modern, session, principalToken = token, capabilities = {} } = {}) {
   const id = ++requestId;
   if (version === modern) {
     params = { ...params, _meta: { ...(params._meta ?? {}),
       "io.modelcontextprotocol/protocolVersion": modern,
       "io.modelcontextprotocol/clientInfo": { name: "round-robin", version: "1.0" },
-      "io.modelcontextprotocol/clientCapabilities": {} } };
+      "io.modelcontextprotocol/clientCapabilities": capabilities } };
   }
   const headers = {
     "content-type": "application/json",
@@ -62,8 +62,8 @@ async function post(i, method, params, { version = modern, session, principalTok
   return { status: res.status, session: res.headers.get("mcp-session-id"), message, ms: Date.now() - started, replica: i };
 }
 
-async function callTool(i, name, args, opts) {
-  const r = await post(i, "tools/call", { name, arguments: args }, opts);
+async function callTool(i, name, args, opts = {}) {
+  const r = await post(i, "tools/call", { name, arguments: args, ...(opts.extra ?? {}) }, opts);
   const result = r.message?.result;
   return { ...r, isError: result?.isError === true, env: result?.structuredContent ?? r.message?.error ?? { status: r.status } };
 }
@@ -239,6 +239,58 @@ async function resumeElsewhere(session) {
   const archived = Number(psql(`SELECT count(*) FROM service_accounts WHERE id IN ('${some.join("','")}') ` +
                                "AND archived = 1 AND candor_to IS NULL"));
   check("each planned account was archived exactly once", archived === 3, archived);
+
+  // Versions of `id` that say archived: one after an archive, whatever raced.
+  const archivedVersions = (id) => Number(psql(`SELECT count(*) FROM service_accounts WHERE id = '${id}' AND archived = 1`));
+  const rounds = Math.min(5, Math.floor((ids.length - 3) / 2));
+  check("the inventory has accounts left for the races below", rounds >= 3, ids.length);
+
+  // The user's approval, answered on the 2026-07-28 wire (input_required, then a retry with
+  // requestState and inputResponses), and that same retry sent to all three replicas at once.
+  const eliciting = { capabilities: { elicitation: {} } };
+  const proceed = { elicitation_1: { action: "accept", content: { decision: "proceed" } } };
+  let onceEach = 0, oneComplete = 0, usedAnswers = 0;
+  for (let round = 0; round < rounds; ++round) {
+    const target = [ids[3 + round]];
+    const asked = await post(round % 3, "tools/call", { name: "archive_service_accounts",
+      arguments: { ids: target, snapshot_token: token } }, eliciting);
+    const requestState = asked.message?.result?.requestState;
+    if (asked.message?.result?.resultType !== "input_required" || !requestState) {
+      check("the approval is asked with input_required and a requestState", false, asked.message);
+      break;
+    }
+    const answers = await Promise.all([0, 1, 2].map((i) => callTool(i, "archive_service_accounts",
+      { ids: target, snapshot_token: token }, { ...eliciting, extra: { requestState, inputResponses: proceed } })));
+    const completes = answers.filter((a) => !a.isError && a.env?.status === "complete");
+    oneComplete += completes.length === 1 && JSON.stringify(completes[0].env?.data?.archived) === JSON.stringify(target);
+    usedAnswers += answers.filter((a) => a.isError && errorCode(a.env) === "APPROVAL_USED").length;
+    onceEach += archivedVersions(target[0]) === 1;
+  }
+  check("the same approved retry on three replicas at once: exactly one archives, every round",
+        oneComplete === rounds, { oneComplete, rounds });
+  check("the other two answer APPROVAL_USED", usedAnswers === 2 * rounds, { usedAnswers, rounds });
+  check("each account has exactly one archived version", onceEach === rounds, { onceEach, rounds });
+
+  // Two distinct approved plans for the same account, sent at once to replicas 1 and 2: the
+  // re-check and the write are one step, so one archives and the other finds it archived.
+  let raced = 0;
+  for (let round = 0; round < rounds; ++round) {
+    const target = [ids[3 + rounds + round]];
+    const plans = await Promise.all([0, 1].map((i) => callTool(i, "archive_service_accounts",
+      { ids: target, snapshot_token: token })));
+    const tokens = plans.map((p) => p.env?.errors?.[0]?.plan_token);
+    if (!tokens.every(Boolean) || tokens[0] === tokens[1]) {
+      check("two plans give two distinct plan tokens", false, plans.map((p) => p.env));
+      break;
+    }
+    const done = await Promise.all([0, 1].map((i) => callTool(i, "archive_service_accounts",
+      { ids: target, snapshot_token: token, plan_token: tokens[i] })));
+    const archivedBy = done.filter((d) => JSON.stringify(d.env?.data?.archived) === JSON.stringify(target)).length;
+    const skipped = done.filter((d) => d.env?.data?.skipped?.[0]?.code === "ACCOUNT_ALREADY_ARCHIVED").length;
+    raced += archivedBy === 1 && skipped === 1 && archivedVersions(target[0]) === 1;
+  }
+  check("two approved plans for one account on two replicas at once: archived once, the other ACCOUNT_ALREADY_ARCHIVED, every round",
+        raced === rounds, { raced, rounds });
 }
 
 // --- two failing orders on different replicas: REPAIR_LIMIT_EXCEEDED ---------------------------

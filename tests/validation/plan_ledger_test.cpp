@@ -201,7 +201,7 @@ TEST(PlanLedger, TheGateRecordsTheUseWithTheActionOrBeforeIt) {
         EXPECT_EQ(replay.error().at(0).code, "PLAN_TOKEN_USED");
         EXPECT_EQ(rows(*db), 1);
     }
-    // No token (approved through elicitation): the transaction alone.
+    // An outcome that carries no use (built by hand): the transaction alone.
     cv::approval_gate gate("t");
     EXPECT_TRUE(
         await(gate.run_approved(cv::approval_outcome{}, db, w, [](st::sql_database& tx) { return add_row(tx, 5); })));

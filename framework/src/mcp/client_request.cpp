@@ -117,6 +117,7 @@ std::optional<boost::system::result<boost::json::object, client_request_error>> 
     for (auto& a : inputs->answered) {
         if (a.used || a.digest != digest) continue;
         a.used = true;
+        last_answer = {a.nonce, std::chrono::system_clock::time_point(std::chrono::milliseconds(a.expiry_ms))};
         return boost::system::result<boost::json::object, client_request_error>(a.result);
     }
     if (key.empty()) key = input_key(method, inputs->asked.size());
@@ -128,6 +129,7 @@ std::optional<boost::system::result<boost::json::object, client_request_error>> 
         inputs->unbound.erase(it);
         if (!answer.empty()) {
             inputs->answered.push_back({digest, answer, true});
+            last_answer = {};  // no question was asked: nothing tells this answer from a replay
             return boost::system::result<boost::json::object, client_request_error>(std::move(answer));
         }
     }
@@ -154,7 +156,11 @@ boost::asio::awaitable<boost::system::result<boost::json::object, client_request
     // (which reaches this wait through the coroutine's cancellation slot; the connection
     // closing cancels the call too).
     auto [ec] = co_await p->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-    if (p->outcome) co_return *p->outcome;
+    if (p->outcome) {
+        // A live answer (or a task's tasks/update) arrives once: nothing can present it again.
+        state->last_answer = {detail::random_id(), std::chrono::system_clock::now()};
+        co_return *p->outcome;
+    }
     const bool timed_out = !ec;
     state->abandon_request(id, timed_out);
     if (timed_out) co_return client_request_error::timeout;
@@ -223,6 +229,8 @@ boost::asio::awaitable<boost::system::result<elicitation_result, client_request_
     // positions ("array used as initializer").
     const std::string_view name = action->get_string();
     elicitation_result r;
+    r.answer_id = state_->last_answer.id;
+    r.replayable_until = state_->last_answer.replayable_until;
     if (name == std::string_view("accept")) {
         r.action = elicitation_action::accept;
         if (const auto* content = reply->if_contains("content")) {

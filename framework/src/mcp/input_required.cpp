@@ -8,8 +8,11 @@
 // The state is `{"v":1,"r":round,"b":binding,"c":caller,"x":expiry,"a":[answers],"q":[asked]}`,
 // sealed by the server's `state_sealer`: `b` is a keyed digest of the request (method, tool,
 // arguments), `c` of the caller, `a` the answers of every earlier round (`{"h":digest of the
-// question, "r":result}`), `q` the questions of the last round (`{"k":key, "h":digest}`), whose
-// answers the retry brings in `inputResponses`.
+// question, "r":result, "n":nonce, "e":expiry}`), `q` the questions of the last round
+// (`{"k":key, "h":digest, "m":method, "n":nonce}`), whose answers the retry brings in
+// `inputResponses`. A question's nonce is drawn when it is asked and names its answer for as long
+// as the answer lives (`e`, the expiry of the state it was sent with): a replayed retry presents
+// the same nonce, so an approval recorded under it is used once.
 
 #include "server_core.hpp"
 
@@ -140,6 +143,11 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
 
     const auto* sealed = state_value->if_string();
     if (!sealed) return state_error("REQUEST_STATE_INVALID", "requestState must be the string the server sent");
+    // Never one the server sent (it seals none larger): refused before any work on it.
+    if (sealed->size() > core_->opts.max_request_state_bytes)
+        return state_error("REQUEST_STATE_INVALID", "requestState is larger than any this server issues (" +
+                                                        std::to_string(core_->opts.max_request_state_bytes) +
+                                                        " bytes); send the request without requestState");
     auto payload = sealer->open(*sealed);
     if (!payload)
         return state_error("REQUEST_STATE_INVALID",
@@ -168,13 +176,21 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
                            "requestState belongs to another request: a retry must repeat the method, the name and "
                            "the arguments of the request it continues");
     if (const auto* r = state->if_contains("r"); r && r->is_int64()) round.round = r->get_int64() + 1;
+    const auto now = now_ms();
     if (const auto* answers = state->if_contains("a"); answers && answers->is_array()) {
         for (const auto& a : answers->get_array()) {
             const auto* o = a.if_object();
             const auto* h = o ? string_at(*o, "h") : nullptr;
             const auto* result = o ? o->if_contains("r") : nullptr;
             if (!h || !result || !result->is_object()) continue;
-            round.answered.push_back({std::string(*h), json::detach(*result).as_object(), false});
+            const auto* nonce = string_at(*o, "n");
+            const auto* e = o->if_contains("e");
+            const std::int64_t answer_expiry = e && e->is_int64() ? e->get_int64() : expiry->get_int64();
+            // An answer lives as long as the state it was sent with, however many rounds carry
+            // it on: past that its question is asked again.
+            if (answer_expiry < now) continue;
+            round.answered.push_back({std::string(*h), json::detach(*result).as_object(), false,
+                                      nonce ? std::string(*nonce) : std::string(), answer_expiry});
         }
     }
     // This round's answers, to the questions the state says were asked. Anything else in
@@ -186,6 +202,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
             const auto* key = o ? string_at(*o, "k") : nullptr;
             const auto* h = o ? string_at(*o, "h") : nullptr;
             const auto* method = o ? string_at(*o, "m") : nullptr;
+            const auto* nonce = string_at(*o, "n");
             if (!key || !h || !method) continue;
             const auto* answer = responses->if_contains(*key);
             if (!answer) continue;
@@ -193,7 +210,8 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
                 return state_error(
                     "INPUT_RESPONSES_INVALID",
                     "inputResponses[\"" + std::string(*key) + "\"] is not a valid answer to " + std::string(*method));
-            round.answered.push_back({std::string(*h), json::detach(*answer).as_object(), false});
+            round.answered.push_back({std::string(*h), json::detach(*answer).as_object(), false,
+                                      nonce ? std::string(*nonce) : std::string(), expiry->get_int64()});
         }
     }
     return std::optional<detail::input_round>(std::move(round));
@@ -202,18 +220,23 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
 void connection::answer_input_required(const rpc::request_id& id, detail::call_state& state) {
     auto& r = *state.inputs;
     boost::json::array answers, asked;
-    for (const auto& a : r.answered) answers.push_back(boost::json::object{{"h", a.digest}, {"r", a.result}});
+    const std::int64_t expiry = now_ms() + core_->opts.request_state_ttl.count();
+    for (const auto& a : r.answered) {
+        // An answer sent before it was asked has no state of its own: it lives with this one.
+        boost::json::object entry{{"h", a.digest}, {"r", a.result}, {"e", a.expiry_ms ? a.expiry_ms : expiry}};
+        if (!a.nonce.empty()) entry["n"] = a.nonce;
+        answers.push_back(std::move(entry));
+    }
     boost::json::object requests;
     for (auto& q : r.asked) {
-        asked.push_back(boost::json::object{{"k", q.key}, {"h", q.digest}, {"m", q.method}});
+        // Each question asked gets a nonce of its own: its answer is told apart from a replay
+        // of the same answer (an approval is used once).
+        asked.push_back(
+            boost::json::object{{"k", q.key}, {"h", q.digest}, {"m", q.method}, {"n", detail::random_id()}});
         requests[q.key] = boost::json::object{{"method", q.method}, {"params", std::move(q.params)}};
     }
-    boost::json::object payload{{"v", state_version},
-                                {"r", r.round},
-                                {"b", r.binding},
-                                {"c", r.caller},
-                                {"x", now_ms() + core_->opts.request_state_ttl.count()},
-                                {"a", std::move(answers)},
+    boost::json::object payload{{"v", state_version},   {"r", r.round}, {"b", r.binding},
+                                {"c", r.caller},        {"x", expiry},  {"a", std::move(answers)},
                                 {"q", std::move(asked)}};
     auto text = json::to_string(payload);
     std::string sealed;

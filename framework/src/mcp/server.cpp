@@ -422,7 +422,10 @@ void connection::handle_request(rpc::inbound& in, rpc::request& req) {
                                                    boost::json::value(rpc::to_json(v))));
         return;
     }
-    detail::trace_context(req, current_.traceparent, current_.tracestate);
+    if (auto refused = detail::trace_context(req, current_.traceparent, current_.tracestate)) {
+        send_error(req.id, std::move(*refused));
+        return;
+    }
     if (claims_stateless(req)) return handle_stateless(in, req);
     enter_session_frame();
     if (req.method == "ping") {

@@ -57,9 +57,16 @@ std::optional<request_refusal> preflight(const server_core& core, const jsonrpc:
 /// does not swallow it (and one that swallows everything is answered `input_required` anyway).
 struct input_required_signal {};
 
+/// The most bytes `_meta.traceparent`, `tracestate` or `baggage` may hold (W3C Baggage's
+/// limit; the others are far shorter).
+inline constexpr std::size_t max_trace_context_bytes = 8192;
+
 /// W3C Trace Context from the request's `_meta` (any revision), when well formed; cleared
 /// otherwise (a malformed value is dropped, not recorded).
-void trace_context(const jsonrpc::request& req, std::string& traceparent, std::string& tracestate);
+/// @return the refusal of a value larger than `max_trace_context_bytes` (`-32602`,
+///         `TRACE_CONTEXT_TOO_LARGE`)
+std::optional<jsonrpc::error_object> trace_context(const jsonrpc::request& req, std::string& traceparent,
+                                                   std::string& tracestate);
 
 /// True when `client_info` names the same client (name and version) as `s`.
 bool same_client(const session_info& s, const boost::json::object& client_info);
@@ -192,6 +199,12 @@ struct answered_input {
     std::string digest;  ///< of the request it answers (method and params)
     boost::json::object result;
     bool used = false;  ///< handed to the tool in this run
+    /// The question's nonce, drawn when it was asked: the same answer presented again (a
+    /// replayed retry) has the same one. Empty for an answer sent before it was asked.
+    std::string nonce;
+    /// Until when a retry can present this answer: the expiry of the request state it was sent
+    /// with (milliseconds since the epoch); later states carry it with that expiry, not theirs.
+    std::int64_t expiry_ms = 0;
 };
 
 /// A request to the client the tool made in this run and no answer was there for.
@@ -201,6 +214,17 @@ struct asked_input {
     boost::json::object params;
     std::string digest;
 };
+
+/// Who gave the last answer a call got from the client, for single use: an approval's answer
+/// is recorded under `id` until `replayable_until`, after which no retry can present it again.
+struct answer_identity {
+    /// Empty for an answer sent before it was asked (stateless revision, no `requestState`).
+    std::string id;
+    std::chrono::system_clock::time_point replayable_until{};
+};
+
+/// 128 random bits as hex: ids nobody can guess (task ids, question nonces).
+std::string random_id();
 
 /// Multi round-trip state of one stateless call: the answers it was retried with, and what it
 /// asks for now. A tool runs again from the start on each retry and gets, for each request it
@@ -300,6 +324,8 @@ public:
     /// the question joins this round's `input_required` result (it takes `method` and `params`).
     std::optional<boost::system::result<boost::json::object, client_request_error>> answer_from_inputs(
         std::string& method, boost::json::object& params, std::string key = {});
+    /// Of the answer `request_client` returned last (read by `call_context::elicit`).
+    answer_identity last_answer;
 };
 
 /// The live part of a task whose tool is running: what only the process that runs it can do

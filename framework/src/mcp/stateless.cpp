@@ -5,6 +5,7 @@
 
 #include "server_core.hpp"
 
+#include <candor/envelope/codes.hpp>
 #include <candor/json/write.hpp>
 #include <candor/mcp/stateless.hpp>
 
@@ -438,17 +439,32 @@ bool valid_tracestate(std::string_view t) noexcept {
 
 }  // namespace
 
-void trace_context(const jsonrpc::request& req, std::string& traceparent, std::string& tracestate) {
+std::optional<jsonrpc::error_object> trace_context(const jsonrpc::request& req, std::string& traceparent,
+                                                   std::string& tracestate) {
     traceparent.clear();
     tracestate.clear();
     const auto* meta = meta_of(req);
-    if (!meta) return;
+    if (!meta) return std::nullopt;
+    // Past any size W3C allows (a baggage header holds at most 8,192 bytes; traceparent and
+    // tracestate far fewer): refused, not silently dropped like a value merely malformed.
+    for (const std::string_view key : {meta_key::traceparent, meta_key::tracestate, std::string_view("baggage")}) {
+        const auto* v = meta->if_contains(key);
+        const auto* text = v ? v->if_string() : nullptr;
+        if (text && text->size() > max_trace_context_bytes)
+            return jsonrpc::error_object::make(
+                jsonrpc::error_code::invalid_params,
+                "_meta." + std::string(key) + " is larger than " + std::to_string(max_trace_context_bytes) +
+                    " bytes, more than W3C Trace Context and Baggage allow",
+                boost::json::object{{"code", envelope::error_codes::trace_context_too_large},
+                                    {"limit", max_trace_context_bytes}});
+    }
     const auto* parent = meta->if_contains(meta_key::traceparent);
-    if (!parent || !parent->is_string() || !valid_traceparent(parent->get_string())) return;
+    if (!parent || !parent->is_string() || !valid_traceparent(parent->get_string())) return std::nullopt;
     traceparent = parent->get_string();
     if (const auto* state = meta->if_contains(meta_key::tracestate);
         state && state->is_string() && valid_tracestate(state->get_string()))
         tracestate = state->get_string();
+    return std::nullopt;
 }
 
 bool same_client(const session_info& s, const boost::json::object& client_info) {

@@ -31,19 +31,6 @@ constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
 
 std::chrono::system_clock::time_point wall_now() { return std::chrono::system_clock::now(); }
 
-// 128 random bits as hex: a task id nobody can guess (ownership is checked besides).
-std::string new_task_id() {
-    thread_local std::random_device rd;
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string id;
-    id.reserve(32);
-    for (int i = 0; i < 4; ++i) {
-        const std::uint32_t v = rd();
-        for (int shift = 28; shift >= 0; shift -= 4) id.push_back(hex[(v >> shift) & 0xF]);
-    }
-    return id;
-}
-
 // The fields every view of a task carries.
 boost::json::object task_fields(const task_record& r, const task_options& o) {
     boost::json::object t{{"taskId", r.id},
@@ -121,6 +108,18 @@ stored_result result_of(tool_outcome out, const std::string& tool_name, const lo
 }  // namespace
 
 namespace detail {
+
+std::string random_id() {
+    thread_local std::random_device rd;
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string id;
+    id.reserve(32);
+    for (int i = 0; i < 4; ++i) {
+        const std::uint32_t v = rd();
+        for (int shift = 28; shift >= 0; shift -= 4) id.push_back(hex[(v >> shift) & 0xF]);
+    }
+    return id;
+}
 
 bool declares_tasks_extension(const boost::json::object& client_capabilities) {
     const auto* ext = client_capabilities.if_contains("extensions");
@@ -285,7 +284,7 @@ bool connection::runs_as_task(const tool_handler& tool) const {
 boost::system::result<std::string, issue> connection::reserve_task(const tool_handler& tool) {
     const auto& o = core_->opts.tasks;
     task_record r;
-    r.id = new_task_id();
+    r.id = detail::random_id();  // nobody can guess it (ownership is checked besides)
     r.owner = opts_.caller.id;
     r.tool = tool.info().name;
     r.created = r.updated = wall_now();

@@ -120,12 +120,23 @@ approval_decision elicitation_approver::interpret(const mcp::elicitation_result&
 boost::asio::awaitable<approval_decision> elicitation_approver::ask(const approval_request& request,
                                                                     mcp::call_context& ctx) {
     auto answer = co_await ctx.elicit(message(request), requested_schema(), timeout_);
+    approval_decision d;
     if (!answer) {
-        approval_decision d;
         d.why = std::string("elicitation failed: ") + std::string(mcp::to_string(answer.error()));
         co_return d;
     }
-    co_return interpret(*answer, request.plan);
+    if (answer->answer_id.empty() && answer->action == mcp::elicitation_action::accept) {
+        // Sent with the request, before the question was asked: no user saw this plan, and
+        // nothing would tell the answer from its replay.
+        d.why =
+            "the approval was sent before it was asked; call again without inputResponses and answer the "
+            "question the server asks";
+        co_return d;
+    }
+    d = interpret(*answer, request.plan);
+    d.answer_id = std::move(answer->answer_id);
+    d.replayable_until = answer->replayable_until;
+    co_return d;
 }
 
 }  // namespace candor::validation

@@ -10,6 +10,8 @@
 #include <candor/envelope/codes.hpp>
 #include <candor/evidence/token.hpp>
 
+#include <algorithm>
+
 namespace candor::validation {
 
 namespace vc = envelope::validation_codes;
@@ -70,31 +72,41 @@ boost::asio::awaitable<approval_outcome> approval_gate::approve(mcp::call_contex
                                                                 const std::string& arguments_fp,
                                                                 plan_use_timing timing) const {
     approval_outcome out;
+    plan_use use;
+    bool by_answer = false;
     if (opts_.approver->available(ctx)) {
         // Named, not a temporary in the co_await expression: GCC 12 destroys such temporaries
         // too early in coroutines.
         const approval_request request{tool_, plan};
         out.decision = co_await opts_.approver->ask(request, ctx);
         using choice = approval_decision::choice;
-        if (out.decision.what != choice::proceed && out.decision.what != choice::narrow)
+        if (out.decision.what != choice::proceed && out.decision.what != choice::narrow) {
             out.refusal.push_back(approval_refusal(out.decision));
-        co_return out;
-    }
-    plan_use use;
-    if (auto refused = check_plan_token(ctx, token, arguments_fp, plan, use)) {
+            co_return out;
+        }
+        // The answer is used once, like a plan token: a retry that presents it again (a
+        // replayed requestState, on this replica or another) finds its use in the ledger. It is
+        // kept a minute past the last moment it could be presented (replicas' clocks differ).
+        by_answer = true;
+        const auto& d = out.decision;
+        use.nonce = "answer:" + (d.answer_id.empty() ? evidence::random_hex(16) : d.answer_id);
+        use.expiry = std::max(d.replayable_until, now()) + std::chrono::minutes(1);
+    } else if (auto refused = check_plan_token(ctx, token, arguments_fp, plan, use)) {
         out.refusal.push_back(std::move(*refused));
         co_return out;
+    } else {
+        out.decision.what = approval_decision::choice::proceed;
     }
     if (timing == plan_use_timing::before_action) {
         auto verdict = co_await opts_.plan_ledger->consume(use, now());
         if (!verdict || *verdict != plan_verdict::fresh) {
-            out.refusal.push_back(ledger_refusal(verdict));
+            out.refusal.push_back(ledger_refusal(verdict, by_answer));
             co_return out;
         }
     } else {
         out.use = std::move(use);
+        out.use_by_answer = by_answer;
     }
-    out.decision.what = approval_decision::choice::proceed;
     co_return out;
 }
 
@@ -151,10 +163,19 @@ std::optional<issue> approval_gate::check_plan_token(const mcp::call_context& ct
     return std::nullopt;
 }
 
-issue approval_gate::ledger_refusal(const boost::system::result<plan_verdict, store::db_error>& verdict) {
+issue approval_gate::ledger_refusal(const boost::system::result<plan_verdict, store::db_error>& verdict,
+                                    bool by_answer) {
     if (!verdict)
         return make_issue(vc::source_unavailable,
-                          "The database failed; nothing was done and the plan_token was not used. Try again later.",
+                          by_answer ? "The database failed; nothing was done. Try again later."
+                                    : "The database failed; nothing was done and the plan_token was not used. Try "
+                                      "again later.",
+                          false);
+    if (*verdict == plan_verdict::used && by_answer)
+        return make_issue(vc::approval_used,
+                          "This approval was already used: the same answer was presented again (a replayed retry), "
+                          "and an approval runs its action once. Nothing was done; call again without requestState "
+                          "and inputResponses to ask the user again.",
                           false);
     if (*verdict == plan_verdict::used)
         return make_issue(vc::plan_token_used,
@@ -174,14 +195,15 @@ boost::asio::awaitable<boost::system::result<void, issue_list>> approval_gate::r
     if (approved.use && opts_.plan_ledger->database() == db) {
         // The use and the writes commit together, or neither does.
         auto verdict = co_await opts_.plan_ledger->consume_with(*approved.use, now(), std::move(work));
-        if (!verdict || *verdict != plan_verdict::fresh) out = issue_list{ledger_refusal(verdict)};
+        if (!verdict || *verdict != plan_verdict::fresh)
+            out = issue_list{ledger_refusal(verdict, approved.use_by_answer)};
         co_return out;
     }
     if (approved.use) {
         // A ledger elsewhere cannot share the transaction: the use is recorded first.
         auto verdict = co_await opts_.plan_ledger->consume(*approved.use, now());
         if (!verdict || *verdict != plan_verdict::fresh) {
-            out = issue_list{ledger_refusal(verdict)};
+            out = issue_list{ledger_refusal(verdict, approved.use_by_answer)};
             co_return out;
         }
     }
@@ -189,7 +211,8 @@ boost::asio::awaitable<boost::system::result<void, issue_list>> approval_gate::r
     if (!done)
         out = issue_list{make_issue(vc::source_unavailable,
                                     approved.use ? "The database failed while acting; nothing was done, but the "
-                                                   "plan_token is used: call without plan_token for a new plan."
+                                                   "approval is used: ask again (call without plan_token for a "
+                                                   "new plan)."
                                                  : "The database failed while acting; nothing was done. Try "
                                                    "again later.",
                                     false)};

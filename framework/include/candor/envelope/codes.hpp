@@ -45,6 +45,9 @@ inline constexpr std::string_view too_many_calls_in_flight = "TOO_MANY_CALLS_IN_
 /// Stateless revision: the call needs more answers from the client than the sealed request
 /// state may carry (`server_options::max_request_state_bytes`).
 inline constexpr std::string_view request_state_too_large = "REQUEST_STATE_TOO_LARGE";
+/// `_meta.traceparent`, `tracestate` or `baggage` larger than W3C allows (8,192 bytes): the
+/// request is refused (`-32602`, `data.limit`) — a merely malformed value is ignored instead.
+inline constexpr std::string_view trace_context_too_large = "TRACE_CONTEXT_TOO_LARGE";
 /// Tasks extension: the server (`task_options::max_tasks`) or the caller
 /// (`max_tasks_per_principal`) holds the most tasks allowed; `limit`, `scope`.
 inline constexpr std::string_view too_many_tasks = "TOO_MANY_TASKS";
@@ -72,6 +75,8 @@ inline constexpr std::string_view plan_token_invalid = "PLAN_TOKEN_INVALID";
 inline constexpr std::string_view plan_token_expired = "PLAN_TOKEN_EXPIRED";
 /// The `plan_token` was already executed (an approval runs its action once).
 inline constexpr std::string_view plan_token_used = "PLAN_TOKEN_USED";
+/// The answer that approved was presented again (a replayed retry): it ran its action once.
+inline constexpr std::string_view approval_used = "APPROVAL_USED";
 /// The `plan_token` was issued for another tool, caller, targets or arguments.
 inline constexpr std::string_view plan_token_mismatch = "PLAN_TOKEN_MISMATCH";
 }  // namespace validation_codes

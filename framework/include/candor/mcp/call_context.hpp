@@ -82,6 +82,15 @@ struct elicitation_result {
     elicitation_action action = elicitation_action::cancel;
     /// The submitted form (only for `accept`).
     boost::json::object content;
+    /// Names this answer for single use: a retry that presents the same answer again (the same
+    /// `requestState` and `inputResponses` replayed, on the stateless revision) has the same
+    /// id, any other answer another. Empty when the client answered before it was asked
+    /// (`inputResponses` without `requestState`): then nothing tells the answer from a replay,
+    /// and no user was shown the question.
+    std::string answer_id;
+    /// Until when a retry can present this answer again (the expiry of the request state it
+    /// came with; now for an answer that arrives once): a record of its use must outlive it.
+    std::chrono::system_clock::time_point replayable_until{};
 };
 
 /// The client's answer to `sampling/createMessage`.

@@ -61,6 +61,12 @@ struct approval_decision {
     std::vector<std::string> ids;
     /// For `unavailable`: why (for the server log and the envelope's message).
     std::string why;
+    /// Names the answer that approved (`elicitation_result::answer_id`): the approval gate
+    /// records its use in the plan ledger, so the same answer presented again runs nothing.
+    /// An approver that leaves it empty gets a fresh one (its answers cannot be replayed).
+    std::string answer_id;
+    /// Until when the same answer could be presented again; the ledger keeps its use as long.
+    std::chrono::system_clock::time_point replayable_until{};
 };
 
 class approver {

@@ -41,9 +41,10 @@ struct approval_options {
     std::function<std::chrono::system_clock::time_point()> wall_clock;
 };
 
-/// When `approval_gate::approve` records the use of a plan token in the ledger.
+/// When `approval_gate::approve` records the use of an approval (a plan token, or the answer
+/// that approved) in the ledger.
 enum class plan_use_timing {
-    /// Before it returns: the action runs after (a crash in between leaves the token used and
+    /// Before it returns: the action runs after (a crash in between leaves the approval used and
     /// the action undone).
     before_action,
     /// Not at all: the outcome carries the use (`approval_outcome::use`), and the caller records
@@ -56,13 +57,16 @@ struct approval_outcome {
     /// Non-empty: do nothing and answer `envelope::failure(refusal)`. One issue: the plan
     /// waiting for approval (`PLAN_TOKEN_REQUIRED`, repairable, with `details.plan` and
     /// `details.plan_token`), or why the action is not approved (`ACTION_DECLINED`,
-    /// `ACTION_CANCELLED`, `ACTION_NOT_APPROVED`, `PLAN_TOKEN_*`).
+    /// `ACTION_CANCELLED`, `ACTION_NOT_APPROVED`, `APPROVAL_USED`, `PLAN_TOKEN_*`).
     issue_list refusal;
     /// When approved: `proceed`, or `narrow` with the ids (a non-empty subset of the plan's
     /// targets) to act on instead.
     approval_decision decision;
-    /// Approved through a plan token whose use is still to be recorded (`with_action` only).
+    /// The approval's use, still to be recorded (`with_action` only): the plan token's, or the
+    /// answer's when the user was asked (every approval is used once, however it was given).
     std::optional<plan_use> use;
+    /// `use` names an answer, not a plan token (a replay is refused `APPROVAL_USED`).
+    bool use_by_answer = false;
 
     bool approved() const noexcept { return refusal.empty(); }
 };
@@ -73,7 +77,10 @@ public:
     explicit approval_gate(std::string tool, approval_options opts = {});
 
     /// Ask the user when the approver is available for this call, else check `token` (absent:
-    /// issue a plan token for `plan`).
+    /// issue a plan token for `plan`). Either way the approval is used once: its use (the plan
+    /// token's nonce, or the approving answer's id) goes to the plan ledger, at `timing`, and a
+    /// use found there refuses (`PLAN_TOKEN_USED`, `APPROVAL_USED`), on every replica that
+    /// shares the ledger.
     /// @param arguments_fp `arguments_fingerprint` of the call's arguments without `plan_token`
     /// @param timing when the token's use is recorded (a ledger that fails refuses with
     ///        `SOURCE_UNAVAILABLE`, nothing done)
@@ -96,8 +103,8 @@ public:
     /// @param approved an outcome of `approve(..., plan_use_timing::with_action)` that approved
     /// @param work the action's writes; a failure rolls the transaction back
     /// @return nothing when committed, else the refusal (one issue): `PLAN_TOKEN_USED`,
-    ///         `ACTION_NOT_APPROVED` (ledger full), `SOURCE_UNAVAILABLE` (the database failed;
-    ///         nothing was done)
+    ///         `APPROVAL_USED`, `ACTION_NOT_APPROVED` (ledger full), `SOURCE_UNAVAILABLE` (the
+    ///         database failed; nothing was done)
     boost::asio::awaitable<boost::system::result<void, issue_list>> run_approved(
         const approval_outcome& approved, std::shared_ptr<store::sql_database> db, store::worker& worker,
         ledger_work work) const;
@@ -116,7 +123,7 @@ private:
                                           const std::string& arguments_fp, const action_plan& plan,
                                           plan_use& use) const;
     /// Why a use the ledger did not accept (`used`, `full`) or could not record refuses.
-    static issue ledger_refusal(const boost::system::result<plan_verdict, store::db_error>& verdict);
+    static issue ledger_refusal(const boost::system::result<plan_verdict, store::db_error>& verdict, bool by_answer);
     std::chrono::system_clock::time_point now() const;
 
     std::string tool_;
