@@ -10,6 +10,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <gtest/gtest.h>
 
@@ -137,6 +138,29 @@ std::int64_t pooled_backend_pid(asio::io_context& io, pg::pool& db) {
     return pid ? std::get<std::int64_t>(pid->rows[0][0]) : 0;
 }
 
+// Ends backend `pid` from `other` once the server shows it running the break probe. Polling the
+// server's view is waiting on the event itself; the bound only keeps a broken server from
+// hanging the test. (A function, not a lambda: a coroutine's parameters live in its frame.)
+asio::awaitable<bool> terminate_once_running(pg::pool& other, std::int64_t pid) {
+    const std::vector<pg::value> p{pid};
+    asio::steady_timer pause(co_await asio::this_coro::executor);
+    for (const auto give_up = clock::now() + 30s; clock::now() < give_up;) {
+        auto running = co_await other.query(
+            "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int4 AND state = 'active' "
+            "AND query LIKE '%candor-break-probe%'",
+            p);
+        if (!running) co_return false;
+        if (std::get<std::int64_t>(running->rows[0][0]) == 1) {
+            auto t = co_await other.query("SELECT pg_terminate_backend($1::int4, 10000)", p);
+            const bool ended = t && std::get<std::int64_t>(t->rows[0][0]) == 1;
+            co_return ended;
+        }
+        pause.expires_after(5ms);
+        co_await pause.async_wait(asio::use_awaitable);
+    }
+    co_return false;
+}
+
 TEST(PostgresPool, ConnectionClosedWhileIdleIsReplacedWithoutAFailedCall) {
     asio::io_context io;
     pg::pool db(io.get_executor(), options());
@@ -166,30 +190,8 @@ TEST(PostgresPool, ConnectionBrokenDuringAStatementFailsThatCallAndIsReplaced) {
     // The statement runs on the pooled connection (the only idle one) ...
     auto sleeping = asio::co_spawn(io, db.query("SELECT pg_sleep(30) /* candor-break-probe */", {}, clock::now() + 60s),
                                    asio::use_future);
-    // ... and is ended from another connection once the server shows it running. Polling the
-    // server's view is waiting on the event itself; the bound only keeps a broken server from
-    // hanging the test.
-    auto killer = asio::co_spawn(
-        io,
-        [&]() -> asio::awaitable<bool> {
-            const std::vector<pg::value> p{pid};
-            asio::steady_timer pause(io);
-            for (const auto give_up = clock::now() + 30s; clock::now() < give_up;) {
-                auto running = co_await other.query(
-                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int4 AND state = 'active' "
-                    "AND query LIKE '%candor-break-probe%'",
-                    p);
-                if (!running) co_return false;
-                if (std::get<std::int64_t>(running->rows[0][0]) == 1) {
-                    auto t = co_await other.query("SELECT pg_terminate_backend($1::int4, 10000)", p);
-                    co_return t&& std::get<std::int64_t>(t->rows[0][0]) == 1;
-                }
-                pause.expires_after(5ms);
-                co_await pause.async_wait(asio::use_awaitable);
-            }
-            co_return false;
-        }(),
-        asio::use_future);
+    // ... and is ended from another connection once the server shows it running.
+    auto killer = asio::co_spawn(io, terminate_once_running(other, pid), asio::use_future);
     io.restart();
     io.run();
     ASSERT_TRUE(killer.get());
