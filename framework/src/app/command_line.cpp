@@ -10,6 +10,7 @@
 #include <boost/json/array.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -35,7 +36,10 @@ void print_help(const mcp::server& srv, const app_options& opts, const char* arg
           "  check TOOL [FILE|-]    run TOOL's argument contract on the arguments in FILE\n"
           "                         (a JSON object; '-' or absent: stdin) without running the tool;\n"
           "                         exit 0 if accepted, 1 with the issues if not\n"
-          "  --help                 this text\n";
+          "  --help                 this text\n"
+          "\n  --max-result-bytes N   the most bytes one tool result may take on the wire (default\n"
+          "                         24000; 0: no limit); larger pages end at a whole item, larger\n"
+          "                         strings are cut (docs/result-budgets.md)\n";
     if (!opts.options.empty()) {
         os << "\noptions:\n";
         for (const auto& o : opts.options) {
@@ -159,6 +163,15 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
         }
         if (arg == "--stdio") {
             stdio = true;
+            continue;
+        }
+        if (arg == "--max-result-bytes") {
+            const std::string_view v = i + 1 < argc ? std::string_view(argv[++i]) : std::string_view();
+            std::size_t n = 0;
+            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || (n != 0 && n < 1024))
+                return usage_error("--max-result-bytes expects 0 (no limit) or a number of bytes, at least 1024");
+            srv.set_max_result_bytes(n);
             continue;
         }
         auto applied = apply_flag(opts.options, arg, argc, argv, i);

@@ -598,6 +598,12 @@ void text_sink::grow(std::size_t n) {
 
 bool write_string(std::string_view s, sink& out) { return append_string(s, out); }
 
+std::size_t string_size(std::string_view s) noexcept {
+    std::size_t size = 2 + s.size();
+    for (const char c : s) size += escaped_size[static_cast<unsigned char>(c)] - 1u;
+    return size;
+}
+
 boost::json::value written::to_value() const {
     limits lim;
     lim.max_bytes = text_.size();

@@ -57,6 +57,35 @@ void connection::answer_error_envelope(const rpc::request_id& id, const call_ori
     answer_call(id, origin, envelope::failure({std::move(i)}));
 }
 
+boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> connection::result_budget_requested(
+    const rpc::request& req, const tool_info& info) const {
+    std::size_t limit = core_->opts.max_result_bytes;
+    if (info.max_result_bytes && (limit == 0 || *info.max_result_bytes < limit)) limit = *info.max_result_bytes;
+    bool raised = false;
+    const auto* meta = req.params ? req.params->if_contains("_meta") : nullptr;
+    const auto* fields = meta ? meta->if_object() : nullptr;
+    if (!fields) return std::make_pair(limit, raised);
+    for (const std::string_view key :
+         {std::string_view("io.candor/maxResultBytes"), std::string_view("anthropic/maxResultSizeChars")}) {
+        const auto* v = fields->if_contains(key);
+        if (!v) continue;
+        std::uint64_t asked = 0;
+        if (const auto* i = v->if_int64(); i && *i > 0) asked = static_cast<std::uint64_t>(*i);
+        else if (const auto* u = v->if_uint64(); u && *u > 0) asked = *u;
+        else
+            return rpc::error_object::make(
+                rpc::error_code::invalid_params,
+                "_meta[\"" + std::string(key) + "\"] must be a positive integer: the most bytes the result may take",
+                boost::json::object{{"code", envelope::error_codes::invalid_result_budget}, {"key", key}});
+        if (asked < detail::min_result_bytes) {
+            asked = detail::min_result_bytes;
+            raised = true;
+        }
+        if (limit == 0 || asked < limit) limit = static_cast<std::size_t>(asked);
+    }
+    return std::make_pair(limit, raised);
+}
+
 void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     // Violations outside `arguments` (a duplicated `name`, a bad number in `_meta`) make the
     // call itself ambiguous: protocol error. Those inside are the tool's argument errors.
@@ -105,6 +134,13 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         return;
     }
     const auto& tool_name = tool->info().name;
+    auto result_limit = result_budget_requested(req, tool->info());
+    if (!result_limit) {
+        send_error(req.id, std::move(result_limit.error()));
+        return;
+    }
+    current_.max_result_bytes = result_limit->first;
+    current_.result_budget_raised = result_limit->second;
     call_origin origin = current_;
     origin.tool = tool;
     // Authorization comes before anything looks at the arguments (the HTTP transport with OAuth
@@ -387,6 +423,34 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
             answer = &(fallback = envelope::internal_error());
         }
         if (answer == &fallback) (void)envelope::write_sealed(fallback, tool_name, text);
+        // The byte budget: what goes out fits it, whatever the tool returned. The response is
+        // built once and measured as it is; only one over the budget is built again.
+        envelope::envelope fitted;
+        auto message = call_result(id, origin, text, *answer->status == envelope::outcome::error);
+        if (origin.max_result_bytes != 0 && answer != &fallback &&
+            (origin.result_budget_raised || !message || message->size() > origin.max_result_bytes)) {
+            auto rewrite = [&] {
+                text.clear();
+                (void)envelope::write_sealed(fitted, tool_name, text, json::depth_ceiling);
+                answer = &fitted;
+            };
+            if (origin.result_budget_raised) {
+                fitted = *answer;
+                fitted.add_warning({std::string(envelope::warning_codes::result_budget_raised),
+                                    "the request asked for a smaller result than the least this server sends; its "
+                                    "budget was raised to " +
+                                        std::to_string(origin.max_result_bytes) + " bytes",
+                                    {{"limit", origin.max_result_bytes}}});
+                rewrite();
+            }
+            const auto budget = result_budget_of(id, origin, *answer->status == envelope::outcome::error);
+            if (budget.size_of(text.size(), json::string_size(text)) > budget.limit) {
+                auto cut = detail::fit_to_budget(*answer, budget, tool_name, origin.tool->info().truncated_rest);
+                fitted = std::move(cut);
+                rewrite();
+            }
+            message = call_result(id, origin, text, *answer->status == envelope::outcome::error);
+        }
         // A large reply does not keep its buffer pinned to the thread.
         struct give_back {
             std::string& text;
@@ -402,23 +466,9 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
             durable = false;
         if (!observers_.empty())
             record = record_call(id, origin, answer, std::string(envelope::to_string(*answer->status)));
-        // The envelope is serialized once: its text is both content[0].text (escaped) and
-        // structuredContent (as it is).
-        const std::size_t twice = 2 * text.size() + text.size() / 4 + 96;
-        if (auto message = rpc::open_result(id, twice)) {
-            *message += R"({"content":[{"type":"text","text":)";
-            if (json::write_string(text, *message)) {
-                *message += "}]";
-                if (origin.stateless || rules_.structured_content) {
-                    *message += R"(,"structuredContent":)";
-                    *message += text;
-                }
-                *message += is_error ? R"(,"isError":true)" : R"(,"isError":false)";
-                if (origin.stateless) append_stateless_fields(*message);
-                *message += "}}";
-                deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
-                return;
-            }
+        if (message) {
+            deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
+            return;
         }
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
@@ -443,7 +493,42 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
     dress(result, reply_style{origin.stateless, nullptr});
     auto message = result_message(id, boost::json::value(std::move(result)));
     if (!message) return;
+    if (origin.max_result_bytes != 0 && message->size() > origin.max_result_bytes) {
+        // Content blocks have no completeness to mark: too large, they are never cut, never sent.
+        log_call(log_level::warning, "the tool's content result is larger than its byte budget", tool_name, id);
+        answer_call(id, origin, detail::result_too_large(message->size(), origin.max_result_bytes), handler_ran);
+        return;
+    }
     deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
+}
+
+std::optional<std::string> connection::call_result(const rpc::request_id& id, const call_origin& origin,
+                                                   std::string_view text, bool is_error) const {
+    // The envelope is serialized once: its text is both content[0].text (escaped) and
+    // structuredContent (as it is).
+    auto message = rpc::open_result(id, 2 * text.size() + text.size() / 4 + 96);
+    if (!message) return std::nullopt;
+    *message += R"({"content":[{"type":"text","text":)";
+    if (!json::write_string(text, *message)) return std::nullopt;
+    *message += "}]";
+    if (origin.stateless || rules_.structured_content) {
+        *message += R"(,"structuredContent":)";
+        *message += text;
+    }
+    *message += is_error ? R"(,"isError":true)" : R"(,"isError":false)";
+    if (origin.stateless) append_stateless_fields(*message);
+    *message += "}}";
+    return std::move(*message);
+}
+
+result_budget connection::result_budget_of(const rpc::request_id& id, const call_origin& origin, bool is_error) const {
+    result_budget b;
+    b.limit = origin.max_result_bytes;
+    b.structured = origin.stateless || rules_.structured_content;
+    // The response around an empty text: all but the text's copies (`""` in the text block).
+    const auto empty = call_result(id, origin, {}, is_error);
+    b.framing = empty ? empty->size() - 2 : 0;
+    return b;
 }
 
 void connection::deliver(std::string message, call_record* record, const call_origin& origin,
@@ -513,6 +598,19 @@ void call_context::log(log_level level, std::string message, boost::json::object
     state_->send_log(level, std::move(message), std::move(data));
 }
 const principal& call_context::caller() const noexcept { return state_->caller; }
+std::optional<result_budget> call_context::budget() const { return state_->budget(); }
+
+namespace detail {
+
+std::optional<result_budget> call_state::budget() const {
+    // A task's result is kept for tasks/get, under the tasks' own bound.
+    if (origin.max_result_bytes == 0 || task || !route.request) return std::nullopt;
+    auto c = conn.lock();
+    if (!c) return std::nullopt;
+    return c->result_budget_of(*route.request, origin, false);
+}
+
+}  // namespace detail
 const session_info& call_context::session() const noexcept { return *state_->session; }
 boost::asio::any_io_executor call_context::executor() const { return state_->executor; }
 

@@ -9,13 +9,16 @@
 namespace candor::mcp {
 
 memory_client::memory_client(server& srv, boost::asio::io_context& ioc, connection_options opts)
-    : ioc_(ioc), inbox_(std::make_shared<std::vector<boost::json::value>>()) {
+    : ioc_(ioc),
+      inbox_(std::make_shared<std::vector<boost::json::value>>()),
+      inbox_bytes_(std::make_shared<std::vector<std::size_t>>()) {
     // The send function only appends; parsing our own server's output is trusted here (it is
     // what a client library would do), and a text that is not JSON is kept as a string so a
     // test can see it.
     conn_ = srv.connect(
         ioc.get_executor(),
-        [inbox = inbox_](std::string text) {
+        [inbox = inbox_, bytes = inbox_bytes_](std::string text) {
+            bytes->push_back(text.size());
             boost::system::error_code ec;
             auto v = boost::json::parse(text, ec);
             inbox->push_back(ec ? boost::json::value(text) : std::move(v));
@@ -31,6 +34,8 @@ memory_client::~memory_client() {
 void memory_client::collect() {
     for (auto& v : *inbox_) received_.push_back(std::move(v));
     inbox_->clear();
+    received_bytes_.insert(received_bytes_.end(), inbox_bytes_->begin(), inbox_bytes_->end());
+    inbox_bytes_->clear();
 }
 
 void memory_client::send(std::string text) { conn_->receive(std::move(text)); }

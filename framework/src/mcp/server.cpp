@@ -55,6 +55,11 @@ void server::set_request_state_sealer(std::shared_ptr<const state_sealer> sealer
     core_->opts.request_state_sealer = std::move(sealer);
 }
 
+void server::set_max_result_bytes(std::size_t bytes) {
+    std::lock_guard lock(core_->mu);
+    core_->opts.max_result_bytes = bytes;
+}
+
 boost::system::result<void, registration_error> server::add_tool(std::shared_ptr<tool_handler> tool) {
     if (!tool) return registration_error::null_handler;
     const auto& name = tool->info().name;

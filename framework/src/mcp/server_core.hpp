@@ -226,6 +226,19 @@ struct answer_identity {
 /// 128 random bits as hex: ids nobody can guess (task ids, question nonces).
 std::string random_id();
 
+/// The smallest result budget a request may ask for; a smaller one is raised to it.
+inline constexpr std::size_t min_result_bytes = 1024;
+
+/// The error of a result over its budget that nothing can be cut in (`RESULT_TOO_LARGE`).
+envelope::envelope result_too_large(std::size_t bytes, std::size_t limit);
+
+/// `e` as it fits `budget`: itself when it does; else with its longest strings cut at a UTF-8
+/// boundary (`FIELD_TRUNCATED` warnings, `RESULT_SIZE_LIMIT`, `complete: false`; `rest` says
+/// how to get the rest); else a `RESULT_TOO_LARGE` error. An `INTERNAL_ERROR` when it cannot
+/// be written at all. @pre `envelope::check(e)` succeeded
+envelope::envelope fit_to_budget(const envelope::envelope& e, const result_budget& budget, std::string_view tool,
+                                 const std::string& rest);
+
 /// Multi round-trip state of one stateless call: the answers it was retried with, and what it
 /// asks for now. A tool runs again from the start on each retry and gets, for each request it
 /// makes, the answer to the same request (method and params) from an earlier round.
@@ -326,6 +339,8 @@ public:
         std::string& method, boost::json::object& params, std::string key = {});
     /// Of the answer `request_client` returned last (read by `call_context::elicit`).
     answer_identity last_answer;
+    /// `call_context::budget`.
+    std::optional<result_budget> budget() const;
 };
 
 /// The live part of a task whose tool is running: what only the process that runs it can do

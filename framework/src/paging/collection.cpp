@@ -178,6 +178,7 @@ boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::ob
         else r.query.emplace(kv.key(), boost::json::value(kv.value(), r.query.storage()));
     }
     r.written = true;  // the page goes to the caller as it is
+    r.budget = ctx.budget();
     // Not a coroutine of its own: the page's coroutine returns the envelope (one frame a call).
     return serve_as<ce::envelope>(std::move(r));
 }
@@ -442,6 +443,9 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     boost::json::array last_key;  // where the walk stands after this page
     std::vector<std::string> ids;
     if (keep_ids) ids.reserve(count);
+    // Each delivered item's key, kept when the page may be cut short to fit its byte budget.
+    std::vector<boost::json::array> item_keys;
+    if (req.budget) item_keys.reserve(count);
     if (order_checked) {  // by the source: only the last key delivered is needed
         if (count > 0) {
             const key_view key(written_keys.data() + (count - 1 - keys_from) * fields, fields);
@@ -464,6 +468,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             if (!last.empty() && compare_keys(last, key) >= 0)
                 throw std::logic_error("data source returned items out of order or before the cursor");
             if (keep_ids && i < count) ids.push_back(id_text(key.back()));
+            if (req.budget && i < count) item_keys.emplace_back(key.begin(), key.end());
             if (i + 1 == count) last_key = boost::json::array(key.begin(), key.end());
             if (written) {
                 last = key;
@@ -478,70 +483,197 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     std::optional<cursor_claims> before;
     if (keep_ids) before = state;
 
-    // Built in place (a JSON object assigned from another storage is copied, not moved), with
-    // its extensions object made in the page's storage, so that the members put in it are moved
-    // too (a JSON container keeps its elements in its own storage).
-    ce::envelope& e = out.result;
-    std::destroy_at(&e.extensions);
-    std::construct_at(&e.extensions, page_storage);
+    // A page held to a byte budget is written here, once (the envelope then carries the text):
+    // its size is then known item by item.
+    if (req.budget && count > 0 && !written) {
+        std::string text = "[";
+        written_ends.clear();
+        for (std::size_t i = 0; i < count; ++i) {
+            if (i != 0) text.push_back(',');
+            {
+                json::text_sink sink(text);  // the text is cut to what was written when it goes
+                if (auto w = json::write(items[i], sink, json::depth_ceiling); !w)
+                    throw std::logic_error("data source returned an item that cannot be written");
+            }
+            written_ends.push_back(text.size());
+        }
+        text.push_back(']');
+        written = json::written::adopt(std::move(text));
+        items.clear();
+    }
+
+    // The envelope of this page holding its first `k` items (`cut`: it ends there to fit its
+    // budget), its cursor and the walk's state after it. Built in place (a JSON object assigned
+    // from another storage is copied, not moved), with its extensions object made in the
+    // page's storage, so that the members put in it are moved too.
+    struct assembled {
+        ce::envelope e;
+        cursor_claims state;
+        std::optional<std::string> cursor;
+        bool ended = false;
+    };
+    auto key_at = [&](std::size_t k) -> boost::json::array {  // of the k-th item delivered (1-based)
+        if (k == 0) return state.after;
+        if (k == count) return last_key;
+        if (!item_keys.empty()) return item_keys[k - 1];
+        // A source that checked the order itself reported the last keys only: read the item.
+        const auto text = written->text();
+        const std::size_t from = k == 1 ? 1 : written_ends[k - 2] + 1;
+        return key_of(json::written::adopt(std::string(text.substr(from, written_ends[k - 1] - from))).to_value(),
+                      order_);
+    };
+    auto assemble = [&](std::size_t k, bool cut) {
+        assembled a;
+        a.state = state;
+        auto& e = a.e;
+        std::destroy_at(&e.extensions);
+        std::construct_at(&e.extensions, page_storage);
+        auto& st = a.state;
+        if (hidden) {
+            e.add_reason({std::string(ce::reason_codes::visibility_restricted),
+                          "part of the requested scope is not visible to this caller; absence here is not "
+                          "evidence of absence",
+                          {{"visibility", sc.visibility}}});
+        }
+        st.after = key_at(k);
+        st.delivered += k;
+        st.pages += 1;
+        st.issued = wall_now();
+        if (hidden &&
+            std::find(st.taints.begin(), st.taints.end(), ce::reason_codes::visibility_restricted) == st.taints.end())
+            st.taints.emplace_back(ce::reason_codes::visibility_restricted);
+        if (hidden) st.clean = false;
+        auto go_on = [&] {
+            a.cursor = seal_cursor(*opts_.keys, st);
+            e.continue_with(ce::continuation::next_cursor(*a.cursor));
+        };
+        if (out_of_time) {
+            e.add_reason({std::string(ce::reason_codes::time_budget_exceeded),
+                          "the time budget ran out; this page holds what was read by then",
+                          {{"pages", st.pages}, {"items_scanned", out.items_scanned}}});
+        }
+        if (cut) {
+            e.add_reason({std::string(ce::reason_codes::result_size_limit),
+                          "the page ends early to fit the byte budget; more follow (continuation.cursor)",
+                          {{"limit", req.budget->limit}, {"returned", k}}});
+            go_on();
+        } else if (out_of_time) {
+            go_on();
+        } else if (more && at_walk_limit) {
+            e.add_reason({std::string(ce::reason_codes::result_limit_reached),
+                          "this walk reached the server's limit of " + std::to_string(*opts_.max_walk_items) + " items",
+                          {{"limit", *opts_.max_walk_items}}});
+            e.continue_with(ce::continuation::narrow_query("add conditions so that fewer items match"));
+        } else if (more) {
+            e.add_reason({std::string(ce::reason_codes::more_pages_available),
+                          "more items follow; call again with continuation.cursor",
+                          {}});
+            go_on();
+        } else {
+            a.ended = true;
+        }
+        if (!pinned) e.add_warning(live_warning());
+        if (keep_ids && a.ended) {
+            // Sent only once the page's ids are in the evidence store (see below).
+            evidence::snapshot_claims t;
+            t.resource = name;
+            t.query = st.query;
+            t.principal = st.principal;
+            t.snapshot = st.snapshot;
+            t.walk = st.walk;
+            t.complete = st.clean;
+            t.reasons = st.taints;
+            t.expiry = wall_now() + opts_.token_ttl;
+            e.extensions["snapshot_token"] = evidence::seal_snapshot_token(*opts_.keys, t);
+        }
+        e.extensions["page"] = page_extension(k, st.snapshot);
+        const bool is_complete = e.incomplete_reasons.empty();
+        e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
+        e.complete = is_complete;
+        e.covering(sc);
+        return a;
+    };
+
+    // The items kept: all of them, or as many whole items as fit the byte budget — at least
+    // one, so that a walk always moves on (the framework cuts the strings of an item larger
+    // than any page, FIELD_TRUNCATED).
+    std::size_t keep = count;
+    std::optional<assembled> page_of;  // the page as it goes out, once assembled
+    if (req.budget && count > 0) {
+        const auto text = written->text();
+        // Bytes that grow when escaped ('"' and '\\'; the writer leaves no control byte raw), up
+        // to the end of each item: counted only for a page that might not fit.
+        std::vector<std::size_t> escapes;
+        auto count_escapes = [&] {
+            escapes.resize(count);
+            std::size_t grown = 0;
+            for (std::size_t i = 0, at = 0; i < count; ++i) {
+                for (; at < written_ends[i]; ++at) grown += text[at] == '"' || text[at] == '\\';
+                escapes[i] = grown;
+            }
+        };
+        const auto& b = *req.budget;
+        // Whether the page of the first k items fits: its envelope written once with empty data,
+        // and the items' bytes added to it (escaped, for the text block, and as they are). The
+        // common page is far below its budget even if every byte of its items doubled when
+        // escaped: then nothing is counted.
+        auto fits = [&](assembled& a, std::size_t k) {
+            a.e.data_written = json::written::adopt("[]");
+            thread_local std::string shape;  // grown once per thread, not per page
+            shape.clear();
+            const auto w = ce::write_sealed(a.e, name, shape, json::depth_ceiling);
+            a.e.data_written.reset();
+            if (!w) throw std::logic_error("a page's envelope cannot be written");
+            const std::size_t data = written_ends[k - 1] + 1;  // "[" … item k "]"
+            const std::size_t shape_escaped = json::string_size(shape) - 2;
+            if (b.size_of(shape.size() - 2 + data, shape_escaped + 2 * data) <= b.limit) return true;
+            if (escapes.empty()) count_escapes();
+            return b.size_of(shape.size() - 2 + data, shape_escaped + data + escapes[k - 1]) <= b.limit;
+        };
+        page_of = assemble(count, false);
+        if (!fits(*page_of, count)) {
+            // The most items that fit, by halving (a page's size grows with its items; the
+            // framework checks the answer once more on its way out).
+            std::size_t lo = 1, hi = count - 1;
+            while (lo < hi) {
+                const std::size_t mid = lo + (hi - lo + 1) / 2;
+                auto shorter = assemble(mid, true);
+                if (fits(shorter, mid)) lo = mid;
+                else hi = mid - 1;
+            }
+            keep = lo;
+            page_of = assemble(keep, true);
+        }
+    }
+    if (!page_of) page_of = assemble(keep, false);
+    ce::envelope& e = page_of->e;
     if (written) {
-        // Without the look-ahead item: the text up to the end of the last item delivered.
+        // Without the look-ahead item (and what the budget left out): the text up to the end of
+        // the last item kept.
         std::string text = std::move(*written).release();
-        text.resize(count == 0 ? 1 : written_ends[count - 1]);
+        text.resize(keep == 0 ? 1 : written_ends[keep - 1]);
         text.push_back(']');
         e.data_written = json::written::adopt(std::move(text));
     } else {
-        items.resize(count);
+        items.resize(keep);
         boost::json::array data(storage);
         data.reserve(items.size());
         for (auto& i : items) data.push_back(std::move(i));
         e.data = std::move(data);
     }
+    if (keep_ids) ids.resize(keep);
 
-    if (hidden) {
-        e.add_reason({std::string(ce::reason_codes::visibility_restricted),
-                      "part of the requested scope is not visible to this caller; absence here is not "
-                      "evidence of absence",
-                      {{"visibility", sc.visibility}}});
-    }
-    state.after = std::move(last_key);
-    state.delivered += count;
-    state.pages += 1;
-    state.issued = wall_now();
-    if (hidden && std::find(state.taints.begin(), state.taints.end(), ce::reason_codes::visibility_restricted) ==
-                      state.taints.end())
-        state.taints.emplace_back(ce::reason_codes::visibility_restricted);
-    if (hidden) state.clean = false;
-
-    if (out_of_time) {
-        e.add_reason({std::string(ce::reason_codes::time_budget_exceeded),
-                      "the time budget ran out; this page holds what was read by then",
-                      {{"pages", state.pages}, {"items_scanned", out.items_scanned}}});
-        continue_after(*opts_.keys, state);
-    } else if (more && at_walk_limit) {
-        e.add_reason({std::string(ce::reason_codes::result_limit_reached),
-                      "this walk reached the server's limit of " + std::to_string(*opts_.max_walk_items) + " items",
-                      {{"limit", *opts_.max_walk_items}}});
-        e.continue_with(ce::continuation::narrow_query("add conditions so that fewer items match"));
-    } else if (more) {
-        e.add_reason({std::string(ce::reason_codes::more_pages_available),
-                      "more items follow; call again with continuation.cursor",
-                      {}});
-        continue_after(*opts_.keys, state);
-    } else {
-        out.ended = true;
-    }
-    if (!pinned) e.add_warning(live_warning());
-
+    out.ended = page_of->ended;
+    if constexpr (std::is_same_v<Result, page>) out.next_cursor = page_of->cursor;
     if (keep_ids) {
         const auto now = wall_now();
-        const auto expiry = now + opts_.token_ttl;
         // One trip to the store (on its worker when it has one): the page's ids, the walk's end,
         // and now and then a purge. The open walk lives as long as its newest cursor can still
         // be used. A failed store fails the page, which the same cursor fetches again.
-        auto keep = [store = opts_.evidence, walk = state.walk, ids = std::move(ids),
-                     open_until = now + opts_.cursor_ttl, closing = out.ended ? std::optional(expiry) : std::nullopt,
-                     purge = purge_due(now), now] {
+        auto record = [store = opts_.evidence, walk = page_of->state.walk, ids = std::move(ids),
+                       open_until = now + opts_.cursor_ttl,
+                       closing = out.ended ? std::optional(now + opts_.token_ttl) : std::nullopt,
+                       purge = purge_due(now), now] {
             store->record_page(walk, ids, open_until, closing);
             if (purge) {
                 try {
@@ -552,30 +684,17 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             }
             return true;
         };
-        if (!co_await evidence::call_store(*opts_.evidence, std::move(keep))) {
+        if (!co_await evidence::call_store(*opts_.evidence, std::move(record))) {
+            out.ended = false;
+            if constexpr (std::is_same_v<Result, page>) out.next_cursor.reset();
             nothing_read(*before, "evidence store");
             co_return done(out);
         }
-        if (out.ended) {
-            evidence::snapshot_claims t;
-            t.resource = name;
-            t.query = state.query;
-            t.principal = state.principal;
-            t.snapshot = state.snapshot;
-            t.walk = state.walk;
-            t.complete = state.clean;
-            t.reasons = state.taints;
-            t.expiry = expiry;
-            e.extensions["snapshot_token"] = evidence::seal_snapshot_token(*opts_.keys, t);
-        }
     }
-
-    e.extensions["page"] = page_extension(count, state.snapshot);
-    const bool is_complete = e.incomplete_reasons.empty();
-    e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
-    e.complete = is_complete;
-    e.covering(sc);
-    out.state = std::move(state);
+    // Moved in place: a JSON object moved by assignment into another storage is copied.
+    std::destroy_at(&out.result);
+    std::construct_at(&out.result, std::move(e));
+    out.state = std::move(page_of->state);
     co_return done(out);
 }
 

@@ -19,6 +19,9 @@ inline constexpr std::string_view visibility_restricted = "VISIBILITY_RESTRICTED
 inline constexpr std::string_view rate_limited = "RATE_LIMITED";
 inline constexpr std::string_view client_page_limit = "CLIENT_PAGE_LIMIT";
 inline constexpr std::string_view cancelled = "CANCELLED";
+/// The result was cut to fit its byte budget (`limit`): a page ended at its last whole item
+/// (`returned`, with a cursor right after it), or strings were shortened (`fields`).
+inline constexpr std::string_view result_size_limit = "RESULT_SIZE_LIMIT";
 }  // namespace reason_codes
 
 /// What qualifies confidence in a result without touching completeness (`warnings[].code`).
@@ -30,6 +33,11 @@ inline constexpr std::string_view default_sort_applied = "DEFAULT_SORT_APPLIED";
 inline constexpr std::string_view value_normalized = "VALUE_NORMALIZED";
 /// A reversible write stored a draft although an external source could not confirm it.
 inline constexpr std::string_view unverified_draft = "UNVERIFIED_DRAFT";
+/// A string of the result was cut to fit its byte budget: `path`, `bytes` (its length), `kept`
+/// (the bytes sent), and `rest` when the tool says how to get the rest.
+inline constexpr std::string_view field_truncated = "FIELD_TRUNCATED";
+/// The request asked for a smaller result budget than the floor (1,024 bytes) and was raised.
+inline constexpr std::string_view result_budget_raised = "RESULT_BUDGET_RAISED";
 }  // namespace warning_codes
 
 /// Error codes the framework itself puts into error envelopes (`errors[].code`). The intake
@@ -48,6 +56,12 @@ inline constexpr std::string_view request_state_too_large = "REQUEST_STATE_TOO_L
 /// `_meta.traceparent`, `tracestate` or `baggage` larger than W3C allows (8,192 bytes): the
 /// request is refused (`-32602`, `data.limit`) — a merely malformed value is ignored instead.
 inline constexpr std::string_view trace_context_too_large = "TRACE_CONTEXT_TOO_LARGE";
+/// The result does not fit its byte budget and nothing in it can be cut to fit (`bytes`,
+/// `limit`).
+inline constexpr std::string_view result_too_large = "RESULT_TOO_LARGE";
+/// `_meta["io.candor/maxResultBytes"]` (or `anthropic/maxResultSizeChars`) is not a positive
+/// integer: the call is refused (`-32602`, `data.key`).
+inline constexpr std::string_view invalid_result_budget = "INVALID_RESULT_BUDGET";
 /// Tasks extension: the server (`task_options::max_tasks`) or the caller
 /// (`max_tasks_per_principal`) holds the most tasks allowed; `limit`, `scope`.
 inline constexpr std::string_view too_many_tasks = "TOO_MANY_TASKS";

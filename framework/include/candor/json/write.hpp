@@ -122,6 +122,11 @@ private:
 
 /// `s` as a JSON string literal. @return false (nothing written) if `s` is not valid UTF-8
 bool write_string(std::string_view s, text_sink& out);
+/// The bytes `write_string(s, …)` writes (the quotes included), without writing them: how much
+/// a text grows when it is sent inside a JSON string (a result's `content[0].text`).
+/// @pre `s` is valid UTF-8
+/// @complexity linear in `s`
+std::size_t string_size(std::string_view s) noexcept;
 /// `v` (any kind, containers with an explicit stack). On error nothing is written.
 boost::system::result<void, write_error> write(const boost::json::value& v, text_sink& out,
                                                std::size_t max_depth = 512);

@@ -102,6 +102,23 @@ struct sampling_result {
     std::string stop_reason;  ///< empty when the client gave none
 };
 
+/// The byte budget of a call's result, and how its size is counted: a result whose envelope is
+/// written as `text` takes `size_of(text)` bytes on the wire.
+struct result_budget {
+    /// The most bytes the whole response may take (`server_options::max_result_bytes`, or less).
+    std::size_t limit = 0;
+    /// The response's bytes besides the envelope's copies (the JSON-RPC frame, the content
+    /// block, the protocol's fields).
+    std::size_t framing = 0;
+    /// The envelope goes out twice: escaped in `content[0].text`, and as `structuredContent`.
+    bool structured = true;
+    /// The response's size for an envelope written as `text` (what `envelope::write_sealed`
+    /// writes): `framing`, the escaped text, and the structured copy.
+    std::size_t size_of(std::size_t text_bytes, std::size_t escaped_text_bytes) const noexcept {
+        return framing + escaped_text_bytes + (structured ? text_bytes : 0);
+    }
+};
+
 /// One request to the client, for `call_context::request_client_all`.
 struct client_request {
     std::string method;
@@ -191,6 +208,12 @@ public:
     boost::asio::awaitable<boost::system::result<sampling_result, client_request_error>> sample(
         boost::json::array messages, std::int64_t max_tokens, boost::json::object options = {},
         std::chrono::milliseconds timeout = std::chrono::minutes(5));
+
+    /// The byte budget of this call's result (`server_options::max_result_bytes`, the tool's,
+    /// the request's), for a tool that shapes its result to fit — a collection ends its page at
+    /// the last whole item that fits. None when there is no limit. Whatever the tool returns,
+    /// the framework never sends more.
+    std::optional<result_budget> budget() const;
 
     const mcp::principal& caller() const noexcept;
     const session_info& session() const noexcept;

@@ -85,6 +85,10 @@ private:
         /// W3C Trace Context from the request's `_meta` (any revision), for the records.
         std::string traceparent;
         std::string tracestate;
+        /// A tool call's result budget in bytes (0: none), and whether the request asked for
+        /// less than the floor and was raised to it (a warning says so).
+        std::size_t max_result_bytes = 0;
+        bool result_budget_raised = false;
     };
     /// How the request being dispatched is served: as the session's revision, or (stateless)
     /// as the revision, capabilities and client its own `_meta` names.
@@ -177,6 +181,17 @@ private:
     /// that must be durable, the answer leaves once every observer stored it (`publish_durable`).
     void deliver(std::string message, call_record* record, const call_origin& origin, const message_route& route,
                  bool durable);
+    /// The response to tool call `id` whose envelope is written as `text`; nothing when `id`
+    /// or `text` cannot be written.
+    std::optional<std::string> call_result(const jsonrpc::request_id& id, const call_origin& origin,
+                                           std::string_view text, bool is_error) const;
+    /// How a result of tool call `id` is counted against its budget.
+    result_budget result_budget_of(const jsonrpc::request_id& id, const call_origin& origin, bool is_error) const;
+    /// The result budget a `tools/call` asks for (server, tool and `_meta`, the least; a request
+    /// below the floor is raised, the flag says so), or the refusal of a `_meta` budget that
+    /// is not a positive integer (`INVALID_RESULT_BUDGET`).
+    boost::system::result<std::pair<std::size_t, bool>, jsonrpc::error_object> result_budget_requested(
+        const jsonrpc::request& req, const tool_info& info) const;
     /// The result message for `id`, or nothing when it cannot be written (then the request was
     /// answered with an internal error, and the failure logged).
     std::optional<std::string> result_message(const jsonrpc::request_id& id, const boost::json::value& result);

@@ -59,6 +59,8 @@ public:
 
     /// Everything received so far, parsed, in order.
     const std::vector<boost::json::value>& received() const noexcept { return received_; }
+    /// The size of each received message as the server wrote it, in bytes, in the same order.
+    const std::vector<std::size_t>& received_bytes() const noexcept { return received_bytes_; }
     /// The received messages that are notifications (no id), optionally of one method.
     std::vector<boost::json::value> notifications(std::string_view method = {}) const;
     /// The received message with this id, or null.
@@ -71,6 +73,8 @@ private:
     std::shared_ptr<mcp::connection> conn_;
     std::shared_ptr<std::vector<boost::json::value>> inbox_;
     std::vector<boost::json::value> received_;
+    std::shared_ptr<std::vector<std::size_t>> inbox_bytes_;
+    std::vector<std::size_t> received_bytes_;
     std::int64_t next_id_ = 1;
     void collect();
 };

@@ -93,6 +93,16 @@ struct server_options {
     /// Deadline of a tool call unless the tool sets its own (`DEADLINE_EXCEEDED` envelope), and
     /// of every resource read, prompt and completion (`-32001`, `data.code` `DEADLINE_EXCEEDED`).
     std::chrono::milliseconds default_deadline{30'000};
+    /// The most bytes one tool result may take as written (the whole JSON-RPC response: the
+    /// stdio line, the HTTP body or SSE `data`, both copies of the envelope included), unless a
+    /// tool (`tool_info::max_result_bytes`) or the request (`_meta["io.candor/maxResultBytes"]`,
+    /// `_meta["anthropic/maxResultSizeChars"]`) asks for less. Clients cut larger results
+    /// themselves, silently (25,000 characters is a common cut), so the framework never sends
+    /// one: a collection ends its page at the last whole item that fits (`RESULT_SIZE_LIMIT`,
+    /// with a cursor right after it), any other result has its largest strings cut
+    /// (`FIELD_TRUNCATED`), and one that still does not fit is `RESULT_TOO_LARGE`. 0: no limit.
+    /// docs/result-budgets.md
+    std::size_t max_result_bytes = 24'000;
     /// Tool calls one connection may have running at once; more get `TOO_MANY_CALLS_IN_FLIGHT`.
     std::size_t max_calls_in_flight = 16;
     /// Tools per `tools/list` page.
@@ -262,6 +272,8 @@ public:
     /// Set `server_options::request_state_sealer` (servers that load their keys after the
     /// server is built, e.g. in `app_options::prepare`). Call it before clients connect.
     void set_request_state_sealer(std::shared_ptr<const state_sealer> sealer);
+    /// `server_options::max_result_bytes` (`--max-result-bytes`); before clients connect.
+    void set_max_result_bytes(std::size_t bytes);
 
 private:
     std::shared_ptr<detail::server_core> core_;

@@ -87,6 +87,11 @@ struct tool_info {
     json::limits budget = default_argument_budget;
     /// Overrides the server's default deadline for this tool.
     std::optional<std::chrono::milliseconds> deadline;
+    /// A tighter byte budget for this tool's results than the server's `max_result_bytes`.
+    std::optional<std::size_t> max_result_bytes;
+    /// How a caller gets the rest of a string the budget cut (`FIELD_TRUNCATED`), e.g. "call
+    /// read_article with offset = kept": said in the warning's `rest`.
+    std::string truncated_rest;
     /// Version of the argument contract, for the call journal (typed tools fill it in).
     std::string contract_version;
     /// Client capabilities the tool cannot work without, as a `ClientCapabilities` object (e.g.
@@ -128,6 +133,14 @@ struct tool_info {
     }
     tool_info& with_deadline(std::chrono::milliseconds d) {
         deadline = d;
+        return *this;
+    }
+    tool_info& with_max_result_bytes(std::size_t n) {
+        max_result_bytes = n;
+        return *this;
+    }
+    tool_info& with_truncated_rest(std::string how) {
+        truncated_rest = std::move(how);
         return *this;
     }
     tool_info& with_required_client_capabilities(boost::json::object c) {

@@ -19,7 +19,8 @@
 /// call with one page: `data` is the item array, the extension `page` is
 /// `{returned, requested_size, ordering, snapshot}`, and the reasons say why a page is not the
 /// whole answer (`MORE_PAGES_AVAILABLE` with a `next_cursor`, `RESULT_LIMIT_REACHED`,
-/// `TIME_BUDGET_EXCEEDED`, `RATE_LIMITED`, `SOURCE_UNAVAILABLE`, `VISIBILITY_RESTRICTED`).
+/// `TIME_BUDGET_EXCEEDED`, `RATE_LIMITED`, `SOURCE_UNAVAILABLE`, `VISIBILITY_RESTRICTED`, and
+/// `RESULT_SIZE_LIMIT` when the page ends early to fit the call's byte budget).
 /// It fetches one item more than the page size, so a page that is exactly full but last is
 /// complete. Cursor problems are error envelopes: `CURSOR_INVALID`, `CURSOR_MISMATCH`,
 /// `CURSOR_EXPIRED` (with `continuation: {kind: "restart"}`). The envelope that ends a walk
@@ -108,6 +109,10 @@ struct page_request {
     /// The page goes straight to the wire: a source may write its items as text, and the
     /// envelope then carries them in `data_written` (read them with `envelope::data_value`).
     bool written = false;
+    /// The byte budget of the response the page goes out in (`call_context::budget`): the
+    /// page ends at the last whole item that fits (`RESULT_SIZE_LIMIT`, `returned`, and a cursor
+    /// right after it on the same snapshot); the evidence holds the items sent, no others.
+    std::optional<mcp::result_budget> budget;
 };
 
 /// One page and what a caller walking on needs to know about it.

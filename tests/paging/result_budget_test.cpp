@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSL-1.0
+// A collection page held to its call's byte budget: it ends at the last whole item that fits,
+// with RESULT_SIZE_LIMIT and a cursor right after that item on the same snapshot; a walk at any
+// budget delivers exactly the ids of a walk without one, and its evidence holds them.
+#include "paging/support.hpp"
+
+#include <candor/evidence/token.hpp>
+
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace candor::test;
+
+namespace {
+
+// Text of `n` bytes that escapes unevenly: quotes, backslashes and two-byte characters.
+std::string budget_text(std::mt19937& rng, std::size_t n) {
+    static constexpr std::string_view pieces[] = {"a", "b", " ", "\"", "\\", "\xC3\xA9", "\n", "z"};
+    std::string s;
+    while (s.size() < n) s += pieces[rng() % std::size(pieces)];
+    return s;
+}
+
+boost::json::value budget_nth(const boost::json::value& v, std::size_t i) {
+    if (const auto* a = v.if_array(); a && i < a->size()) return (*a)[i];
+    return "<missing>";
+}
+
+struct budget_walk {
+    std::vector<std::string> ids;
+    std::size_t pages = 0;
+    std::size_t cut_pages = 0;
+    std::size_t largest = 0;  // bytes of the largest response
+    boost::json::value last;
+};
+
+// Walk `items` to its end with `budget` asked for in each request's _meta.
+budget_walk walk_with_budget(collection_harness& h, std::size_t budget, std::size_t page_size) {
+    auto& c = h.client();
+    budget_walk w;
+    std::optional<std::string> cursor;
+    for (int guard = 0; guard < 10'000; ++guard) {
+        boost::json::object args{{"page_size", page_size}};
+        if (cursor) args["cursor"] = *cursor;
+        auto r = c.request("tools/call", {{"name", "items"},
+                                          {"arguments", std::move(args)},
+                                          {"_meta", boost::json::object{{"io.candor/maxResultBytes", budget}}}});
+        w.largest = std::max(w.largest, c.received_bytes().back());
+        const auto env = at(at(r, "result"), "structuredContent");
+        ++w.pages;
+        const auto data = at(env, "data");
+        if (!data.is_array()) {
+            ADD_FAILURE() << "a page without data: " << boost::json::serialize(r);
+            return w;
+        }
+        for (const auto& i : data.as_array()) w.ids.emplace_back(i.at("id").as_string());
+        const auto codes = reason_codes(env);
+        if (std::find(codes.begin(), codes.end(), "RESULT_SIZE_LIMIT") != codes.end()) {
+            ++w.cut_pages;
+            EXPECT_EQ(at(budget_nth(at(env, "incomplete_reasons"), 0), "limit"), budget);
+        }
+        const auto how = at(env, "continuation");
+        const auto next = how.is_object() ? cursor_of(env) : std::string();
+        if (next.empty()) {
+            w.last = env;
+            return w;
+        }
+        cursor = next;
+    }
+    ADD_FAILURE() << "the walk did not end";
+    return w;
+}
+
+}  // namespace
+
+TEST(ResultBudget, AWalkAtAnyBudgetDeliversExactlyTheIdsOfOneWithout) {
+    std::size_t cut_pages = 0;
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::mt19937 rng(seed);
+        collection_harness h(pg::snapshot_mode::pinned, [](pg::collection_options& o) { o.max_page_size = 100; });
+        h.srv->set_max_result_bytes(0);  // the request's budget alone
+        const int n = 40 + static_cast<int>(rng() % 120);
+        const std::size_t budget = 4000 + rng() % 30'000;
+        // Every item fits a page alone (its text escaped twice over, in the text block), so the
+        // walk can end complete; an item larger than any page is the next test's.
+        const std::size_t largest = (budget - 3000) / 8;
+        std::vector<std::string> all;
+        for (int i = 1; i <= n; ++i) {
+            auto it = item(i);
+            // Mostly small items, a few large ones.
+            const std::size_t size = rng() % 10 == 0 ? largest / 2 + rng() % (largest / 2) : rng() % 300;
+            it["text"] = budget_text(rng, size);
+            h.source->put(std::move(it));
+            all.push_back(id_of(i));
+        }
+        const std::size_t page_size = 1 + rng() % 100;
+        auto w = walk_with_budget(h, budget, page_size);
+        EXPECT_EQ(w.ids, all) << "budget " << budget << ", page_size " << page_size;
+        EXPECT_LE(w.largest, budget);
+        cut_pages += w.cut_pages;
+        EXPECT_EQ(at(w.last, "complete"), true) << boost::json::serialize(w.last);
+        // The walk's evidence covers every id it delivered, and it is complete evidence.
+        const auto token = at(w.last, "snapshot_token");
+        ASSERT_TRUE(token.is_string()) << boost::json::serialize(w.last);
+        auto claims = ev::open_snapshot_token(*h.keys, token.as_string());
+        ASSERT_TRUE(claims);
+        EXPECT_TRUE(claims->complete);
+        auto uncovered = h.store->uncovered(claims->walk, all, h.clocks.wall);
+        ASSERT_TRUE(uncovered);
+        EXPECT_TRUE(uncovered->empty());
+    }
+    EXPECT_GT(cut_pages, 40u) << "the budgets seldom cut a page: the test proved little";
+}
+
+TEST(ResultBudget, APageCutBySizeSaysSoAndTheEvidenceHoldsOnlyWhatWasSent) {
+    collection_harness h(pg::snapshot_mode::pinned, [](pg::collection_options& o) { o.max_page_size = 100; });
+    std::mt19937 rng(7);
+    for (int i = 1; i <= 30; ++i) {
+        auto it = item(i);
+        it["text"] = budget_text(rng, 400);
+        h.source->put(std::move(it));
+    }
+    auto& c = h.client();
+    auto r = c.request("tools/call", {{"name", "items"},
+                                      {"arguments", boost::json::object{{"page_size", 30}}},
+                                      {"_meta", boost::json::object{{"io.candor/maxResultBytes", 3000}}}});
+    EXPECT_LE(c.received_bytes().back(), 3000u);
+    const auto env = at(at(r, "result"), "structuredContent");
+    EXPECT_EQ(at(env, "complete"), false);
+    const auto reason = budget_nth(at(env, "incomplete_reasons"), 0);
+    EXPECT_EQ(at(reason, "code"), "RESULT_SIZE_LIMIT");
+    EXPECT_EQ(at(reason, "limit"), 3000);
+    const auto returned = at(reason, "returned").as_int64();
+    EXPECT_GE(returned, 1);
+    EXPECT_LT(returned, 30);
+    EXPECT_EQ(static_cast<std::int64_t>(at(env, "data").as_array().size()), returned);
+    EXPECT_EQ(at(at(env, "page"), "returned"), returned);
+    // The text block is the envelope, whole.
+    const auto text = at(budget_nth(at(at(r, "result"), "content"), 0), "text");
+    EXPECT_EQ(boost::json::parse(text.as_string()), env);
+    // The cursor resumes right after the last item sent.
+    auto next = c.request(
+        "tools/call",
+        {{"name", "items"},
+         {"arguments", boost::json::object{{"page_size", 1}, {"cursor", at(at(env, "continuation"), "cursor")}}}});
+    EXPECT_EQ(at(budget_nth(at(at(at(next, "result"), "structuredContent"), "data"), 0), "id"),
+              boost::json::value(id_of(static_cast<int>(returned) + 1)));
+}
+
+TEST(ResultBudget, AnItemLargerThanAnyPageIsSentAloneWithItsStringsCut) {
+    collection_harness h;
+    auto big = item(1);
+    big["text"] = std::string(10'000, 'x');
+    h.source->put(big);
+    h.source->put(item(2));
+    auto& c = h.client();
+    auto r = c.request("tools/call", {{"name", "items"},
+                                      {"arguments", boost::json::object{{"page_size", 2}}},
+                                      {"_meta", boost::json::object{{"io.candor/maxResultBytes", 2000}}}});
+    EXPECT_LE(c.received_bytes().back(), 2000u);
+    const auto env = at(at(r, "result"), "structuredContent");
+    ASSERT_EQ(at(env, "data").as_array().size(), 1u) << boost::json::serialize(env);
+    EXPECT_EQ(at(budget_nth(at(env, "data"), 0), "id"), boost::json::value(id_of(1)));
+    const auto warning = budget_nth(at(env, "warnings"), 0);
+    EXPECT_EQ(at(warning, "code"), "FIELD_TRUNCATED");
+    EXPECT_EQ(at(warning, "path"), "/data/0/text");
+    EXPECT_EQ(at(warning, "bytes"), 10'000);
+    const auto kept = at(warning, "kept").as_int64();
+    EXPECT_EQ(static_cast<std::int64_t>(at(budget_nth(at(env, "data"), 0), "text").as_string().size()), kept);
+    // One reason says both: the page ended after one item, and a string of it was cut.
+    ASSERT_EQ(at(env, "incomplete_reasons").as_array().size(), 1u);
+    const auto reason = budget_nth(at(env, "incomplete_reasons"), 0);
+    EXPECT_EQ(at(reason, "code"), "RESULT_SIZE_LIMIT");
+    EXPECT_EQ(at(reason, "returned"), 1);
+    EXPECT_EQ(at(reason, "fields"), 1);
+}
