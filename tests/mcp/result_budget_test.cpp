@@ -170,4 +170,25 @@ TEST_F(ResultBudgets, AToolMayHoldItsResultsTighter) {
     EXPECT_EQ(env(r).at("incomplete_reasons").at(0).at("limit"), 1500);
 }
 
+TEST_F(ResultBudgets, ASummaryTextSaysTheVerdictFirstAndTheDataWhileItFits) {
+    srv_->set_result_text(mcp::result_text::summary);
+    auto small = call("article", object{{"size", 40}});
+    const std::string text(small.at("result").at("content").at(0).at("text").as_string());
+    EXPECT_EQ(text.rfind("status: complete", 0), 0u) << text;
+    const auto json_at = text.find("data (JSON):\n");
+    ASSERT_NE(json_at, std::string::npos) << text;
+    EXPECT_EQ(boost::json::parse(text.substr(json_at + 13)), env(small).at("data"));
+    // Cut: the verdict and why come first; the data would not fit, so the text says where it is.
+    auto cut = call("article", object{{"size", 20'000}});
+    EXPECT_LE(last_bytes_, 4000u);
+    const std::string cut_text(cut.at("result").at("content").at(0).at("text").as_string());
+    EXPECT_EQ(cut_text.rfind("status: partial (complete: false)\nincomplete: RESULT_SIZE_LIMIT", 0), 0u) << cut_text;
+    EXPECT_NE(cut_text.find("FIELD_TRUNCATED"), std::string::npos) << cut_text;
+    EXPECT_EQ(env(cut).at("complete"), false);
+    // An error says its code and message.
+    auto refused = call("numbers");
+    const std::string refused_text(refused.at("result").at("content").at(0).at("text").as_string());
+    EXPECT_NE(refused_text.find("error: RESULT_TOO_LARGE"), std::string::npos) << refused_text;
+}
+
 }  // namespace

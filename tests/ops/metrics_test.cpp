@@ -58,6 +58,10 @@ TEST(Metrics, CatalogueCountsCallsByToolStatusAndClient) {
     EXPECT_EQ(sample(text, R"(candor_protocol_refusals_total{method="other",code="-32601"})"), 1);
     EXPECT_EQ(sample(text, R"(candor_tool_call_duration_seconds_count{tool="search"})"), 5);
     EXPECT_EQ(sample(text, R"(candor_tool_call_duration_seconds_bucket{tool="search",le="+Inf"})"), 5);
+    // Every answer's size, against the budgets clients cut at: these are small.
+    EXPECT_EQ(sample(text, R"(candor_result_bytes_count{tool="search"})"), 5);
+    EXPECT_EQ(sample(text, R"(candor_result_bytes_bucket{tool="search",le="24000"})"), 5);
+    EXPECT_GT(sample(text, R"(candor_result_bytes_sum{tool="search"})"), 5 * 100);
     EXPECT_EQ(sample(text, "candor_calls_in_flight"), 0);
 }
 

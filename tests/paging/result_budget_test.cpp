@@ -176,3 +176,35 @@ TEST(ResultBudget, AnItemLargerThanAnyPageIsSentAloneWithItsStringsCut) {
     EXPECT_EQ(at(reason, "returned"), 1);
     EXPECT_EQ(at(reason, "fields"), 1);
 }
+
+TEST(ResultBudget, ACallerMayAskForFewerFieldsAndKeepsItsWalk) {
+    collection_harness h(pg::snapshot_mode::pinned, [](pg::collection_options& o) {
+        o.item_schema = boost::json::parse(R"({"type":"object","properties":{"id":{},"group":{},"n":{},"text":{}}})");
+    });
+    for (int i = 1; i <= 7; ++i) {
+        auto it = item(i);
+        it["text"] = std::string(500, 't');
+        h.source->put(std::move(it));
+    }
+    // tools/list offers the argument, naming the fields.
+    auto listed = h.client().request("tools/list", {});
+    const auto& props = listed.at("result").at("tools").at(0).at("inputSchema").at("properties");
+    ASSERT_TRUE(props.as_object().contains("fields")) << boost::json::serialize(props);
+    // Only what was asked for, and the key; the walk goes on with other fields on the next page.
+    auto first = h.page({{"page_size", 3}, {"fields", boost::json::array{"n"}}});
+    ASSERT_EQ(at(first, "data").as_array().size(), 3u) << boost::json::serialize(first);
+    EXPECT_EQ(budget_nth(at(first, "data"), 0), (boost::json::value{{"id", id_of(1)}, {"n", 1}}));
+    const auto w = budget_nth(at(first, "warnings"), 0);
+    EXPECT_EQ(at(w, "code"), "PARTIAL_FIELD_SET");
+    EXPECT_EQ(at(w, "fields"), (boost::json::array{"n", "id"}));
+    auto second = h.page({{"page_size", 10}, {"cursor", cursor_of(first)}});
+    ASSERT_EQ(at(second, "data").as_array().size(), 4u) << boost::json::serialize(second);
+    EXPECT_EQ(at(budget_nth(at(second, "data"), 0), "text").as_string().size(), 500u);
+    EXPECT_EQ(at(second, "complete"), true);
+    // A field the items do not have: UNKNOWN_FIELD, with the fields there are.
+    auto wrong = h.page({{"fields", boost::json::array{"n", "colour"}}});
+    EXPECT_EQ(first_error_code(wrong), "UNKNOWN_FIELD");
+    const auto issue = budget_nth(at(wrong, "errors"), 0);
+    EXPECT_EQ(at(issue, "path"), "/fields/1");
+    EXPECT_EQ(at(issue, "allowed"), (boost::json::array{"id", "group", "n", "text"}));
+}

@@ -39,7 +39,9 @@ void print_help(const mcp::server& srv, const app_options& opts, const char* arg
           "  --help                 this text\n"
           "\n  --max-result-bytes N   the most bytes one tool result may take on the wire (default\n"
           "                         24000; 0: no limit); larger pages end at a whole item, larger\n"
-          "                         strings are cut (docs/result-budgets.md)\n";
+          "                         strings are cut (docs/result-budgets.md)\n"
+          "  --result-text json|summary  a result's text block: the envelope as JSON (default), or a\n"
+          "                         summary (verdict, reasons, continuation first; data while it fits)\n";
     if (!opts.options.empty()) {
         os << "\noptions:\n";
         for (const auto& o : opts.options) {
@@ -172,6 +174,13 @@ int run(mcp::server& srv, int argc, char** argv, const app_options& opts) {
             if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || (n != 0 && n < 1024))
                 return usage_error("--max-result-bytes expects 0 (no limit) or a number of bytes, at least 1024");
             srv.set_max_result_bytes(n);
+            continue;
+        }
+        if (arg == "--result-text") {
+            const std::string_view v = i + 1 < argc ? std::string_view(argv[++i]) : std::string_view();
+            if (v == "json") srv.set_result_text(mcp::result_text::json);
+            else if (v == "summary") srv.set_result_text(mcp::result_text::summary);
+            else return usage_error("--result-text expects json or summary");
             continue;
         }
         auto applied = apply_flag(opts.options, arg, argc, argv, i);

@@ -451,6 +451,19 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
             }
             message = call_result(id, origin, text, *answer->status == envelope::outcome::error);
         }
+        if (core_->opts.result_text_mode == result_text::summary && answer != &fallback) {
+            // The text block says the verdict first, and holds the data only while the whole
+            // answer stays within its budget (the envelope is whole in structuredContent).
+            const bool err = *answer->status == envelope::outcome::error;
+            std::size_t room = SIZE_MAX;
+            if (origin.max_result_bytes != 0) {
+                const auto b = result_budget_of(id, origin, err);
+                const std::size_t fixed = b.framing + (b.structured ? text.size() : 0);
+                room = b.limit > fixed ? b.limit - fixed : 0;
+            }
+            const auto summary = detail::summarize(*answer, room);
+            message = call_result(id, origin, text, err, summary);
+        }
         // A large reply does not keep its buffer pinned to the thread.
         struct give_back {
             std::string& text;
@@ -503,13 +516,14 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
 }
 
 std::optional<std::string> connection::call_result(const rpc::request_id& id, const call_origin& origin,
-                                                   std::string_view text, bool is_error) const {
+                                                   std::string_view text, bool is_error,
+                                                   std::optional<std::string_view> block) const {
     // The envelope is serialized once: its text is both content[0].text (escaped) and
-    // structuredContent (as it is).
+    // structuredContent (as it is) — unless the text block is a summary.
     auto message = rpc::open_result(id, 2 * text.size() + text.size() / 4 + 96);
     if (!message) return std::nullopt;
     *message += R"({"content":[{"type":"text","text":)";
-    if (!json::write_string(text, *message)) return std::nullopt;
+    if (!json::write_string(block.value_or(text), *message)) return std::nullopt;
     *message += "}]";
     if (origin.stateless || rules_.structured_content) {
         *message += R"(,"structuredContent":)";

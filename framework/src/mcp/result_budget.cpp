@@ -9,6 +9,8 @@
 #include <candor/envelope/codes.hpp>
 #include <candor/json/pointer.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -137,6 +139,63 @@ envelope::envelope fit_to_budget(const envelope::envelope& e, const result_budge
         size = *now;
     }
     if (size > budget.limit) return result_too_large(*first, budget.limit);
+    return out;
+}
+
+}  // namespace candor::mcp::detail
+
+namespace candor::mcp::detail {
+
+std::string summarize(const envelope::envelope& e, std::size_t room) {
+    std::string out = "status: " + std::string(envelope::to_string(*e.status));
+    out += e.complete.value_or(false) ? " (complete: the whole requested scope)" : " (complete: false)";
+    auto details = [](const boost::json::object& d) {
+        std::string s;
+        for (const auto& kv : d) {
+            if (!kv.value().is_number() && !kv.value().is_string()) continue;
+            s += (s.empty() ? " (" : ", ") + std::string(kv.key()) + " " +
+                 (kv.value().is_string() ? std::string(kv.value().get_string()) : boost::json::serialize(kv.value()));
+        }
+        return s.empty() ? s : s + ")";
+    };
+    constexpr std::size_t listed = 8;  // per kind; the envelope has them all
+    if (!e.incomplete_reasons.empty()) {
+        out += "\nincomplete:";
+        for (std::size_t i = 0; i < e.incomplete_reasons.size() && i < listed; ++i)
+            out += " " + e.incomplete_reasons[i].code + details(e.incomplete_reasons[i].details) + ";";
+    }
+    if (e.continuation) {
+        out += "\ncontinue: " + std::string(envelope::to_string(e.continuation->what));
+        if (!e.continuation->text.empty()) out += " " + e.continuation->text;
+        if (envelope::has_amount(e.continuation->what)) out += " " + std::to_string(e.continuation->amount);
+    }
+    if (!e.warnings.empty()) {
+        out += "\nwarnings:";
+        for (std::size_t i = 0; i < e.warnings.size() && i < listed; ++i)
+            out += " " + e.warnings[i].code + details(e.warnings[i].details) + ";";
+    }
+    for (std::size_t i = 0; i < e.errors.size() && i < listed; ++i) {
+        const auto& x = e.errors[i];
+        out += "\nerror: " + x.code + (x.path.empty() ? "" : " at " + x.path) + ": " + x.message;
+    }
+    std::optional<std::string> data;
+    if (e.data_written) data = std::string(e.data_written->text());
+    else if (e.data)
+        if (auto t = json::to_string(*e.data)) data = std::move(*t);
+    if (data) {
+        if (const auto* a = e.data ? e.data->if_array() : nullptr)
+            out += "\ndata: " + std::to_string(a->size()) + " items";
+        out += "\ndata (JSON):\n";
+        // The data only whole, and only while the text block stays within its room.
+        if (json::string_size(out) + json::string_size(*data) - 2 <= room) out += *data;
+        else out += "(not in this text: too large for the result's byte budget; see structuredContent)";
+    }
+    // The lines alone may pass a very small room: cut at a character boundary.
+    while (json::string_size(out) > room && !out.empty()) {
+        std::size_t n = out.size() - std::min<std::size_t>(out.size(), json::string_size(out) - room);
+        while (n > 0 && (static_cast<unsigned char>(out[n]) & 0xC0) == 0x80) --n;
+        out.resize(n);
+    }
     return out;
 }
 

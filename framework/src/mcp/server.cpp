@@ -60,6 +60,11 @@ void server::set_max_result_bytes(std::size_t bytes) {
     core_->opts.max_result_bytes = bytes;
 }
 
+void server::set_result_text(result_text mode) {
+    std::lock_guard lock(core_->mu);
+    core_->opts.result_text_mode = mode;
+}
+
 boost::system::result<void, registration_error> server::add_tool(std::shared_ptr<tool_handler> tool) {
     if (!tool) return registration_error::null_handler;
     const auto& name = tool->info().name;

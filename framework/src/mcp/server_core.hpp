@@ -229,6 +229,11 @@ std::string random_id();
 /// The smallest result budget a request may ask for; a smaller one is raised to it.
 inline constexpr std::size_t min_result_bytes = 1024;
 
+/// The text block of `result_text::summary`: the verdict, counts, reasons, continuation,
+/// warnings and errors, one line each, then the data as JSON when it fits in `room` bytes (as
+/// escaped in the text block); never more than `room` when the lines themselves fit.
+std::string summarize(const envelope::envelope& e, std::size_t room);
+
 /// The error of a result over its budget that nothing can be cut in (`RESULT_TOO_LARGE`).
 envelope::envelope result_too_large(std::size_t bytes, std::size_t limit);
 

@@ -72,6 +72,10 @@ void write_labels(std::string& out, const std::vector<std::string>& names, const
     out += '}';
 }
 
+// Result sizes around the budgets that matter: clients that cut at 10,000 and 25,000 characters,
+// the default budget of 24,000 bytes.
+const std::vector<double> result_bytes_buckets = {1024,   2048,   4096,   8192,   10'000,  16'384,
+                                                  24'000, 25'000, 32'768, 65'536, 262'144, 1'048'576};
 const std::vector<double> duration_buckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                               0.25,   0.5,   1,      2.5,   5,    10,    30};
 
@@ -228,6 +232,10 @@ call_metrics::call_metrics(metrics_options opts)
                           {"tool", "status", "client"})),
       duration_(reg_.histogram("candor_tool_call_duration_seconds",
                                "Time from the arrival of a tools/call to its answer.", {"tool"}, duration_buckets)),
+      result_bytes_(reg_.histogram("candor_result_bytes",
+                                   "Bytes of each tool call's answer as written (both copies of the envelope), by "
+                                   "tool: how close results come to their byte budget.",
+                                   {"tool"}, result_bytes_buckets)),
       outcomes_(reg_.counter("candor_tool_call_outcomes_total",
                              "Tool calls answered, by tool and outcome: complete, paged (incomplete only because more "
                              "pages follow), incomplete (a real gap), error, content, content_error.",
@@ -322,6 +330,7 @@ void call_metrics::on_record(const mcp::call_record& r) {
     const std::string_view client = r.client_name.empty() ? std::string_view("-") : std::string_view(r.client_name);
     calls_.add({tool, r.status, client});
     duration_.observe({tool}, std::chrono::duration<double>(r.duration).count());
+    result_bytes_.observe({tool}, static_cast<double>(r.bytes_out));
     outcomes_.add({tool, to_string(outcome_of(r))});
     for (const auto& c : r.reason_codes) {
         partial_.add({tool, c});

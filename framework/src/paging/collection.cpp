@@ -23,6 +23,17 @@ namespace ce = candor::envelope;
 
 namespace {
 
+// The fields an item may be asked for: its schema's properties, in order; none when the schema
+// does not name them.
+std::vector<std::string> item_fields(const collection_options& o) {
+    std::vector<std::string> out;
+    const auto* schema = o.item_schema.if_object();
+    const auto* props = schema ? schema->if_contains("properties") : nullptr;
+    if (const auto* p = props ? props->if_object() : nullptr)
+        for (const auto& kv : *p) out.emplace_back(kv.key());
+    return out;
+}
+
 mcp::tool_info with_paging_arguments(mcp::tool_info info, const collection_options& o) {
     // A collection only reads: a data source has no way to write.
     info.action = mcp::action_class::read_only;
@@ -45,6 +56,18 @@ mcp::tool_info with_paging_arguments(mcp::tool_info info, const collection_optio
                                 {"minimum", 1},
                                 {"maximum", o.max_deadline_ms},
                                 {"description", "Answer within this many milliseconds, with what was found by then."}};
+    // Asking for less (the partial-response pattern): the item's fields, by name.
+    if (const auto names = item_fields(o); !names.empty()) {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        p[arguments::fields] = boost::json::object{
+            {"type", "array"},
+            {"items", boost::json::object{{"type", "string"}}},
+            {"minItems", 1},
+            {"maxItems", names.size()},
+            {"uniqueItems", true},
+            {"description", "Return only these item fields (the key fields always come too): " + list + "."}};
+    }
     // Boolean schemas in object form: some clients (the TypeScript SDK's zod) accept only
     // object schemas inside `outputSchema`.
     boost::json::value items = o.item_schema;
@@ -172,7 +195,11 @@ boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::ob
         if (kv.key() == arguments::cursor && kv.value().is_string()) r.cursor = std::string(kv.value().get_string());
         else if (kv.key() == arguments::page_size && kv.value().is_number())
             r.page_size = kv.value().to_number<std::size_t>();
-        else if (kv.key() == arguments::deadline_ms && opts_.accept_deadline && kv.value().is_number())
+        else if (kv.key() == arguments::fields && kv.value().is_array()) {
+            r.fields.emplace();
+            for (const auto& f : kv.value().get_array())
+                if (f.is_string()) r.fields->emplace_back(f.get_string());
+        } else if (kv.key() == arguments::deadline_ms && opts_.accept_deadline && kv.value().is_number())
             r.deadline =
                 std::min(r.deadline, steady_now() + std::chrono::milliseconds(kv.value().to_number<std::int64_t>()));
         else r.query.emplace(kv.key(), boost::json::value(kv.value(), r.query.storage()));
@@ -237,6 +264,36 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             out.result.covering(sc);
             co_return done(out);
         }
+    }
+
+    // The fields asked for: each one an item field (UNKNOWN_FIELD names the allowed ones); the
+    // ordering fields come too, so that every item still says where it stands.
+    std::vector<std::string> kept_fields;  // empty: every field
+    if (req.fields) {
+        const auto allowed = item_fields(opts_);
+        issue_list unknown;
+        for (std::size_t i = 0; i < req.fields->size(); ++i) {
+            const auto& f = (*req.fields)[i];
+            if (std::find(allowed.begin(), allowed.end(), f) != allowed.end()) continue;
+            boost::json::array names;
+            for (const auto& a : allowed) names.emplace_back(a);
+            issue u;
+            u.code = "UNKNOWN_FIELD";
+            u.path = "/fields/" + std::to_string(i);
+            u.message = "'" + f + "' is not a field of this collection's items; ask for fields from details.allowed";
+            u.repairable = true;
+            u.where = layer::contract;
+            u.details["allowed"] = std::move(names);
+            unknown.push_back(std::move(u));
+        }
+        if (!unknown.empty()) {
+            out.result = ce::failure(std::move(unknown));
+            out.result.covering(sc);
+            co_return done(out);
+        }
+        kept_fields = *req.fields;
+        for (const auto& f : order_.fields)
+            if (std::find(kept_fields.begin(), kept_fields.end(), f) == kept_fields.end()) kept_fields.push_back(f);
     }
 
     // The page's extensions live where its query does (a tools/call page: one arena).
@@ -483,6 +540,29 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     std::optional<cursor_claims> before;
     if (keep_ids) before = state;
 
+    // Only the fields asked for: items written by the source are read back to be cut down.
+    if (!kept_fields.empty() && count > 0) {
+        if (written) {
+            const auto text = written->text();
+            items.clear();
+            for (std::size_t i = 0, from = 1; i < count; from = written_ends[i] + 1, ++i)
+                items.push_back(
+                    json::written::adopt(std::string(text.substr(from, written_ends[i] - from))).to_value());
+            written.reset();
+            written_ends.clear();
+            storage = {};
+        }
+        items.resize(count);
+        for (auto& it : items) {
+            auto* o = it.if_object();
+            if (!o) continue;
+            for (auto m = o->begin(); m != o->end();) {
+                if (std::find(kept_fields.begin(), kept_fields.end(), m->key()) == kept_fields.end()) m = o->erase(m);
+                else ++m;
+            }
+        }
+    }
+
     // A page held to a byte budget is written here, once (the envelope then carries the text):
     // its size is then known item by item.
     if (req.budget && count > 0 && !written) {
@@ -573,6 +653,13 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             a.ended = true;
         }
         if (!pinned) e.add_warning(live_warning());
+        if (!kept_fields.empty()) {
+            boost::json::array names;
+            for (const auto& f : kept_fields) names.emplace_back(f);
+            e.add_warning({std::string(ce::warning_codes::partial_field_set),
+                           "items hold only the fields asked for (fields); a field left out is not empty",
+                           {{"fields", std::move(names)}}});
+        }
         if (keep_ids && a.ended) {
             // Sent only once the page's ids are in the evidence store (see below).
             evidence::snapshot_claims t;

@@ -183,8 +183,10 @@ private:
                  bool durable);
     /// The response to tool call `id` whose envelope is written as `text`; nothing when `id`
     /// or `text` cannot be written.
+    /// `block`: the text block when it is not the envelope's text (`result_text::summary`).
     std::optional<std::string> call_result(const jsonrpc::request_id& id, const call_origin& origin,
-                                           std::string_view text, bool is_error) const;
+                                           std::string_view text, bool is_error,
+                                           std::optional<std::string_view> block = std::nullopt) const;
     /// How a result of tool call `id` is counted against its budget.
     result_budget result_budget_of(const jsonrpc::request_id& id, const call_origin& origin, bool is_error) const;
     /// The result budget a `tools/call` asks for (server, tool and `_meta`, the least; a request

@@ -81,6 +81,9 @@ struct task_options {
 };
 
 /// Server-wide settings, each with a documented default.
+/// What a tool result's text block holds (`server_options::result_text_mode`).
+enum class result_text { json, summary };
+
 struct server_options {
     /// `serverInfo.name` / `.version` / `.title`.
     std::string name = "candor-server";
@@ -103,6 +106,11 @@ struct server_options {
     /// (`FIELD_TRUNCATED`), and one that still does not fit is `RESULT_TOO_LARGE`. 0: no limit.
     /// docs/result-budgets.md
     std::size_t max_result_bytes = 24'000;
+    /// What a tool result's text block (`content[0].text`) holds: the envelope as JSON (the
+    /// default, as the specification asks of structured results), or a `summary` for clients
+    /// that read only text — status, counts, reasons, continuation, warnings and errors first,
+    /// then the data as JSON while the answer stays within its budget. `--result-text`.
+    result_text result_text_mode = result_text::json;
     /// Tool calls one connection may have running at once; more get `TOO_MANY_CALLS_IN_FLIGHT`.
     std::size_t max_calls_in_flight = 16;
     /// Tools per `tools/list` page.
@@ -274,6 +282,8 @@ public:
     void set_request_state_sealer(std::shared_ptr<const state_sealer> sealer);
     /// `server_options::max_result_bytes` (`--max-result-bytes`); before clients connect.
     void set_max_result_bytes(std::size_t bytes);
+    /// `server_options::result_text_mode` (`--result-text`); before clients connect.
+    void set_result_text(result_text mode);
 
 private:
     std::shared_ptr<detail::server_core> core_;

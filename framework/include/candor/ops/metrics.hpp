@@ -133,6 +133,7 @@ private:
     registry reg_;
     registry::family& calls_;
     registry::family& duration_;
+    registry::family& result_bytes_;
     registry::family& outcomes_;
     registry::family& partial_;
     registry::family& gaps_;

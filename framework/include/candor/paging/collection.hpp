@@ -61,6 +61,9 @@ namespace arguments {
 inline constexpr std::string_view cursor = "cursor";
 inline constexpr std::string_view page_size = "page_size";
 inline constexpr std::string_view deadline_ms = "deadline_ms";
+/// The item fields to return (the ordering fields always come too), for a collection whose
+/// `item_schema` names its properties.
+inline constexpr std::string_view fields = "fields";
 }  // namespace arguments
 
 using steady_time = std::chrono::steady_clock::time_point;
@@ -113,6 +116,9 @@ struct page_request {
     /// page ends at the last whole item that fits (`RESULT_SIZE_LIMIT`, `returned`, and a cursor
     /// right after it on the same snapshot); the evidence holds the items sent, no others.
     std::optional<mcp::result_budget> budget;
+    /// The item fields asked for (`fields`; the ordering fields come too); none: every field.
+    /// Not part of the query: a walk may ask for other fields on each page.
+    std::optional<std::vector<std::string>> fields;
 };
 
 /// One page and what a caller walking on needs to know about it.
