@@ -102,7 +102,10 @@ envelope::envelope fit_to_budget(const envelope::envelope& e, const result_budge
     // Each round cuts the longest string by what is over (a byte of it is sent twice when the
     // envelope is: escaped in the text block and as structuredContent), so a few rounds do.
     for (int round = 0; round < 256 && size > budget.limit; ++round) {
-        auto [s, path] = longest_string(*out.data);
+        // Not a structured binding: a lambda below refers to the path (clang refuses those).
+        auto longest = longest_string(*out.data);
+        auto* s = longest.first;
+        const std::string& path = longest.second;
         if (!s) break;
         const std::size_t over = size - budget.limit;
         const std::size_t per_byte = budget.structured ? 2 : 1;
