@@ -80,8 +80,8 @@ function start(principal) {
   const session = overHttp ? startHttp(principal) : startStdio(principal);
   return {
     ...session,
-    async call(name, args) {
-      const r = await session.request("tools/call", { name, arguments: args });
+    async call(name, args, meta) {
+      const r = await session.request("tools/call", { name, arguments: args, ...(meta ? { _meta: meta } : {}) });
       return r.result.structuredContent;
     },
   };
@@ -162,4 +162,16 @@ show("admin: create_order_draft", args, env);
 args = { query: "printer" };
 env = await admin.call("search_everywhere", args);
 show("admin: search_everywhere", args, env, (e) => ({ found: Object.fromEntries(Object.entries(e.data).map(([k, v]) => [k, v.length])) }));
+
+// Results that fit the reader: a client that takes 6,000 bytes at most says so, and a page of
+// 100 tickets ends at the last whole ticket that fits, with a cursor right after it.
+args = { filter: { department: "dept-3" }, page_size: 100 };
+env = await admin.call("search_tickets", args, { "io.candor/maxResultBytes": 6000 });
+show("admin: search_tickets (the client takes 6,000 bytes at most)", args, env,
+     (e) => ({ returned: e.data.length, last: e.data.at(-1)?.id }));
+// An article longer than the result may be: its body is cut with a way to the rest.
+args = { id: "kb-009" };
+env = await admin.call("read_article", args, { "io.candor/maxResultBytes": 6000 });
+show("admin: read_article (a long article, 6,000 bytes at most)", args, env,
+     (e) => ({ body_bytes: e.data.body.length, length: e.data.length }));
 await admin.stop();

@@ -62,11 +62,12 @@ const source_query& query_of(std::string_view name) {
              limit,
          1,
          {"id", "title", "status"}},
+        // A snippet of each article (read_article reads the whole body).
         {"knowledge_base",
-         "SELECT id, title, body FROM kb_articles WHERE " + contains("title") + " OR " + contains("body") +
-             " ORDER BY id" + limit,
+         "SELECT id, title, substr(body, 1, 200) FROM kb_articles WHERE " + contains("title") + " OR " +
+             contains("body") + " ORDER BY id" + limit,
          2,
-         {"id", "title", "body"}},
+         {"id", "title", "snippet"}},
         {"chat",
          "SELECT id, channel, author, text, at FROM chat_messages WHERE " + contains("text") + " ORDER BY id" + limit,
          1,

@@ -282,6 +282,88 @@ private:
     std::shared_ptr<const cv::approval_gate> approval_;
 };
 
+struct read_article_args {
+    std::string id;
+    std::optional<std::int64_t> offset;
+};
+BOOST_DESCRIBE_STRUCT(read_article_args, (), (id, offset))
+
+void describe_contract(candor::contract::spec<read_article_args>& s) {
+    s.field(&read_article_args::id).description("The article's id (kb-001, …), as search_everywhere shows it.");
+    s.field(&read_article_args::offset)
+        .description(
+            "Where in the body to start, in bytes (default 0): to read on after a FIELD_TRUNCATED "
+            "body, offset plus the warning's kept.")
+        .range(0, 100'000'000)
+        .optional();
+}
+
+// A knowledge-base article, whole or from an offset. A body longer than the result's byte budget
+// is cut by the framework (FIELD_TRUNCATED), and its warning says how to read on.
+class read_article final : public mcp::tool<read_article_args> {
+public:
+    explicit read_article(const shared& s)
+        : tool(mcp::tool_info("read_article",
+                              "Read a knowledge-base article's body, from offset (bytes; default 0). A long body "
+                              "comes in parts: when the result carries FIELD_TRUNCATED, call again with offset "
+                              "increased by its kept.")
+                   .with_title("Read an article")
+                   .with_action(mcp::action_class::read_only)
+                   .with_truncated_rest("call read_article with the same id and offset increased by kept")),
+          db_(s.db),
+          worker_(s.worker) {}
+
+    boost::asio::awaitable<ce::envelope> call(read_article_args a, mcp::call_context&) override {
+        struct found {
+            std::string title;
+            std::string body;
+        };
+        std::optional<found> article;
+        const sc::sql_value id[] = {a.id};
+        auto r = co_await worker_->run([&] {
+            return db_->query("SELECT title, body FROM kb_articles WHERE id = ?", id, [&](const sc::sql_row& row) {
+                article = found{std::get<std::string>(row.at(0)), std::get<std::string>(row.at(1))};
+                return false;
+            });
+        });
+        candor::issue refused;
+        refused.where = candor::layer::external;
+        if (!r) {
+            refused.code = "SOURCE_UNAVAILABLE";
+            refused.message = "the knowledge base could not be read; try again later";
+            co_return ce::failure({std::move(refused)});
+        }
+        if (!article) {
+            refused.code = "ARTICLE_NOT_FOUND";
+            refused.path = "/id";
+            refused.message = "no article has this id";
+            refused.repairable = true;
+            co_return ce::failure({std::move(refused)});
+        }
+        const auto size = article->body.size();
+        std::size_t from = static_cast<std::size_t>(a.offset.value_or(0));
+        if (from > size) {
+            refused.code = "OFFSET_PAST_END";
+            refused.path = "/offset";
+            refused.message = "the body has " + std::to_string(size) + " bytes";
+            refused.repairable = true;
+            refused.details["length"] = size;
+            co_return ce::failure({std::move(refused)});
+        }
+        // Never start inside a character.
+        while (from > 0 && from < size && (static_cast<unsigned char>(article->body[from]) & 0xC0) == 0x80) --from;
+        co_return ce::complete(boost::json::object{{"id", a.id},
+                                                   {"title", article->title},
+                                                   {"offset", from},
+                                                   {"length", size},
+                                                   {"body", std::string_view(article->body).substr(from)}});
+    }
+
+private:
+    std::shared_ptr<sc::sql_database> db_;
+    std::shared_ptr<candor::store::worker> worker_;
+};
+
 }  // namespace
 
 boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) {
@@ -303,6 +385,7 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
     srv.add_tool(std::make_shared<archive_accounts>(s)).value();
     srv.add_tool(make_search_everywhere(s)).value();
+    srv.add_tool(std::make_shared<read_article>(s)).value();
     srv.add_tool(make_order_tool(s.db, s.worker, s.repairs)).value();
     return {};
 }

@@ -46,7 +46,7 @@ struct shared {
 };
 
 /// Register search_tickets, list_service_accounts, find_unowned_accounts,
-/// archive_service_accounts and search_everywhere.
+/// archive_service_accounts, search_everywhere and read_article.
 /// @return the database's failure when the plan ledger's table could not be created
 boost::system::result<void, sc::db_error> add_tools(candor::mcp::server& srv, shared s);
 

@@ -94,6 +94,45 @@ for (const budget of [6000, 16000, null]) {
     check("a negative hint is refused, naming the key",
           bad.message.error?.code === -32602 && bad.message.error?.data?.key === "io.candor/maxResultBytes",
           bad.message);
+
+    // Knowledge-base articles of 2 to 40 KB: the largest read at 4,000 bytes is cut with a way
+    // to the rest, and read on from there it comes whole.
+    const read = (id, offset, meta) => server.request("tools/call", { name: "read_article",
+      arguments: offset ? { id, offset } : { id }, ...(meta ? { _meta: meta } : {}) });
+    const lengths = [];
+    for (let k = 1; k <= 10; ++k) {
+      const id = `kb-${String(k).padStart(3, "0")}`;
+      const { message } = await read(id, 0, { "io.candor/maxResultBytes": 4000 });
+      lengths.push({ id, length: message.result?.structuredContent?.data?.length });
+    }
+    const largest = lengths.reduce((a, b) => (b.length > a.length ? b : a));
+    const smallest = lengths.reduce((a, b) => (b.length < a.length ? b : a));
+    check("article bodies are 2 to 40 KB", smallest.length >= 2000 && largest.length <= 40000 && largest.length > 24000,
+          lengths);
+    const first = await read(largest.id, 0, { "io.candor/maxResultBytes": 4000 });
+    const env = first.message.result?.structuredContent;
+    const cut = env?.warnings?.find((w) => w.code === "FIELD_TRUNCATED");
+    const text = first.message.result?.content?.[0]?.text;
+    let wholeJson = false;
+    try { wholeJson = JSON.stringify(JSON.parse(text)) === JSON.stringify(env); } catch {}
+    check("the largest article read at 4,000 bytes: within the budget", first.bytes <= 4000, first.bytes);
+    check("FIELD_TRUNCATED with its path, complete: false, RESULT_SIZE_LIMIT",
+          cut?.path === "/data/body" && cut.bytes === largest.length && env.complete === false &&
+          env.incomplete_reasons.some((r) => r.code === "RESULT_SIZE_LIMIT") && typeof cut.rest === "string", env);
+    check("the text block is the whole envelope as JSON", wholeJson, text?.slice(0, 200));
+    let body = env?.data?.body ?? "", offset = cut?.kept ?? 0, parts = 1, done = false;
+    while (!done && parts < 100) {
+      const next = (await read(largest.id, offset)).message.result?.structuredContent;
+      const more = next?.warnings?.find((w) => w.code === "FIELD_TRUNCATED");
+      body += next?.data?.body ?? "";
+      offset += more ? more.kept : (next?.data?.body?.length ?? 0);
+      done = next?.complete === true;
+      parts++;
+    }
+    check("read on from kept, the article comes whole", done && body.length === largest.length, { parts, got: body.length });
+    const small = (await read(smallest.id, 0)).message.result?.structuredContent;
+    check("with room, an article is complete and untruncated",
+          small?.complete === true && small.data.body.length === smallest.length && small.warnings.length === 0, small);
   }
   server.stop();
 }
