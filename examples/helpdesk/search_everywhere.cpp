@@ -188,7 +188,7 @@ public:
                      return ask(db, w, n, text, c);
                  }});
         }
-        auto e = co_await ga::fan_out(std::move(sources));
+        auto e = co_await ga::fan_out(std::move(sources), ctx.budget());
         ctx.progress(3, 3, "every source answered or gave up");
         co_return e;
     }

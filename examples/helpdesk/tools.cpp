@@ -147,6 +147,7 @@ public:
         r.caller = ctx.caller();
         r.deadline = ctx.deadline() - std::chrono::milliseconds(100);
         r.limits = {.max_pages = static_cast<std::size_t>(a.max_pages), .max_items = 100'000, .page_size = 50};
+        r.budget = ctx.budget();
         auto e = co_await pg::walk_all(*accounts_, std::move(r));
         co_return e;
     }

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <future>
+#include <map>
 #include <random>
 
 using namespace candor::test;
@@ -232,4 +233,57 @@ TEST(FanOutProperty, CompleteExactlyWhenEverySourceAnsweredCompletely) {
         EXPECT_EQ(unavailable_sources(e), expect_unavailable);
         EXPECT_TRUE(ce::check(e));
     }
+}
+
+TEST(FanOutBudget, ResultsThatDoNotFitLoseWholeItemsFromTheLargestSourceAndSaySo) {
+    const unsigned base = ::testing::UnitTest::GetInstance()->random_seed();
+    std::size_t cuts = 0;
+    for (unsigned c = 0; c < 40; ++c) {
+        const unsigned seed = base * 1000 + c;
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::mt19937 rng(seed);
+        const mcp::result_budget budget{.limit = 2000 + rng() % 20'000, .framing = 120, .structured = true};
+        std::vector<ga::source> sources;
+        std::map<std::string, boost::json::array> sent;
+        const int n = 1 + static_cast<int>(rng() % 4);
+        for (int i = 0; i < n; ++i) {
+            const std::string name = "s" + std::to_string(i);
+            boost::json::array items;
+            const int count = static_cast<int>(rng() % 60);
+            for (int k = 0; k < count; ++k)
+                items.push_back(boost::json::object{{"id", name + "-" + std::to_string(k)},
+                                                    {"text", std::string(rng() % 400, "ab\"\\"[rng() % 4])}});
+            sent[name] = items;
+            sources.push_back(answering(name, ce::complete(items)));
+        }
+        boost::asio::io_context ioc;
+        auto e = run(ioc, ga::fan_out(std::move(sources), budget));
+        ASSERT_TRUE(ce::check(e));
+        std::string text;
+        ASSERT_TRUE(ce::write_sealed(e, "search_everywhere", text));
+        const auto size = budget.size_of(text.size(), candor::json::string_size(text));
+        EXPECT_LE(size, budget.limit);
+        // Every source keeps a prefix of its list; a shorter one is named with how many it kept.
+        for (const auto& [name, items] : sent) {
+            const auto& kept = e.data->at(name).as_array();
+            ASSERT_LE(kept.size(), items.size());
+            for (std::size_t k = 0; k < kept.size(); ++k) EXPECT_EQ(kept[k], items[k]);
+            auto reason = std::find_if(e.incomplete_reasons.begin(), e.incomplete_reasons.end(), [&](const auto& r) {
+                return r.code == "RESULT_SIZE_LIMIT" && r.details.at("source") == boost::json::value(name);
+            });
+            if (kept.size() < items.size()) {
+                ASSERT_NE(reason, e.incomplete_reasons.end());
+                EXPECT_EQ(reason->details.at("returned"), kept.size());
+                EXPECT_EQ(reason->details.at("limit"), budget.limit);
+                ++cuts;
+            } else {
+                EXPECT_EQ(reason, e.incomplete_reasons.end());
+            }
+        }
+        EXPECT_EQ(*e.complete, e.incomplete_reasons.empty());
+        if (!e.incomplete_reasons.empty()) {
+            EXPECT_EQ(e.continuation->what, ce::continuation::kind::narrow_query);
+        }
+    }
+    EXPECT_GT(cuts, 20u) << "the budgets seldom cut a source: the test proved little";
 }

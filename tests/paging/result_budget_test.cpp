@@ -5,12 +5,14 @@
 #include "paging/support.hpp"
 
 #include <candor/evidence/token.hpp>
+#include <candor/paging/aggregate.hpp>
 
 #include <random>
 #include <set>
 #include <vector>
 
 using namespace candor::test;
+namespace ce = candor::envelope;
 
 namespace {
 
@@ -20,6 +22,22 @@ std::string budget_text(std::mt19937& rng, std::size_t n) {
     std::string s;
     while (s.size() < n) s += pieces[rng() % std::size(pieces)];
     return s;
+}
+
+// `n` items of random sizes, mostly small and a few large, each of which fits a page of
+// `budget` alone (its text escaped twice over, in the text block), so that a walk can end
+// complete; @return their ids
+std::vector<std::string> put_budget_items(collection_harness& h, std::mt19937& rng, int n, std::size_t budget) {
+    const std::size_t largest = (budget - 3000) / 8;
+    std::vector<std::string> all;
+    for (int i = 1; i <= n; ++i) {
+        auto it = item(i);
+        const std::size_t size = rng() % 10 == 0 ? largest / 2 + rng() % (largest / 2) : rng() % 300;
+        it["text"] = budget_text(rng, size);
+        h.source->put(std::move(it));
+        all.push_back(id_of(i));
+    }
+    return all;
 }
 
 boost::json::value budget_nth(const boost::json::value& v, std::size_t i) {
@@ -83,18 +101,7 @@ TEST(ResultBudget, AWalkAtAnyBudgetDeliversExactlyTheIdsOfOneWithout) {
         h.srv->set_max_result_bytes(0);  // the request's budget alone
         const int n = 40 + static_cast<int>(rng() % 120);
         const std::size_t budget = 4000 + rng() % 30'000;
-        // Every item fits a page alone (its text escaped twice over, in the text block), so the
-        // walk can end complete; an item larger than any page is the next test's.
-        const std::size_t largest = (budget - 3000) / 8;
-        std::vector<std::string> all;
-        for (int i = 1; i <= n; ++i) {
-            auto it = item(i);
-            // Mostly small items, a few large ones.
-            const std::size_t size = rng() % 10 == 0 ? largest / 2 + rng() % (largest / 2) : rng() % 300;
-            it["text"] = budget_text(rng, size);
-            h.source->put(std::move(it));
-            all.push_back(id_of(i));
-        }
+        const auto all = put_budget_items(h, rng, n, budget);
         const std::size_t page_size = 1 + rng() % 100;
         auto w = walk_with_budget(h, budget, page_size);
         EXPECT_EQ(w.ids, all) << "budget " << budget << ", page_size " << page_size;
@@ -207,4 +214,90 @@ TEST(ResultBudget, ACallerMayAskForFewerFieldsAndKeepsItsWalk) {
     const auto issue = budget_nth(at(wrong, "errors"), 0);
     EXPECT_EQ(at(issue, "path"), "/fields/1");
     EXPECT_EQ(at(issue, "allowed"), (boost::json::array{"id", "group", "n", "text"}));
+}
+
+namespace {
+
+// An aggregating tool over the harness's `items`: walks up to `max_pages` pages of `page_size`
+// within the call's byte budget.
+void add_walk_tool(collection_harness& h) {
+    auto tool = h.tool;
+    h.srv
+        ->add_tool(mcp::make_tool(
+            mcp::tool_info("walk", "Walks items.")
+                .with_input_schema(
+                    boost::json::parse(
+                        R"({"type":"object","properties":{"page_size":{"type":"integer"},"cursor":{"type":"string"}}})")
+                        .as_object())
+                .with_action(mcp::action_class::read_only),
+            [tool](const boost::json::object& args, mcp::call_context& ctx) -> boost::asio::awaitable<ce::envelope> {
+                pg::walk_request w;
+                w.caller = ctx.caller();
+                w.limits = {.max_pages = 1000, .max_items = 100'000, .page_size = 10};
+                if (auto* n = args.if_contains("page_size")) w.limits.page_size = n->to_number<std::size_t>();
+                if (auto* c = args.if_contains("cursor")) w.cursor = std::string(c->as_string());
+                w.budget = ctx.budget();
+                co_return co_await pg::walk_all(*tool, std::move(w));
+            }))
+        .value();
+}
+
+}  // namespace
+
+TEST(ResultBudget, AnAggregationEndsAtTheLastWholeItemThatFitsAndResumesRightAfterIt) {
+    std::size_t cut_calls = 0;
+    for (unsigned seed = 1; seed <= 30; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::mt19937 rng(seed);
+        collection_harness h(pg::snapshot_mode::pinned, [](pg::collection_options& o) { o.max_page_size = 100; });
+        add_walk_tool(h);
+        h.srv->set_max_result_bytes(0);
+        const int n = 40 + static_cast<int>(rng() % 160);
+        const std::size_t budget = 4000 + rng() % 20'000;
+        const auto all = put_budget_items(h, rng, n, budget);
+        const std::size_t page_size = 1 + rng() % 40;
+        auto& c = h.client();
+        std::vector<std::string> got;
+        std::optional<std::string> cursor;
+        boost::json::value last;
+        for (int guard = 0; guard < 1000; ++guard) {
+            boost::json::object args{{"page_size", page_size}};
+            if (cursor) args["cursor"] = *cursor;
+            auto r = c.request("tools/call", {{"name", "walk"},
+                                              {"arguments", std::move(args)},
+                                              {"_meta", boost::json::object{{"io.candor/maxResultBytes", budget}}}});
+            EXPECT_LE(c.received_bytes().back(), budget);
+            const auto env = at(at(r, "result"), "structuredContent");
+            // Whole items only: no string of them was cut to fit.
+            EXPECT_EQ(at(env, "warnings"), boost::json::array{}) << boost::json::serialize(at(env, "warnings"));
+            const auto data = at(env, "data");
+            ASSERT_TRUE(data.is_array()) << boost::json::serialize(r);
+            for (const auto& i : data.as_array()) got.emplace_back(i.at("id").as_string());
+            const auto codes = reason_codes(env);
+            if (!codes.empty()) {
+                ASSERT_EQ(codes, std::vector<std::string>{"RESULT_SIZE_LIMIT"}) << boost::json::serialize(env);
+                const auto reason = budget_nth(at(env, "incomplete_reasons"), 0);
+                EXPECT_EQ(at(reason, "limit"), budget);
+                EXPECT_EQ(at(reason, "returned"), data.as_array().size());
+                ++cut_calls;
+            }
+            const auto next = at(env, "continuation").is_object() ? cursor_of(env) : std::string();
+            if (next.empty()) {
+                last = env;
+                break;
+            }
+            cursor = next;
+        }
+        EXPECT_EQ(got, all) << "budget " << budget << ", page_size " << page_size;
+        EXPECT_EQ(at(last, "complete"), true) << boost::json::serialize(last);
+        const auto token = at(last, "snapshot_token");
+        ASSERT_TRUE(token.is_string()) << boost::json::serialize(last);
+        auto claims = ev::open_snapshot_token(*h.keys, token.as_string());
+        ASSERT_TRUE(claims);
+        EXPECT_TRUE(claims->complete);
+        auto uncovered = h.store->uncovered(claims->walk, all, h.clocks.wall);
+        ASSERT_TRUE(uncovered);
+        EXPECT_TRUE(uncovered->empty());
+    }
+    EXPECT_GT(cut_calls, 30u) << "the budgets seldom cut a walk: the test proved little";
 }

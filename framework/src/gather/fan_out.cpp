@@ -7,6 +7,8 @@
 
 #include <candor/gather/fan_out.hpp>
 
+#include <candor/json/intake.hpp>
+#include <candor/json/write.hpp>
 #include <candor/mcp/detail/within.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -16,6 +18,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <variant>
@@ -70,9 +73,88 @@ boost::json::value take_data(ce::envelope& r) {
     return r.data ? std::move(*r.data) : boost::json::value(nullptr);
 }
 
+// The response's size for `e`, or nothing when it cannot be written. The tool's name goes in
+// the scope on the way out: counted as the longest a name may be (128 bytes).
+std::optional<std::size_t> response_size(const ce::envelope& e, const mcp::result_budget& b) {
+    static const std::string longest_name(128, 'x');
+    thread_local std::string text;
+    text.clear();
+    if (!ce::write_sealed(e, longest_name, text, json::depth_ceiling)) return std::nullopt;
+    return b.size_of(text.size(), json::string_size(text));
+}
+
+// Drop whole items from the ends of the sources' lists, from the source holding the most bytes
+// each time, until `e` fits `b` (see fan_out.hpp).
+void fit_whole_items(ce::envelope& e, const mcp::result_budget& b) {
+    auto size = response_size(e, b);
+    if (!size || *size <= b.limit) return;
+    auto& data = e.data->as_object();
+    // Per source with a list: its items' bytes in the response (both copies, and a comma).
+    struct list {
+        std::string name;
+        boost::json::array* items;
+        std::vector<std::size_t> bytes;
+        std::size_t total = 0;
+        std::size_t before = 0;  // items it came with
+    };
+    std::vector<list> lists;
+    std::string text;
+    for (auto& [name, value] : data) {
+        auto* a = value.if_array();
+        if (!a || a->empty()) continue;
+        list l{std::string(name), a, {}, 0, a->size()};
+        for (const auto& item : *a) {
+            text.clear();
+            {
+                json::text_sink sink(text);
+                if (!json::write(item, sink, json::depth_ceiling)) return;
+            }
+            const std::size_t n = json::string_size(text) - 2 + 1 + (b.structured ? text.size() + 1 : 0);
+            l.bytes.push_back(n);
+            l.total += n;
+        }
+        lists.push_back(std::move(l));
+    }
+    // Each round drops what is over (and room for the reasons), then measures again.
+    for (int round = 0; round < 64 && *size > b.limit; ++round) {
+        std::size_t over = *size - b.limit + 256;
+        while (over > 0) {
+            auto most = std::max_element(lists.begin(), lists.end(),
+                                         [](const list& x, const list& y) { return x.total < y.total; });
+            if (most == lists.end() || most->items->empty()) break;
+            const std::size_t n = most->bytes[most->items->size() - 1];
+            most->items->pop_back();
+            most->total -= n;
+            over -= std::min(over, n);
+        }
+        for (const auto& l : lists) {
+            if (l.items->size() == l.before) continue;
+            auto same = [&](const ce::reason& r) {
+                if (r.code != ce::reason_codes::result_size_limit) return false;
+                const auto* s = r.details.if_contains("source");
+                return s && s->is_string() && s->as_string() == l.name;
+            };
+            auto found = std::find_if(e.incomplete_reasons.begin(), e.incomplete_reasons.end(), same);
+            if (found == e.incomplete_reasons.end()) {
+                e.add_reason({std::string(ce::reason_codes::result_size_limit),
+                              "source '" + l.name + "': the last items were left out to fit the byte budget",
+                              {{"source", l.name}, {"limit", b.limit}, {"returned", l.items->size()}}});
+            } else {
+                found->details["returned"] = l.items->size();
+            }
+        }
+        e.continuation = ce::continuation::narrow_query(
+            "ask the sources cut by RESULT_SIZE_LIMIT on their own, or narrow the query");
+        size = response_size(e, b);
+        if (!size) return;
+        const bool left = std::any_of(lists.begin(), lists.end(), [](const list& l) { return !l.items->empty(); });
+        if (!left) return;
+    }
+}
+
 }  // namespace
 
-asio::awaitable<ce::envelope> fan_out(std::vector<source> sources) {
+asio::awaitable<ce::envelope> fan_out(std::vector<source> sources, std::optional<mcp::result_budget> budget) {
     auto ex = co_await asio::this_coro::executor;
     auto st = std::make_shared<join_state>(ex, std::move(sources));
     for (std::size_t i = 0; i < st->sources.size(); ++i) asio::co_spawn(ex, run_one(st, i), asio::detached);
@@ -103,9 +185,16 @@ asio::awaitable<ce::envelope> fan_out(std::vector<source> sources) {
         }
     }
     e.data = std::move(data);
-    const bool is_complete = e.incomplete_reasons.empty();
-    e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
-    e.complete = is_complete;
+    auto verdict = [&] {
+        const bool is_complete = e.incomplete_reasons.empty();
+        e.status = is_complete ? ce::outcome::complete : ce::outcome::partial;
+        e.complete = is_complete;
+    };
+    verdict();
+    if (budget) {
+        fit_whole_items(e, *budget);
+        verdict();
+    }
     co_return e;
 }
 

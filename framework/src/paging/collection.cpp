@@ -683,7 +683,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
 
     // The items kept: all of them, or as many whole items as fit the byte budget — at least
     // one, so that a walk always moves on (the framework cuts the strings of an item larger
-    // than any page, FIELD_TRUNCATED).
+    // than any page, FIELD_TRUNCATED), unless the caller holds items already (`may_be_empty`).
     std::size_t keep = count;
     std::optional<assembled> page_of;  // the page as it goes out, once assembled
     if (req.budget && count > 0) {
@@ -711,17 +711,17 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             const auto w = ce::write_sealed(a.e, name, shape, json::depth_ceiling);
             a.e.data_written.reset();
             if (!w) throw std::logic_error("a page's envelope cannot be written");
-            const std::size_t data = written_ends[k - 1] + 1;  // "[" … item k "]"
+            const std::size_t data = k == 0 ? 2 : written_ends[k - 1] + 1;  // "[" … item k "]"
             const std::size_t shape_escaped = json::string_size(shape) - 2;
             if (b.size_of(shape.size() - 2 + data, shape_escaped + 2 * data) <= b.limit) return true;
             if (escapes.empty()) count_escapes();
-            return b.size_of(shape.size() - 2 + data, shape_escaped + data + escapes[k - 1]) <= b.limit;
+            return b.size_of(shape.size() - 2 + data, shape_escaped + data + (k == 0 ? 0 : escapes[k - 1])) <= b.limit;
         };
         page_of = assemble(count, false);
         if (!fits(*page_of, count)) {
             // The most items that fit, by halving (a page's size grows with its items; the
             // framework checks the answer once more on its way out).
-            std::size_t lo = 1, hi = count - 1;
+            std::size_t lo = req.may_be_empty ? 0 : 1, hi = count - 1;
             while (lo < hi) {
                 const std::size_t mid = lo + (hi - lo + 1) / 2;
                 auto shorter = assemble(mid, true);

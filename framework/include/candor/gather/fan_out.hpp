@@ -11,15 +11,24 @@
 /// on the reasons and warnings of sources that answered partially (adding `source`), and is
 /// `complete` only if every source answered completely.
 ///
+/// Held to a byte budget (`call_context::budget()`), a result that would not fit loses whole
+/// items from the end of the sources' lists — always from the source holding the most bytes —
+/// until it fits; each source cut so gets a `RESULT_SIZE_LIMIT` reason `{source, limit,
+/// returned}`, and the continuation asks for a narrower query (the rest of a source is read from
+/// that source, whose own continuation no longer applies to the items left out). Data that is
+/// not a list is never cut here (the framework cuts its strings if it must).
+///
 /// Run it from a coroutine on a strand or a single-threaded executor (a tool call's executor
 /// is the connection's strand): the join state is not locked.
 
 #include <candor/envelope/envelope.hpp>
+#include <candor/mcp/call_context.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +43,9 @@ struct source {
     std::function<boost::asio::awaitable<envelope::envelope>()> call;
 };
 
-/// Ask every source concurrently and join. @return the combined envelope
-boost::asio::awaitable<envelope::envelope> fan_out(std::vector<source> sources);
+/// Ask every source concurrently and join, within `budget` when there is one.
+/// @return the combined envelope
+boost::asio::awaitable<envelope::envelope> fan_out(std::vector<source> sources,
+                                                   std::optional<mcp::result_budget> budget = {});
 
 }  // namespace candor::gather

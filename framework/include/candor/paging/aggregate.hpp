@@ -11,6 +11,12 @@
 /// continuation are passed on). Every inner reason except `MORE_PAGES_AVAILABLE` reaches the
 /// outer envelope (once per code), so the wrapper never hides an inner gap, and the gap the
 /// wrapper itself creates is the outer envelope's own reason.
+///
+/// Held to a byte budget (`walk_request::budget`, from `call_context::budget`), the walk ends
+/// at the last whole item that fits the response: each page is asked with the room the items
+/// gathered so far leave, a page cut to that room ends the walk with `RESULT_SIZE_LIMIT`
+/// `{limit, returned}` (the items of the whole walk), and `next_cursor` resumes right after the
+/// last item delivered, on the same snapshot.
 
 #include <candor/envelope/envelope.hpp>
 #include <candor/paging/collection.hpp>
@@ -38,6 +44,9 @@ struct walk_request {
     mcp::principal caller;
     steady_time deadline = steady_time::max();
     walk_limits limits;
+    /// The byte budget of the response the walk goes out in (`call_context::budget()`); none:
+    /// the walk is bounded by its limits alone (and the framework cuts its strings if it must).
+    std::optional<mcp::result_budget> budget;
 };
 
 /// Walk the collection. `data` is the concatenation of the pages' items; the extension `walk`

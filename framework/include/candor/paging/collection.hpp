@@ -116,6 +116,10 @@ struct page_request {
     /// page ends at the last whole item that fits (`RESULT_SIZE_LIMIT`, `returned`, and a cursor
     /// right after it on the same snapshot); the evidence holds the items sent, no others.
     std::optional<mcp::result_budget> budget;
+    /// With a budget, a page none of whose items fits ends empty (`RESULT_SIZE_LIMIT` with
+    /// `returned: 0`, its cursor where the walk stood) instead of sending one item over it —
+    /// for an aggregation that already holds items. Without it a page always moves a walk on.
+    bool may_be_empty = false;
     /// The item fields asked for (`fields`; the ordering fields come too); none: every field.
     /// Not part of the query: a walk may ask for other fields on each page.
     std::optional<std::vector<std::string>> fields;
