@@ -231,6 +231,28 @@ TEST(Console, APagedWalkIsCountedApartFromRealGaps) {
     EXPECT_EQ(last.at("outcome"), "incomplete");
 }
 
+TEST(Console, ResultsCutToTheirByteBudgetHaveATableOfTheirOwn) {
+    ops::console con;
+    con.on_record(console_record("search", "partial", {"RESULT_SIZE_LIMIT"}));
+    con.on_record(console_record("search", "partial", {"RESULT_SIZE_LIMIT"}));
+    auto article = console_record("read_article", "partial", {"RESULT_SIZE_LIMIT"});
+    article.warning_codes = {"FIELD_TRUNCATED"};
+    con.on_record(article);
+    con.on_record(console_record("search", "partial", {"MORE_PAGES_AVAILABLE"}));
+    const auto feed = con.feed();
+    const auto& cuts = feed.at("size_cuts").as_array();
+    ASSERT_EQ(cuts.size(), 3u);
+    EXPECT_EQ(cuts[0].at("tool"), "search");
+    EXPECT_EQ(cuts[0].at("code"), "RESULT_SIZE_LIMIT");
+    EXPECT_EQ(cuts[0].at("count").to_number<int>(), 2);
+    const bool truncated = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) {
+        return c.at("tool") == "read_article" && c.at("code") == "FIELD_TRUNCATED";
+    });
+    EXPECT_TRUE(truncated);
+    // Paging stays apart: a page with more to follow is not a cut.
+    EXPECT_EQ(feed.at("paging").as_array().size(), 1u);
+}
+
 TEST(Console, GatesAndServerFailuresAreNotArgumentIssues) {
     ops::console con;
     con.on_record(console_record("archive", "error", {}, {{"PLAN_TOKEN_REQUIRED", "", layer::external, true}}));

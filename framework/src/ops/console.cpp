@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/console.hpp>
 
+#include <candor/envelope/codes.hpp>
+
 #include <candor/ops/journal.hpp>
 #include <candor/ops/metrics.hpp>
 #include <candor/ops/outcome.hpp>
@@ -69,7 +71,12 @@ void console::on_record(const mcp::call_record& r) {
         case call_outcome::error: ++t.error; break;
         default: ++t.other; break;
     }
-    for (const auto& c : r.reason_codes) bump(is_paging_reason(c) ? paging_ : reasons_, r.tool, c);
+    for (const auto& c : r.reason_codes) {
+        bump(is_paging_reason(c) ? paging_ : reasons_, r.tool, c);
+        if (c == envelope::reason_codes::result_size_limit) bump(size_cuts_, r.tool, c);
+    }
+    for (const auto& c : r.warning_codes)
+        if (c == envelope::warning_codes::field_truncated) bump(size_cuts_, r.tool, c);
     for (const auto& i : r.issues) {
         const auto layer = to_string(i.where);
         const auto group = group_of(i.code, layer);
@@ -108,6 +115,7 @@ boost::json::object console::feed(std::uint64_t after) const {
     out["tools"] = std::move(tools);
     out["reasons"] = top(reasons_, "tool", "code");
     out["paging"] = top(paging_, "tool", "code");
+    out["size_cuts"] = top(size_cuts_, "tool", "code");
     out["issues"] = top(issues_, "code", "layer");
     out["other_issues"] = top(other_issues_, "group", "code");
     out["refused"] = top(refused_, "tool", "code");

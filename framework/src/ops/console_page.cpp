@@ -41,7 +41,8 @@ code{font-size:12px} pre{background:#f0f2f5;padding:8px;margin:0;white-space:pre
 <table id="tools"><thead><tr><th>tool</th><th class="num">calls</th><th class="num">complete</th><th class="num">paged</th><th class="num">incomplete</th><th class="num">error</th><th class="num" title="results without a real gap (complete or paged) / results (errors apart)">complete&nbsp;rate</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Real gaps and errors per minute <span class="muted">(share of calls)</span></h2><div id="chart-time"></div></section>
 <section><h2>Top reasons for real gaps</h2><div id="chart-reasons"></div><table id="reasons"><thead><tr><th>tool</th><th>reason</th><th class="num">count</th></tr></thead><tbody></tbody></table>
-<h3>Paging <span class="muted">(more pages follow: not a gap)</span></h3><table id="paging"><thead><tr><th>tool</th><th>reason</th><th class="num">count</th></tr></thead><tbody></tbody></table></section>
+<h3>Paging <span class="muted">(more pages follow: not a gap)</span></h3><table id="paging"><thead><tr><th>tool</th><th>reason</th><th class="num">count</th></tr></thead><tbody></tbody></table>
+<h3>Cut to fit the byte budget <span class="muted">(pages ended early, strings cut)</span></h3><table id="size-cuts"><thead><tr><th>tool</th><th>code</th><th class="num">count</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Top argument issues <span class="muted">(intake, contract, business)</span></h2><table id="issues"><thead><tr><th>code</th><th>layer</th><th class="num">count</th></tr></thead><tbody></tbody></table>
 <h3>External checks, gates and server failures</h3><table id="other-issues"><thead><tr><th>group</th><th>code</th><th class="num">count</th></tr></thead><tbody></tbody></table>
 <h3>Refused actions</h3><table id="refused"><thead><tr><th>tool</th><th>code</th><th class="num">count</th></tr></thead><tbody></tbody></table></section>
@@ -185,6 +186,7 @@ function render(feed) {
     (tr, t) => { tr.dataset.tool = t.tool; tr.dataset.rate = rate(t) === null ? "" : rate(t); });
   fill("reasons", feed.reasons, x => [name(x.tool), name(x.code, "incomplete"), num(x.count)]);
   fill("paging", feed.paging, x => [name(x.tool), name(x.code, "paged"), num(x.count)]);
+  fill("size-cuts", feed.size_cuts, x => [name(x.tool), name(x.code, "incomplete"), num(x.count)]);
   fill("issues", feed.issues, x => [name(x.code), x.layer, num(x.count)]);
   fill("other-issues", feed.other_issues, x => [x.group, name(x.code, "error"), num(x.count)]);
   fill("refused", feed.refused, x => [name(x.tool), name(x.code, "error"), num(x.count)]);

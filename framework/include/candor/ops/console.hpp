@@ -65,6 +65,7 @@ private:
     std::map<std::string, tool_counts> tools_;
     pair_counts reasons_;       // (tool, reason code) of real gaps
     pair_counts paging_;        // (tool, reason code) of paging reasons
+    pair_counts size_cuts_;     // (tool, code) of results cut to their byte budget
     pair_counts issues_;        // (issue code, layer) of the argument layers
     pair_counts other_issues_;  // (issue group, code) of the other groups
     pair_counts refused_;       // (tool, code)
