@@ -484,3 +484,64 @@ TEST_P(SqlCollection, APageIsOneStatementAndOneCallToKeepItsEvidence) {
         EXPECT_EQ(std::count(codes.begin(), codes.end(), "VISIBILITY_RESTRICTED"), who == "a" ? 3 : 0);
     }
 }
+
+// A table an older spec created gets the fields a newer spec adds, on every version of every
+// row, and then serves walks and writes as any table of the newer spec.
+TEST_P(SqlCollection, AFieldAddedLaterIsFilledOnEveryVersionOfEveryRow) {
+    auto db = backend_->connect();
+    auto older = items_table();
+    older.fields.pop_back();  // without "day"
+    ASSERT_TRUE(sc::create_table(*db, older));
+    gen g{std::mt19937(11)};
+    std::vector<boost::json::object> rows;
+    for (int i = 1; i <= 5; ++i) {
+        auto r = g.row(i);
+        r.erase("day");
+        rows.push_back(std::move(r));
+    }
+    ASSERT_TRUE(sc::insert_rows(*db, older, rows));
+    ASSERT_TRUE(sc::update_row(*db, older, boost::json::value(row_id(2)), {{"n", 99}}));  // a second version
+
+    std::vector<std::string> seen;  // the rows the fill was asked for
+    auto fill = [&](const sc::field& f, const boost::json::object& row) {
+        EXPECT_EQ(f.name, "day");
+        EXPECT_FALSE(row.contains("day"));
+        seen.emplace_back(row.at("id").as_string());
+        return boost::json::value("2026-0" + std::string(1, row.at("id").as_string().back()) + "-01");
+    };
+    auto added = sc::add_missing_fields(*db, items_table(), fill);
+    ASSERT_TRUE(added) << added.error().message;
+    EXPECT_EQ(*added, std::vector<std::string>{"day"});
+    EXPECT_EQ(seen.size(), 6u);  // five rows, one of them in two versions
+    std::int64_t unfilled = -1;
+    ASSERT_TRUE(db->query("SELECT count(*) FROM items WHERE day IS NULL", {}, [&](const sc::sql_row& r) {
+        unfilled = std::get<std::int64_t>(r[0]);
+        return false;
+    }));
+    EXPECT_EQ(unfilled, 0);
+    // Again: nothing to add, nothing filled.
+    seen.clear();
+    auto again = sc::add_missing_fields(*db, items_table(), fill);
+    ASSERT_TRUE(again);
+    EXPECT_TRUE(again->empty());
+    EXPECT_TRUE(seen.empty());
+    // The table now serves the newer spec: plain writes stay refused, versioned ones work.
+    EXPECT_FALSE(db->execute("UPDATE items SET day = '2027-01-01'", {}));
+    fixture fx(*backend_);
+    ASSERT_TRUE(sc::insert_rows(*fx.db, items_table(), {g.row(6)}));
+    const auto [items, complete] = fx.walk(10);
+    EXPECT_TRUE(complete);
+    ASSERT_EQ(items.size(), 6u);
+    EXPECT_EQ(items[1].at("day"), "2026-02-01");
+    EXPECT_EQ(items[1].at("n"), 99);
+    // A fill without a value for a field that may not hold null changes nothing.
+    auto newest = items_table();
+    newest.fields.push_back({"label", sc::field_type::text, false, ""});
+    auto refused = sc::add_missing_fields(
+        *db, newest, [](const sc::field&, const boost::json::object&) { return boost::json::value(nullptr); });
+    EXPECT_FALSE(refused);
+    auto kept = sc::add_missing_fields(
+        *db, newest, [](const sc::field&, const boost::json::object&) { return boost::json::value("x"); });
+    ASSERT_TRUE(kept) << kept.error().message;
+    EXPECT_EQ(*kept, std::vector<std::string>{"label"});
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/sql_collection/table.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <stdexcept>
@@ -216,6 +217,92 @@ boost::system::result<void, db_error> create_table(sql_database& db, const table
             return r.error();
         return {};
     });
+}
+
+boost::system::result<std::vector<std::string>, db_error> add_missing_fields(
+    sql_database& db, const table_spec& spec,
+    const std::function<boost::json::value(const field& added, const boost::json::object& row)>& fill) {
+    spec.validate();
+    const auto dialect = db.dialect();
+    std::vector<std::string> added;
+    auto r = db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {
+        added.clear();  // a retried transaction starts over
+        if (auto l = store::lock_for_setup(tx, create_table_lock); !l) return l;
+        std::vector<std::string> columns;
+        const sql_value name[] = {spec.table};
+        const char* list = dialect == store::sql_dialect::postgres
+                               ? "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                                 "current_schema() AND table_name = ?"
+                               : "SELECT name FROM pragma_table_info(?)";
+        if (auto q = tx.query(list, name,
+                              [&](const sql_row& row) {
+                                  if (const auto* c = std::get_if<std::string>(&row[0])) columns.push_back(*c);
+                                  return true;
+                              });
+            !q)
+            return q.error();
+        if (columns.empty()) return db_error{"sql_collection: table " + spec.table + " does not exist"};
+        std::vector<const field*> had, missing;
+        for (const auto& f : spec.fields)
+            (std::find(columns.begin(), columns.end(), f.name) == columns.end() ? missing : had).push_back(&f);
+        if (missing.empty()) return {};
+        if (std::find(columns.begin(), columns.end(), spec.key) == columns.end())
+            return db_error{"sql_collection: table " + spec.table + " has no key column " + spec.key};
+        const auto t = detail::quoted(spec.table);
+        for (const auto* f : missing) {
+            std::string sql = "ALTER TABLE " + t + " ADD COLUMN " + detail::quoted(f->name) + " " +
+                              std::string(column_type(f->type, dialect));
+            if (auto a = tx.execute(sql, {}); !a) return a.error();
+            added.push_back(f->name);
+        }
+        // Every version of every row, by the fields it had; then each one filled in place.
+        std::string select = "SELECT candor_from";
+        for (const auto* f : had) select += ", " + detail::quoted(f->name);
+        struct version {
+            std::int64_t from;
+            boost::json::object row;
+        };
+        std::vector<version> versions;
+        if (auto q = tx.query(select + " FROM " + t, {},
+                              [&](const sql_row& row) {
+                                  version v{std::get<std::int64_t>(row[0]), {}};
+                                  for (std::size_t i = 0; i < had.size(); ++i)
+                                      v.row[had[i]->name] = detail::to_json(row[i + 1], had[i]->type);
+                                  versions.push_back(std::move(v));
+                                  return true;
+                              });
+            !q)
+            return q.error();
+        std::string update = "UPDATE " + t + " SET ";
+        for (std::size_t i = 0; i < missing.size(); ++i)
+            update += (i ? ", " : "") + detail::quoted(missing[i]->name) + " = ?";
+        update += " WHERE " + detail::quoted(spec.key) + " = ? AND candor_from = ?";
+        if (auto o = tx.execute("UPDATE candor_sql_writer SET open = 1 WHERE name = ?", name); !o) return o.error();
+        std::vector<sql_value> params;
+        for (const auto& v : versions) {
+            params.clear();
+            for (const auto* f : missing) {
+                auto value = fill(*f, v.row);
+                if (value.is_null() && !f->nullable)
+                    return db_error{"sql_collection: no value for field " + f->name + " of table " + spec.table};
+                params.push_back(detail::to_sql(value));
+            }
+            params.push_back(detail::to_sql(v.row.at(spec.key)));
+            params.emplace_back(v.from);
+            if (auto u = tx.execute(update, params); !u) return u.error();
+        }
+        if (auto c = tx.execute("UPDATE candor_sql_writer SET open = 0 WHERE name = ?", name); !c) return c.error();
+        if (dialect == store::sql_dialect::postgres)
+            for (const auto* f : missing)
+                if (!f->nullable)
+                    if (auto n = tx.execute(
+                            "ALTER TABLE " + t + " ALTER COLUMN " + detail::quoted(f->name) + " SET NOT NULL", {});
+                        !n)
+                        return n.error();
+        return {};
+    });
+    if (!r) return r.error();
+    return added;
 }
 
 boost::system::result<std::int64_t, db_error> current_sequence(sql_database& db, const table_spec& spec) {

@@ -63,6 +63,18 @@ struct table_spec {
 /// triggers if missing (run it at every start: a table of an older version gets its guards).
 boost::system::result<void, db_error> create_table(sql_database& db, const table_spec& spec);
 
+/// Bring a table an older `table_spec` created up to `spec`: each field of `spec` the table
+/// lacks is added as a column, and every row version — old ones too, so that a pinned
+/// snapshot reads one value on every page — gets `fill(field, row)`, `row` holding the fields
+/// the table had (the key among them). One transaction with the table's writer open, under the
+/// setup lock: replicas that start together take turns, and the second finds the fields in
+/// place. Run it after `create_table`, at every start; a table with every field is left alone.
+/// On SQLite an added field that may not hold null is enforced by the writer, not the column.
+/// @return the names of the fields added
+boost::system::result<std::vector<std::string>, db_error> add_missing_fields(
+    sql_database& db, const table_spec& spec,
+    const std::function<boost::json::value(const field& added, const boost::json::object& row)>& fill);
+
 /// Current sequence number of the table (the snapshot a new walk reads).
 boost::system::result<std::int64_t, db_error> current_sequence(sql_database& db, const table_spec& spec);
 
