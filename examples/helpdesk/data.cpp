@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 namespace helpdesk {
@@ -48,6 +49,18 @@ constexpr article articles[] = {
     {"Security incident", "Report phishing to security; never forward the mail."},
 };
 
+// What a ticket's description is made of (a report, then what was tried and seen).
+constexpr const char* report_lines[] = {
+    "The user reports that the problem started after the last update and happens several times a day.",
+    "Restarting the machine helps for an hour or so, then the problem comes back.",
+    "Colleagues on the same floor see the same behaviour; people working from home do not.",
+    "The error message reads: \"The operation could not be completed (code 0x80070005)\".",
+    "Steps tried so far: cleared the cache, signed out and in again, checked the cables.",
+    "The user needs this fixed before the end of the week for the quarterly report.",
+    "Attached: a screenshot of the error and the output of the diagnostics tool.",
+    "Asked the user to keep the machine on so that the on-call team can connect to it.",
+};
+
 // The key of the advisory lock of the helpdesk's setup (any fixed 64-bit number; this one
 // spells "candorHD").
 constexpr std::int64_t setup_lock = 0x63616E646F724844;
@@ -65,7 +78,8 @@ const sc::table_spec& tickets_table() {
                                    {"status", field_type::text, false, "open, pending or closed"},
                                    {"priority", field_type::integer, false, "1 (low) … 5 (urgent)"},
                                    {"title", field_type::text, false, ""},
-                                   {"created_at", field_type::date, false, "YYYY-MM-DD"}},
+                                   {"created_at", field_type::date, false, "YYYY-MM-DD"},
+                                   {"description", field_type::text, false, "the report, 200 B to 3 KB"}},
                                   "id"};
     return t;
 }
@@ -79,6 +93,15 @@ const sc::table_spec& accounts_table() {
                                    {"archived", field_type::boolean, false, ""}},
                                   "id"};
     return t;
+}
+
+std::string ticket_description(int n) {
+    const std::size_t target = 200 + static_cast<std::size_t>(n) * 7'919 % 2'800;  // 200 B … 3 KB
+    std::string d = "Ticket " + std::to_string(n) + ", reported in dept-" + std::to_string(n % 8) + ".";
+    for (std::size_t line = static_cast<std::size_t>(n); d.size() < target; ++line)
+        d += std::string(" ") + report_lines[line % std::size(report_lines)];
+    d.resize(target);  // the lines are ASCII: any length is a whole text
+    return d;
 }
 
 std::string day_after_new_year(int days) {
@@ -102,7 +125,8 @@ boost::system::result<void, sc::db_error> seed(sc::sql_database& tx, int tickets
                         {"status", statuses[static_cast<std::size_t>((i * 7) % 3)]},
                         {"priority", 1 + i % 5},
                         {"title", "Ticket " + std::to_string(i)},
-                        {"created_at", day_after_new_year(i % 300)}});
+                        {"created_at", day_after_new_year(i % 300)},
+                        {"description", ticket_description(i)}});
     }
     if (auto r = sc::insert_rows(tx, tickets_table(), rows); !r) return r;
     rows.clear();
@@ -152,6 +176,14 @@ boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, in
     return db.transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
         if (auto r = lock_for_setup(tx); !r) return r;
         if (auto r = sc::create_table(tx, tickets_table()); !r) return r;
+        // A database seeded before tickets had descriptions gets them (every version, so that
+        // a walk pinned before reads one value on every page).
+        auto described =
+            sc::add_missing_fields(tx, tickets_table(), [](const sc::field&, const boost::json::object& t) {
+                const auto& id = t.at("id").as_string();  // "T-000123"
+                return boost::json::value(ticket_description(std::atoi(id.c_str() + 2)));
+            });
+        if (!described) return described.error();
         if (auto r = sc::create_table(tx, accounts_table()); !r) return r;
         const char* plain[] = {
             "CREATE TABLE IF NOT EXISTS helpdesk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",

@@ -21,6 +21,9 @@ namespace sc = candor::sql_collection;
 const sc::table_spec& tickets_table();
 const sc::table_spec& accounts_table();
 
+/// The seeded description of ticket `n`: 200 B to 3 KB of text, the same for the same `n`.
+std::string ticket_description(int n);
+
 /// "2026-01-01" plus `days`, as YYYY-MM-DD.
 std::string day_after_new_year(int days);
 

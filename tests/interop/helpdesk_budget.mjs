@@ -63,7 +63,7 @@ async function walk(server, meta) {
     for (const r of env.incomplete_reasons) if (r.code === "RESULT_SIZE_LIMIT") { cut++; limits.add(r.limit); }
     cursor = env.continuation?.cursor;
     if (!cursor) { last = env; break; }
-    if (pages > 2000) return { error: "too many pages" };
+    if (pages > 2 * tickets) return { error: "too many pages" };
   }
   return { seen, pages, cut, largest, last, limits: [...limits] };
 }

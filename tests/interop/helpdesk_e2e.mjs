@@ -117,7 +117,7 @@ try {
           !(codes(env).includes("MORE_PAGES_AVAILABLE") || codes(env).includes("RESULT_SIZE_LIMIT")))
         onlyLastComplete = false;
       cursor = next;
-      if (pages > 50) break;
+      if (pages > 400) break;
     }
     const expected = [];
     for (let i = 1; i <= 10000; i++) if (i % 24 === 3) expected.push("T-" + String(i).padStart(6, "0"));
