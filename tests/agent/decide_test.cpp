@@ -107,7 +107,7 @@ TEST(Decide, CompleteLiveViewIsNoGroundForADestructiveChange) {
 }
 
 TEST(Decide, CursorErrorsRestartTheSearchNeverAnInventedCursor) {
-    for (const char* code : {"CURSOR_INVALID", "CURSOR_MISMATCH", "CURSOR_EXPIRED"}) {
+    for (const char* code : {"CURSOR_INVALID", "CURSOR_MISMATCH", "CURSOR_EXPIRED", "SNAPSHOT_EXPIRED"}) {
         auto env = error(code, ce::continuation::restart("start over"));
         EXPECT_FALSE(ag::may_infer_absence(env));
         EXPECT_EQ(ag::decide(env, intent::read), decision::continue_search) << code;

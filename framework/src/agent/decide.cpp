@@ -18,7 +18,8 @@ bool is_transient(std::string_view code) noexcept {
 }
 
 bool is_cursor_error(std::string_view code) noexcept {
-    return code == "CURSOR_INVALID" || code == "CURSOR_MISMATCH" || code == "CURSOR_EXPIRED";
+    return code == "CURSOR_INVALID" || code == "CURSOR_MISMATCH" || code == "CURSOR_EXPIRED" ||
+           code == "SNAPSHOT_EXPIRED";
 }
 
 bool has_warning(const boost::json::object& e, std::string_view code) noexcept {

@@ -99,8 +99,8 @@ issue cursor_issue(std::string_view code, std::string message, bool repairable, 
 
 ce::envelope cursor_failure(issue i) { return ce::failure({std::move(i)}); }
 
-ce::envelope expired_failure(std::string message) {
-    auto e = cursor_failure(cursor_issue(codes::cursor_expired, std::move(message), true, layer::external));
+ce::envelope expired_failure(std::string message, std::string_view code = codes::cursor_expired) {
+    auto e = cursor_failure(cursor_issue(code, std::move(message), true, layer::external));
     e.continue_with(
         ce::continuation::restart("the walk cannot continue; start it over without a cursor "
                                   "and do not merge the new items with the old ones"));
@@ -419,6 +419,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     std::size_t returned = 0;    // and the look-ahead item, if the source found one
     bool out_of_time = false;
     bool hidden = false;
+    bool unpinned = false;  // the page read current rows, not the walk's snapshot
     bool more = false;
     // The delivered ids, for the evidence store only.
     const bool keep_ids = pinned && opts_.evidence;
@@ -435,6 +436,14 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             switch (err.what) {
                 case source_error::kind::snapshot_gone:
                     out.result = expired_failure("the snapshot this walk reads is no longer available");
+                    out.result.covering(sc);
+                    co_return done(out);
+                case source_error::kind::snapshot_expired:
+                    out.result = expired_failure(
+                        state.snapshot.empty()
+                            ? "no snapshot can be held for a new walk now (too many are); start the walk again later"
+                            : "the snapshot this walk reads has ended (too old, or its holder is gone)",
+                        codes::snapshot_expired);
                     out.result.covering(sc);
                     co_return done(out);
                 case source_error::kind::rate_limited:
@@ -457,6 +466,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         out.items_scanned = f.items_scanned;
         out_of_time = f.out_of_time;
         hidden = f.hidden_in_scope;
+        unpinned = f.unpinned;
         if (pinned && state.snapshot.empty()) state.snapshot = std::move(f.snapshot);  // pinned by this read
         if (f.items_written) {
             if (!req.written) throw std::logic_error("data source wrote items that were asked for as values");
@@ -623,6 +633,15 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             std::find(st.taints.begin(), st.taints.end(), ce::reason_codes::visibility_restricted) == st.taints.end())
             st.taints.emplace_back(ce::reason_codes::visibility_restricted);
         if (hidden) st.clean = false;
+        if (unpinned) {
+            e.add_reason({std::string(ce::reason_codes::snapshot_not_pinned),
+                          "this page read the current rows, not one snapshot of the walk: rows written between "
+                          "pages may be missing or appear twice, so the walk proves nothing absent",
+                          {{"changes", "inserts, updates and deletes between pages"}}});
+            if (std::find(st.taints.begin(), st.taints.end(), ce::reason_codes::snapshot_not_pinned) == st.taints.end())
+                st.taints.emplace_back(ce::reason_codes::snapshot_not_pinned);
+            st.clean = false;
+        }
         auto go_on = [&] {
             a.cursor = seal_cursor(*opts_.keys, st);
             e.continue_with(ce::continuation::next_cursor(*a.cursor));
@@ -778,6 +797,8 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             co_return done(out);
         }
     }
+    // The walk is over: what holds its snapshot may let go.
+    if (out.ended && !page_of->state.snapshot.empty()) source_->walk_ended(page_of->state.snapshot);
     // Moved in place: a JSON object moved by assignment into another storage is copied.
     std::destroy_at(&out.result);
     std::construct_at(&out.result, std::move(e));

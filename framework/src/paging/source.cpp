@@ -81,4 +81,6 @@ boost::asio::awaitable<boost::system::result<std::string, source_error>> data_so
     co_return std::string();
 }
 
+void data_source::walk_ended(const std::string&) {}
+
 }  // namespace candor::paging

@@ -155,6 +155,13 @@ asio::awaitable<boost::system::result<result_set, error>> pool::query(std::strin
     return query(sql, params, clock::now() + options_.statement_timeout);
 }
 
+asio::awaitable<boost::system::result<std::unique_ptr<connection>, error>> pool::connect_dedicated(
+    clock::time_point deadline) {
+    const auto connect_by = std::min(deadline, clock::now() + options_.connect_timeout);
+    connection_options settings{options_.conninfo, options_.max_prepared_statements, options_.cancel_grace};
+    co_return co_await connection::connect(io_, blocking_.get_executor(), std::move(settings), connect_by);
+}
+
 asio::awaitable<boost::system::result<void, error>> pool::transaction(const work_fn& work, clock::time_point deadline,
                                                                       std::string_view isolation) {
     static constexpr std::array<std::string_view, 4> levels{"READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE",

@@ -8,6 +8,7 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -89,10 +90,47 @@ void append(std::vector<sql_value>& to, const std::vector<sql_value>& from) {
 
 }  // namespace
 
+// A walk over a foreign table that could not hold a view and reads the current rows instead.
+constexpr std::string_view unpinned_walk = "live";
+
 sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
     : db_(std::move(db)), spec_(std::move(spec)) {
     if (!db_) throw std::invalid_argument("sql_collection: no database");
     spec_.table.validate();
+    switch (spec_.table.layout) {
+        case table_layout::versioned: foreign_ = false; break;
+        case table_layout::foreign: foreign_ = true; break;
+        case table_layout::detect: {
+            const bool exists = [&] {  // candor_sql_sequence itself may not exist: then not versioned
+                bool has_sequence = false;
+                const auto list = db_->dialect() == store::sql_dialect::postgres
+                                      ? "SELECT 1 FROM information_schema.tables WHERE table_schema = "
+                                        "current_schema() AND table_name = 'candor_sql_sequence'"
+                                      : "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = "
+                                        "'candor_sql_sequence'";
+                auto r = db_->query(list, {}, [&](const sql_row&) { return !(has_sequence = true); });
+                if (!r) throw std::runtime_error("sql_collection: cannot read the schema: " + r.error().message);
+                return has_sequence;
+            }();
+            bool versioned = false;
+            if (exists) {
+                const sql_value name[] = {spec_.table.table};
+                auto r = db_->query("SELECT 1 FROM candor_sql_sequence WHERE name = ?", name,
+                                    [&](const sql_row&) { return !(versioned = true); });
+                if (!r)
+                    throw std::runtime_error("sql_collection: cannot read candor_sql_sequence: " + r.error().message);
+            }
+            foreign_ = !versioned;
+            break;
+        }
+    }
+    if (foreign_) {
+        views_ = db_->open_read_views(spec_.views);
+        if (!views_ && spec_.pin == pin_policy::required)
+            throw std::invalid_argument("sql_collection: table " + spec_.table.table +
+                                        " is foreign and its database holds no read views (an in-memory SQLite "
+                                        "database?): choose pin_policy::best_effort or a database file");
+    }
     if (!spec_.worker) spec_.worker = std::make_shared<store::worker>();
     name_ = spec_.source_name.empty() ? spec_.table.table : spec_.source_name;
     for (const auto& f : spec_.table.fields) columns_ += (columns_.empty() ? "" : ", ") + detail::quoted(f.name);
@@ -115,10 +153,12 @@ boost::asio::awaitable<boost::system::result<std::string, paging::source_error>>
 
 boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::source_error>> sql_source::fetch(
     const paging::fetch_request& request) {
-    // A walk's first page reads the table's sequence number in its own statement: one snapshot.
-    const bool pins = request.snapshot.empty();
+    // A walk's first page over a versioned table reads the table's sequence number in its own
+    // statement: one snapshot. A foreign table's walk reads in a held view (opened by its first
+    // page, on the worker).
+    const bool pins = !foreign_ && request.snapshot.empty();
     std::int64_t snapshot = 0;
-    if (!pins) {
+    if (!foreign_ && !pins) {
         const auto parsed = parse_snapshot(request.snapshot);
         if (!parsed)
             co_return paging::source_error{paging::source_error::kind::snapshot_gone, "unreadable snapshot id", {}};
@@ -131,17 +171,26 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
         if (auto v = spec_.visibility(request.caller)) vis = compile_trusted(*v, spec_);
 
     const auto table = detail::quoted(spec_.table.table);
-    const auto key = detail::quoted(spec_.table.key);
     const auto& key_field = *spec_.table.find(spec_.table.key);
+    // Keys compare as the paging layer compares them: text byte by byte. A versioned table's
+    // text columns are made that way; a foreign one's may have any collation, so its key is
+    // compared and ordered under the byte-wise one ("C", BINARY) — an index on the key with
+    // that collation serves it.
+    std::string key = detail::quoted(spec_.table.key);
+    if (foreign_ && key_field.type == field_type::text)
+        key += db_->dialect() == store::sql_dialect::postgres ? " COLLATE \"C\"" : " COLLATE BINARY";
 
     // The snapshot in a statement: the pinned number, or the table's current one (an
-    // uncorrelated subquery: read once, in the statement's own snapshot).
+    // uncorrelated subquery: read once, in the statement's own snapshot). A foreign table's
+    // rows are all current in the view a statement runs in.
     const std::string pin = pins ? "(SELECT value FROM candor_sql_sequence WHERE name = ?)" : "?";
     const sql_value pin_param = pins ? sql_value(spec_.table.table) : sql_value(snapshot);
-    const auto in_snapshot = detail::in_snapshot(pin);
+    const auto in_snapshot = foreign_ ? std::string("TRUE") : detail::in_snapshot(pin);
     const auto scope = [&](std::vector<sql_value>& params) {
-        params.push_back(pin_param);
-        params.push_back(pin_param);
+        if (!foreign_) {
+            params.push_back(pin_param);
+            params.push_back(pin_param);
+        }
         append(params, filter.params);
     };
 
@@ -189,11 +238,29 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
     }
 
     // On the worker; the work owns what it uses (the wait may end before it does).
-    auto read = [db = db_, fields = spec_.table.fields, sql = std::move(sql), params = std::move(params), trailer, pins,
-                 deadline = request.deadline]() -> boost::system::result<paging::fetch_result, db_error> {
+    auto read = [db = db_, views = views_, view = request.snapshot, foreign = foreign_,
+                 best_effort = spec_.pin == pin_policy::best_effort, fields = spec_.table.fields, sql = std::move(sql),
+                 params = std::move(params), trailer, pins,
+                 deadline =
+                     request.deadline]() mutable -> boost::system::result<paging::fetch_result, paging::source_error> {
         paging::fetch_result out;
         std::optional<std::int64_t> pinned;
-        auto r = db->query(sql, params, [&](const sql_row& row) {
+        if (foreign && view.empty()) {  // the walk's first page: hold a view for it
+            auto opened = views ? views->open() : store::view_error{store::view_error::kind::limit, "no read views"};
+            if (opened) {
+                view = *opened;
+            } else if (opened.error().what == store::view_error::kind::failed) {
+                return unavailable(opened.error().message);
+            } else if (best_effort) {
+                view = std::string(unpinned_walk);
+            } else {
+                return paging::source_error{paging::source_error::kind::snapshot_expired, opened.error().message, {}};
+            }
+            out.snapshot = view;
+        }
+        const bool live = foreign && view == unpinned_walk;
+        out.unpinned = live;
+        auto on_row = [&](const sql_row& row) {
             if (trailer && std::get<std::int64_t>(row[fields.size()]) == 0) {
                 if (const auto* p = std::get_if<std::int64_t>(&row[fields.size() + 1])) pinned = *p;
                 const auto* h = std::get_if<std::int64_t>(&row[fields.size() + 2]);
@@ -210,10 +277,18 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
                 return false;
             }
             return true;
-        });
-        if (!r) return r.error();
+        };
+        if (foreign && !live) {
+            auto r = views->query(view, sql, params, on_row);
+            if (!r) {
+                if (r.error().what == store::view_error::kind::failed) return unavailable(r.error().message);
+                return paging::source_error{paging::source_error::kind::snapshot_expired, r.error().message, {}};
+            }
+            return out;
+        }
+        if (auto r = db->query(sql, params, on_row); !r) return unavailable(r.error());
         if (pins) {
-            if (!pinned) return db_error{"no sequence for the table (create_table first)"};
+            if (!pinned) return unavailable("no sequence for the table (create_table first)");
             out.snapshot = std::to_string(*pinned);
         }
         return out;
@@ -233,8 +308,13 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
         if (!cancelled(done.error)) std::rethrow_exception(done.error);
         co_return unavailable("the wait for the database was cancelled");
     }
-    if (!*done.value) co_return unavailable(done.value->error());
+    if (!*done.value) co_return done.value->error();
     co_return std::move(**done.value);
+}
+
+void sql_source::walk_ended(const std::string& snapshot) {
+    if (!foreign_ || !views_ || snapshot == unpinned_walk) return;
+    asio::post(spec_.worker->executor(), [views = views_, snapshot] { views->close(snapshot); });
 }
 
 sql_condition sql_source::compile_trusted_or_checked(const boost::json::object& query) const {

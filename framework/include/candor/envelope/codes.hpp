@@ -22,6 +22,9 @@ inline constexpr std::string_view cancelled = "CANCELLED";
 /// The result was cut to fit its byte budget (`limit`): a page ended at its last whole item
 /// (`returned`, with a cursor right after it), or strings were shortened (`fields`).
 inline constexpr std::string_view result_size_limit = "RESULT_SIZE_LIMIT";
+/// The page read the current data, not one snapshot: rows written between the pages of the
+/// walk may be missed or seen twice (`changes`).
+inline constexpr std::string_view snapshot_not_pinned = "SNAPSHOT_NOT_PINNED";
 }  // namespace reason_codes
 
 /// What qualifies confidence in a result without touching completeness (`warnings[].code`).

@@ -53,6 +53,7 @@ namespace codes {
 inline constexpr std::string_view cursor_invalid = "CURSOR_INVALID";
 inline constexpr std::string_view cursor_mismatch = "CURSOR_MISMATCH";
 inline constexpr std::string_view cursor_expired = "CURSOR_EXPIRED";
+inline constexpr std::string_view snapshot_expired = "SNAPSHOT_EXPIRED";
 inline constexpr std::string_view live_view = "LIVE_VIEW";
 }  // namespace codes
 

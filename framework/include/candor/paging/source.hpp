@@ -117,6 +117,10 @@ struct fetch_result {
     /// Some rows in the requested scope are hidden from this principal (`VISIBILITY_RESTRICTED`).
     /// Say only that they exist — never which.
     bool hidden_in_scope = false;
+    /// The page read the current rows, not the walk's snapshot (a source that could not pin
+    /// this walk and was allowed to go on): `SNAPSHOT_NOT_PINNED` on the page, and the walk's
+    /// token is incomplete, so it never justifies a destructive action.
+    bool unpinned = false;
     /// The snapshot this fetch pinned, when `request.snapshot` was empty on a pinned source
     /// (see `data_source::open_snapshot`): every later page of the walk reads it. A fetch that
     /// delivered nothing and ran out of time may leave it empty: the next fetch pins instead.
@@ -129,6 +133,10 @@ struct source_error {
         unavailable,    ///< the backend failed (`SOURCE_UNAVAILABLE`)
         rate_limited,   ///< the backend refused for now (`RATE_LIMITED`, `retry_after`)
         snapshot_gone,  ///< the pinned snapshot is no longer readable (`CURSOR_EXPIRED`, restart)
+        /// The view that held the walk's snapshot ended — too old, too many held, its holder
+        /// gone with its process — or none could be held for a new walk (`SNAPSHOT_EXPIRED`,
+        /// restart): never a page read outside the snapshot.
+        snapshot_expired,
     };
     kind what = kind::unavailable;
     /// For the server log only (never shown to the caller).
@@ -157,6 +165,11 @@ public:
     /// Up to `request.limit` items after `request.after`. The one method every source writes.
     virtual boost::asio::awaitable<boost::system::result<fetch_result, source_error>> fetch(
         const fetch_request& request) = 0;
+
+    /// A walk over `snapshot` delivered its last page: what holds the snapshot may be let go
+    /// (a re-read of that page with its cursor may then answer `snapshot_expired`). Called on
+    /// the caller's strand: hand blocking work to a worker. The default does nothing.
+    virtual void walk_ended(const std::string& snapshot);
 };
 
 }  // namespace candor::paging

@@ -108,6 +108,13 @@ public:
     boost::asio::awaitable<boost::system::result<void, error>> transaction(
         const work_fn& work, clock::time_point deadline, std::string_view isolation = "READ COMMITTED");
 
+    /// A connection of the pool's settings that the pool neither counts nor hands out: the
+    /// caller owns it for as long as it likes (a held read view keeps one per view), and closes
+    /// it by destroying it, on the pool's executor, before the pool ends.
+    /// @return the connection, or `unavailable`
+    boost::asio::awaitable<boost::system::result<std::unique_ptr<connection>, error>> connect_dedicated(
+        clock::time_point deadline);
+
     /// Connections open now (idle and leased).
     std::size_t size() const;
     /// Connections idle now.

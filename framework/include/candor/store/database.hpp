@@ -20,6 +20,7 @@
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,6 +45,56 @@ struct db_error {
 /// The SQL an implementation speaks, for the few statements that have no portable form.
 enum class sql_dialect { sqlite, postgres };
 
+/// Why a read in a held view failed.
+struct view_error {
+    enum class kind {
+        gone,    ///< the view ended (too old, its holder closed or gone with its process, never opened here)
+        limit,   ///< `open` only: as many views are held as allowed
+        failed,  ///< the database failed
+    } what = kind::failed;
+    std::string message;
+};
+
+/// The bounds of held read views (`sql_database::read_views`).
+struct read_view_options {
+    /// Views held open at once by this process, at most.
+    std::size_t max_held = 32;
+    /// A view ends this long after it was opened (below PostgreSQL's
+    /// `idle_in_transaction_session_timeout`, when that is set).
+    std::chrono::seconds max_age{600};
+    /// The clock a view's age is measured with; defaults to `steady_clock::now` (tests move it).
+    std::function<std::chrono::steady_clock::time_point()> clock;
+};
+
+/// Read views held open across calls: every statement run in one reads the database as it was
+/// when the view was opened, whatever other programs write meanwhile — how a walk over a table
+/// Candor does not own stays one snapshot. Each view keeps a read transaction open, which costs
+/// the database (PostgreSQL: vacuum cannot remove row versions the view might see; SQLite: a
+/// WAL checkpoint cannot pass it), so views are bounded in number and age and end on their own.
+///
+/// PostgreSQL: `open` exports the snapshot of a REPEATABLE READ transaction kept open on a
+/// connection of its own (with `idle_in_transaction_session_timeout` set to the maximum age, so
+/// the server ends it even if this process does not); `query` imports it on any pooled
+/// connection (`SET TRANSACTION SNAPSHOT`), so a view opened on one replica is read on any other
+/// replica of the same database while its holder lives. SQLite (WAL): a read transaction on a
+/// connection of its own, read by this process only. Calls block like the database's own: run
+/// them on a `store::worker`.
+class read_views {
+public:
+    virtual ~read_views() = default;
+    /// Open a view of the database as it is now. @return its id (opaque text; seal it)
+    virtual boost::system::result<std::string, view_error> open() = 0;
+    /// Run `sql` in view `id`; call `on_row` per row until it returns false.
+    virtual boost::system::result<void, view_error> query(std::string_view id, std::string_view sql,
+                                                          std::span<const sql_value> params,
+                                                          const std::function<bool(const sql_row&)>& on_row) = 0;
+    /// End view `id` now: once this returns, no statement reads it any more (nothing when it is
+    /// not held here).
+    virtual void close(std::string_view id) = 0;
+    /// Views held open by this process now (ended ones are counted until the next call notices).
+    virtual std::size_t held() const = 0;
+};
+
 class sql_database {
 public:
     virtual ~sql_database() = default;
@@ -65,6 +116,10 @@ public:
     /// when it fails (a savepoint), and nothing is committed before the outermost work ends.
     virtual boost::system::result<void, db_error> transaction(
         const std::function<boost::system::result<void, db_error>(sql_database&)>& work) = 0;
+
+    /// Held read views of this database under `options` (see `read_views`), or null when it
+    /// has none (an in-memory SQLite database, a wrapper that does not pass them on).
+    virtual std::shared_ptr<read_views> open_read_views(const read_view_options& options);
 };
 
 /// Inside a transaction on `tx`: on PostgreSQL, take the transaction's advisory lock `key`, so

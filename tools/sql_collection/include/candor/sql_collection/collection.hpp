@@ -14,8 +14,9 @@
 ///
 /// The tool takes `filter` (the filter language of filter.hpp), `page_size`, `cursor` (and
 /// `deadline_ms` when the paging options accept it). Pages are keyset pages ordered by the
-/// table's key, over a pinned snapshot (the change-sequence layout of table.hpp), so a complete
-/// walk earns a snapshot token. A visibility filter per principal restricts what a caller
+/// table's key, over a pinned snapshot — the change-sequence layout of table.hpp for a table
+/// `create_table` made, a held read view (`store::read_views`) for a table other programs write
+/// (`table_layout::foreign`) — so a complete walk earns a snapshot token. A visibility filter per principal restricts what a caller
 /// sees; when it hides rows that the query would otherwise match, every page says
 /// `VISIBILITY_RESTRICTED` (never which rows).
 ///
@@ -43,6 +44,17 @@
 
 namespace candor::sql_collection {
 
+/// How a walk over a foreign table is pinned (`collection_spec::pin`).
+enum class pin_policy {
+    /// Every page reads the walk's snapshot; when no view can be held (as many are held as
+    /// allowed) or the walk's view has ended, the page answers `SNAPSHOT_EXPIRED` with a
+    /// `restart` continuation — never a page read outside the snapshot.
+    required,
+    /// As `required` while views can be held; a walk that cannot get one reads the current rows
+    /// on every page, each saying `SNAPSHOT_NOT_PINNED` (and its token is incomplete).
+    best_effort,
+};
+
 struct collection_spec {
     table_spec table;
     filter_limits limits;
@@ -64,11 +76,20 @@ struct collection_spec {
     /// running then makes the page end `TIME_BUDGET_EXCEEDED` with no more rows (it finishes
     /// on the worker and its rows are dropped); a cancelled wait is `SOURCE_UNAVAILABLE`.
     std::shared_ptr<store::worker> worker;
+    /// Foreign tables: how a walk is pinned, and the bounds of the views held for walks
+    /// (`max_held` per process, `max_age`; see `store::read_views`).
+    pin_policy pin = pin_policy::required;
+    store::read_view_options views;
 };
 
 /// The data source of a SQL collection (usable on its own, e.g. under `gather::fan_out`).
 class sql_source final : public paging::data_source {
 public:
+    /// With `table_layout::detect`, asks the database once (so call it at startup, off any I/O
+    /// thread) whether `create_table` made the table.
+    /// @throws std::invalid_argument for a bad spec, or a foreign table with `pin_policy::required`
+    ///         on a database without read views (an in-memory SQLite database)
+    /// @throws std::runtime_error when the database cannot say whether the table is versioned
     sql_source(std::shared_ptr<sql_database> db, collection_spec spec);
 
     std::string_view name() const noexcept override { return name_; }
@@ -77,16 +98,26 @@ public:
         const boost::json::object& query, const mcp::principal& caller) override;
     boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::source_error>> fetch(
         const paging::fetch_request& request) override;
+    /// A foreign table's walk ended: its view is closed (on the worker).
+    void walk_ended(const std::string& snapshot) override;
 
     /// The filter check the tool runs before any page (issues point under `/filter`).
     issue_list check(const boost::json::object& query) const;
     const collection_spec& spec() const noexcept { return spec_; }
+
+    /// Whether the table is read as a foreign one (see `table_layout`).
+    bool foreign() const noexcept { return foreign_; }
+    /// The views held for walks over a foreign table (null for a versioned one, or when the
+    /// database has none and the policy is `best_effort`).
+    const std::shared_ptr<store::read_views>& views() const noexcept { return views_; }
 
 private:
     std::shared_ptr<sql_database> db_;
     collection_spec spec_;
     std::string name_;
     std::string columns_;
+    bool foreign_ = false;
+    std::shared_ptr<store::read_views> views_;
 
     sql_condition compile_trusted_or_checked(const boost::json::object& query) const;
 };

@@ -18,6 +18,9 @@
 /// table's row in `candor_sql_writer` — which `insert_rows`, `update_row` and `delete_row` do
 /// (and close again before they return). A plain write from another program fails with the
 /// trigger's message instead of changing rows under a pinned snapshot.
+///
+/// **Tables other programs write** (`table_layout::foreign`) have neither: a walk over one is
+/// pinned through a held read view instead (collection.hpp, `store::read_views`).
 
 #include <candor/sql_collection/database.hpp>
 
@@ -47,12 +50,26 @@ struct field {
     std::string description;
 };
 
+/// Who writes a table, and so how a walk over it stays one snapshot.
+enum class table_layout {
+    /// Versioned when `create_table` made it (the table has a row in `candor_sql_sequence`),
+    /// foreign otherwise; decided once, when a collection over it is made.
+    detect,
+    /// Candor's versioned layout (`create_table`): written only through this library, pinned by
+    /// its change-sequence numbers, at no cost to the database.
+    versioned,
+    /// Any program writes it with plain SQL (no layout columns, no triggers): a walk is pinned
+    /// through a held read view (`store::read_views`; `collection_spec::pin`).
+    foreign,
+};
+
 struct table_spec {
     /// [a-z_][a-z0-9_]{0,62}
     std::string table;
     std::vector<field> fields;
     /// The unique sort key (a text or integer field, not nullable): keyset pages go by it.
     std::string key;
+    table_layout layout = table_layout::detect;
 
     /// @throws std::invalid_argument for names outside the patterns, a missing or nullable key
     void validate() const;

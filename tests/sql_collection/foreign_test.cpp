@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: BSL-1.0
+// Tables Candor does not own: any program writes them with plain SQL, and a walk stays one
+// snapshot through a held read view — or says SNAPSHOT_EXPIRED, or (best effort)
+// SNAPSHOT_NOT_PINNED on every page; never a silently unpinned page. Run on every backend.
+#include "sql_collection/support.hpp"
+
+#include <candor/store/worker.hpp>
+
+#include <map>
+
+using namespace candor::test;
+using namespace candor::test::sql;
+
+namespace {
+
+// The items table as another program makes it: no layout columns, no triggers, and the text
+// key in the database's own collation.
+const char* foreign_ddl =
+    "CREATE TABLE items (id TEXT PRIMARY KEY, grp TEXT NOT NULL, n BIGINT NOT NULL, x DOUBLE PRECISION NOT NULL, "
+    "flag BIGINT NOT NULL, owner TEXT, day TEXT NOT NULL)";
+
+void plain_insert(sc::sql_database& db, const boost::json::object& row) {
+    const sc::sql_value p[] = {sc::detail::to_sql(row.at("id")),   sc::detail::to_sql(row.at("grp")),
+                               sc::detail::to_sql(row.at("n")),    sc::detail::to_sql(row.at("x")),
+                               sc::detail::to_sql(row.at("flag")), sc::detail::to_sql(row.at("owner")),
+                               sc::detail::to_sql(row.at("day"))};
+    ASSERT_TRUE(db.execute("INSERT INTO items(id, grp, n, x, flag, owner, day) VALUES(?, ?, ?, ?, ?, ?, ?)", p));
+}
+
+// A collection `list_items` over the foreign table, on its own database connection (another
+// replica, when two are made over one backend).
+struct foreign_fixture {
+    boost::asio::io_context ioc;
+    std::shared_ptr<sc::sql_database> db;
+    std::shared_ptr<candor::store::worker> worker = std::make_shared<candor::store::worker>();
+    std::shared_ptr<sc::sql_source> source;
+    std::shared_ptr<pg::collection_tool> tool;
+
+    foreign_fixture(backend& b, std::shared_ptr<const ev::key_ring> keys, std::shared_ptr<ev::evidence_store> store,
+                    std::function<void(sc::collection_spec&)> tune = {})
+        : db(b.connect()) {
+        sc::collection_spec spec;
+        spec.table = items_table();  // layout: detect (no sequence row: foreign)
+        spec.worker = worker;
+        if (tune) tune(spec);
+        source = std::make_shared<sc::sql_source>(db, spec);
+        pg::collection_options o;
+        o.keys = std::move(keys);
+        o.evidence = std::move(store);
+        o.max_page_size = 50;
+        o.item_schema = sc::item_schema(spec.table);
+        tool = std::make_shared<pg::collection_tool>(mcp::tool_info("list_items", "Items."), pg::ordering{{"id"}},
+                                                     source, o);
+    }
+
+    pg::page serve(std::optional<std::string> cursor, std::size_t size) {
+        pg::page_request r;
+        r.cursor = std::move(cursor);
+        r.page_size = size;
+        r.caller = mcp::principal{"alice"};
+        return run(ioc, tool->serve(std::move(r)));
+    }
+
+    // Wait until the work handed to the worker so far (a view closed at a walk's end) is done.
+    void settle() {
+        run(ioc, worker->run([] { return 0; }));
+    }
+};
+
+std::vector<std::string> codes_of(const ce::envelope& e) {
+    std::vector<std::string> out;
+    for (const auto& r : e.incomplete_reasons) out.push_back(r.code);
+    return out;
+}
+
+}  // namespace
+
+TEST_P(SqlCollection, AForeignTableIsWalkedAsOneSnapshotWhileOtherProgramsWriteItWithPlainSql) {
+    auto writer = backend_->connect();
+    ASSERT_TRUE(writer->execute(foreign_ddl, {}));
+    gen g{std::mt19937(21)};
+    std::map<std::string, boost::json::object> before;  // the table when the walk starts
+    for (int i = 1; i <= 40; ++i) {
+        auto row = g.row(i);
+        plain_insert(*writer, row);
+        row["x"] = row.at("x").to_number<double>();  // as the column gives it back
+        before[std::string(row.at("id").as_string())] = row;
+    }
+    auto keys = test_keys();
+    auto store = ev::make_memory_store();
+    foreign_fixture fx(*backend_, keys, store);
+    ASSERT_TRUE(fx.source->foreign());
+
+    boost::json::array seen;
+    std::optional<std::string> cursor;
+    int written = 0;
+    std::optional<ce::envelope> last;
+    for (int page = 0; page < 100; ++page) {
+        auto p = fx.serve(cursor, 3);
+        ASSERT_NE(*p.result.status, ce::outcome::error) << first_error_code(ce::seal(p.result, "x").value());
+        for (const auto& item : p.result.data->as_array()) seen.push_back(item);
+        if (p.ended) {
+            last = std::move(p.result);
+            break;
+        }
+        EXPECT_EQ(codes_of(p.result), std::vector<std::string>{"MORE_PAGES_AVAILABLE"});
+        cursor = p.next_cursor;
+        // Between pages another program inserts, updates and deletes with plain SQL.
+        ++written;
+        plain_insert(*writer, g.row(100 + written));
+        const sc::sql_value n[] = {std::int64_t{1000 + written}, row_id(written * 3)};
+        ASSERT_TRUE(writer->execute("UPDATE items SET n = ? WHERE id = ?", n));
+        const sc::sql_value gone[] = {row_id(41 - written)};
+        ASSERT_TRUE(writer->execute("DELETE FROM items WHERE id = ?", gone));
+    }
+    ASSERT_TRUE(last);
+    EXPECT_GT(written, 5);
+    // Exactly the rows, with exactly the values, of the table when the walk began.
+    ASSERT_EQ(seen.size(), before.size());
+    std::size_t i = 0;
+    for (const auto& [id, row] : before) {
+        EXPECT_EQ(seen[i].as_object(), row) << id;
+        ++i;
+    }
+    EXPECT_EQ(*last->complete, true);
+    auto claims = ev::open_snapshot_token(*keys, last->extensions.at("snapshot_token").as_string());
+    ASSERT_TRUE(claims);
+    EXPECT_TRUE(claims->complete);
+    // The walk ended: its view was let go.
+    fx.settle();
+    EXPECT_EQ(fx.source->views()->held(), 0u);
+    // A new walk sees the writes.
+    std::size_t now = 0;
+    ASSERT_TRUE(writer->query("SELECT count(*) FROM items", {}, [&](const sc::sql_row& r) {
+        now = static_cast<std::size_t>(std::get<std::int64_t>(r[0]));
+        return false;
+    }));
+    auto whole = fx.serve(std::nullopt, 50);
+    EXPECT_EQ(whole.result.data->as_array().size(), now);
+}
+
+TEST_P(SqlCollection, AForeignWalkThatCannotHoldItsSnapshotSaysSoInsteadOfReadingAnother) {
+    auto writer = backend_->connect();
+    ASSERT_TRUE(writer->execute(foreign_ddl, {}));
+    gen g{std::mt19937(22)};
+    for (int i = 1; i <= 10; ++i) plain_insert(*writer, g.row(i));
+    auto keys = test_keys();
+    auto store = ev::make_memory_store();
+
+    // One view at most: a second walk cannot be pinned while the first holds it.
+    foreign_fixture one(*backend_, keys, store, [](sc::collection_spec& s) { s.views.max_held = 1; });
+    auto first = one.serve(std::nullopt, 2);
+    ASSERT_TRUE(first.next_cursor);
+    auto second = one.serve(std::nullopt, 2);
+    ASSERT_EQ(*second.result.status, ce::outcome::error);
+    EXPECT_EQ(second.result.errors.at(0).code, "SNAPSHOT_EXPIRED");
+    EXPECT_EQ(second.result.continuation->what, ce::continuation::kind::restart);
+    // The first walk goes on.
+    EXPECT_NE(*one.serve(first.next_cursor, 2).result.status, ce::outcome::error);
+
+    // Best effort: the second walk reads the current rows and says so on every page, and its
+    // token is not complete evidence.
+    foreign_fixture loose(*backend_, keys, store, [](sc::collection_spec& s) {
+        s.views.max_held = 1;
+        s.pin = sc::pin_policy::best_effort;
+    });
+    ASSERT_TRUE(loose.serve(std::nullopt, 2).next_cursor);  // holds the one view
+    std::optional<std::string> cursor;
+    std::size_t pages = 0;
+    for (; pages < 20; ++pages) {
+        auto p = loose.serve(cursor, 4);
+        ASSERT_NE(*p.result.status, ce::outcome::error);
+        const auto codes = codes_of(p.result);
+        EXPECT_NE(std::find(codes.begin(), codes.end(), "SNAPSHOT_NOT_PINNED"), codes.end());
+        EXPECT_EQ(*p.result.complete, false);
+        if (p.ended) {
+            auto claims = ev::open_snapshot_token(*keys, p.result.extensions.at("snapshot_token").as_string());
+            ASSERT_TRUE(claims);
+            EXPECT_FALSE(claims->complete);
+            break;
+        }
+        cursor = p.next_cursor;
+    }
+    EXPECT_EQ(pages, 2u);  // 10 rows, 4 a page
+
+    // A view past its age: the walk's next page answers SNAPSHOT_EXPIRED.
+    auto clock = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+    foreign_fixture brief(*backend_, keys, store, [clock](sc::collection_spec& s) {
+        s.views.max_age = std::chrono::seconds(60);
+        s.views.clock = [clock] { return *clock; };
+    });
+    auto started = brief.serve(std::nullopt, 2);
+    ASSERT_TRUE(started.next_cursor);
+    *clock += std::chrono::seconds(59);
+    auto still = brief.serve(started.next_cursor, 2);
+    ASSERT_NE(*still.result.status, ce::outcome::error);
+    *clock += std::chrono::seconds(1);
+    auto later = brief.serve(still.next_cursor, 2);
+    ASSERT_EQ(*later.result.status, ce::outcome::error);
+    EXPECT_EQ(later.result.errors.at(0).code, "SNAPSHOT_EXPIRED");
+}
+
+// A walk continued through another replica (another connection and source over the same
+// database): on PostgreSQL it imports the exported snapshot and stays exact; on SQLite the view
+// is the first process's alone, so the other answers SNAPSHOT_EXPIRED. Once the view's holder
+// is gone, every replica answers SNAPSHOT_EXPIRED.
+TEST_P(SqlCollection, AForeignWalkGoesOnAtAnotherReplicaOnlyWhereItsSnapshotCanBeRead) {
+    auto writer = backend_->connect();
+    ASSERT_TRUE(writer->execute(foreign_ddl, {}));
+    gen g{std::mt19937(23)};
+    for (int i = 1; i <= 9; ++i) plain_insert(*writer, g.row(i));
+    auto keys = test_keys();
+    auto store = ev::make_memory_store();
+    foreign_fixture a(*backend_, keys, store);
+    foreign_fixture b(*backend_, keys, store);
+    auto first = a.serve(std::nullopt, 3);
+    ASSERT_TRUE(first.next_cursor);
+    const sc::sql_value gone[] = {row_id(5)};
+    ASSERT_TRUE(writer->execute("DELETE FROM items WHERE id = ?", gone));
+    auto second = b.serve(first.next_cursor, 3);
+    if (writer->dialect() == candor::store::sql_dialect::postgres) {
+        ASSERT_NE(*second.result.status, ce::outcome::error);
+        ASSERT_EQ(second.result.data->as_array().size(), 3u);
+        EXPECT_EQ(second.result.data->as_array()[1].at("id"), boost::json::value(row_id(5)));  // of the snapshot
+        ASSERT_TRUE(second.next_cursor);
+        // The holder ends (its replica let go of it, or died): no replica reads the walk on.
+        const auto& snapshot = second.state->snapshot;
+        a.source->views()->close(snapshot);
+        auto third = b.serve(second.next_cursor, 3);
+        ASSERT_EQ(*third.result.status, ce::outcome::error);
+        EXPECT_EQ(third.result.errors.at(0).code, "SNAPSHOT_EXPIRED");
+    } else {
+        ASSERT_EQ(*second.result.status, ce::outcome::error);
+        EXPECT_EQ(second.result.errors.at(0).code, "SNAPSHOT_EXPIRED");
+        // The replica that holds it reads on.
+        EXPECT_NE(*a.serve(first.next_cursor, 3).result.status, ce::outcome::error);
+    }
+}
