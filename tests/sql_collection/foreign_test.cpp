@@ -13,20 +13,6 @@ using namespace candor::test::sql;
 
 namespace {
 
-// The items table as another program makes it: no layout columns, no triggers, and the text
-// key in the database's own collation.
-const char* foreign_ddl =
-    "CREATE TABLE items (id TEXT PRIMARY KEY, grp TEXT NOT NULL, n BIGINT NOT NULL, x DOUBLE PRECISION NOT NULL, "
-    "flag BIGINT NOT NULL, owner TEXT, day TEXT NOT NULL)";
-
-void plain_insert(sc::sql_database& db, const boost::json::object& row) {
-    const sc::sql_value p[] = {sc::detail::to_sql(row.at("id")),   sc::detail::to_sql(row.at("grp")),
-                               sc::detail::to_sql(row.at("n")),    sc::detail::to_sql(row.at("x")),
-                               sc::detail::to_sql(row.at("flag")), sc::detail::to_sql(row.at("owner")),
-                               sc::detail::to_sql(row.at("day"))};
-    ASSERT_TRUE(db.execute("INSERT INTO items(id, grp, n, x, flag, owner, day) VALUES(?, ?, ?, ?, ?, ?, ?)", p));
-}
-
 // A collection `list_items` over the foreign table, on its own database connection (another
 // replica, when two are made over one backend).
 struct foreign_fixture {
@@ -77,12 +63,12 @@ std::vector<std::string> codes_of(const ce::envelope& e) {
 
 TEST_P(SqlCollection, AForeignTableIsWalkedAsOneSnapshotWhileOtherProgramsWriteItWithPlainSql) {
     auto writer = backend_->connect();
-    ASSERT_TRUE(writer->execute(foreign_ddl, {}));
+    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
     gen g{std::mt19937(21)};
     std::map<std::string, boost::json::object> before;  // the table when the walk starts
     for (int i = 1; i <= 40; ++i) {
         auto row = g.row(i);
-        plain_insert(*writer, row);
+        insert_plainly(*writer, row);
         row["x"] = row.at("x").to_number<double>();  // as the column gives it back
         before[std::string(row.at("id").as_string())] = row;
     }
@@ -107,7 +93,7 @@ TEST_P(SqlCollection, AForeignTableIsWalkedAsOneSnapshotWhileOtherProgramsWriteI
         cursor = p.next_cursor;
         // Between pages another program inserts, updates and deletes with plain SQL.
         ++written;
-        plain_insert(*writer, g.row(100 + written));
+        insert_plainly(*writer, g.row(100 + written));
         const sc::sql_value n[] = {std::int64_t{1000 + written}, row_id(written * 3)};
         ASSERT_TRUE(writer->execute("UPDATE items SET n = ? WHERE id = ?", n));
         const sc::sql_value gone[] = {row_id(41 - written)};
@@ -141,9 +127,9 @@ TEST_P(SqlCollection, AForeignTableIsWalkedAsOneSnapshotWhileOtherProgramsWriteI
 
 TEST_P(SqlCollection, AForeignWalkThatCannotHoldItsSnapshotSaysSoInsteadOfReadingAnother) {
     auto writer = backend_->connect();
-    ASSERT_TRUE(writer->execute(foreign_ddl, {}));
+    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
     gen g{std::mt19937(22)};
-    for (int i = 1; i <= 10; ++i) plain_insert(*writer, g.row(i));
+    for (int i = 1; i <= 10; ++i) insert_plainly(*writer, g.row(i));
     auto keys = test_keys();
     auto store = ev::make_memory_store();
 
@@ -206,9 +192,9 @@ TEST_P(SqlCollection, AForeignWalkThatCannotHoldItsSnapshotSaysSoInsteadOfReadin
 // is gone, every replica answers SNAPSHOT_EXPIRED.
 TEST_P(SqlCollection, AForeignWalkGoesOnAtAnotherReplicaOnlyWhereItsSnapshotCanBeRead) {
     auto writer = backend_->connect();
-    ASSERT_TRUE(writer->execute(foreign_ddl, {}));
+    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
     gen g{std::mt19937(23)};
-    for (int i = 1; i <= 9; ++i) plain_insert(*writer, g.row(i));
+    for (int i = 1; i <= 9; ++i) insert_plainly(*writer, g.row(i));
     auto keys = test_keys();
     auto store = ev::make_memory_store();
     foreign_fixture a(*backend_, keys, store);

@@ -82,6 +82,20 @@ inline std::string row_id(int i) {
     return b;
 }
 
+// The items table as another program makes it: no layout columns, no triggers, and the text
+// key in the database's own collation.
+inline const char* foreign_items_ddl =
+    "CREATE TABLE items (id TEXT PRIMARY KEY, grp TEXT NOT NULL, n BIGINT NOT NULL, x DOUBLE PRECISION NOT NULL, "
+    "flag BIGINT NOT NULL, owner TEXT, day TEXT NOT NULL)";
+
+inline void insert_plainly(sc::sql_database& db, const boost::json::object& row) {
+    const sc::sql_value p[] = {sc::detail::to_sql(row.at("id")),   sc::detail::to_sql(row.at("grp")),
+                               sc::detail::to_sql(row.at("n")),    sc::detail::to_sql(row.at("x")),
+                               sc::detail::to_sql(row.at("flag")), sc::detail::to_sql(row.at("owner")),
+                               sc::detail::to_sql(row.at("day"))};
+    ASSERT_TRUE(db.execute("INSERT INTO items(id, grp, n, x, flag, owner, day) VALUES(?, ?, ?, ?, ?, ?, ?)", p));
+}
+
 /// A database that counts the calls made to it (statements, and transactions as one each:
 /// on SQLite a transaction is in-process; the PostgreSQL stores make none on a page's path).
 class counting_database final : public sc::sql_database {

@@ -56,6 +56,19 @@ mcp::tool_info with_paging_arguments(mcp::tool_info info, const collection_optio
                                 {"minimum", 1},
                                 {"maximum", o.max_deadline_ms},
                                 {"description", "Answer within this many milliseconds, with what was found by then."}};
+    if (!o.orders.empty()) {
+        boost::json::array names;
+        std::string list;
+        for (const auto& n : o.orders) {
+            names.emplace_back(n.name);
+            list += (list.empty() ? "" : "; ") + n.name + " (" + n.order.to_string() + ")";
+        }
+        p[arguments::order_by] = boost::json::object{
+            {"type", "string"},
+            {"enum", std::move(names)},
+            {"description", "The order to walk in (a '-' field descends; null first ascending, last descending): " +
+                                list + ". A cursor keeps the order its walk began with."}};
+    }
     // Asking for less (the partial-response pattern): the item's fields, by name.
     if (const auto names = item_fields(o); !names.empty()) {
         std::string list;
@@ -183,6 +196,13 @@ collection_tool::collection_tool(mcp::tool_info info, ordering order, std::share
       opts_(checked(std::move(opts))) {
     if (order_.fields.empty()) throw std::invalid_argument("collection_tool needs an ordering");
     if (!source_) throw std::invalid_argument("collection_tool needs a data source");
+    for (const auto& n : opts_.orders) {
+        if (n.name.empty() || n.order.fields.empty())
+            throw std::invalid_argument("collection_tool: an ordering needs a name and fields");
+        if (n.order.fields.back() != order_.fields.back())
+            throw std::invalid_argument("collection_tool: ordering '" + n.name + "' must end with the unique field '" +
+                                        order_.fields.back() + "'");
+    }
 }
 
 boost::asio::awaitable<ce::envelope> collection_tool::call(const boost::json::object& args, mcp::call_context& ctx) {
@@ -248,10 +268,25 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     auto query_text = normalize_query(req.query, {});
     if (!query_text) throw std::logic_error("query deeper than the JSON depth ceiling");
 
+    // The walk's ordering: the tool's own, or the one `order_by` names (the schema allowed only
+    // those names; an in-process caller that names another is a bug).
+    const ordering* chosen = &order_;
+    std::string chosen_text;
+    if (const auto* by = req.query.if_contains(arguments::order_by); by && !opts_.orders.empty()) {
+        const auto* s = by->if_string();
+        auto it = std::find_if(opts_.orders.begin(), opts_.orders.end(),
+                               [&](const named_ordering& n) { return s && n.name == *s; });
+        if (it == opts_.orders.end()) throw std::logic_error("collection_tool: order_by names no ordering");
+        chosen = &it->order;
+        chosen_text = chosen->to_string();
+    }
+    const ordering& order = *chosen;
+    const std::string& order_text = chosen == &order_ ? order_text_ : chosen_text;
+
     cursor_claims expected;
     expected.tool = name;
     expected.query = evidence::fingerprint("query", *query_text);
-    expected.ordering = order_text_;
+    expected.ordering = order_text;
     expected.principal = evidence::principal_fingerprint(req.caller.id);
 
     const std::size_t size =
@@ -292,7 +327,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             co_return done(out);
         }
         kept_fields = *req.fields;
-        for (const auto& f : order_.fields)
+        for (const auto& f : order.fields)
             if (std::find(kept_fields.begin(), kept_fields.end(), f) == kept_fields.end()) kept_fields.push_back(f);
     }
 
@@ -303,7 +338,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         boost::json::object page(4, page_storage);  // one table (an initializer list costs one per member)
         page.emplace("returned", returned);
         page.emplace("requested_size", size);
-        page.emplace("ordering", order_text_);
+        page.emplace("ordering", order_text);
         page.emplace("snapshot",
                      pinned && !snapshot.empty() ? boost::json::value(snapshot) : boost::json::value(nullptr));
         return page;
@@ -428,8 +463,9 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     } else {
         fetch_request fr{
             req.query,    state.after.empty() ? nullptr : &state.after, effective + 1, state.snapshot, req.caller,
-            req.deadline, req.written ? &order_.fields : nullptr};
+            req.deadline, req.written ? &order.fields : nullptr};
         fr.every_written_key = keep_ids;
+        fr.order = &order;
         auto fetched = co_await source_->fetch(fr);
         if (!fetched) {
             const auto& err = fetched.error();
@@ -477,7 +513,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             order_checked = f.written_order_checked;
             if (order_checked && keep_ids) throw std::logic_error("data source left out keys that were asked for");
             keys_from = order_checked ? count - std::min<std::size_t>(count, 2) : 0;
-            if (written_keys.size() != (count - keys_from) * order_.fields.size())
+            if (written_keys.size() != (count - keys_from) * order.fields.size())
                 throw std::logic_error("data source wrote items without their key fields");
             // The item ends must cut the array where items end: increasing, inside "[…]".
             const auto text = written->text();
@@ -506,7 +542,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     // too). A source that breaks it would deliver an item twice or skip one; that is a bug,
     // never a page.
     using key_view = std::span<const boost::json::value>;
-    const std::size_t fields = order_.fields.size();
+    const std::size_t fields = order.fields.size();
     boost::json::array last_key;  // where the walk stands after this page
     std::vector<std::string> ids;
     if (keep_ids) ids.reserve(count);
@@ -516,7 +552,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     if (order_checked) {  // by the source: only the last key delivered is needed
         if (count > 0) {
             const key_view key(written_keys.data() + (count - 1 - keys_from) * fields, fields);
-            check_key(key, order_);
+            check_key(key, order);
             last_key = boost::json::array(key.begin(), key.end());
         }
     } else {
@@ -527,12 +563,12 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             boost::json::array built;
             if (written) {
                 key = key_view(written_keys.data() + i * fields, fields);
-                check_key(key, order_);
+                check_key(key, order);
             } else {
-                built = key_of(items[i], order_);
+                built = key_of(items[i], order);
                 key = key_view(built.data(), built.size());
             }
-            if (!last.empty() && compare_keys(last, key) >= 0)
+            if (!last.empty() && compare_keys(last, key, order) >= 0)
                 throw std::logic_error("data source returned items out of order or before the cursor");
             if (keep_ids && i < count) ids.push_back(id_text(key.back()));
             if (req.budget && i < count) item_keys.emplace_back(key.begin(), key.end());
@@ -610,7 +646,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         const auto text = written->text();
         const std::size_t from = k == 1 ? 1 : written_ends[k - 2] + 1;
         return key_of(json::written::adopt(std::string(text.substr(from, written_ends[k - 1] - from))).to_value(),
-                      order_);
+                      order);
     };
     auto assemble = [&](std::size_t k, bool cut) {
         assembled a;

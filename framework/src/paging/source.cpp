@@ -7,9 +7,10 @@ std::string_view to_string(snapshot_mode m) noexcept { return m == snapshot_mode
 
 std::string ordering::to_string() const {
     std::string out;
-    for (const auto& f : fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
         if (!out.empty()) out.push_back(',');
-        out += f;
+        if (descends(i)) out.push_back('-');
+        out += fields[i];
     }
     return out;
 }
@@ -73,6 +74,14 @@ int compare_keys(std::span<const boost::json::value> a, std::span<const boost::j
     const std::size_t n = std::min(a.size(), b.size());
     for (std::size_t i = 0; i < n; ++i)
         if (int c = compare_scalar(a[i], b[i]); c != 0) return c;
+    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+}
+
+int compare_keys(std::span<const boost::json::value> a, std::span<const boost::json::value> b,
+                 const ordering& order) noexcept {
+    const std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i)
+        if (int c = compare_scalar(a[i], b[i]); c != 0) return order.descends(i) ? -c : c;
     return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
 }
 

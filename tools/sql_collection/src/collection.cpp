@@ -88,6 +88,99 @@ void append(std::vector<sql_value>& to, const std::vector<sql_value>& from) {
     to.insert(to.end(), from.begin(), from.end());
 }
 
+// Whether a cursor's key value can be one of `f`'s.
+bool fits(const boost::json::value& v, const field& f) {
+    if (v.is_null()) return f.nullable;
+    switch (f.type) {
+        case field_type::text:
+        case field_type::date: return v.is_string();
+        case field_type::integer: return v.is_int64();
+        case field_type::number: return v.is_number();
+        case field_type::boolean: return v.is_bool();
+    }
+    return false;
+}
+
+// The rows after `key` in `order` (its fields `keyed`, as SQL `columns`): one comparison for
+// one field, a row-value comparison when every field goes one way and none holds null (an
+// index serves both), else field by field — equal on the ones before, after on this one, with
+// null first ascending and last descending. Nothing when the key does not fit the fields.
+std::optional<sql_condition> after_key(const boost::json::array& key, const std::vector<const field*>& keyed,
+                                       const std::vector<std::string>& columns, const paging::ordering& order) {
+    if (key.size() != keyed.size()) return std::nullopt;
+    for (std::size_t i = 0; i < key.size(); ++i)
+        if (!fits(key[i], *keyed[i])) return std::nullopt;
+    const std::size_t n = key.size();
+    bool same_way = true, nulls = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        same_way = same_way && order.descends(i) == order.descends(0);
+        nulls = nulls || keyed[i]->nullable;
+    }
+    sql_condition out;
+    if (same_way && !nulls) {
+        const char* op = order.descends(0) ? " < " : " > ";
+        if (n == 1) {
+            out.sql = columns[0] + op + "?";
+        } else {
+            std::string left = "(", right = "(";
+            for (std::size_t i = 0; i < n; ++i) {
+                left += (i ? ", " : "") + columns[i];
+                right += i ? ", ?" : "?";
+            }
+            out.sql = left + ")" + op + right + ")";
+        }
+        for (const auto& v : key) out.params.push_back(detail::to_sql(v));
+        return out;
+    }
+    std::string any;
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool desc = order.descends(i);
+        if (desc && key[i].is_null()) continue;  // nothing comes after null descending
+        std::string all;
+        for (std::size_t j = 0; j < i; ++j) {
+            if (key[j].is_null()) {
+                all += columns[j] + " IS NULL AND ";
+            } else {
+                all += columns[j] + " = ? AND ";
+                out.params.push_back(detail::to_sql(key[j]));
+            }
+        }
+        if (key[i].is_null()) {
+            all += columns[i] + " IS NOT NULL";
+        } else {
+            all += "(" + columns[i] + (desc ? " < ?" : " > ?");
+            if (desc && keyed[i]->nullable) all += " OR " + columns[i] + " IS NULL";
+            all += ")";
+            out.params.push_back(detail::to_sql(key[i]));
+        }
+        any += (any.empty() ? "(" : " OR (") + all + ")";
+    }
+    out.sql = any.empty() ? "FALSE" : "(" + any + ")";
+    return out;
+}
+
+// The paging layer's ordering of `o` over `table`: its fields, the key last.
+paging::ordering to_paging(const table_order& o, const table_spec& table) {
+    paging::ordering out;
+    for (const auto& f : o.fields) {
+        if (!table.find(f.field))
+            throw std::invalid_argument("sql_collection: ordering '" + o.name + "' names no field '" + f.field + "'");
+        if (std::find(out.fields.begin(), out.fields.end(), f.field) != out.fields.end())
+            throw std::invalid_argument("sql_collection: ordering '" + o.name + "' names '" + f.field + "' twice");
+        out.fields.push_back(f.field);
+        out.descending.push_back(f.descending);
+    }
+    if (out.fields.empty() || out.fields.back() != table.key) {
+        if (std::find(out.fields.begin(), out.fields.end(), table.key) != out.fields.end())
+            throw std::invalid_argument("sql_collection: ordering '" + o.name + "' must end with the key '" +
+                                        table.key + "'");
+        out.fields.push_back(table.key);
+        out.descending.push_back(false);
+    }
+    if (std::none_of(out.descending.begin(), out.descending.end(), [](bool d) { return d; })) out.descending.clear();
+    return out;
+}
+
 }  // namespace
 
 // A walk over a foreign table that could not hold a view and reads the current rows instead.
@@ -123,6 +216,15 @@ sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
             foreign_ = !versioned;
             break;
         }
+    }
+    if (spec_.orders.empty()) spec_.orders.push_back({spec_.table.key, {{spec_.table.key, false}}});
+    for (std::size_t i = 0; i < spec_.orders.size(); ++i) {
+        auto o = to_paging(spec_.orders[i], spec_.table);  // validates every ordering
+        if (spec_.orders[i].name.empty()) throw std::invalid_argument("sql_collection: an ordering needs a name");
+        for (std::size_t j = 0; j < i; ++j)
+            if (spec_.orders[j].name == spec_.orders[i].name)
+                throw std::invalid_argument("sql_collection: two orderings named '" + spec_.orders[i].name + "'");
+        if (i == 0) default_order_ = std::move(o);
     }
     if (foreign_) {
         views_ = db_->open_read_views(spec_.views);
@@ -171,14 +273,28 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
         if (auto v = spec_.visibility(request.caller)) vis = compile_trusted(*v, spec_);
 
     const auto table = detail::quoted(spec_.table.table);
-    const auto& key_field = *spec_.table.find(spec_.table.key);
+    const auto& order = request.order ? *request.order : default_order_;
     // Keys compare as the paging layer compares them: text byte by byte. A versioned table's
-    // text columns are made that way; a foreign one's may have any collation, so its key is
-    // compared and ordered under the byte-wise one ("C", BINARY) — an index on the key with
-    // that collation serves it.
-    std::string key = detail::quoted(spec_.table.key);
-    if (foreign_ && key_field.type == field_type::text)
-        key += db_->dialect() == store::sql_dialect::postgres ? " COLLATE \"C\"" : " COLLATE BINARY";
+    // text columns are made that way; a foreign one's may have any collation, so its ordering
+    // fields are compared and ordered under the byte-wise one ("C", BINARY) — an index with
+    // that collation serves them.
+    std::vector<const field*> keyed;
+    std::vector<std::string> columns;
+    for (const auto& name : order.fields) {
+        const auto* f = spec_.table.find(name);
+        if (!f) throw std::logic_error("sql_collection: an ordering names no field of the table");
+        keyed.push_back(f);
+        std::string c = detail::quoted(f->name);
+        if (foreign_ && (f->type == field_type::text || f->type == field_type::date))
+            c += db_->dialect() == store::sql_dialect::postgres ? " COLLATE \"C\"" : " COLLATE BINARY";
+        columns.push_back(std::move(c));
+    }
+    std::string order_sql;
+    for (std::size_t i = 0; i < keyed.size(); ++i) {
+        const bool desc = order.descends(i);
+        order_sql += (i ? ", " : "") + columns[i] + (desc ? " DESC" : " ASC");
+        if (keyed[i]->nullable) order_sql += desc ? " NULLS LAST" : " NULLS FIRST";  // as compare_keys
+    }
 
     // The snapshot in a statement: the pinned number, or the table's current one (an
     // uncorrelated subquery: read once, in the statement's own snapshot). A foreign table's
@@ -203,14 +319,14 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
         append(params, vis->params);
     }
     if (request.after) {
-        const auto& last = request.after->back();
-        const bool key_is_text = key_field.type == field_type::text;
-        if (key_is_text != last.is_string() || (!key_is_text && !last.is_int64()))
-            co_return paging::source_error{paging::source_error::kind::snapshot_gone, "cursor key of another type", {}};
-        sql += " AND " + key + " > ?";
-        params.push_back(detail::to_sql(last));
+        auto after = after_key(*request.after, keyed, columns, order);
+        if (!after)
+            co_return paging::source_error{
+                paging::source_error::kind::snapshot_gone, "cursor key of another shape", {}};
+        sql += " AND " + after->sql;
+        append(params, after->params);
     }
-    sql += " ORDER BY " + key + " LIMIT ?";
+    sql += " ORDER BY " + order_sql + " LIMIT ?";
     params.emplace_back(static_cast<std::int64_t>(request.limit));
 
     // What the page needs besides its rows — the pinned number, whether rows the query matches
@@ -234,7 +350,7 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
         append(params, page_params);
         sql = "SELECT * FROM (SELECT " + nulls + "0 AS candor_row, " + (pins ? pin : "NULL") + " AS candor_pin, " +
               hidden + " AS candor_hidden UNION ALL SELECT " + columns_ + ", 1, NULL, NULL FROM (" + sql +
-              ") AS candor_page) AS candor_answer ORDER BY candor_row, " + key;
+              ") AS candor_page) AS candor_answer ORDER BY candor_row, " + order_sql;
     }
 
     // On the worker; the work owns what it uses (the wait may end before it does).
@@ -312,6 +428,12 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
     co_return std::move(**done.value);
 }
 
+std::vector<paging::named_ordering> sql_source::orderings() const {
+    std::vector<paging::named_ordering> out;
+    for (const auto& o : spec_.orders) out.push_back({o.name, to_paging(o, spec_.table)});
+    return out;
+}
+
 void sql_source::walk_ended(const std::string& snapshot) {
     if (!foreign_ || !views_ || snapshot == unpinned_walk) return;
     asio::post(spec_.worker->executor(), [views = views_, snapshot] { views->close(snapshot); });
@@ -359,7 +481,8 @@ std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_dat
     }
     opts.item_schema = item_schema(s.table);
     opts.check_query = [source](const boost::json::object& query) { return source->check(query); };
-    paging::ordering order{{s.table.key}};
+    if (s.orders.size() > 1) opts.orders = source->orderings();
+    auto order = source->orderings().front().order;
     return std::make_shared<paging::collection_tool>(std::move(info), std::move(order), source, std::move(opts));
 }
 

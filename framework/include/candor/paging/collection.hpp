@@ -65,11 +65,24 @@ inline constexpr std::string_view deadline_ms = "deadline_ms";
 /// The item fields to return (the ordering fields always come too), for a collection whose
 /// `item_schema` names its properties.
 inline constexpr std::string_view fields = "fields";
+/// The ordering to walk in, by name, for a collection that offers several
+/// (`collection_options::orders`). Part of the query: a cursor is bound to it.
+inline constexpr std::string_view order_by = "order_by";
 }  // namespace arguments
+
+/// An ordering a caller may choose by name (`order_by`).
+struct named_ordering {
+    std::string name;
+    ordering order;
+};
 
 using steady_time = std::chrono::steady_clock::time_point;
 
 struct collection_options {
+    /// Orderings the caller may choose with the argument `order_by` (an enum of their names; the
+    /// source must follow `fetch_request::order`); without `order_by` a walk goes by the
+    /// tool's own ordering. Each ends with the unique field.
+    std::vector<named_ordering> orders;
     std::size_t default_page_size = 20;
     std::size_t max_page_size = 100;
     /// How long a cursor stays valid after its page (`CURSOR_EXPIRED` after).

@@ -53,14 +53,21 @@ std::string_view to_string(snapshot_mode m) noexcept;
 /// The total order of a collection: item fields, the last one unique.
 struct ordering {
     std::vector<std::string> fields;
-    /// "f1,f2,…" — shown in `page.ordering` and bound into cursors.
+    /// Per field, whether it is walked descending (the last field, the unique one, too); empty:
+    /// all ascending. Null sorts first ascending and last descending (`compare_keys`).
+    std::vector<bool> descending;
+    /// "f1,-f2,…" (a descending field with a '-') — shown in `page.ordering` and bound into cursors.
     std::string to_string() const;
+    bool descends(std::size_t field) const noexcept { return field < descending.size() && descending[field]; }
 };
 
 /// -1, 0 or 1: the order of two keys (arrays of scalars, compared field by field).
 int compare_keys(const boost::json::array& a, const boost::json::array& b) noexcept;
 /// The same for keys held as runs of values.
 int compare_keys(std::span<const boost::json::value> a, std::span<const boost::json::value> b) noexcept;
+/// The order of two keys under `order`: field by field, a descending field's comparison reversed.
+int compare_keys(std::span<const boost::json::value> a, std::span<const boost::json::value> b,
+                 const ordering& order) noexcept;
 
 /// One fetch. The references live as long as the call.
 struct fetch_request {
@@ -87,6 +94,10 @@ struct fetch_request {
     /// ends at one of them). A source may answer the latter only if it checked the order of its
     /// items itself (`fetch_result::written_order_checked`).
     bool every_written_key = true;
+    /// The walk's ordering: the collection's own, or one its caller chose (`order_by`, from
+    /// `collection_options::orders`). A source offered alternatives follows it; items come in
+    /// its order, each after `after` under it.
+    const ordering* order = nullptr;
 };
 
 /// What a fetch found.

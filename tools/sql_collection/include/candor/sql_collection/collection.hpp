@@ -55,8 +55,27 @@ enum class pin_policy {
     best_effort,
 };
 
+/// A field of an ordering, and its direction.
+struct sort_field {
+    std::string field;
+    bool descending = false;
+};
+
+/// An ordering of the collection (keyset pages go by it): its fields in order, each ascending or
+/// descending; the table's key is added last (ascending) unless listed. A nullable field's null
+/// sorts first ascending and last descending, on both engines.
+struct table_order {
+    /// The value of `order_by` that chooses it.
+    std::string name;
+    std::vector<sort_field> fields;
+};
+
 struct collection_spec {
     table_spec table;
+    /// The orderings a walk may go by: the first is the default; with more than one the tool
+    /// takes `order_by` (an enum of their names; a cursor keeps its walk's). Empty: the key,
+    /// ascending.
+    std::vector<table_order> orders;
     filter_limits limits;
     /// The rows a principal may see, as a filter over the table (trusted: written by the
     /// server author); nothing: every row. Unset: every principal sees every row.
@@ -105,6 +124,9 @@ public:
     issue_list check(const boost::json::object& query) const;
     const collection_spec& spec() const noexcept { return spec_; }
 
+    /// The orderings as the paging layer names them (the first the default; see
+    /// `collection_spec::orders`).
+    std::vector<paging::named_ordering> orderings() const;
     /// Whether the table is read as a foreign one (see `table_layout`).
     bool foreign() const noexcept { return foreign_; }
     /// The views held for walks over a foreign table (null for a versioned one, or when the
@@ -116,6 +138,7 @@ private:
     collection_spec spec_;
     std::string name_;
     std::string columns_;
+    paging::ordering default_order_;
     bool foreign_ = false;
     std::shared_ptr<store::read_views> views_;
 
