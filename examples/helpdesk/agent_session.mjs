@@ -5,6 +5,7 @@
 //   node agent_session.mjs --http URL ADMIN_TOKEN TEAM_A_TOKEN         over Streamable HTTP (a running
 //                                                                      helpdesk --tokens; one session per principal)
 import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 
 const argv = process.argv.slice(2);
@@ -179,4 +180,35 @@ args = { id: "kb-009" };
 env = await admin.call("read_article", args, { "io.candor/maxResultBytes": 6000 });
 show("admin: read_article (a long article, 6,000 bytes at most)", args, env,
      (e) => ({ body_bytes: e.data.body.length, length: e.data.length }));
+// A table the helpdesk does not own: helpdesk-writer inserts, renames and deletes customers with
+// plain SQL while the agent walks them; the walk still reads one snapshot (stdio only: the
+// writer needs the database's path).
+if (!overHttp) {
+  const writer = spawn(join(dirname(argv[0]), "helpdesk-writer"), ["--db", argv[1], "--changes", "2000", "--every-ms", "1"],
+                       { stdio: ["ignore", "pipe", "inherit"] });
+  const said = [];
+  const lines = createInterface({ input: writer.stdout });
+  const started = new Promise((resolve) => lines.on("line", (l) => { said.push(l); if (l === "writing") resolve(); }));
+  const ended = new Promise((resolve) => writer.on("exit", resolve));
+  await started;
+  const walkCustomers = async () => {
+    const ids = []; let cursor, pages = 0, last;
+    for (;;) {
+      const a = { page_size: 100, ...(cursor ? { cursor } : {}) };
+      last = await admin.call("search_customers", a);
+      pages++;
+      for (const c of last.data ?? []) ids.push(c.id);
+      cursor = last.continuation?.cursor;
+      if (!cursor || pages > 100) return { ids, pages, last };
+    }
+  };
+  const during = await walkCustomers();
+  writer.kill("SIGTERM");
+  await ended;
+  const after = await walkCustomers();
+  args = { page_size: 100 };
+  show("admin: search_customers, every page, while helpdesk-writer changes customers with plain SQL", args, during.last,
+       (e) => ({ pages: during.pages, customers: during.ids.length, distinct: new Set(during.ids).size,
+                 writer: said.at(-1), walked_again: after.ids.length, snapshot_token: e.snapshot_token }));
+}
 await admin.stop();

@@ -13,6 +13,7 @@
 #include <boost/json/serialize.hpp>
 #include <candor/json/time.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -41,6 +42,30 @@ std::string sku_name(int k) {
 
 }  // namespace
 
+const sc::table_spec& customers_table() {
+    static const sc::table_spec t{"customers",
+                                  {{"id", sc::field_type::text, false, "cust-1 … cust-2000, cust-blocked, cust-w…"},
+                                   {"name", sc::field_type::text, false, ""},
+                                   {"region", sc::field_type::text, false, "amer, apac or emea"},
+                                   {"since", sc::field_type::date, false, "YYYY-MM-DD: a customer since"}},
+                                  "id",
+                                  sc::table_layout::foreign};
+    return t;
+}
+
+seeded_customer customer(int n) {
+    static constexpr const char* regions[] = {"amer", "apac", "emea"};
+    static constexpr const char* names[] = {"Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne"};
+    seeded_customer c;
+    // cust-blocked keeps its place among the first ten (the order-draft examples use it).
+    c.id = n == 10 ? "cust-blocked" : "cust-" + std::to_string(n);
+    c.may_order = n != 10;
+    c.name = std::string(names[static_cast<std::size_t>(n) % std::size(names)]) + " " + std::to_string(n);
+    c.region = regions[static_cast<std::size_t>(n * 7) % std::size(regions)];
+    c.since = day_after_new_year(-(n * 37 % 3000));
+    return c;
+}
+
 boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
     return db.transaction([](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
         if (auto r = lock_for_setup(tx); !r) return r;
@@ -49,7 +74,10 @@ boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
         const char* ddl[] = {
             "CREATE TABLE IF NOT EXISTS catalog_prices(sku TEXT NOT NULL, currency TEXT NOT NULL, price TEXT NOT NULL, "
             "PRIMARY KEY(sku, currency))",
-            "CREATE TABLE IF NOT EXISTS customers(id TEXT PRIMARY KEY, may_order BIGINT NOT NULL)",
+            // A plain table: any program writes it with plain SQL (helpdesk-writer does);
+            // search_customers walks it through held read views.
+            "CREATE TABLE IF NOT EXISTS customers(id TEXT PRIMARY KEY, may_order BIGINT NOT NULL, name TEXT NOT NULL "
+            "DEFAULT '', region TEXT NOT NULL DEFAULT '', since TEXT NOT NULL DEFAULT '')",
             "CREATE TABLE IF NOT EXISTS order_drafts(seq BIGINT PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
             "customer_id TEXT NOT NULL, currency TEXT NOT NULL, delivery_date TEXT NOT NULL, discount TEXT NOT NULL, "
             "total TEXT NOT NULL, lines TEXT NOT NULL, unverified BIGINT NOT NULL, created_at TEXT NOT NULL)",
@@ -71,16 +99,46 @@ boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
                     return r.error();
             }
         }
-        for (int c = 1; c <= 9; ++c) {
-            const sc::sql_value p[] = {"cust-" + std::to_string(c)};
-            if (auto r = tx.execute("INSERT INTO customers(id, may_order) VALUES(?, 1) ON CONFLICT (id) DO NOTHING", p);
+        // A database from before customers had names, regions and a date gets the columns.
+        std::vector<std::string> columns;
+        const char* list = tx.dialect() == candor::store::sql_dialect::postgres
+                               ? "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                                 "current_schema() AND table_name = 'customers'"
+                               : "SELECT name FROM pragma_table_info('customers')";
+        if (auto r = tx.query(list, {},
+                              [&](const sc::sql_row& row) {
+                                  if (const auto* c = std::get_if<std::string>(&row[0])) columns.push_back(*c);
+                                  return true;
+                              });
+            !r)
+            return r;
+        for (const char* c : {"name", "region", "since"})
+            if (std::find(columns.begin(), columns.end(), c) == columns.end())
+                if (auto r = tx.execute(
+                        "ALTER TABLE customers ADD COLUMN " + std::string(c) + " TEXT NOT NULL DEFAULT ''", {});
+                    !r)
+                    return r.error();
+        // The seeded customers (filled in where an older database has them without names).
+        std::int64_t named = 0;
+        if (auto r = tx.query("SELECT count(*) FROM customers WHERE name <> ''", {},
+                              [&](const sc::sql_row& row) {
+                                  named = std::get<std::int64_t>(row[0]);
+                                  return false;
+                              });
+            !r)
+            return r;
+        if (named >= seeded_customers) return {};
+        for (int c = 1; c <= seeded_customers; ++c) {
+            const auto who = customer(c);
+            const sc::sql_value p[] = {who.id, who.may_order ? std::int64_t{1} : std::int64_t{0}, who.name, who.region,
+                                       who.since};
+            if (auto r = tx.execute("INSERT INTO customers(id, may_order, name, region, since) VALUES(?, ?, ?, ?, ?) "
+                                    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, region = excluded.region, "
+                                    "since = excluded.since WHERE customers.name = ''",
+                                    p);
                 !r)
                 return r.error();
         }
-        if (auto r = tx.execute(
-                "INSERT INTO customers(id, may_order) VALUES('cust-blocked', 0) ON CONFLICT (id) DO NOTHING", {});
-            !r)
-            return r.error();
         return {};
     });
 }

@@ -1,16 +1,36 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 // create_order_draft over the helpdesk's database (SQLite or PostgreSQL): a catalog of 20 SKUs
-// (SKU-k costs k × 1.50, in each currency), customers cust-1 … cust-9 who may order and
-// cust-blocked who may not, and a table of stored drafts.
+// (SKU-k costs k × 1.50, in each currency), 2,000 customers — cust-1 … cust-2000, who may order,
+// except cust-blocked in the place of cust-10 — in a plain table that other programs write
+// (helpdesk-writer), and a table of stored drafts.
 
 #include <candor/sql_collection/database.hpp>
+#include <candor/sql_collection/table.hpp>
 #include <candor/store/worker.hpp>
 #include <candor_examples/order_draft.hpp>
 
 #include <memory>
+#include <string>
 
 namespace helpdesk {
+
+/// Customers seeded into a new database (and filled in where an older one lacks their names).
+inline constexpr int seeded_customers = 2'000;
+
+/// Seeded customer `n` (1 … seeded_customers): the same for the same `n`.
+struct seeded_customer {
+    std::string id;
+    bool may_order = true;
+    std::string name;
+    std::string region;  // amer, apac or emea
+    std::string since;   // YYYY-MM-DD
+};
+seeded_customer customer(int n);
+
+/// The customers table as search_customers reads it: a table other programs write
+/// (`table_layout::foreign`), with the fields id, name, region and since.
+const candor::sql_collection::table_spec& customers_table();
 
 /// Create the order tables and fill in the catalog and customers (idempotent: existing rows
 /// are kept, so a database from an earlier version gains them on its next start).

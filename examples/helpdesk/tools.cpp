@@ -80,6 +80,26 @@ std::shared_ptr<pg::collection_tool> search_tickets(const shared& s) {
         std::move(o));
 }
 
+// A table the helpdesk does not own: other programs (helpdesk-writer) insert, update and delete
+// customers with plain SQL while agents walk it; each walk reads a held view of the database.
+std::shared_ptr<pg::collection_tool> search_customers(const shared& s) {
+    sc::collection_spec spec;
+    spec.table = customers_table();
+    spec.worker = s.worker;
+    spec.limits = {.max_depth = 2, .max_nodes = 60, .max_in = 50, .max_value_bytes = 200};
+    spec.orders = {{"by_region", {{"region"}}}, {"newest_first", {{"since", true}}}, {"by_name", {{"name"}}}};
+    return sc::make_collection(
+        s.db, std::move(spec),
+        mcp::tool_info("search_customers",
+                       "Search customers, one page at a time over one snapshot of a table other programs keep "
+                       "changing. order_by: by_region (the default: region, then id), newest_first or by_name. "
+                       "When complete is false, continue with continuation.cursor; SNAPSHOT_EXPIRED means start "
+                       "the walk over.")
+            .with_title("Search customers")
+            .with_budget({.max_bytes = 16 * 1024, .max_depth = 5, .max_nodes = 80}),
+        paging_options(s, 20));
+}
+
 struct accounts_query {
     std::optional<bool> owner_missing;
 };
@@ -382,6 +402,7 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     }
     auto accounts = list_service_accounts(s);
     srv.add_tool(search_tickets(s)).value();
+    srv.add_tool(search_customers(s)).value();
     srv.add_tool(accounts).value();
     srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
     srv.add_tool(std::make_shared<archive_accounts>(s)).value();

@@ -305,6 +305,36 @@ async function resumeElsewhere(session) {
         errorCode(second.env) === "REPAIR_LIMIT_EXCEEDED", second.env);
 }
 
+// --- a table other programs write: one snapshot across replicas --------------------------------
+// search_customers walks the plain customers table; psql inserts, renames and deletes customers
+// between its pages. The walk's first page exports a snapshot on its replica; every other
+// replica imports it, so the walk returns exactly the customers of its first moment.
+const customersInOrder = () =>
+  psql('SELECT string_agg(id, \',\' ORDER BY region COLLATE \\"C\\", id COLLATE \\"C\\") FROM customers').split(",");
+{
+  const before = customersInOrder();
+  const ids = [], replicas = new Set();
+  let cursor, last = null, n = 0;
+  for (let page = 1; page < 100; ++page) {
+    const i = nextReplica();
+    const r = await callTool(i, "search_customers", cursor ? { page_size: 100, cursor } : { page_size: 100 });
+    if (r.isError || !r.env?.data) { last = { error: r.env }; break; }
+    replicas.add(i);
+    for (const c of r.env.data) ids.push(c.id);
+    cursor = r.env.continuation?.cursor;
+    if (!cursor) { last = r.env; break; }
+    ++n;
+    psql(`INSERT INTO customers(id, may_order, name, region, since) VALUES('cust-r${n}', 1, 'Late ${n}', 'amer', '2026-12-01'); ` +
+         `UPDATE customers SET name = 'Renamed ${n}' WHERE id = 'cust-${100 + n}'; DELETE FROM customers WHERE id = 'cust-${1990 - n}'`);
+  }
+  check("a foreign table: the round-robin walk ends complete with a snapshot_token",
+        last?.complete === true && typeof last?.snapshot_token === "string", last);
+  check("a foreign table: its pages came from all three replicas", replicas.size === 3, [...replicas]);
+  check("a foreign table: it returns exactly the customers of its first page's moment, in order",
+        JSON.stringify(ids) === JSON.stringify(before), { got: ids.length, want: before.length, writes: n });
+  check("a foreign table: psql wrote between the pages", n >= 5, n);
+}
+
 // --- replica 2 killed with SIGKILL in the middle of a walk --------------------------------------
 {
   const w = await walk(filter, 5, {}, async (page) => {
@@ -317,6 +347,28 @@ async function resumeElsewhere(session) {
         w.env?.complete === true && JSON.stringify(w.ids) === JSON.stringify(truth), w.error ?? w.ids.length);
 }
 
+// --- the replica holding a foreign walk's snapshot killed with SIGKILL ---------------------------
+// Its holder connection dies with it; PostgreSQL ends the exported snapshot, and the walk's next
+// page on another replica answers SNAPSHOT_EXPIRED — never a page read outside the snapshot.
+{
+  const first = await callTool(2, "search_customers", { page_size: 50 });
+  const cursor = first.env?.continuation?.cursor;
+  // The exported snapshot's id names its holder's virtual transaction ("0000000B-0000000L-n"),
+  // whose lock the holder keeps while it lives.
+  const [backend, local] = String(first.env?.page?.snapshot ?? "").split("-").map((h) => parseInt(h, 16));
+  const holderAlive = () =>
+    Number(psql(`SELECT count(*) FROM pg_locks WHERE locktype = 'virtualxid' AND virtualxid = '${backend}/${local}'`)) > 0;
+  check("a foreign walk starts on replica 3 and holds an exported snapshot there",
+        !!cursor && Number.isInteger(backend) && holderAlive(), first.env);
+  process.kill(pids[2], "SIGKILL");
+  dead.add(2);
+  // Wait for the event: PostgreSQL has ended the dead replica's holder.
+  for (let attempt = 0; attempt < 600 && holderAlive(); ++attempt) await new Promise((ok) => setTimeout(ok, 50));
+  const next = await callTool(0, "search_customers", { page_size: 50, cursor });
+  check("after its holder died, the walk's next page answers SNAPSHOT_EXPIRED with a restart",
+        errorCode(next.env) === "SNAPSHOT_EXPIRED" && next.env?.continuation?.kind === "restart", next.env);
+}
+
 // --- PostgreSQL stopped for a moment -------------------------------------------------------------
 {
   const before = psql("SELECT count(*) FROM service_accounts WHERE archived = 1 AND candor_to IS NULL");
@@ -325,7 +377,7 @@ async function resumeElsewhere(session) {
   check("PostgreSQL down: a read answers SOURCE_UNAVAILABLE, not complete",
         read.env?.complete === false && reasons(read.env).includes("SOURCE_UNAVAILABLE"), read.env);
   check("PostgreSQL down: the read answers within its deadline", read.ms < 30_000, read.ms);
-  const order = await callTool(2, "create_order_draft", { customer_id: "cust-4", currency: "USD",
+  const order = await callTool(0, "create_order_draft", { customer_id: "cust-4", currency: "USD",
     delivery_date: "2099-12-01", discount: 0, total: 9, lines: [{ sku: "SKU-003", quantity: 2, unit_price: 4.5 }] });
   check("PostgreSQL down: a write is refused, not done", order.isError === true, order.env);
   check("PostgreSQL down: the write answers within its deadline", order.ms < 30_000, order.ms);
