@@ -39,11 +39,11 @@ struct foreign_fixture {
                                                      source, o);
     }
 
-    pg::page serve(std::optional<std::string> cursor, std::size_t size) {
+    pg::page serve(std::optional<std::string> cursor, std::size_t size, const std::string& who = "alice") {
         pg::page_request r;
         r.cursor = std::move(cursor);
         r.page_size = size;
-        r.caller = mcp::principal{"alice"};
+        r.caller = mcp::principal{who};
         return run(ioc, tool->serve(std::move(r)));
     }
 
@@ -221,4 +221,64 @@ TEST_P(SqlCollection, AForeignWalkGoesOnAtAnotherReplicaOnlyWhereItsSnapshotCanB
         // The replica that holds it reads on.
         EXPECT_NE(*a.serve(first.next_cursor, 3).result.status, ce::outcome::error);
     }
+}
+
+// A view is read like a table other programs write: its key declared in the spec, its rows
+// pinned by the walk's held view however the tables under it change.
+TEST_P(SqlCollection, AViewIsWalkedAsOneSnapshotOfTheTablesUnderIt) {
+    auto writer = backend_->connect();
+    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
+    ASSERT_TRUE(writer->execute("CREATE VIEW busy_items AS SELECT * FROM items WHERE n >= 3", {}));
+    gen g{std::mt19937(24)};
+    std::vector<std::string> expected;
+    for (int i = 1; i <= 30; ++i) {
+        auto row = g.row(i);
+        insert_plainly(*writer, row);
+        if (row.at("n").as_int64() >= 3) expected.emplace_back(row.at("id").as_string());
+    }
+    auto keys = test_keys();
+    auto store = ev::make_memory_store();
+    foreign_fixture fx(*backend_, keys, store, [](sc::collection_spec& s) { s.table.table = "busy_items"; });
+    ASSERT_TRUE(fx.source->foreign());
+    std::vector<std::string> seen;
+    std::optional<std::string> cursor;
+    for (int page = 0; page < 50; ++page) {
+        auto p = fx.serve(cursor, 4);
+        ASSERT_NE(*p.result.status, ce::outcome::error);
+        for (const auto& item : p.result.data->as_array()) seen.emplace_back(item.at("id").as_string());
+        if (p.ended) {
+            EXPECT_EQ(*p.result.complete, true);
+            break;
+        }
+        cursor = p.next_cursor;
+        // Rows enter and leave the view between pages.
+        ASSERT_TRUE(writer->execute("UPDATE items SET n = 9 - n", {}));
+        insert_plainly(*writer, g.row(100 + page));
+    }
+    EXPECT_EQ(seen, expected);
+}
+
+// One principal's abandoned walks cannot take the views others need: past its own limit, its
+// oldest walk loses its view.
+TEST_P(SqlCollection, APrincipalPastItsViewsLosesItsOldestWalkNotSomeoneElses) {
+    auto writer = backend_->connect();
+    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
+    gen g{std::mt19937(25)};
+    for (int i = 1; i <= 10; ++i) insert_plainly(*writer, g.row(i));
+    foreign_fixture fx(*backend_, test_keys(), ev::make_memory_store(), [](sc::collection_spec& s) {
+        s.views.max_held = 4;
+        s.max_views_per_principal = 2;
+    });
+    auto bob = fx.serve(std::nullopt, 2, "bob");
+    auto a1 = fx.serve(std::nullopt, 2);
+    auto a2 = fx.serve(std::nullopt, 2);
+    auto a3 = fx.serve(std::nullopt, 2);  // alice's third: her first walk gives way
+    ASSERT_TRUE(bob.next_cursor && a1.next_cursor && a2.next_cursor && a3.next_cursor);
+    EXPECT_EQ(fx.source->views()->held(), 3u);
+    auto lost = fx.serve(a1.next_cursor, 2);
+    ASSERT_EQ(*lost.result.status, ce::outcome::error);
+    EXPECT_EQ(lost.result.errors.at(0).code, "SNAPSHOT_EXPIRED");
+    EXPECT_NE(*fx.serve(a2.next_cursor, 2).result.status, ce::outcome::error);
+    EXPECT_NE(*fx.serve(a3.next_cursor, 2).result.status, ce::outcome::error);
+    EXPECT_NE(*fx.serve(bob.next_cursor, 2, "bob").result.status, ce::outcome::error);
 }

@@ -16,6 +16,7 @@
 
 #include <charconv>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 
 namespace candor::sql_collection {
@@ -186,6 +187,44 @@ paging::ordering to_paging(const table_order& o, const table_spec& table) {
 // A walk over a foreign table that could not hold a view and reads the current rows instead.
 constexpr std::string_view unpinned_walk = "live";
 
+// The views a source holds, by principal, oldest first.
+struct sql_source::view_ledger {
+    struct entry {
+        std::string view;
+        std::string principal;
+        std::chrono::steady_clock::time_point opened;
+    };
+    std::mutex mutex;
+    std::vector<entry> entries;
+
+    // Record `view` for `principal`; @return the principal's views past `most` (its oldest),
+    // forgotten here, to be closed. Views past `max_age` are forgotten (they end on their own).
+    std::vector<std::string> admit(std::string view, std::string principal, std::size_t most,
+                                   std::chrono::steady_clock::time_point now, std::chrono::seconds max_age) {
+        std::lock_guard lock(mutex);
+        std::erase_if(entries, [&](const entry& e) { return e.opened <= now - max_age; });
+        entries.push_back({std::move(view), principal, now});
+        std::vector<std::string> evicted;
+        std::size_t held = 0;
+        for (const auto& e : entries) held += e.principal == principal;
+        for (auto it = entries.begin(); held > most && it != entries.end();) {
+            if (it->principal == principal) {
+                evicted.push_back(std::move(it->view));
+                it = entries.erase(it);
+                --held;
+            } else {
+                ++it;
+            }
+        }
+        return evicted;
+    }
+
+    void forget(std::string_view view) {
+        std::lock_guard lock(mutex);
+        std::erase_if(entries, [&](const entry& e) { return e.view == view; });
+    }
+};
+
 sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
     : db_(std::move(db)), spec_(std::move(spec)) {
     if (!db_) throw std::invalid_argument("sql_collection: no database");
@@ -226,7 +265,10 @@ sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
                 throw std::invalid_argument("sql_collection: two orderings named '" + spec_.orders[i].name + "'");
         if (i == 0) default_order_ = std::move(o);
     }
+    if (spec_.max_views_per_principal < 1)
+        throw std::invalid_argument("sql_collection: max_views_per_principal must be at least 1");
     if (foreign_) {
+        ledger_ = std::make_shared<view_ledger>();
         views_ = db_->open_read_views(spec_.views);
         if (!views_ && spec_.pin == pin_policy::required)
             throw std::invalid_argument("sql_collection: table " + spec_.table.table +
@@ -354,9 +396,10 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
     }
 
     // On the worker; the work owns what it uses (the wait may end before it does).
-    auto read = [db = db_, views = views_, view = request.snapshot, foreign = foreign_,
-                 best_effort = spec_.pin == pin_policy::best_effort, fields = spec_.table.fields, sql = std::move(sql),
-                 params = std::move(params), trailer, pins,
+    auto read = [db = db_, views = views_, ledger = ledger_, who = request.caller.id,
+                 per_principal = spec_.max_views_per_principal, view_options = spec_.views, view = request.snapshot,
+                 foreign = foreign_, best_effort = spec_.pin == pin_policy::best_effort, fields = spec_.table.fields,
+                 sql = std::move(sql), params = std::move(params), trailer, pins,
                  deadline =
                      request.deadline]() mutable -> boost::system::result<paging::fetch_result, paging::source_error> {
         paging::fetch_result out;
@@ -365,6 +408,9 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
             auto opened = views ? views->open() : store::view_error{store::view_error::kind::limit, "no read views"};
             if (opened) {
                 view = *opened;
+                const auto now = view_options.clock ? view_options.clock() : std::chrono::steady_clock::now();
+                for (const auto& old : ledger->admit(view, who, per_principal, now, view_options.max_age))
+                    views->close(old);
             } else if (opened.error().what == store::view_error::kind::failed) {
                 return unavailable(opened.error().message);
             } else if (best_effort) {
@@ -436,7 +482,10 @@ std::vector<paging::named_ordering> sql_source::orderings() const {
 
 void sql_source::walk_ended(const std::string& snapshot) {
     if (!foreign_ || !views_ || snapshot == unpinned_walk) return;
-    asio::post(spec_.worker->executor(), [views = views_, snapshot] { views->close(snapshot); });
+    asio::post(spec_.worker->executor(), [views = views_, ledger = ledger_, snapshot] {
+        ledger->forget(snapshot);
+        views->close(snapshot);
+    });
 }
 
 sql_condition sql_source::compile_trusted_or_checked(const boost::json::object& query) const {

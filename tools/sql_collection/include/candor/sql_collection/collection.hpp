@@ -99,6 +99,10 @@ struct collection_spec {
     /// (`max_held` per process, `max_age`; see `store::read_views`).
     pin_policy pin = pin_policy::required;
     store::read_view_options views;
+    /// Views one principal may hold at once; past it, that principal's oldest walk loses its
+    /// view (its next page: `SNAPSHOT_EXPIRED`), so that nobody's abandoned walks take the
+    /// views others need.
+    std::size_t max_views_per_principal = 8;
 };
 
 /// The data source of a SQL collection (usable on its own, e.g. under `gather::fan_out`).
@@ -141,6 +145,9 @@ private:
     paging::ordering default_order_;
     bool foreign_ = false;
     std::shared_ptr<store::read_views> views_;
+    /// Which principal holds which view (for `max_views_per_principal`).
+    struct view_ledger;
+    std::shared_ptr<view_ledger> ledger_;
 
     sql_condition compile_trusted_or_checked(const boost::json::object& query) const;
 };
