@@ -282,3 +282,45 @@ TEST_P(SqlCollection, APrincipalPastItsViewsLosesItsOldestWalkNotSomeoneElses) {
     EXPECT_NE(*fx.serve(a3.next_cursor, 2).result.status, ce::outcome::error);
     EXPECT_NE(*fx.serve(bob.next_cursor, 2, "bob").result.status, ce::outcome::error);
 }
+
+// What an action over a foreign table re-checks: the walk's evidence says what each row was, so
+// a row changed or deleted since the walk delivered it is told apart from one that is as seen.
+TEST_P(SqlCollection, AnActionTellsTheRowsThatChangedSinceTheWalkSawThem) {
+    auto writer = backend_->connect();
+    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
+    gen g{std::mt19937(26)};
+    for (int i = 1; i <= 10; ++i) insert_plainly(*writer, g.row(i));
+    auto keys = test_keys();
+    auto store = ev::make_memory_store();
+    foreign_fixture fx(*backend_, keys, store);
+    std::optional<std::string> cursor;
+    std::optional<ce::envelope> last;
+    for (int page = 0; page < 10 && !last; ++page) {
+        auto p = fx.serve(cursor, 4);
+        ASSERT_NE(*p.result.status, ce::outcome::error);
+        if (p.ended) last = std::move(p.result);
+        else cursor = p.next_cursor;
+    }
+    ASSERT_TRUE(last);
+    auto claims = ev::open_snapshot_token(*keys, last->extensions.at("snapshot_token").as_string());
+    ASSERT_TRUE(claims);
+    ASSERT_TRUE(claims->complete);
+
+    const sc::sql_value changed_n[] = {row_id(3)};
+    ASSERT_TRUE(writer->execute("UPDATE items SET n = n + 100 WHERE id = ?", changed_n));
+    const sc::sql_value gone[] = {row_id(4)};
+    ASSERT_TRUE(writer->execute("DELETE FROM items WHERE id = ?", gone));
+    const sc::sql_value same[] = {row_id(5)};
+    ASSERT_TRUE(writer->execute("UPDATE items SET n = n WHERE id = ?", same));  // written, not changed
+
+    const std::vector<std::string> asked{row_id(2), row_id(3), row_id(4), row_id(5), row_id(99)};
+    auto changed =
+        sc::changed_since_walk(*writer, items_table(), *store, claims->walk, asked, std::chrono::system_clock::now());
+    ASSERT_TRUE(changed) << changed.error().message;
+    EXPECT_EQ(*changed, (std::vector<std::string>{row_id(3), row_id(4), row_id(99)}));
+    // The ids alone are still evidence of what the walk delivered.
+    auto uncovered = store->uncovered(claims->walk, std::vector<std::string>{row_id(2), row_id(3)},
+                                      std::chrono::system_clock::now());
+    ASSERT_TRUE(uncovered);
+    EXPECT_TRUE(uncovered->empty());
+}

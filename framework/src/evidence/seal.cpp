@@ -229,6 +229,13 @@ boost::system::result<std::string, seal_error> key_ring::open(std::string_view p
     return std::string(raw.substr(2 + id_len, raw.size() - mac_size - 2 - id_len));
 }
 
+std::string seen_as(std::string_view id, std::string_view item_text) {
+    std::string out(id);
+    out.push_back('\x1F');
+    out += fingerprint("item", item_text);
+    return out;
+}
+
 std::string fingerprint(std::string_view label, std::string_view text) {
     // One digest context per thread, reset for each use: EVP_Digest would allocate and free
     // one per call (every page fingerprints its query and its caller).

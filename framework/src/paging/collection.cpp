@@ -582,6 +582,28 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         }
     }
     if (count == 0) last_key = state.after;
+    // What each delivered item was, for an action's later check of it (a source whose objects
+    // others change): the item's JSON as the source gave it, whole.
+    std::vector<std::string> seen;
+    if (keep_ids && source_->fingerprints_items()) {
+        seen.reserve(count);
+        std::string text;
+        for (std::size_t i = 0, from = 1; i < count; ++i) {
+            if (written) {
+                const auto all = written->text();
+                text.assign(all.substr(from, written_ends[i] - from));
+                from = written_ends[i] + 1;
+            } else {
+                text.clear();
+                {
+                    json::text_sink sink(text);  // the text is cut to what was written when it goes
+                    if (!json::write(items[i], sink, json::depth_ceiling))
+                        throw std::logic_error("data source returned an item that cannot be written");
+                }
+            }
+            seen.push_back(evidence::seen_as(ids[i], text));
+        }
+    }
     // Where the walk stood before this page: where it resumes when the evidence store fails.
     std::optional<cursor_claims> before;
     if (keep_ids) before = state;
@@ -803,7 +825,10 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         for (auto& i : items) data.push_back(std::move(i));
         e.data = std::move(data);
     }
-    if (keep_ids) ids.resize(keep);
+    if (keep_ids) {
+        ids.resize(keep);
+        for (std::size_t i = 0; i < keep && i < seen.size(); ++i) ids.push_back(std::move(seen[i]));
+    }
 
     out.ended = page_of->ended;
     if constexpr (std::is_same_v<Result, page>) out.next_cursor = page_of->cursor;

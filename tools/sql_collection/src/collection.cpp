@@ -6,6 +6,12 @@
 #endif
 #include <candor/sql_collection/collection.hpp>
 
+#include <candor/evidence/seal.hpp>
+
+#include <candor/json/write.hpp>
+
+#include <candor/json/intake.hpp>
+
 #include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
@@ -14,6 +20,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <mutex>
@@ -495,6 +502,62 @@ sql_condition sql_source::compile_trusted_or_checked(const boost::json::object& 
     // The collection ran `check` before the first read; a query that fails here is a bug.
     if (!c) throw std::logic_error("sql_collection: an unchecked filter reached the source");
     return std::move(*c);
+}
+
+boost::system::result<std::vector<std::string>, db_error> changed_since_walk(
+    sql_database& db, const table_spec& table, evidence::evidence_store& store, std::string_view walk,
+    std::span<const std::string> ids, std::chrono::system_clock::time_point now) {
+    table.validate();
+    const auto& key_field = *table.find(table.key);
+    std::vector<sql_value> keys;
+    for (const auto& id : ids) {
+        if (key_field.type != field_type::integer) {
+            keys.emplace_back(id);
+            continue;
+        }
+        std::int64_t v = 0;
+        const auto [p, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
+        if (ec == std::errc{} && p == id.data() + id.size()) keys.emplace_back(v);
+    }
+    // What each row is now, written as a walk's page writes it.
+    std::vector<std::pair<std::string, std::string>> now_seen;  // id, seen_as entry
+    if (!keys.empty()) {
+        std::string sql = "SELECT ";
+        for (std::size_t i = 0; i < table.fields.size(); ++i)
+            sql += (i ? ", " : "") + detail::quoted(table.fields[i].name);
+        sql += " FROM " + detail::quoted(table.table) + " WHERE " + detail::quoted(table.key) + " IN (";
+        for (std::size_t i = 0; i < keys.size(); ++i) sql += i ? ", ?" : "?";
+        sql += ")";
+        std::string text;
+        auto r = db.query(sql, keys, [&](const sql_row& row) {
+            boost::json::object item;
+            for (std::size_t i = 0; i < table.fields.size(); ++i)
+                item[table.fields[i].name] = detail::to_json(row[i], table.fields[i].type);
+            const auto& key = item.at(table.key);
+            std::string id = key.is_string() ? std::string(key.get_string()) : json::to_string(key).value();
+            text.clear();
+            {
+                json::text_sink sink(text);
+                if (!json::write(boost::json::value(std::move(item)), sink, json::depth_ceiling))
+                    throw std::logic_error("sql_collection: a row cannot be written");
+            }
+            auto entry = evidence::seen_as(id, text);
+            now_seen.emplace_back(std::move(id), std::move(entry));
+            return true;
+        });
+        if (!r) return r.error();
+    }
+    std::vector<std::string> entries;
+    for (const auto& [id, entry] : now_seen) entries.push_back(entry);
+    const auto unseen = store.uncovered(walk, entries, now);
+    std::vector<std::string> changed;
+    for (const auto& id : ids) {
+        auto it = std::find_if(now_seen.begin(), now_seen.end(), [&](const auto& s) { return s.first == id; });
+        const bool same =
+            unseen && it != now_seen.end() && std::find(unseen->begin(), unseen->end(), it->second) == unseen->end();
+        if (!same) changed.push_back(id);
+    }
+    return changed;
 }
 
 boost::json::object item_schema(const table_spec& table) {

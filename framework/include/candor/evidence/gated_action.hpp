@@ -44,6 +44,9 @@ inline constexpr std::string_view evidence_incomplete = "EVIDENCE_INCOMPLETE";
 inline constexpr std::string_view evidence_scope_mismatch = "EVIDENCE_SCOPE_MISMATCH";
 inline constexpr std::string_view evidence_not_covered = "EVIDENCE_NOT_COVERED";
 inline constexpr std::string_view objects_skipped = "OBJECTS_SKIPPED";
+/// A skip code: the object changed (or went) since the walk behind the token delivered it, so
+/// the action left it alone (`sql_collection::changed_since_walk` finds such objects).
+inline constexpr std::string_view target_changed = "TARGET_CHANGED";
 }  // namespace codes
 
 /// What evidence an action accepts.

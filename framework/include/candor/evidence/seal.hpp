@@ -101,6 +101,12 @@ private:
 /// `label`. Used to bind sealed texts to principals and queries without revealing them.
 std::string fingerprint(std::string_view label, std::string_view text);
 
+/// The evidence entry saying that a walk delivered object `id` as `item_text` (the item's JSON):
+/// `id`, a 0x1F byte and the text's fingerprint. Collections over sources whose objects other
+/// programs change (`paging::data_source::fingerprints_items`) record it beside each id, so that
+/// an action can tell an object that changed since the walk saw it (`TARGET_CHANGED`).
+std::string seen_as(std::string_view id, std::string_view item_text);
+
 /// `n` random bytes from OpenSSL's CSPRNG, as lowercase hex (walk ids).
 std::string random_hex(std::size_t n);
 

@@ -163,6 +163,11 @@ public:
     /// Names the source in `SOURCE_UNAVAILABLE` and logs.
     virtual std::string_view name() const noexcept = 0;
     virtual snapshot_mode snapshots() const noexcept = 0;
+    /// Whether other programs change this source's objects behind its back (a table Candor does
+    /// not own): a pinned walk's evidence then holds, beside each id, what the object was when
+    /// delivered (`evidence::seen_as` of the item's JSON), so that an action can refuse an object
+    /// that changed since (`TARGET_CHANGED`). Default: no.
+    virtual bool fingerprints_items() const noexcept { return false; }
 
     /// Capture the snapshot a new walk will read (pinned sources): e.g. the current version.
     /// The default (live sources) captures nothing. A pinned source whose data query can read

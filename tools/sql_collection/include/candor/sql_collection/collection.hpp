@@ -117,6 +117,8 @@ public:
 
     std::string_view name() const noexcept override { return name_; }
     paging::snapshot_mode snapshots() const noexcept override { return paging::snapshot_mode::pinned; }
+    /// A foreign table's rows change behind its back: its walks' evidence says what each row was.
+    bool fingerprints_items() const noexcept override { return foreign_; }
     boost::asio::awaitable<boost::system::result<std::string, paging::source_error>> open_snapshot(
         const boost::json::object& query, const mcp::principal& caller) override;
     boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::source_error>> fetch(
@@ -191,6 +193,19 @@ std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_dat
     };
     return make_collection(std::move(db), std::move(spec), std::move(info), std::move(opts));
 }
+
+/// The ids among `ids` whose row changed since the walk `walk` over a foreign table delivered it
+/// — a value differs, or the row is gone — by what that walk's evidence says it was
+/// (`evidence::seen_as`): what an evidence-gated action over such a table skips with
+/// `TARGET_CHANGED` instead of acting on an object the user never saw. One statement for the
+/// current rows and one call to the store: run it on a worker.
+/// @return those ids (in the order given; all of them when the walk's evidence is gone), or the
+///         database's failure
+boost::system::result<std::vector<std::string>, db_error> changed_since_walk(sql_database& db, const table_spec& table,
+                                                                             evidence::evidence_store& store,
+                                                                             std::string_view walk,
+                                                                             std::span<const std::string> ids,
+                                                                             std::chrono::system_clock::time_point now);
 
 /// JSON Schema of one item of the table (every field, typed).
 boost::json::object item_schema(const table_spec& table);
