@@ -210,5 +210,16 @@ if (!overHttp) {
   show("admin: search_customers, every page, while helpdesk-writer changes customers with plain SQL", args, during.last,
        (e) => ({ pages: during.pages, customers: during.ids.length, distinct: new Set(during.ids).size,
                  writer: said.at(-1), walked_again: after.ids.length, snapshot_token: e.snapshot_token }));
+
+  // Acting on what the walk found: another program renames one of the three customers first,
+  // and that one is skipped (TARGET_CHANGED) — nobody saw it as it is now.
+  const picked = after.ids.filter((id) => /^cust-\d+$/.test(id)).slice(0, 3);
+  const renamed = spawn(join(dirname(argv[0]), "helpdesk-writer"), ["--db", argv[1], "--rename", picked[1]],
+                        { stdio: "ignore" });
+  await new Promise((resolve) => renamed.on("exit", resolve));
+  args = { ids: picked, snapshot_token: "<the last walk's token>" };
+  env = await admin.call("suspend_customers", { ids: picked, snapshot_token: after.last.snapshot_token });
+  show(`admin: suspend_customers (after another program renamed ${picked[1]})`, args, env,
+       (e) => ({ data: e.data }));
 }
 await admin.stop();

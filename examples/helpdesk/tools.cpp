@@ -319,6 +319,73 @@ void describe_contract(candor::contract::spec<read_article_args>& s) {
         .optional();
 }
 
+// Suspend customers (they may no longer order) found by a complete search_customers walk. The
+// table is written by other programs too: a customer changed or deleted since the walk delivered
+// it is skipped with TARGET_CHANGED — the agent (and whoever approved) saw the row as it was.
+class suspend_customers final : public ev::gated_action {
+public:
+    explicit suspend_customers(const shared& s)
+        : gated_action(mcp::tool_info("suspend_customers",
+                                      "Suspend customers: they may no longer order. Needs the snapshot_token of a "
+                                      "complete search_customers walk and ids that walk returned. Other programs "
+                                      "change customers too: one changed or deleted since that walk is skipped with "
+                                      "TARGET_CHANGED (walk again to see it as it is now). The result lists "
+                                      "suspended (done) and skipped ids.")
+                           .with_title("Suspend customers")
+                           .with_action(mcp::action_class::reversible_write),
+                       ev::evidence_requirement{"search_customers", s.keys, s.evidence, 100, {}}),
+          db_(s.db),
+          worker_(s.worker),
+          keys_(s.keys),
+          evidence_(s.evidence) {}
+
+    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id,
+                                                                      const boost::json::object& arguments,
+                                                                      mcp::call_context&) override {
+        // The gate opened this token already; the walk it names is the one to compare with.
+        auto claims = ev::open_snapshot_token(*keys_, arguments.at("snapshot_token").as_string());
+        if (!claims) co_return ev::skip{"EVIDENCE_INVALID", "the snapshot_token no longer opens"};
+        enum class outcome { done, changed, failed };
+        auto suspend = [db = db_, evidence = evidence_, walk = claims->walk, id]() {
+            // The row as it is now, then the check against the walk, then a write that happens
+            // only while the row is still what was checked (another program may write between).
+            std::vector<sc::sql_value> now;
+            const sc::sql_value key[] = {id};
+            auto read =
+                db->query("SELECT name, region, since FROM customers WHERE id = ?", key, [&](const sc::sql_row& row) {
+                    now.assign(row.begin(), row.end());
+                    return false;
+                });
+            if (!read) return outcome::failed;
+            if (now.empty()) return outcome::changed;
+            const std::string ids[] = {id};
+            auto changed =
+                sc::changed_since_walk(*db, customers_table(), *evidence, walk, ids, std::chrono::system_clock::now());
+            if (!changed) return outcome::failed;
+            if (!changed->empty()) return outcome::changed;
+            const sc::sql_value cas[] = {id, now[0], now[1], now[2]};
+            auto written = db->execute(
+                "UPDATE customers SET may_order = 0 WHERE id = ? AND name = ? AND region = ? AND since = ?", cas);
+            if (!written) return outcome::failed;
+            return *written == 1 ? outcome::done : outcome::changed;
+        };
+        const auto result = co_await worker_->run(std::move(suspend));
+        if (result == outcome::failed)
+            co_return ev::skip{"SOURCE_UNAVAILABLE", "the database failed; the customer was left unchanged"};
+        if (result == outcome::changed)
+            co_return ev::skip{std::string(ev::codes::target_changed),
+                               "the customer changed or was deleted after the walk that found it; walk again"};
+        boost::system::result<void, ev::skip> ok;
+        co_return ok;
+    }
+
+private:
+    std::shared_ptr<sc::sql_database> db_;
+    std::shared_ptr<candor::store::worker> worker_;
+    std::shared_ptr<const candor::evidence::key_ring> keys_;
+    std::shared_ptr<candor::evidence::evidence_store> evidence_;
+};
+
 // A knowledge-base article, whole or from an offset. A body longer than the result's byte budget
 // is cut by the framework (FIELD_TRUNCATED), and its warning says how to read on.
 class read_article final : public mcp::tool<read_article_args> {
@@ -403,6 +470,7 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     auto accounts = list_service_accounts(s);
     srv.add_tool(search_tickets(s)).value();
     srv.add_tool(search_customers(s)).value();
+    srv.add_tool(std::make_shared<suspend_customers>(s)).value();
     srv.add_tool(accounts).value();
     srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
     srv.add_tool(std::make_shared<archive_accounts>(s)).value();

@@ -5,6 +5,7 @@
 // snapshot of it.
 //
 //   helpdesk-writer --db PATH_OR_URL [--changes N] [--every-ms M]
+//   helpdesk-writer --db PATH_OR_URL --rename ID      rename one customer, then stop
 //
 // Each round inserts a customer (cust-w<k>), renames a seeded one and deletes the customer it
 // inserted the round before last. It prints "writing" when it starts and how many changes it
@@ -40,7 +41,7 @@ bool number(const char* text, long max, long& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string db_url;
+    std::string db_url, rename;
     long changes = 300, every_ms = 5;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
@@ -48,8 +49,9 @@ int main(int argc, char** argv) {
         if (a == "--db" && v) db_url = argv[++i];
         else if (a == "--changes" && v && number(v, 10'000'000, changes)) ++i;
         else if (a == "--every-ms" && v && number(v, 60'000, every_ms)) ++i;
+        else if (a == "--rename" && v) rename = argv[++i];
         else {
-            std::cerr << "usage: helpdesk-writer --db PATH_OR_URL [--changes N] [--every-ms M]\n";
+            std::cerr << "usage: helpdesk-writer --db PATH_OR_URL [--changes N] [--every-ms M] | --rename ID\n";
             return 2;
         }
     }
@@ -65,6 +67,16 @@ int main(int argc, char** argv) {
         return 1;
     }
     auto& db = *opened->db;
+    if (!rename.empty()) {
+        const candor::store::sql_value id[] = {rename};
+        auto r = db.execute("UPDATE customers SET name = name || ' (renamed)' WHERE id = ?", id);
+        if (!r) {
+            std::cerr << "error: " << r.error().message << "\n";
+            return 1;
+        }
+        std::cout << (*r == 1 ? "renamed " + rename : "no customer " + rename) << "\n";
+        return *r == 1 ? 0 : 1;
+    }
     std::mt19937 rng(std::random_device{}());
     const char* regions[] = {"amer", "apac", "emea"};
     long made = 0;

@@ -333,6 +333,18 @@ const customersInOrder = () =>
   check("a foreign table: it returns exactly the customers of its first page's moment, in order",
         JSON.stringify(ids) === JSON.stringify(before), { got: ids.length, want: before.length, writes: n });
   check("a foreign table: psql wrote between the pages", n >= 5, n);
+
+  // Acting on the walk's finds on another replica: a customer psql changed since is skipped.
+  const picked = ["cust-1100", "cust-1101", "cust-1102"].filter((id) => ids.includes(id));
+  psql("UPDATE customers SET region = 'apac' WHERE id = 'cust-1101'");
+  const act = await callTool(nextReplica(), "suspend_customers", { ids: picked, snapshot_token: last?.snapshot_token });
+  const skipped = act.env?.data?.skipped ?? [];
+  check("a foreign table: suspend_customers acts on the unchanged customers and skips the changed one (TARGET_CHANGED)",
+        picked.length === 3 && JSON.stringify(act.env?.data?.done) === JSON.stringify(["cust-1100", "cust-1102"]) &&
+        skipped.length === 1 && skipped[0].id === "cust-1101" && skipped[0].code === "TARGET_CHANGED", act.env);
+  check("a foreign table: exactly those were suspended",
+        psql("SELECT string_agg(id, ',' ORDER BY id) FROM customers WHERE id IN ('cust-1100','cust-1101','cust-1102') AND may_order = 0") ===
+          "cust-1100,cust-1102");
 }
 
 // --- replica 2 killed with SIGKILL in the middle of a walk --------------------------------------
