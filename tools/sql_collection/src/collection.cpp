@@ -418,10 +418,10 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
                 const auto now = view_options.clock ? view_options.clock() : std::chrono::steady_clock::now();
                 for (const auto& old : ledger->admit(view, who, per_principal, now, view_options.max_age))
                     views->close(old);
+            } else if (best_effort) {  // no view to be had (too many held, or the server refuses one)
+                view = std::string(unpinned_walk);
             } else if (opened.error().what == store::view_error::kind::failed) {
                 return unavailable(opened.error().message);
-            } else if (best_effort) {
-                view = std::string(unpinned_walk);
             } else {
                 return paging::source_error{paging::source_error::kind::snapshot_expired, opened.error().message, {}};
             }

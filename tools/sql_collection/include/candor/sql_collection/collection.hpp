@@ -50,8 +50,9 @@ enum class pin_policy {
     /// allowed) or the walk's view has ended, the page answers `SNAPSHOT_EXPIRED` with a
     /// `restart` continuation — never a page read outside the snapshot.
     required,
-    /// As `required` while views can be held; a walk that cannot get one reads the current rows
-    /// on every page, each saying `SNAPSHOT_NOT_PINNED` (and its token is incomplete).
+    /// As `required` while views can be held; a walk that cannot get one (as many are held as
+    /// allowed, or the server will not export a snapshot) reads the current rows on every page,
+    /// each saying `SNAPSHOT_NOT_PINNED` (and its token is incomplete).
     best_effort,
 };
 
