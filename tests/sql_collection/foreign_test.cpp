@@ -324,3 +324,33 @@ TEST_P(SqlCollection, AnActionTellsTheRowsThatChangedSinceTheWalkSawThem) {
     ASSERT_TRUE(uncovered);
     EXPECT_TRUE(uncovered->empty());
 }
+
+// SQLite: a held view keeps a WAL checkpoint from passing it, and once the walk ends the WAL can
+// be checkpointed whole again.
+TEST_P(SqlCollection, OnSqliteAHeldViewHoldsBackTheCheckpointOnlyWhileItsWalkLasts) {
+    auto writer = backend_->connect();
+    if (writer->dialect() != candor::store::sql_dialect::sqlite) GTEST_SKIP() << "SQLite's WAL only";
+    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
+    gen g{std::mt19937(27)};
+    for (int i = 1; i <= 6; ++i) insert_plainly(*writer, g.row(i));
+    foreign_fixture fx(*backend_, test_keys(), ev::make_memory_store());
+    // A passive checkpoint (it never waits) that could not copy every frame of the WAL.
+    auto checkpoint_blocked = [&] {
+        std::int64_t log = -1, copied = -1;
+        EXPECT_TRUE(writer->query("PRAGMA wal_checkpoint(PASSIVE)", {}, [&](const sc::sql_row& r) {
+            log = std::get<std::int64_t>(r[1]);
+            copied = std::get<std::int64_t>(r[2]);
+            return false;
+        }));
+        return copied < log;
+    };
+    auto first = fx.serve(std::nullopt, 4);
+    ASSERT_TRUE(first.next_cursor);
+    insert_plainly(*writer, g.row(7));  // a write the view must not see
+    EXPECT_TRUE(checkpoint_blocked());
+    auto last = fx.serve(first.next_cursor, 4);
+    ASSERT_TRUE(last.ended);
+    EXPECT_EQ(last.result.data->as_array().size(), 2u);  // of the snapshot: 6 rows, not 7
+    fx.settle();
+    EXPECT_FALSE(checkpoint_blocked());
+}
