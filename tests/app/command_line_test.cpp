@@ -193,7 +193,12 @@ TEST(HttpCommandLine, ItsFlagsNeedHttpAndValidValues) {
     EXPECT_EQ(run_with(srv, {"--oauth-scopes", "a", "tools"}, with_http()), 2);
     EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--threads", "4x"}, with_http()), 2);
     EXPECT_EQ(run_with(srv, {"--http", "host:99999"}, with_http()), 2);
+    EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--max-queue-delay", "-5"}, with_http()), 2);
+    EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--max-requests-in-flight", "1e3"}, with_http()), 2);
+    EXPECT_EQ(run_with(srv, {"--max-queued-requests", "10", "tools"}, with_http()), 2);
     const auto errors = testing::internal::GetCapturedStderr();
+    EXPECT_NE(errors.find("--max-queue-delay expects 0..600000 milliseconds"), std::string::npos) << errors;
+    EXPECT_NE(errors.find("--max-requests-in-flight expects 0..1000000"), std::string::npos) << errors;
     EXPECT_NE(errors.find("need --http"), std::string::npos) << errors;
     EXPECT_NE(errors.find("--threads expects 1..1024"), std::string::npos) << errors;
     EXPECT_NE(errors.find("--http expects [HOST:]PORT, got 'host:99999'"), std::string::npos) << errors;

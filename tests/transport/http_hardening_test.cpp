@@ -8,8 +8,10 @@
 
 #include "transport/http_client.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -24,6 +26,7 @@
 #include <csignal>
 #include <cstdio>
 #include <deque>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -62,6 +65,17 @@ protected:
                                co_return text_result("done");
                            }))
             .value();
+        // Waits until the test opens the gate (each call on a timer the gate cancels).
+        srv_
+            ->add_tool(mcp::make_content_tool(
+                mcp::tool_info("gated", "Answers once the test lets it.").with_action(mcp::action_class::read_only),
+                [gate = gate_](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                    net::steady_timer wait(co_await net::this_coro::executor, net::steady_timer::time_point::max());
+                    gate->enter(wait);
+                    (void)co_await wait.async_wait(net::as_tuple(net::use_awaitable));
+                    co_return text_result("passed");
+                }))
+            .value();
         srv_->add_tool(mcp::make_content_tool(
                            mcp::tool_info("large", "Answers 8 KB.").with_action(mcp::action_class::read_only),
                            [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
@@ -83,6 +97,32 @@ protected:
         return candor::test::mcp_client{port_}.post(body, std::move(headers));
     }
     std::string initialize() const { return candor::test::mcp_client{port_}.initialize(); }
+
+    // The gate of the `gated` tool: calls wait at it until `open`.
+    struct gate {
+        std::mutex mutex;
+        std::condition_variable changed;
+        std::vector<net::steady_timer*> waiting;
+        bool opened = false;
+        void enter(net::steady_timer& t) {
+            std::lock_guard lock(mutex);
+            if (opened) t.expires_at(net::steady_timer::time_point::min());
+            else waiting.push_back(&t);
+            changed.notify_all();
+        }
+        // Wait until `n` calls wait at the gate.
+        void wait_for(std::size_t n) {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return waiting.size() >= n; });
+        }
+        void open() {
+            std::lock_guard lock(mutex);
+            opened = true;
+            for (auto* t : waiting) net::post(t->get_executor(), [t] { t->cancel(); });
+            waiting.clear();
+        }
+    };
+    std::shared_ptr<gate> gate_ = std::make_shared<gate>();
 
     std::unique_ptr<mcp::server> srv_;
     std::unique_ptr<candor::transport::http_server> http_;
@@ -548,4 +588,60 @@ TEST_F(HttpHardening, ListenStreamsAreBoundedServerWide) {
         if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     EXPECT_EQ(status, 200u);
+}
+
+namespace {
+
+std::string gated_call(int id) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+           R"(,"method":"tools/call","params":{"name":"gated","arguments":{}}})";
+}
+
+candor::transport::http_options one_slot(std::chrono::milliseconds delay, std::size_t queued = 16) {
+    candor::transport::http_options opts;
+    opts.stateless = true;
+    opts.max_requests_in_flight = 1;
+    opts.max_queue_delay = delay;
+    opts.max_queued_requests = queued;
+    return opts;
+}
+
+}  // namespace
+
+TEST_F(HttpHardening, ARequestPastTheLimitWaitsForASlotInsteadOfBeingRefused) {
+    start(one_slot(std::chrono::minutes(1)));
+    auto first = std::async(std::launch::async, [&] { return post(gated_call(1)); });
+    gate_->wait_for(1);  // the one slot is taken
+    auto second = std::async(std::launch::async, [&] { return post(gated_call(2)); });
+    auto third = std::async(std::launch::async, [&] { return post(gated_call(3)); });
+    while (http_->queued_requests() < 2) std::this_thread::yield();  // both wait for it
+    gate_->open();
+    for (auto* f : {&first, &second, &third}) {
+        const auto r = f->get();
+        EXPECT_EQ(r.status, 200u) << r.body;
+        EXPECT_NE(r.body.find("passed"), std::string::npos) << r.body;
+    }
+    EXPECT_EQ(http_->queued_requests(), 0u);
+}
+
+TEST_F(HttpHardening, ARequestThatWaitsPastTheQueueDelayOrFindsTheQueueFullIsRefusedWithRetryAfter) {
+    start(one_slot(std::chrono::milliseconds(50), 1));
+    auto first = std::async(std::launch::async, [&] { return post(gated_call(1)); });
+    gate_->wait_for(1);
+    // The queue holds one: the one after it is refused at once.
+    auto waiting = std::async(std::launch::async, [&] { return post(gated_call(2)); });
+    while (http_->queued_requests() < 1) std::this_thread::yield();
+    const auto full = post(gated_call(3));
+    EXPECT_EQ(full.status, 503u) << full.body;
+    EXPECT_EQ(data_code(full.body), "TOO_MANY_REQUESTS_IN_FLIGHT");
+    EXPECT_NE(full.body.find("queue is full"), std::string::npos) << full.body;
+    // The one queued gets no slot within 50 ms (the gate stays shut): refused, Retry-After.
+    const auto late = waiting.get();
+    EXPECT_EQ(late.status, 503u) << late.body;
+    EXPECT_EQ(data_code(late.body), "TOO_MANY_REQUESTS_IN_FLIGHT");
+    EXPECT_NE(late.body.find("in time"), std::string::npos) << late.body;
+    EXPECT_EQ(late.header("Retry-After"), "1");
+    gate_->open();
+    EXPECT_EQ(first.get().status, 200u);
+    EXPECT_EQ(post(gated_call(4)).status, 200u);  // and the slot serves again
 }

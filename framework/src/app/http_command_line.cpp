@@ -1,12 +1,28 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/app/http_command_line.hpp>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
 
 namespace candor::app {
+
+namespace {
+
+// `v` as a whole number in [lo, hi].
+bool whole(std::string_view v, std::size_t lo, std::size_t hi, std::size_t& out) {
+    const std::string text(v);
+    char* end = nullptr;
+    errno = 0;
+    const auto n = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || text[0] == '-' || *end != '\0' || errno != 0 || n < lo || n > hi) return false;
+    out = static_cast<std::size_t>(n);
+    return true;
+}
+
+}  // namespace
 
 namespace {
 
@@ -104,6 +120,26 @@ std::vector<extra_option> http_command_line::flags() {
              opts_.threads = n;
              return true;
          }},
+        {"--max-requests-in-flight", "N", "",
+         [this](std::string_view v) {
+             http_only_flag_ = true;
+             return whole(v, 0, 1'000'000, opts_.max_requests_in_flight) ||
+                    refuse("--max-requests-in-flight expects 0..1000000 (0: 128 per I/O thread)");
+         }},
+        {"--max-queued-requests", "N", "",
+         [this](std::string_view v) {
+             http_only_flag_ = true;
+             return whole(v, 0, 1'000'000, opts_.max_queued_requests) ||
+                    refuse("--max-queued-requests expects 0..1000000");
+         }},
+        {"--max-queue-delay", "MS", "",
+         [this](std::string_view v) {
+             http_only_flag_ = true;
+             std::size_t ms = 0;
+             if (!whole(v, 0, 600'000, ms)) return refuse("--max-queue-delay expects 0..600000 milliseconds");
+             opts_.max_queue_delay = std::chrono::milliseconds(ms);
+             return true;
+         }},
     };
     for (const auto name : auth::oauth_flags())
         flags.push_back({std::string(name), "VALUE", "", [this, name](std::string_view v) {
@@ -123,7 +159,11 @@ std::string http_command_line::help() const {
            "    --allow-origin O     accept browser Origin O besides loopback ones (repeatable)\n"
            "    --allow-host H       accept Host H besides localhost ones (repeatable; '*': any, behind a\n"
            "                         proxy that checks it)\n"
-           "    --threads N          I/O threads (default: one per core)\n";
+           "    --threads N          I/O threads (default: one per core)\n"
+           "    --max-requests-in-flight N  requests answered at once (default 0: 128 per I/O thread,\n"
+           "                         at least 256); past it a request waits for a slot\n"
+           "    --max-queued-requests N     requests waiting for a slot, at most (default 4096)\n"
+           "    --max-queue-delay MS  how long a request waits for a slot before 503 (default 500)\n";
 }
 
 std::string http_command_line::synopsis() const { return "--http [HOST:]PORT"; }

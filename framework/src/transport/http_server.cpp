@@ -9,6 +9,7 @@
 
 #include <candor/transport/http.hpp>
 
+#include "admission.hpp"
 #include "http_event_log.hpp"
 #include "http_request_reader.hpp"
 #include "http_session.hpp"
@@ -268,6 +269,11 @@ private:
     std::atomic<std::int64_t> idle_since_{0};
 };
 
+// The I/O threads a transport runs (`http_options::threads`, 0: one per core).
+std::size_t io_threads(const http_options& o) {
+    return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 class http_engine {
 public:
     http_engine(mcp::server& srv, http_options opts)
@@ -284,7 +290,10 @@ public:
           // Server-wide, listen streams never take more than half the connections: calls, and
           // a load balancer's /readyz, always find room.
           listens_(opts_.max_listen_streams_per_principal,
-                   std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))) {
+                   std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))),
+          admission_({opts_.max_requests_in_flight ? opts_.max_requests_in_flight
+                                                   : std::max<std::size_t>(256, 128 * io_threads(opts_)),
+                      opts_.max_queued_requests, opts_.max_queued_request_bytes, opts_.max_queue_delay}) {
         if (opts_.shared_sessions) {
             // Moved out of the options: the worker is joined (with the engine) before the
             // io_context its work resumes on is destroyed.
@@ -316,6 +325,7 @@ public:
     std::uint16_t port() const noexcept { return port_; }
     std::size_t session_count() const { return sessions_.size(); }
     std::size_t connection_count() const noexcept { return connections_.load(); }
+    std::size_t queued_requests() const { return admission_.queued(); }
 
 private:
     net::awaitable<void> accept_loop();
@@ -410,6 +420,7 @@ private:
     std::unique_ptr<shared_sessions> shared_;  // null: sessions live in this process only
     std::unique_ptr<event_journal> journal_;   // null: no event ids, nothing resumes
     listen_streams listens_;
+    admission admission_;  // requests past the concurrency limit wait here for a slot
     std::vector<std::thread> threads_;
 
     std::atomic<bool> draining_{false};
@@ -436,7 +447,7 @@ boost::system::result<void> http_engine::start() {
     port_ = acceptor_.local_endpoint().port();
     net::co_spawn(acceptor_.get_executor(), accept_loop(), net::detached);
     net::co_spawn(ioc_, sweep_loop(), net::detached);
-    std::size_t n = opts_.threads ? opts_.threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t n = io_threads(opts_);
     for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
     std::lock_guard lock(mu_);
     started_ = true;
@@ -465,7 +476,9 @@ void http_engine::stop() {
         std::unique_lock lock(mu_);
         done_.wait_for(lock, opts_.shutdown_grace, [this] { return in_flight_.load() == 0; });
     }
-    // Cancel what still runs: calls stop, waiting POSTs get 503, streams end.
+    // Cancel what still runs: calls stop, waiting POSTs get 503, streams end, and requests
+    // still queued for a slot are refused.
+    admission_.stop();
     sessions_.close_all(end_reason::shutdown);
     std::vector<std::shared_ptr<tcp_connection>> open;
     {
@@ -1126,18 +1139,22 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
                                                  std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
                                                  std::shared_ptr<exchange> ex, std::string_view session_id,
                                                  jsonrpc::inbound message, const response_gate* gate) {
-    if (in_flight_.fetch_add(1) >= opts_.max_requests_in_flight) {
+    in_flight_.fetch_add(1);  // counted from here: a shutdown waits for it, queued or answered
+    if (const auto v = co_await admission_.enter(req.body().size()); v != admission::verdict::admitted) {
         request_done();
         session->forget_request(id);
-        {
-            const auto reply_ =
-                refused({503, "TOO_MANY_REQUESTS_IN_FLIGHT", "the server is busy; try again"}, retry_after());
-            co_return co_await send(conn, &req, reply_);
-        }
+        const char* why = v == admission::verdict::full   ? "the server is busy and its queue is full; try again"
+                          : v == admission::verdict::late ? "the server is busy: no slot came free in time; try again"
+                                                          : "the server is shutting down; try again";
+        const auto reply_ = refused({503, "TOO_MANY_REQUESTS_IN_FLIGHT", why}, retry_after());
+        co_return co_await send(conn, &req, reply_);
     }
     struct done_guard {
         http_engine* e;
-        ~done_guard() { e->request_done(); }
+        ~done_guard() {
+            e->admission_.leave();
+            e->request_done();
+        }
     } guard{this};
 
     header_list headers;
@@ -1472,6 +1489,7 @@ void http_server::drain() { engine_->drain(); }
 void http_server::stop() { engine_->stop(); }
 std::size_t http_server::session_count() const { return engine_->session_count(); }
 std::size_t http_server::connection_count() const noexcept { return engine_->connection_count(); }
+std::size_t http_server::queued_requests() const { return engine_->queued_requests(); }
 
 int serve_http(mcp::server& srv, const http_options& opts) {
     // Block the signals before any thread starts, so that only sigwait below receives them.

@@ -107,8 +107,16 @@ struct http_options {
     /// (kept alive between requests, or silent since its accept) is closed to make room; only
     /// when none waits is a new one answered 503 and closed.
     std::size_t max_connections = 1024;
-    /// JSON-RPC requests being answered at once, server-wide; more get 503 with `Retry-After`.
-    std::size_t max_requests_in_flight = 256;
+    /// JSON-RPC requests being answered at once, server-wide; 0: 128 per I/O thread, at least
+    /// 256. Past it a request waits for a slot in a first-in-first-out queue (below); only one
+    /// that finds the queue full, or waits past `max_queue_delay`, gets 503 with `Retry-After`.
+    std::size_t max_requests_in_flight = 0;
+    /// Requests waiting for a slot, at most (each holds its connection and its parsed body).
+    std::size_t max_queued_requests = 4096;
+    /// Bytes of request bodies waiting for a slot, at most.
+    std::size_t max_queued_request_bytes = 64u << 20;
+    /// How long a request waits for a slot before it is refused.
+    std::chrono::milliseconds max_queue_delay{500};
     /// Live sessions. When the table is full, an `initialize` closes (in this order) an expired
     /// session, the least recently used session never used after its `initialize`, or the
     /// caller's own least recently used session; a session with a request in flight or a stream
@@ -240,6 +248,8 @@ public:
     std::size_t session_count() const;
     /// Open TCP connections (for tests and metrics).
     std::size_t connection_count() const noexcept;
+    /// Requests waiting for a slot now (`max_requests_in_flight`; for tests and metrics).
+    std::size_t queued_requests() const;
 
 private:
     std::unique_ptr<detail::http_engine> engine_;

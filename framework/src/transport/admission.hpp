@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: BSL-1.0
+#pragma once
+// Admission of JSON-RPC requests past the concurrency limit: a request that finds every slot
+// taken waits for one in a bounded first-in-first-out queue, up to a delay bound, instead of
+// being refused at once. Refusing a request that would have been answered in milliseconds is
+// lost work (every client then retries); an unbounded queue is unbounded memory and latency.
+//
+// Policy: `slots` requests are answered at once; the next ones queue — at most `max_queued`
+// of them holding at most `max_queued_bytes` of bodies — and each waits at most `max_delay`.
+// A request that finds the queue full, or waits past its bound, is refused (503 with
+// `Retry-After`). A freed slot goes to the oldest waiter, so no request is passed over. At a
+// shutdown every waiter is refused at once.
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+namespace candor::transport {
+
+class admission {
+public:
+    struct options {
+        std::size_t slots = 256;
+        std::size_t max_queued = 4096;
+        std::size_t max_queued_bytes = 64u << 20;
+        std::chrono::milliseconds max_delay{500};
+    };
+
+    enum class verdict {
+        admitted,  ///< a slot is the caller's until `leave`
+        full,      ///< the queue was full: refused at once
+        late,      ///< no slot within `max_delay`
+        stopping,  ///< the server is shutting down
+    };
+
+    explicit admission(options o) : opts_(o) {}
+
+    /// A slot for a request whose body holds `bytes`, waited for on the caller's executor.
+    boost::asio::awaitable<verdict> enter(std::size_t bytes) {
+        const auto ex = co_await boost::asio::this_coro::executor;
+        std::shared_ptr<waiter> w;
+        {
+            std::lock_guard lock(mutex_);
+            if (stopping_) co_return verdict::stopping;
+            if (busy_ < opts_.slots && queue_.empty()) {
+                ++busy_;
+                co_return verdict::admitted;
+            }
+            if (queue_.size() >= opts_.max_queued || queued_bytes_ + bytes > opts_.max_queued_bytes)
+                co_return verdict::full;
+            w = std::make_shared<waiter>(ex, bytes);
+            w->timer.expires_after(opts_.max_delay);
+            queue_.push_back(w);
+            queued_bytes_ += bytes;
+        }
+        (void)co_await w->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        std::lock_guard lock(mutex_);
+        if (w->granted) co_return verdict::admitted;  // the slot was handed over
+        if (auto it = std::find(queue_.begin(), queue_.end(), w); it != queue_.end()) {
+            queue_.erase(it);
+            queued_bytes_ -= w->bytes;
+        }
+        co_return w->stopped ? verdict::stopping : verdict::late;
+    }
+
+    /// An admitted request is done: its slot goes to the oldest waiter, if any.
+    void leave() {
+        std::shared_ptr<waiter> next;
+        {
+            std::lock_guard lock(mutex_);
+            if (queue_.empty()) {
+                --busy_;
+                return;
+            }
+            next = std::move(queue_.front());
+            queue_.pop_front();
+            queued_bytes_ -= next->bytes;
+            next->granted = true;
+        }
+        wake(next);
+    }
+
+    /// Refuse every waiter, and every request from now on.
+    void stop() {
+        std::deque<std::shared_ptr<waiter>> all;
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+            all.swap(queue_);
+            queued_bytes_ = 0;
+            for (auto& w : all) w->stopped = true;
+        }
+        for (auto& w : all) wake(w);
+    }
+
+    /// Requests waiting now.
+    std::size_t queued() const {
+        std::lock_guard lock(mutex_);
+        return queue_.size();
+    }
+
+private:
+    struct waiter {
+        waiter(boost::asio::any_io_executor ex, std::size_t b) : timer(std::move(ex)), bytes(b) {}
+        boost::asio::steady_timer timer;
+        std::size_t bytes;
+        bool granted = false;  // under mutex_
+        bool stopped = false;  // under mutex_
+    };
+
+    // The timer belongs to the waiter's executor: cancel it there.
+    static void wake(const std::shared_ptr<waiter>& w) {
+        boost::asio::post(w->timer.get_executor(), [w] { w->timer.cancel(); });
+    }
+
+    options opts_;
+    mutable std::mutex mutex_;
+    std::size_t busy_ = 0;  // slots taken
+    std::deque<std::shared_ptr<waiter>> queue_;
+    std::size_t queued_bytes_ = 0;
+    bool stopping_ = false;
+};
+
+}  // namespace candor::transport
