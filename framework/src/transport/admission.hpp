@@ -20,11 +20,13 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace candor::transport {
 
@@ -48,50 +50,41 @@ public:
 
     /// A slot for a request whose body holds `bytes`, waited for on the caller's executor.
     boost::asio::awaitable<verdict> enter(std::size_t bytes) {
+        // The common case takes a free slot with one atomic step and no lock; it never passes
+        // a request already waiting.
+        if (!waiters_.load() && take_slot()) co_return verdict::admitted;
         const auto ex = co_await boost::asio::this_coro::executor;
         std::shared_ptr<waiter> w;
         {
             std::lock_guard lock(mutex_);
             if (stopping_) co_return verdict::stopping;
-            if (busy_ < opts_.slots && queue_.empty()) {
-                ++busy_;
-                co_return verdict::admitted;
-            }
             if (queue_.size() >= opts_.max_queued || queued_bytes_ + bytes > opts_.max_queued_bytes)
                 co_return verdict::full;
             w = std::make_shared<waiter>(ex, bytes);
             w->timer.expires_after(opts_.max_delay);
             queue_.push_back(w);
             queued_bytes_ += bytes;
+            waiters_.store(true);
         }
+        dispatch();  // a slot freed between the look above and the queueing goes to the oldest
         (void)co_await w->timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
         std::lock_guard lock(mutex_);
         if (w->granted) co_return verdict::admitted;  // the slot was handed over
         if (auto it = std::find(queue_.begin(), queue_.end(), w); it != queue_.end()) {
             queue_.erase(it);
             queued_bytes_ -= w->bytes;
+            if (queue_.empty()) waiters_.store(false);
         }
         co_return w->stopped ? verdict::stopping : verdict::late;
     }
 
-    /// An admitted request is done: its slot goes to the oldest waiter, if any.
+    /// An admitted request is done: its slot is free again, and goes to the oldest waiter.
     void leave() {
-        std::shared_ptr<waiter> next;
-        {
-            std::lock_guard lock(mutex_);
-            if (queue_.empty()) {
-                --busy_;
-                return;
-            }
-            next = std::move(queue_.front());
-            queue_.pop_front();
-            queued_bytes_ -= next->bytes;
-            next->granted = true;
-        }
-        wake(next);
+        busy_.fetch_sub(1);
+        if (waiters_.load()) dispatch();
     }
 
-    /// Refuse every waiter, and every request from now on.
+    /// Refuse every waiter, and every request that would wait from now on.
     void stop() {
         std::deque<std::shared_ptr<waiter>> all;
         {
@@ -99,6 +92,7 @@ public:
             stopping_ = true;
             all.swap(queue_);
             queued_bytes_ = 0;
+            waiters_.store(false);
             for (auto& w : all) w->stopped = true;
         }
         for (auto& w : all) wake(w);
@@ -119,14 +113,41 @@ private:
         bool stopped = false;  // under mutex_
     };
 
+    // One slot, if one is free.
+    bool take_slot() {
+        auto taken = busy_.load();
+        while (taken < opts_.slots)
+            if (busy_.compare_exchange_weak(taken, taken + 1)) return true;
+        return false;
+    }
+
+    // Free slots to the oldest waiters. Both sides look at the other's flag after their own
+    // step (sequentially consistent), so a slot freed while a request queues is never missed.
+    void dispatch() {
+        std::vector<std::shared_ptr<waiter>> granted;
+        {
+            std::lock_guard lock(mutex_);
+            while (!queue_.empty() && take_slot()) {
+                auto next = std::move(queue_.front());
+                queue_.pop_front();
+                queued_bytes_ -= next->bytes;
+                next->granted = true;
+                granted.push_back(std::move(next));
+            }
+            if (queue_.empty()) waiters_.store(false);
+        }
+        for (auto& w : granted) wake(w);
+    }
+
     // The timer belongs to the waiter's executor: cancel it there.
     static void wake(const std::shared_ptr<waiter>& w) {
         boost::asio::post(w->timer.get_executor(), [w] { w->timer.cancel(); });
     }
 
     options opts_;
-    mutable std::mutex mutex_;
-    std::size_t busy_ = 0;  // slots taken
+    std::atomic<std::size_t> busy_{0};  // slots taken
+    std::atomic<bool> waiters_{false};  // the queue is not empty
+    mutable std::mutex mutex_;          // guards the queue and what hangs on it
     std::deque<std::shared_ptr<waiter>> queue_;
     std::size_t queued_bytes_ = 0;
     bool stopping_ = false;
