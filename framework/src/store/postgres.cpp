@@ -102,6 +102,8 @@ public:
     }
 
     boost::system::result<std::string, view_error> open() override {
+        if (on_pool_thread(pool_->executor()))
+            return view_error{view_error::kind::failed, "called on the pool's thread"};
         {
             std::lock_guard lock(mutex_);
             if (holders_.size() + opening_ >= options_.max_held) {

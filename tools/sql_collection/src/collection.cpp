@@ -7,10 +7,8 @@
 #include <candor/sql_collection/collection.hpp>
 
 #include <candor/evidence/seal.hpp>
-
-#include <candor/json/write.hpp>
-
 #include <candor/json/intake.hpp>
+#include <candor/json/write.hpp>
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
