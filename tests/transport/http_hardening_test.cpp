@@ -597,12 +597,15 @@ std::string gated_call(int id) {
            R"(,"method":"tools/call","params":{"name":"gated","arguments":{}}})";
 }
 
-candor::transport::http_options one_slot(std::chrono::milliseconds delay, std::size_t queued = 16) {
+candor::transport::http_options one_slot(std::chrono::milliseconds delay, std::size_t queued = 16,
+                                         std::size_t per_principal = 16) {
     candor::transport::http_options opts;
     opts.stateless = true;
+    opts.tokens = {{"admin-token", mcp::principal{"admin"}}, {"team-a-token", mcp::principal{"team-a"}}};
     opts.max_requests_in_flight = 1;
     opts.max_queue_delay = delay;
     opts.max_queued_requests = queued;
+    opts.max_queued_requests_per_principal = per_principal;
     return opts;
 }
 
@@ -610,10 +613,10 @@ candor::transport::http_options one_slot(std::chrono::milliseconds delay, std::s
 
 TEST_F(HttpHardening, ARequestPastTheLimitWaitsForASlotInsteadOfBeingRefused) {
     start(one_slot(std::chrono::minutes(1)));
-    auto first = std::async(std::launch::async, [&] { return post(gated_call(1)); });
+    auto first = std::async(std::launch::async, [&] { return post(gated_call(1), bearer("admin-token")); });
     gate_->wait_for(1);  // the one slot is taken
-    auto second = std::async(std::launch::async, [&] { return post(gated_call(2)); });
-    auto third = std::async(std::launch::async, [&] { return post(gated_call(3)); });
+    auto second = std::async(std::launch::async, [&] { return post(gated_call(2), bearer("admin-token")); });
+    auto third = std::async(std::launch::async, [&] { return post(gated_call(3), bearer("team-a-token")); });
     while (http_->queued_requests() < 2) std::this_thread::yield();  // both wait for it
     gate_->open();
     for (auto* f : {&first, &second, &third}) {
@@ -626,12 +629,12 @@ TEST_F(HttpHardening, ARequestPastTheLimitWaitsForASlotInsteadOfBeingRefused) {
 
 TEST_F(HttpHardening, ARequestThatWaitsPastTheQueueDelayOrFindsTheQueueFullIsRefusedWithRetryAfter) {
     start(one_slot(std::chrono::milliseconds(50), 1));
-    auto first = std::async(std::launch::async, [&] { return post(gated_call(1)); });
+    auto first = std::async(std::launch::async, [&] { return post(gated_call(1), bearer("admin-token")); });
     gate_->wait_for(1);
     // The queue holds one: the one after it is refused at once.
-    auto waiting = std::async(std::launch::async, [&] { return post(gated_call(2)); });
+    auto waiting = std::async(std::launch::async, [&] { return post(gated_call(2), bearer("admin-token")); });
     while (http_->queued_requests() < 1) std::this_thread::yield();
-    const auto full = post(gated_call(3));
+    const auto full = post(gated_call(3), bearer("team-a-token"));
     EXPECT_EQ(full.status, 503u) << full.body;
     EXPECT_EQ(data_code(full.body), "TOO_MANY_REQUESTS_IN_FLIGHT");
     EXPECT_NE(full.body.find("queue is full"), std::string::npos) << full.body;
@@ -643,5 +646,26 @@ TEST_F(HttpHardening, ARequestThatWaitsPastTheQueueDelayOrFindsTheQueueFullIsRef
     EXPECT_EQ(late.header("Retry-After"), "1");
     gate_->open();
     EXPECT_EQ(first.get().status, 200u);
-    EXPECT_EQ(post(gated_call(4)).status, 200u);  // and the slot serves again
+    EXPECT_EQ(post(gated_call(4), bearer("admin-token")).status, 200u);  // and the slot serves again
+}
+
+TEST_F(HttpHardening, OneCallersQueuedRequestsNeverCrowdOutAnothers) {
+    start(one_slot(std::chrono::minutes(1), 16, 2));
+    auto first = std::async(std::launch::async, [&] { return post(gated_call(1), bearer("admin-token")); });
+    gate_->wait_for(1);
+    std::vector<std::future<candor::test::http_reply>> queued;
+    for (int i = 2; i <= 3; ++i)
+        queued.push_back(std::async(std::launch::async, [&, i] { return post(gated_call(i), bearer("admin-token")); }));
+    while (http_->queued_requests() < 2) std::this_thread::yield();
+    // admin has its two places in the queue: its third is refused, team-a's is queued.
+    const auto crowded = post(gated_call(4), bearer("admin-token"));
+    EXPECT_EQ(crowded.status, 503u) << crowded.body;
+    EXPECT_EQ(data_code(crowded.body), "TOO_MANY_REQUESTS_IN_FLIGHT");
+    EXPECT_NE(crowded.body.find("this caller"), std::string::npos) << crowded.body;
+    auto theirs = std::async(std::launch::async, [&] { return post(gated_call(5), bearer("team-a-token")); });
+    while (http_->queued_requests() < 3) std::this_thread::yield();
+    gate_->open();
+    EXPECT_EQ(first.get().status, 200u);
+    for (auto& f : queued) EXPECT_EQ(f.get().status, 200u);
+    EXPECT_EQ(theirs.get().status, 200u);
 }

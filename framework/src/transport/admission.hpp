@@ -6,7 +6,9 @@
 // lost work (every client then retries); an unbounded queue is unbounded memory and latency.
 //
 // Policy: `slots` requests are answered at once; the next ones queue — at most `max_queued`
-// of them holding at most `max_queued_bytes` of bodies — and each waits at most `max_delay`.
+// of them holding at most `max_queued_bytes` of bodies, and at most `max_queued_per_share` of
+// one share (a principal, or a client address), so that one caller cannot take the queue
+// from the others — and each waits at most `max_delay`.
 // A request that finds the queue full, or waits past its bound, is refused (503 with
 // `Retry-After`). A freed slot goes to the oldest waiter, so no request is passed over. At a
 // shutdown every waiter is refused at once.
@@ -26,6 +28,8 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace candor::transport {
@@ -36,20 +40,23 @@ public:
         std::size_t slots = 256;
         std::size_t max_queued = 4096;
         std::size_t max_queued_bytes = 64u << 20;
+        std::size_t max_queued_per_share = 256;
         std::chrono::milliseconds max_delay{500};
     };
 
     enum class verdict {
         admitted,  ///< a slot is the caller's until `leave`
         full,      ///< the queue was full: refused at once
+        crowded,   ///< the caller's share of the queue was full: refused at once
         late,      ///< no slot within `max_delay`
         stopping,  ///< the server is shutting down
     };
 
     explicit admission(options o) : opts_(o) {}
 
-    /// A slot for a request whose body holds `bytes`, waited for on the caller's executor.
-    boost::asio::awaitable<verdict> enter(std::size_t bytes) {
+    /// A slot for a request of `share` whose body holds `bytes`, waited for on the caller's
+    /// executor.
+    boost::asio::awaitable<verdict> enter(std::size_t bytes, const std::string& share) {
         // The common case takes a free slot with one atomic step and no lock; it never passes
         // a request already waiting.
         if (!waiters_.load() && take_slot()) co_return verdict::admitted;
@@ -58,12 +65,18 @@ public:
         {
             std::lock_guard lock(mutex_);
             if (stopping_) co_return verdict::stopping;
-            if (queue_.size() >= opts_.max_queued || queued_bytes_ + bytes > opts_.max_queued_bytes)
-                co_return verdict::full;
-            w = std::make_shared<waiter>(ex, bytes);
+            auto& mine = per_share_[share];
+            if (queue_.size() >= opts_.max_queued || queued_bytes_ + bytes > opts_.max_queued_bytes ||
+                mine >= opts_.max_queued_per_share) {
+                const bool crowded = mine >= opts_.max_queued_per_share;
+                if (mine == 0) per_share_.erase(share);
+                co_return crowded ? verdict::crowded : verdict::full;
+            }
+            w = std::make_shared<waiter>(ex, bytes, share);
             w->timer.expires_after(opts_.max_delay);
             queue_.push_back(w);
             queued_bytes_ += bytes;
+            ++mine;
             waiters_.store(true);
         }
         dispatch();  // a slot freed between the look above and the queueing goes to the oldest
@@ -72,7 +85,7 @@ public:
         if (w->granted) co_return verdict::admitted;  // the slot was handed over
         if (auto it = std::find(queue_.begin(), queue_.end(), w); it != queue_.end()) {
             queue_.erase(it);
-            queued_bytes_ -= w->bytes;
+            dequeued(*w);
             if (queue_.empty()) waiters_.store(false);
         }
         co_return w->stopped ? verdict::stopping : verdict::late;
@@ -92,6 +105,7 @@ public:
             stopping_ = true;
             all.swap(queue_);
             queued_bytes_ = 0;
+            per_share_.clear();
             waiters_.store(false);
             for (auto& w : all) w->stopped = true;
         }
@@ -106,9 +120,11 @@ public:
 
 private:
     struct waiter {
-        waiter(boost::asio::any_io_executor ex, std::size_t b) : timer(std::move(ex)), bytes(b) {}
+        waiter(boost::asio::any_io_executor ex, std::size_t b, std::string s)
+            : timer(std::move(ex)), bytes(b), share(std::move(s)) {}
         boost::asio::steady_timer timer;
         std::size_t bytes;
+        std::string share;
         bool granted = false;  // under mutex_
         bool stopped = false;  // under mutex_
     };
@@ -130,13 +146,19 @@ private:
             while (!queue_.empty() && take_slot()) {
                 auto next = std::move(queue_.front());
                 queue_.pop_front();
-                queued_bytes_ -= next->bytes;
+                dequeued(*next);
                 next->granted = true;
                 granted.push_back(std::move(next));
             }
             if (queue_.empty()) waiters_.store(false);
         }
         for (auto& w : granted) wake(w);
+    }
+
+    // Under mutex_: a waiter left the queue.
+    void dequeued(const waiter& w) {
+        queued_bytes_ -= w.bytes;
+        if (auto it = per_share_.find(w.share); it != per_share_.end() && --it->second == 0) per_share_.erase(it);
     }
 
     // The timer belongs to the waiter's executor: cancel it there.
@@ -150,6 +172,7 @@ private:
     mutable std::mutex mutex_;          // guards the queue and what hangs on it
     std::deque<std::shared_ptr<waiter>> queue_;
     std::size_t queued_bytes_ = 0;
+    std::unordered_map<std::string, std::size_t> per_share_;  // waiters by share
     bool stopping_ = false;
 };
 

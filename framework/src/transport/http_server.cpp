@@ -293,7 +293,8 @@ public:
                    std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))),
           admission_({opts_.max_requests_in_flight ? opts_.max_requests_in_flight
                                                    : std::max<std::size_t>(256, 128 * io_threads(opts_)),
-                      opts_.max_queued_requests, opts_.max_queued_request_bytes, opts_.max_queue_delay}) {
+                      opts_.max_queued_requests, opts_.max_queued_request_bytes,
+                      opts_.max_queued_requests_per_principal, opts_.max_queue_delay}) {
         if (opts_.shared_sessions) {
             // Moved out of the options: the worker is joined (with the engine) before the
             // io_context its work resumes on is destroyed.
@@ -957,7 +958,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
             const reply reply_{http::status::accepted, {}, "application/json", {}};
             co_return co_await send(conn, &req, reply_);
         }
-        auto session = std::make_shared<http_session>(std::string(), who);
+        auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
         session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
         auto ex = new_exchange(conn);
         session->open_request(request->id, ex);
@@ -1065,7 +1066,7 @@ net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, re
             co_return co_await send(conn, &req, reply_);
         }
     }
-    auto session = std::make_shared<http_session>(std::string(), who);
+    auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
     session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
     auto ex = new_exchange(conn);
     const auto id = request->id;
@@ -1140,12 +1141,15 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
                                                  std::shared_ptr<exchange> ex, std::string_view session_id,
                                                  jsonrpc::inbound message, const response_gate* gate) {
     in_flight_.fetch_add(1);  // counted from here: a shutdown waits for it, queued or answered
-    if (const auto v = co_await admission_.enter(req.body().size()); v != admission::verdict::admitted) {
+    if (const auto v = co_await admission_.enter(req.body().size(), session->owner());
+        v != admission::verdict::admitted) {
         request_done();
         session->forget_request(id);
-        const char* why = v == admission::verdict::full   ? "the server is busy and its queue is full; try again"
-                          : v == admission::verdict::late ? "the server is busy: no slot came free in time; try again"
-                                                          : "the server is shutting down; try again";
+        const char* why = "the server is shutting down; try again";
+        if (v == admission::verdict::full) why = "the server is busy and its queue is full; try again";
+        if (v == admission::verdict::crowded)
+            why = "the server is busy and already queues as many of this caller's requests as it may; try again";
+        if (v == admission::verdict::late) why = "the server is busy: no slot came free in time; try again";
         const auto reply_ = refused({503, "TOO_MANY_REQUESTS_IN_FLIGHT", why}, retry_after());
         co_return co_await send(conn, &req, reply_);
     }

@@ -113,6 +113,9 @@ struct http_options {
     std::size_t max_requests_in_flight = 0;
     /// Requests waiting for a slot, at most (each holds its connection and its parsed body).
     std::size_t max_queued_requests = 4096;
+    /// Requests of one principal (without tokens: one client address) waiting for a slot, at
+    /// most: past it that caller's next request is refused, never anyone else's.
+    std::size_t max_queued_requests_per_principal = 256;
     /// Bytes of request bodies waiting for a slot, at most.
     std::size_t max_queued_request_bytes = 64u << 20;
     /// How long a request waits for a slot before it is refused.
