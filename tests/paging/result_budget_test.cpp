@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // A collection page held to its call's byte budget: it ends at the last whole item that fits,
 // with RESULT_SIZE_LIMIT and a cursor right after that item on the same snapshot; a walk at any
 // budget delivers exactly the ids of a walk without one, and its evidence holds them.
