@@ -202,6 +202,7 @@ collection_tool::collection_tool(mcp::tool_info info, ordering order, std::share
         if (n.order.fields.back() != order_.fields.back())
             throw std::invalid_argument("collection_tool: ordering '" + n.name + "' must end with the unique field '" +
                                         order_.fields.back() + "'");
+        orders_text_.push_back(n.order.to_string());
     }
 }
 
@@ -271,17 +272,17 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     // The walk's ordering: the tool's own, or the one `order_by` names (the schema allowed only
     // those names; an in-process caller that names another is a bug).
     const ordering* chosen = &order_;
-    std::string chosen_text;
+    const std::string* chosen_text = &order_text_;
     if (const auto* by = req.query.if_contains(arguments::order_by); by && !opts_.orders.empty()) {
         const auto* s = by->if_string();
         auto it = std::find_if(opts_.orders.begin(), opts_.orders.end(),
                                [&](const named_ordering& n) { return s && n.name == *s; });
         if (it == opts_.orders.end()) throw std::logic_error("collection_tool: order_by names no ordering");
         chosen = &it->order;
-        chosen_text = chosen->to_string();
+        chosen_text = &orders_text_[static_cast<std::size_t>(it - opts_.orders.begin())];
     }
     const ordering& order = *chosen;
-    const std::string& order_text = chosen == &order_ ? order_text_ : chosen_text;
+    const std::string& order_text = *chosen_text;
 
     cursor_claims expected;
     expected.tool = name;
@@ -687,18 +688,18 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         st.delivered += k;
         st.pages += 1;
         st.issued = wall_now();
-        if (hidden &&
-            std::find(st.taints.begin(), st.taints.end(), ce::reason_codes::visibility_restricted) == st.taints.end())
-            st.taints.emplace_back(ce::reason_codes::visibility_restricted);
-        if (hidden) st.clean = false;
+        // A walk that had a gap is no complete evidence; its token names the gaps it had.
+        auto taint = [&st](std::string_view code) {
+            if (std::find(st.taints.begin(), st.taints.end(), code) == st.taints.end()) st.taints.emplace_back(code);
+            st.clean = false;
+        };
+        if (hidden) taint(ce::reason_codes::visibility_restricted);
         if (unpinned) {
             e.add_reason({std::string(ce::reason_codes::snapshot_not_pinned),
                           "this page read the current rows, not one snapshot of the walk: rows written between "
                           "pages may be missing or appear twice, so the walk proves nothing absent",
                           {{"changes", "inserts, updates and deletes between pages"}}});
-            if (std::find(st.taints.begin(), st.taints.end(), ce::reason_codes::snapshot_not_pinned) == st.taints.end())
-                st.taints.emplace_back(ce::reason_codes::snapshot_not_pinned);
-            st.clean = false;
+            taint(ce::reason_codes::snapshot_not_pinned);
         }
         auto go_on = [&] {
             a.cursor = seal_cursor(*opts_.keys, st);

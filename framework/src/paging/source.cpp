@@ -71,10 +71,8 @@ int compare_keys(const boost::json::array& a, const boost::json::array& b) noexc
 }
 
 int compare_keys(std::span<const boost::json::value> a, std::span<const boost::json::value> b) noexcept {
-    const std::size_t n = std::min(a.size(), b.size());
-    for (std::size_t i = 0; i < n; ++i)
-        if (int c = compare_scalar(a[i], b[i]); c != 0) return c;
-    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+    static const ordering ascending;  // no field descends
+    return compare_keys(a, b, ascending);
 }
 
 int compare_keys(std::span<const boost::json::value> a, std::span<const boost::json::value> b,

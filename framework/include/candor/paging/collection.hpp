@@ -181,6 +181,8 @@ public:
 private:
     ordering order_;
     std::string order_text_;
+    /// `opts_.orders`' texts (as `order_text_`), made once.
+    std::vector<std::string> orders_text_;
     std::shared_ptr<data_source> source_;
     collection_options opts_;
     /// When this tool last purged the evidence store (epoch ms).
