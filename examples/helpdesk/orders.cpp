@@ -100,18 +100,9 @@ boost::system::result<void, sc::db_error> prepare_orders(sc::sql_database& db) {
             }
         }
         // A database from before customers had names, regions and a date gets the columns.
-        std::vector<std::string> columns;
-        const char* list = tx.dialect() == candor::store::sql_dialect::postgres
-                               ? "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-                                 "current_schema() AND table_name = 'customers'"
-                               : "SELECT name FROM pragma_table_info('customers')";
-        if (auto r = tx.query(list, {},
-                              [&](const sc::sql_row& row) {
-                                  if (const auto* c = std::get_if<std::string>(&row[0])) columns.push_back(*c);
-                                  return true;
-                              });
-            !r)
-            return r;
+        auto listed = candor::store::column_names(tx, "customers");
+        if (!listed) return listed.error();
+        const auto& columns = *listed;
         for (const char* c : {"name", "region", "since"})
             if (std::find(columns.begin(), columns.end(), c) == columns.end())
                 if (auto r = tx.execute(

@@ -21,6 +21,21 @@ boost::system::result<void, db_error> lock_for_setup(sql_database& tx, std::int6
     return {};
 }
 
+boost::system::result<std::vector<std::string>, db_error> column_names(sql_database& db, std::string_view table) {
+    std::vector<std::string> columns;
+    const sql_value name[] = {std::string(table)};
+    const char* list = db.dialect() == sql_dialect::postgres
+                           ? "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                             "current_schema() AND table_name = ? ORDER BY ordinal_position"
+                           : "SELECT name FROM pragma_table_info(?)";
+    auto r = db.query(list, name, [&](const sql_row& row) {
+        if (const auto* c = std::get_if<std::string>(&row[0])) columns.push_back(*c);
+        return true;
+    });
+    if (!r) return r.error();
+    return columns;
+}
+
 boost::system::result<void, db_error> create_schema(sql_database& db, std::int64_t key,
                                                     std::span<const std::string_view> statements) {
     return db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {

@@ -238,19 +238,12 @@ sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
         case table_layout::versioned: foreign_ = false; break;
         case table_layout::foreign: foreign_ = true; break;
         case table_layout::detect: {
-            const bool exists = [&] {  // candor_sql_sequence itself may not exist: then not versioned
-                bool has_sequence = false;
-                const auto list = db_->dialect() == store::sql_dialect::postgres
-                                      ? "SELECT 1 FROM information_schema.tables WHERE table_schema = "
-                                        "current_schema() AND table_name = 'candor_sql_sequence'"
-                                      : "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = "
-                                        "'candor_sql_sequence'";
-                auto r = db_->query(list, {}, [&](const sql_row&) { return !(has_sequence = true); });
-                if (!r) throw std::runtime_error("sql_collection: cannot read the schema: " + r.error().message);
-                return has_sequence;
-            }();
+            // candor_sql_sequence itself may not exist: then nothing is versioned.
+            auto sequence = store::column_names(*db_, "candor_sql_sequence");
+            if (!sequence)
+                throw std::runtime_error("sql_collection: cannot read the schema: " + sequence.error().message);
             bool versioned = false;
-            if (exists) {
+            if (!sequence->empty()) {
                 const sql_value name[] = {spec_.table.table};
                 auto r = db_->query("SELECT 1 FROM candor_sql_sequence WHERE name = ?", name,
                                     [&](const sql_row&) { return !(versioned = true); });

@@ -228,19 +228,9 @@ boost::system::result<std::vector<std::string>, db_error> add_missing_fields(
     auto r = db.transaction([&](sql_database& tx) -> boost::system::result<void, db_error> {
         added.clear();  // a retried transaction starts over
         if (auto l = store::lock_for_setup(tx, create_table_lock); !l) return l;
-        std::vector<std::string> columns;
-        const sql_value name[] = {spec.table};
-        const char* list = dialect == store::sql_dialect::postgres
-                               ? "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-                                 "current_schema() AND table_name = ?"
-                               : "SELECT name FROM pragma_table_info(?)";
-        if (auto q = tx.query(list, name,
-                              [&](const sql_row& row) {
-                                  if (const auto* c = std::get_if<std::string>(&row[0])) columns.push_back(*c);
-                                  return true;
-                              });
-            !q)
-            return q.error();
+        auto listed = store::column_names(tx, spec.table);
+        if (!listed) return listed.error();
+        const auto& columns = *listed;
         if (columns.empty()) return db_error{"sql_collection: table " + spec.table + " does not exist"};
         std::vector<const field*> had, missing;
         for (const auto& f : spec.fields)
@@ -277,6 +267,7 @@ boost::system::result<std::vector<std::string>, db_error> add_missing_fields(
         for (std::size_t i = 0; i < missing.size(); ++i)
             update += (i ? ", " : "") + detail::quoted(missing[i]->name) + " = ?";
         update += " WHERE " + detail::quoted(spec.key) + " = ? AND candor_from = ?";
+        const sql_value name[] = {spec.table};
         if (auto o = tx.execute("UPDATE candor_sql_writer SET open = 1 WHERE name = ?", name); !o) return o.error();
         std::vector<sql_value> params;
         for (const auto& v : versions) {

@@ -129,6 +129,10 @@ public:
 /// @param key any fixed 64-bit number, the same on every replica, one per kind of setup
 boost::system::result<void, db_error> lock_for_setup(sql_database& tx, std::int64_t key);
 
+/// The columns of `table`, in order (PostgreSQL: in the current schema): none when there is no
+/// such table. For start-up work that brings an older table up to date.
+boost::system::result<std::vector<std::string>, db_error> column_names(sql_database& db, std::string_view table);
+
 /// Run `statements` (fixed DDL, each `IF NOT EXISTS`) in one transaction under
 /// `lock_for_setup(key)`: how a store creates its tables at start, safely when replicas start
 /// together.
