@@ -53,6 +53,15 @@ struct foreign_fixture {
     }
 };
 
+// Another program's connection to `b`'s database, which made the plain items table and wrote
+// rows 1..n of `g` into it.
+std::shared_ptr<sc::sql_database> plain_items(backend& b, gen& g, int n) {
+    auto writer = b.connect();
+    EXPECT_TRUE(writer->execute(foreign_items_ddl, {}));
+    for (int i = 1; i <= n; ++i) insert_plainly(*writer, g.row(i));
+    return writer;
+}
+
 std::vector<std::string> codes_of(const ce::envelope& e) {
     std::vector<std::string> out;
     for (const auto& r : e.incomplete_reasons) out.push_back(r.code);
@@ -126,10 +135,8 @@ TEST_P(SqlCollection, AForeignTableIsWalkedAsOneSnapshotWhileOtherProgramsWriteI
 }
 
 TEST_P(SqlCollection, AForeignWalkThatCannotHoldItsSnapshotSaysSoInsteadOfReadingAnother) {
-    auto writer = backend_->connect();
-    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
     gen g{std::mt19937(22)};
-    for (int i = 1; i <= 10; ++i) insert_plainly(*writer, g.row(i));
+    auto writer = plain_items(*backend_, g, 10);
     auto keys = test_keys();
     auto store = ev::make_memory_store();
 
@@ -191,10 +198,8 @@ TEST_P(SqlCollection, AForeignWalkThatCannotHoldItsSnapshotSaysSoInsteadOfReadin
 // is the first process's alone, so the other answers SNAPSHOT_EXPIRED. Once the view's holder
 // is gone, every replica answers SNAPSHOT_EXPIRED.
 TEST_P(SqlCollection, AForeignWalkGoesOnAtAnotherReplicaOnlyWhereItsSnapshotCanBeRead) {
-    auto writer = backend_->connect();
-    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
     gen g{std::mt19937(23)};
-    for (int i = 1; i <= 9; ++i) insert_plainly(*writer, g.row(i));
+    auto writer = plain_items(*backend_, g, 9);
     auto keys = test_keys();
     auto store = ev::make_memory_store();
     foreign_fixture a(*backend_, keys, store);
@@ -261,10 +266,8 @@ TEST_P(SqlCollection, AViewIsWalkedAsOneSnapshotOfTheTablesUnderIt) {
 // One principal's abandoned walks cannot take the views others need: past its own limit, its
 // oldest walk loses its view.
 TEST_P(SqlCollection, APrincipalPastItsViewsLosesItsOldestWalkNotSomeoneElses) {
-    auto writer = backend_->connect();
-    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
     gen g{std::mt19937(25)};
-    for (int i = 1; i <= 10; ++i) insert_plainly(*writer, g.row(i));
+    auto writer = plain_items(*backend_, g, 10);
     foreign_fixture fx(*backend_, test_keys(), ev::make_memory_store(), [](sc::collection_spec& s) {
         s.views.max_held = 4;
         s.max_views_per_principal = 2;
@@ -286,10 +289,8 @@ TEST_P(SqlCollection, APrincipalPastItsViewsLosesItsOldestWalkNotSomeoneElses) {
 // What an action over a foreign table re-checks: the walk's evidence says what each row was, so
 // a row changed or deleted since the walk delivered it is told apart from one that is as seen.
 TEST_P(SqlCollection, AnActionTellsTheRowsThatChangedSinceTheWalkSawThem) {
-    auto writer = backend_->connect();
-    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
     gen g{std::mt19937(26)};
-    for (int i = 1; i <= 10; ++i) insert_plainly(*writer, g.row(i));
+    auto writer = plain_items(*backend_, g, 10);
     auto keys = test_keys();
     auto store = ev::make_memory_store();
     foreign_fixture fx(*backend_, keys, store);
@@ -327,13 +328,11 @@ TEST_P(SqlCollection, AnActionTellsTheRowsThatChangedSinceTheWalkSawThem) {
 
 // SQLite: a held view keeps a WAL checkpoint from passing it, and once the walk ends the WAL can
 // be checkpointed whole again.
-TEST_P(SqlCollection, OnSqliteAHeldViewHoldsBackTheCheckpointOnlyWhileItsWalkLasts) {
-    auto writer = backend_->connect();
-    if (writer->dialect() != candor::store::sql_dialect::sqlite) GTEST_SKIP() << "SQLite's WAL only";
-    ASSERT_TRUE(writer->execute(foreign_items_ddl, {}));
+TEST(SqlCollectionOnSqlite, AHeldViewHoldsBackTheCheckpointOnlyWhileItsWalkLasts) {
+    sqlite_backend sqlite;
     gen g{std::mt19937(27)};
-    for (int i = 1; i <= 6; ++i) insert_plainly(*writer, g.row(i));
-    foreign_fixture fx(*backend_, test_keys(), ev::make_memory_store());
+    auto writer = plain_items(sqlite, g, 6);
+    foreign_fixture fx(sqlite, test_keys(), ev::make_memory_store());
     // A passive checkpoint (it never waits) that could not copy every frame of the WAL.
     auto checkpoint_blocked = [&] {
         std::int64_t log = -1, copied = -1;
