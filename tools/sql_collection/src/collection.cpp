@@ -111,16 +111,18 @@ bool fits(const boost::json::value& v, const field& f) {
 // one field, a row-value comparison when every field goes one way and none holds null (an
 // index serves both), else field by field — equal on the ones before, after on this one, with
 // null first ascending and last descending. Nothing when the key does not fit the fields.
-std::optional<sql_condition> after_key(const boost::json::array& key, const std::vector<const field*>& keyed,
-                                       const std::vector<std::string>& columns, const paging::ordering& order) {
-    if (key.size() != keyed.size()) return std::nullopt;
+std::optional<sql_condition> after_key(const boost::json::array& key, const table_spec& table,
+                                       const std::vector<std::size_t>& fields, const std::vector<std::string>& columns,
+                                       const paging::ordering& order) {
+    if (key.size() != fields.size()) return std::nullopt;
+    auto field_at = [&](std::size_t i) -> const field& { return table.fields[fields[i]]; };
     for (std::size_t i = 0; i < key.size(); ++i)
-        if (!fits(key[i], *keyed[i])) return std::nullopt;
+        if (!fits(key[i], field_at(i))) return std::nullopt;
     const std::size_t n = key.size();
     bool same_way = true, nulls = false;
     for (std::size_t i = 0; i < n; ++i) {
         same_way = same_way && order.descends(i) == order.descends(0);
-        nulls = nulls || keyed[i]->nullable;
+        nulls = nulls || field_at(i).nullable;
     }
     sql_condition out;
     if (same_way && !nulls) {
@@ -155,7 +157,7 @@ std::optional<sql_condition> after_key(const boost::json::array& key, const std:
             all += columns[i] + " IS NOT NULL";
         } else {
             all += "(" + columns[i] + (desc ? " < ?" : " > ?");
-            if (desc && keyed[i]->nullable) all += " OR " + columns[i] + " IS NULL";
+            if (desc && field_at(i).nullable) all += " OR " + columns[i] + " IS NULL";
             all += ")";
             out.params.push_back(detail::to_sql(key[i]));
         }
@@ -199,15 +201,19 @@ struct sql_source::view_ledger {
         std::string principal;
         std::chrono::steady_clock::time_point opened;
     };
+    std::size_t most;  // views per principal
+    store::read_view_options bounds;
     std::mutex mutex;
     std::vector<entry> entries;
 
+    view_ledger(std::size_t per_principal, store::read_view_options b) : most(per_principal), bounds(std::move(b)) {}
+
     // Record `view` for `principal`; @return the principal's views past `most` (its oldest),
-    // forgotten here, to be closed. Views past `max_age` are forgotten (they end on their own).
-    std::vector<std::string> admit(std::string view, std::string principal, std::size_t most,
-                                   std::chrono::steady_clock::time_point now, std::chrono::seconds max_age) {
+    // forgotten here, to be closed. Views past their age are forgotten (they end on their own).
+    std::vector<std::string> admit(std::string view, std::string principal) {
+        const auto now = bounds.clock ? bounds.clock() : std::chrono::steady_clock::now();
         std::lock_guard lock(mutex);
-        std::erase_if(entries, [&](const entry& e) { return e.opened <= now - max_age; });
+        std::erase_if(entries, [&](const entry& e) { return e.opened <= now - bounds.max_age; });
         entries.push_back({std::move(view), principal, now});
         std::vector<std::string> evicted;
         std::size_t held = 0;
@@ -256,17 +262,32 @@ sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
     }
     if (spec_.orders.empty()) spec_.orders.push_back({spec_.table.key, {{spec_.table.key, false}}});
     for (std::size_t i = 0; i < spec_.orders.size(); ++i) {
-        auto o = to_paging(spec_.orders[i], spec_.table);  // validates every ordering
         if (spec_.orders[i].name.empty()) throw std::invalid_argument("sql_collection: an ordering needs a name");
         for (std::size_t j = 0; j < i; ++j)
             if (spec_.orders[j].name == spec_.orders[i].name)
                 throw std::invalid_argument("sql_collection: two orderings named '" + spec_.orders[i].name + "'");
-        if (i == 0) default_order_ = std::move(o);
+        // Keys compare as the paging layer compares them: text byte by byte. A versioned table's
+        // text columns are made that way; a foreign one's may have any collation, so its ordering
+        // fields are compared and ordered under the byte-wise one ("C", BINARY) — an index with
+        // that collation serves them.
+        prepared_order p{spec_.orders[i].name, to_paging(spec_.orders[i], spec_.table), {}, {}, {}};
+        for (std::size_t k = 0; k < p.order.fields.size(); ++k) {
+            const auto* f = spec_.table.find(p.order.fields[k]);
+            p.fields.push_back(static_cast<std::size_t>(f - spec_.table.fields.data()));
+            std::string c = detail::quoted(f->name);
+            if (foreign_ && (f->type == field_type::text || f->type == field_type::date))
+                c += db_->dialect() == store::sql_dialect::postgres ? " COLLATE \"C\"" : " COLLATE BINARY";
+            const bool desc = p.order.descends(k);
+            p.order_by += (k ? ", " : "") + c + (desc ? " DESC" : " ASC");
+            if (f->nullable) p.order_by += desc ? " NULLS LAST" : " NULLS FIRST";  // as compare_keys
+            p.columns.push_back(std::move(c));
+        }
+        orders_.push_back(std::move(p));
     }
     if (spec_.max_views_per_principal < 1)
         throw std::invalid_argument("sql_collection: max_views_per_principal must be at least 1");
     if (foreign_) {
-        ledger_ = std::make_shared<view_ledger>();
+        ledger_ = std::make_shared<view_ledger>(spec_.max_views_per_principal, spec_.views);
         views_ = db_->open_read_views(spec_.views);
         if (!views_ && spec_.pin == pin_policy::required)
             throw std::invalid_argument("sql_collection: table " + spec_.table.table +
@@ -313,28 +334,18 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
         if (auto v = spec_.visibility(request.caller)) vis = compile_trusted(*v, spec_);
 
     const auto table = detail::quoted(spec_.table.table);
-    const auto& order = request.order ? *request.order : default_order_;
-    // Keys compare as the paging layer compares them: text byte by byte. A versioned table's
-    // text columns are made that way; a foreign one's may have any collation, so its ordering
-    // fields are compared and ordered under the byte-wise one ("C", BINARY) — an index with
-    // that collation serves them.
-    std::vector<const field*> keyed;
-    std::vector<std::string> columns;
-    for (const auto& name : order.fields) {
-        const auto* f = spec_.table.find(name);
-        if (!f) throw std::logic_error("sql_collection: an ordering names no field of the table");
-        keyed.push_back(f);
-        std::string c = detail::quoted(f->name);
-        if (foreign_ && (f->type == field_type::text || f->type == field_type::date))
-            c += db_->dialect() == store::sql_dialect::postgres ? " COLLATE \"C\"" : " COLLATE BINARY";
-        columns.push_back(std::move(c));
+    // The walk's ordering: one of ours (the paging layer asks for nothing else).
+    const prepared_order* prepared = &orders_.front();
+    if (request.order) {
+        auto it = std::find_if(orders_.begin(), orders_.end(), [&](const prepared_order& p) {
+            return p.order.fields == request.order->fields && p.order.descending == request.order->descending;
+        });
+        if (it == orders_.end())
+            throw std::logic_error("sql_collection: a walk asks for an ordering it does not offer");
+        prepared = &*it;
     }
-    std::string order_sql;
-    for (std::size_t i = 0; i < keyed.size(); ++i) {
-        const bool desc = order.descends(i);
-        order_sql += (i ? ", " : "") + columns[i] + (desc ? " DESC" : " ASC");
-        if (keyed[i]->nullable) order_sql += desc ? " NULLS LAST" : " NULLS FIRST";  // as compare_keys
-    }
+    const auto& order = prepared->order;
+    const auto& order_sql = prepared->order_by;
 
     // The snapshot in a statement: the pinned number, or the table's current one (an
     // uncorrelated subquery: read once, in the statement's own snapshot). A foreign table's
@@ -359,7 +370,7 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
         append(params, vis->params);
     }
     if (request.after) {
-        auto after = after_key(*request.after, keyed, columns, order);
+        auto after = after_key(*request.after, spec_.table, prepared->fields, prepared->columns, order);
         if (!after)
             co_return paging::source_error{
                 paging::source_error::kind::snapshot_gone, "cursor key of another shape", {}};
@@ -394,8 +405,7 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
     }
 
     // On the worker; the work owns what it uses (the wait may end before it does).
-    auto read = [db = db_, views = views_, ledger = ledger_, who = request.caller.id,
-                 per_principal = spec_.max_views_per_principal, view_options = spec_.views, view = request.snapshot,
+    auto read = [db = db_, views = views_, ledger = ledger_, who = request.caller.id, view = request.snapshot,
                  foreign = foreign_, best_effort = spec_.pin == pin_policy::best_effort, fields = spec_.table.fields,
                  sql = std::move(sql), params = std::move(params), trailer, pins,
                  deadline =
@@ -406,9 +416,7 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
             auto opened = views ? views->open() : store::view_error{store::view_error::kind::limit, "no read views"};
             if (opened) {
                 view = *opened;
-                const auto now = view_options.clock ? view_options.clock() : std::chrono::steady_clock::now();
-                for (const auto& old : ledger->admit(view, who, per_principal, now, view_options.max_age))
-                    views->close(old);
+                for (const auto& old : ledger->admit(view, who)) views->close(old);
             } else if (best_effort) {  // no view to be had (too many held, or the server refuses one)
                 view = std::string(unpinned_walk);
             } else if (opened.error().what == store::view_error::kind::failed) {
@@ -474,7 +482,7 @@ boost::asio::awaitable<boost::system::result<paging::fetch_result, paging::sourc
 
 std::vector<paging::named_ordering> sql_source::orderings() const {
     std::vector<paging::named_ordering> out;
-    for (const auto& o : spec_.orders) out.push_back({o.name, to_paging(o, spec_.table)});
+    for (const auto& p : orders_) out.push_back({p.name, p.order});
     return out;
 }
 
@@ -584,8 +592,9 @@ std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_dat
     }
     opts.item_schema = item_schema(s.table);
     opts.check_query = [source](const boost::json::object& query) { return source->check(query); };
-    if (s.orders.size() > 1) opts.orders = source->orderings();
-    auto order = source->orderings().front().order;
+    auto orders = source->orderings();
+    auto order = orders.front().order;
+    if (orders.size() > 1) opts.orders = std::move(orders);
     return std::make_shared<paging::collection_tool>(std::move(info), std::move(order), source, std::move(opts));
 }
 

@@ -145,7 +145,15 @@ private:
     collection_spec spec_;
     std::string name_;
     std::string columns_;
-    paging::ordering default_order_;
+    /// The orderings (the first the default), each with its SQL, made once.
+    struct prepared_order {
+        std::string name;
+        paging::ordering order;
+        std::vector<std::size_t> fields;   // the ordering's fields, as indexes into the table's
+        std::vector<std::string> columns;  // each as SQL (with a byte-wise collation where needed)
+        std::string order_by;              // the ORDER BY list
+    };
+    std::vector<prepared_order> orders_;
     bool foreign_ = false;
     std::shared_ptr<store::read_views> views_;
     /// Which principal holds which view (for `max_views_per_principal`).
