@@ -347,23 +347,17 @@ public:
         if (!claims) co_return ev::skip{"EVIDENCE_INVALID", "the snapshot_token no longer opens"};
         enum class outcome { done, changed, failed };
         auto suspend = [db = db_, evidence = evidence_, walk = claims->walk, id]() {
-            // The row as it is now, then the check against the walk, then a write that happens
-            // only while the row is still what was checked (another program may write between).
-            std::vector<sc::sql_value> now;
-            const sc::sql_value key[] = {id};
-            auto read =
-                db->query("SELECT name, region, since FROM customers WHERE id = ?", key, [&](const sc::sql_row& row) {
-                    now.assign(row.begin(), row.end());
-                    return false;
-                });
-            if (!read) return outcome::failed;
-            if (now.empty()) return outcome::changed;
+            // The row checked against the walk, then a write that happens only while the row is
+            // still what was checked (another program may write in between).
             const std::string ids[] = {id};
-            auto changed =
-                sc::changed_since_walk(*db, customers_table(), *evidence, walk, ids, std::chrono::system_clock::now());
+            std::vector<boost::json::object> now;
+            auto changed = sc::changed_since_walk(*db, customers_table(), *evidence, walk, ids,
+                                                  std::chrono::system_clock::now(), &now);
             if (!changed) return outcome::failed;
             if (!changed->empty()) return outcome::changed;
-            const sc::sql_value cas[] = {id, now[0], now[1], now[2]};
+            const auto& row = now.front();
+            const sc::sql_value cas[] = {id, sc::detail::to_sql(row.at("name")), sc::detail::to_sql(row.at("region")),
+                                         sc::detail::to_sql(row.at("since"))};
             auto written = db->execute(
                 "UPDATE customers SET may_order = 0 WHERE id = ? AND name = ? AND region = ? AND since = ?", cas);
             if (!written) return outcome::failed;

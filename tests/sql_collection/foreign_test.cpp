@@ -315,10 +315,15 @@ TEST_P(SqlCollection, AnActionTellsTheRowsThatChangedSinceTheWalkSawThem) {
     ASSERT_TRUE(writer->execute("UPDATE items SET n = n WHERE id = ?", same));  // written, not changed
 
     const std::vector<std::string> asked{row_id(2), row_id(3), row_id(4), row_id(5), row_id(99)};
-    auto changed =
-        sc::changed_since_walk(*writer, items_table(), *store, claims->walk, asked, std::chrono::system_clock::now());
+    std::vector<boost::json::object> unchanged;
+    auto changed = sc::changed_since_walk(*writer, items_table(), *store, claims->walk, asked,
+                                          std::chrono::system_clock::now(), &unchanged);
     ASSERT_TRUE(changed) << changed.error().message;
     EXPECT_EQ(*changed, (std::vector<std::string>{row_id(3), row_id(4), row_id(99)}));
+    // The others come back as they are, for a write that must find them so.
+    ASSERT_EQ(unchanged.size(), 2u);
+    EXPECT_EQ(unchanged[0].at("id"), boost::json::value(row_id(2)));
+    EXPECT_EQ(unchanged[1].at("id"), boost::json::value(row_id(5)));
     // The ids alone are still evidence of what the walk delivered.
     auto uncovered = store->uncovered(claims->walk, std::vector<std::string>{row_id(2), row_id(3)},
                                       std::chrono::system_clock::now());

@@ -505,7 +505,8 @@ sql_condition sql_source::compile_trusted_or_checked(const boost::json::object& 
 
 boost::system::result<std::vector<std::string>, db_error> changed_since_walk(
     sql_database& db, const table_spec& table, evidence::evidence_store& store, std::string_view walk,
-    std::span<const std::string> ids, std::chrono::system_clock::time_point now) {
+    std::span<const std::string> ids, std::chrono::system_clock::time_point now,
+    std::vector<boost::json::object>* unchanged) {
     table.validate();
     const auto& key_field = *table.find(table.key);
     std::vector<sql_value> keys;
@@ -519,7 +520,12 @@ boost::system::result<std::vector<std::string>, db_error> changed_since_walk(
         if (ec == std::errc{} && p == id.data() + id.size()) keys.emplace_back(v);
     }
     // What each row is now, written as a walk's page writes it.
-    std::vector<std::pair<std::string, std::string>> now_seen;  // id, seen_as entry
+    struct row_now {
+        std::string id;
+        std::string entry;  // its seen_as
+        boost::json::value item;
+    };
+    std::vector<row_now> now_seen;
     if (!keys.empty()) {
         std::string sql = "SELECT ";
         for (std::size_t i = 0; i < table.fields.size(); ++i)
@@ -529,32 +535,34 @@ boost::system::result<std::vector<std::string>, db_error> changed_since_walk(
         sql += ")";
         std::string text;
         auto r = db.query(sql, keys, [&](const sql_row& row) {
-            boost::json::object item;
+            boost::json::value item(boost::json::object{});
+            auto& fields = item.get_object();
             for (std::size_t i = 0; i < table.fields.size(); ++i)
-                item[table.fields[i].name] = detail::to_json(row[i], table.fields[i].type);
-            const auto& key = item.at(table.key);
+                fields[table.fields[i].name] = detail::to_json(row[i], table.fields[i].type);
+            const auto& key = fields.at(table.key);
             std::string id = key.is_string() ? std::string(key.get_string()) : json::to_string(key).value();
             text.clear();
             {
                 json::text_sink sink(text);
-                if (!json::write(boost::json::value(std::move(item)), sink, json::depth_ceiling))
+                if (!json::write(item, sink, json::depth_ceiling))
                     throw std::logic_error("sql_collection: a row cannot be written");
             }
             auto entry = evidence::seen_as(id, text);
-            now_seen.emplace_back(std::move(id), std::move(entry));
+            now_seen.push_back({std::move(id), std::move(entry), std::move(item)});
             return true;
         });
         if (!r) return r.error();
     }
     std::vector<std::string> entries;
-    for (const auto& [id, entry] : now_seen) entries.push_back(entry);
+    for (const auto& r : now_seen) entries.push_back(r.entry);
     const auto unseen = store.uncovered(walk, entries, now);
     std::vector<std::string> changed;
     for (const auto& id : ids) {
-        auto it = std::find_if(now_seen.begin(), now_seen.end(), [&](const auto& s) { return s.first == id; });
+        auto it = std::find_if(now_seen.begin(), now_seen.end(), [&](const row_now& r) { return r.id == id; });
         const bool same =
-            unseen && it != now_seen.end() && std::find(unseen->begin(), unseen->end(), it->second) == unseen->end();
+            unseen && it != now_seen.end() && std::find(unseen->begin(), unseen->end(), it->entry) == unseen->end();
         if (!same) changed.push_back(id);
+        else if (unchanged) unchanged->push_back(std::move(it->item.get_object()));
     }
     return changed;
 }

@@ -208,13 +208,14 @@ std::shared_ptr<paging::collection_tool> make_collection(std::shared_ptr<sql_dat
 /// (`evidence::seen_as`): what an evidence-gated action over such a table skips with
 /// `TARGET_CHANGED` instead of acting on an object the user never saw. One statement for the
 /// current rows and one call to the store: run it on a worker.
+/// @param unchanged when given, gets the rows of the other ids as they are (and as the walk
+///        delivered them), as items: what a write that must find them unchanged compares with
 /// @return those ids (in the order given; all of them when the walk's evidence is gone), or the
 ///         database's failure
-boost::system::result<std::vector<std::string>, db_error> changed_since_walk(sql_database& db, const table_spec& table,
-                                                                             evidence::evidence_store& store,
-                                                                             std::string_view walk,
-                                                                             std::span<const std::string> ids,
-                                                                             std::chrono::system_clock::time_point now);
+boost::system::result<std::vector<std::string>, db_error> changed_since_walk(
+    sql_database& db, const table_spec& table, evidence::evidence_store& store, std::string_view walk,
+    std::span<const std::string> ids, std::chrono::system_clock::time_point now,
+    std::vector<boost::json::object>* unchanged = nullptr);
 
 /// JSON Schema of one item of the table (every field, typed).
 boost::json::object item_schema(const table_spec& table);
