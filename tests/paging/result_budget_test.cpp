@@ -12,6 +12,7 @@
 #include <candor/evidence/token.hpp>
 #include <candor/paging/aggregate.hpp>
 
+#include <functional>
 #include <random>
 #include <set>
 #include <vector>
@@ -58,20 +59,24 @@ struct budget_walk {
     boost::json::value last;
 };
 
-// Walk `items` to its end with `budget` asked for in each request's _meta.
-budget_walk walk_with_budget(collection_harness& h, std::size_t budget, std::size_t page_size) {
+// Walk `tool` (`items`, or an aggregation over it) to its end with `budget` asked for in each
+// request's _meta; `each` looks at every envelope.
+budget_walk walk_with_budget(collection_harness& h, std::size_t budget, std::size_t page_size,
+                             const std::string& tool = "items",
+                             const std::function<void(const boost::json::value&)>& each = {}) {
     auto& c = h.client();
     budget_walk w;
     std::optional<std::string> cursor;
     for (int guard = 0; guard < 10'000; ++guard) {
         boost::json::object args{{"page_size", page_size}};
         if (cursor) args["cursor"] = *cursor;
-        auto r = c.request("tools/call", {{"name", "items"},
+        auto r = c.request("tools/call", {{"name", tool},
                                           {"arguments", std::move(args)},
                                           {"_meta", boost::json::object{{"io.candor/maxResultBytes", budget}}}});
         w.largest = std::max(w.largest, c.received_bytes().back());
         const auto env = at(at(r, "result"), "structuredContent");
         ++w.pages;
+        if (each) each(env);
         const auto data = at(env, "data");
         if (!data.is_array()) {
             ADD_FAILURE() << "a page without data: " << boost::json::serialize(r);
@@ -95,6 +100,20 @@ budget_walk walk_with_budget(collection_harness& h, std::size_t budget, std::siz
     return w;
 }
 
+// The walk that ended with `last` is complete evidence of every id in `all`.
+void expect_complete_evidence(collection_harness& h, const boost::json::value& last,
+                              const std::vector<std::string>& all) {
+    EXPECT_EQ(at(last, "complete"), true) << boost::json::serialize(last);
+    const auto token = at(last, "snapshot_token");
+    ASSERT_TRUE(token.is_string()) << boost::json::serialize(last);
+    auto claims = ev::open_snapshot_token(*h.keys, token.as_string());
+    ASSERT_TRUE(claims);
+    EXPECT_TRUE(claims->complete);
+    auto uncovered = h.store->uncovered(claims->walk, all, h.clocks.wall);
+    ASSERT_TRUE(uncovered);
+    EXPECT_TRUE(uncovered->empty());
+}
+
 }  // namespace
 
 TEST(ResultBudget, AWalkAtAnyBudgetDeliversExactlyTheIdsOfOneWithout) {
@@ -112,16 +131,8 @@ TEST(ResultBudget, AWalkAtAnyBudgetDeliversExactlyTheIdsOfOneWithout) {
         EXPECT_EQ(w.ids, all) << "budget " << budget << ", page_size " << page_size;
         EXPECT_LE(w.largest, budget);
         cut_pages += w.cut_pages;
-        EXPECT_EQ(at(w.last, "complete"), true) << boost::json::serialize(w.last);
         // The walk's evidence covers every id it delivered, and it is complete evidence.
-        const auto token = at(w.last, "snapshot_token");
-        ASSERT_TRUE(token.is_string()) << boost::json::serialize(w.last);
-        auto claims = ev::open_snapshot_token(*h.keys, token.as_string());
-        ASSERT_TRUE(claims);
-        EXPECT_TRUE(claims->complete);
-        auto uncovered = h.store->uncovered(claims->walk, all, h.clocks.wall);
-        ASSERT_TRUE(uncovered);
-        EXPECT_TRUE(uncovered->empty());
+        expect_complete_evidence(h, w.last, all);
     }
     EXPECT_GT(cut_pages, 40u) << "the budgets seldom cut a page: the test proved little";
 }
@@ -261,48 +272,21 @@ TEST(ResultBudget, AnAggregationEndsAtTheLastWholeItemThatFitsAndResumesRightAft
         const std::size_t budget = 4000 + rng() % 20'000;
         const auto all = put_budget_items(h, rng, n, budget);
         const std::size_t page_size = 1 + rng() % 40;
-        auto& c = h.client();
-        std::vector<std::string> got;
-        std::optional<std::string> cursor;
-        boost::json::value last;
-        for (int guard = 0; guard < 1000; ++guard) {
-            boost::json::object args{{"page_size", page_size}};
-            if (cursor) args["cursor"] = *cursor;
-            auto r = c.request("tools/call", {{"name", "walk"},
-                                              {"arguments", std::move(args)},
-                                              {"_meta", boost::json::object{{"io.candor/maxResultBytes", budget}}}});
-            EXPECT_LE(c.received_bytes().back(), budget);
-            const auto env = at(at(r, "result"), "structuredContent");
+        auto w = walk_with_budget(h, budget, page_size, "walk", [&](const boost::json::value& env) {
             // Whole items only: no string of them was cut to fit.
             EXPECT_EQ(at(env, "warnings"), boost::json::array{}) << boost::json::serialize(at(env, "warnings"));
-            const auto data = at(env, "data");
-            ASSERT_TRUE(data.is_array()) << boost::json::serialize(r);
-            for (const auto& i : data.as_array()) got.emplace_back(i.at("id").as_string());
             const auto codes = reason_codes(env);
-            if (!codes.empty()) {
-                ASSERT_EQ(codes, std::vector<std::string>{"RESULT_SIZE_LIMIT"}) << boost::json::serialize(env);
-                const auto reason = budget_nth(at(env, "incomplete_reasons"), 0);
-                EXPECT_EQ(at(reason, "limit"), budget);
-                EXPECT_EQ(at(reason, "returned"), data.as_array().size());
-                ++cut_calls;
-            }
-            const auto next = at(env, "continuation").is_object() ? cursor_of(env) : std::string();
-            if (next.empty()) {
-                last = env;
-                break;
-            }
-            cursor = next;
-        }
-        EXPECT_EQ(got, all) << "budget " << budget << ", page_size " << page_size;
-        EXPECT_EQ(at(last, "complete"), true) << boost::json::serialize(last);
-        const auto token = at(last, "snapshot_token");
-        ASSERT_TRUE(token.is_string()) << boost::json::serialize(last);
-        auto claims = ev::open_snapshot_token(*h.keys, token.as_string());
-        ASSERT_TRUE(claims);
-        EXPECT_TRUE(claims->complete);
-        auto uncovered = h.store->uncovered(claims->walk, all, h.clocks.wall);
-        ASSERT_TRUE(uncovered);
-        EXPECT_TRUE(uncovered->empty());
+            if (codes.empty()) return;
+            ASSERT_EQ(codes, std::vector<std::string>{"RESULT_SIZE_LIMIT"}) << boost::json::serialize(env);
+            const auto reason = budget_nth(at(env, "incomplete_reasons"), 0);
+            EXPECT_EQ(at(reason, "limit"), budget);
+            const auto data = at(env, "data");
+            EXPECT_EQ(at(reason, "returned"), data.is_array() ? data.as_array().size() : 0u);
+        });
+        EXPECT_LE(w.largest, budget);
+        cut_calls += w.cut_pages;
+        EXPECT_EQ(w.ids, all) << "budget " << budget << ", page_size " << page_size;
+        expect_complete_evidence(h, w.last, all);
     }
     EXPECT_GT(cut_calls, 30u) << "the budgets seldom cut a walk: the test proved little";
 }
