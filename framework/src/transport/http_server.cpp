@@ -237,6 +237,11 @@ std::optional<jsonrpc::request_id> id_from(const boost::json::value* v) {
     return std::nullopt;
 }
 
+// The I/O threads a transport runs (`http_options::threads`, 0: one per core).
+std::size_t io_threads(const http_options& o) {
+    return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 /// One TCP connection: its stream, registered so that shutdown can close it.
@@ -268,11 +273,6 @@ private:
     // it was picked to be closed.
     std::atomic<std::int64_t> idle_since_{0};
 };
-
-// The I/O threads a transport runs (`http_options::threads`, 0: one per core).
-std::size_t io_threads(const http_options& o) {
-    return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-}
 
 class http_engine {
 public:
