@@ -104,16 +104,21 @@ public:
     boost::system::result<std::string, view_error> open() override {
         if (on_pool_thread(pool_->executor()))
             return view_error{view_error::kind::failed, "called on the pool's thread"};
+        std::map<std::string, holder> expired;
         {
             std::lock_guard lock(mutex_);
             if (holders_.size() + opening_ >= options_.max_held) {
-                end(take_expired());
-                if (holders_.size() + opening_ >= options_.max_held)
+                expired = take_expired();
+                if (holders_.size() + opening_ >= options_.max_held) {
+                    const auto held = holders_.size();
+                    retire(std::move(expired));
                     return view_error{view_error::kind::limit,
-                                      "read views held: " + std::to_string(holders_.size()) + " (the most allowed)"};
+                                      "read views held: " + std::to_string(held) + " (the most allowed)"};
+                }
             }
             ++opening_;
         }
+        retire(std::move(expired));
         struct undo {
             postgres_read_views& self;
             ~undo() {
@@ -156,14 +161,18 @@ public:
                                                   std::span<const sql_value> params,
                                                   const std::function<bool(const sql_row&)>& on_row) override {
         if (!snapshot_id_ok(id)) return view_error{view_error::kind::gone, "not a snapshot id"};
-        {
-            std::lock_guard lock(mutex_);
-            end(take_expired());
-            // Held here and past its age: ended above. Held elsewhere: its holder's server-side
-            // timeout ends it, and the import below fails.
-        }
         if (on_pool_thread(pool_->executor()))
             return view_error{view_error::kind::failed, "called on the pool's thread"};
+        // Held here and past its age: gone, and ended on the server before this answers. Held
+        // elsewhere: its holder's server-side timeout ends it, and the import below fails.
+        std::map<std::string, holder> expired;
+        {
+            std::lock_guard lock(mutex_);
+            expired = take_expired();
+        }
+        const bool mine_expired = expired.contains(std::string(id));
+        retire(std::move(expired));
+        if (mine_expired) return view_error{view_error::kind::gone, "the snapshot is past its age"};
         const auto deadline = pg::clock::now() + pool_->options().statement_timeout;
         std::optional<pg::result_set> rows;
         bool gone = false;
@@ -199,13 +208,7 @@ public:
             if (it == holders_.end()) return;
             one.insert(holders_.extract(it));
         }
-        // Ended on the server before this returns: no replica imports the snapshot after it.
-        if (!on_pool_thread(pool_->executor())) {
-            auto& conn = *one.begin()->second.conn;
-            const auto by = pg::clock::now() + pool_->options().statement_timeout;
-            (void)wait_on(pool_->executor(), conn.execute_script("ROLLBACK", by));
-        }
-        end(std::move(one));
+        retire(std::move(one));
     }
 
     std::size_t held() const override {
@@ -228,6 +231,17 @@ private:
             else ++it;
         }
         return out;
+    }
+
+    // End holders' transactions on the server before this returns, so that no replica imports
+    // their snapshots afterwards (not under mutex_), then close them.
+    void retire(std::map<std::string, holder> holders) {
+        if (holders.empty()) return;
+        if (!on_pool_thread(pool_->executor())) {
+            const auto by = pg::clock::now() + pool_->options().statement_timeout;
+            for (auto& [id, h] : holders) (void)wait_on(pool_->executor(), h.conn->execute_script("ROLLBACK", by));
+        }
+        end(std::move(holders));
     }
 
     // Close holders (their transactions end with their sessions) on the pool's executor, which
