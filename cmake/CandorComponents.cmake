@@ -85,33 +85,34 @@ function(candor_component name)
 endfunction()
 
 # Typed tools, JSON Schema contracts, envelopes, the MCP server, fan-out over sources (gather), stdio,
-# the standard command line, and the umbrella header candor/candor.hpp.
-candor_component(core MODULES candor.hpp error json schema contract envelope jsonrpc mcp gather transport app
-                      store/worker*
+# the standard command line, the SQL store interface (store; no engine) and the worker that runs
+# blocking work off the I/O threads (offload), and the umbrella header candor/candor.hpp.
+candor_component(core MODULES candor.hpp error json schema contract envelope jsonrpc offload store mcp gather
+                      transport app
                       PACKAGES Boost Threads RE2)
 # The Streamable HTTP transport, its OAuth 2.1 resource server (auth) and --http
 # (app::http_command_line).
 candor_component(http MODULES transport/http* transport/authenticator* auth app/http_* DEPENDS core
                       PACKAGES OpenSSL_TLS)
-# HMAC key ring, snapshot tokens, evidence stores, evidence-gated actions.
-candor_component(evidence MODULES evidence DEPENDS core PACKAGES OpenSSL)
+# HMAC key ring (seal), snapshot tokens, the evidence store interface, evidence-gated actions.
+candor_component(evidence MODULES seal evidence DEPENDS core PACKAGES OpenSSL)
 # Collections behind one fetch method, sealed cursors, aggregation.
 candor_component(paging MODULES paging DEPENDS evidence)
-# RAII over SQLite, the SQL store interface, and the stores on it: evidence (so that evidence
-# needs no SQLite), the plan ledger and the shared repair counts (their interfaces, in
-# validation, are header-only). The store's worker (header-only, Asio) is core's.
-candor_component(sqlite MODULES sqlite store evidence/sql* validation/sql_* DEPENDS evidence
-                        PACKAGES SQLite3)
 # Validated tools: invariants, external checks, repair budget, approval.
 candor_component(validation MODULES validation DEPENDS evidence)
-# Call journal, Prometheus metrics, operations console, and their flags (app::ops_command_line).
-candor_component(ops MODULES ops app/ops_* DEPENDS http)
+# RAII over SQLite, and the store interface on it (sqlite::open_sql_database).
+candor_component(sqlite MODULES sqlite DEPENDS core PACKAGES SQLite3)
+# PostgreSQL on libpq, asynchronous through Asio: connections, a bounded pool, cancellation,
+# migrations, and the store interface on it (postgres::open_sql_database).
+candor_component(postgres MODULES postgres DEPENDS core PACKAGES PostgreSQL)
+# A server's durable state on SQLite or PostgreSQL: the evidence stores, the plan ledger, the
+# shared repair counts, the HTTP sessions' records and event log, state::open_url with the
+# framework's migrations, and --state URL (state::command_line).
+candor_component(state MODULES state DEPENDS sqlite postgres validation)
+# Call journal, Prometheus metrics, operations console, and their flags (ops::command_line).
+candor_component(ops MODULES ops DEPENDS http)
 # Client side: decisions on an envelope's wire JSON.
 candor_component(agent MODULES agent PACKAGES Boost)
-# PostgreSQL on libpq, asynchronous through Asio: connections, a bounded pool, cancellation,
-# migrations; the store interface (store::sql_database, in sqlite) on it (store/postgres*); and
-# --state URL (app::state_command_line), which opens PostgreSQL or SQLite.
-candor_component(postgres MODULES postgres store/postgres* app/state_* DEPENDS sqlite PACKAGES PostgreSQL)
 # A SQL table as a searchable, pageable collection tool (tools/sql_collection).
 candor_component(sql_collection DEPENDS sqlite paging)
 

@@ -10,8 +10,8 @@
 //    times that the clock could not hold are refused rather than overflowed.
 #include "support.hpp"
 
-#include <candor/evidence/seal.hpp>
 #include <candor/paging/cursor.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -42,7 +42,7 @@ bool same(const pg::cursor_claims& a, const pg::cursor_claims& b) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string payload(reinterpret_cast<const char*>(data), size);
     const auto forever = std::chrono::seconds(std::numeric_limits<std::int32_t>::max());
-    const auto now = ev::wall_time{};
+    const auto now = candor::seal::wall_time{};
     const auto opened = pg::open_cursor(keys(), keys().seal(pg::cursor_purpose, payload), now, forever);
     if (!opened) {
         check(opened.error() == pg::cursor_error::invalid);  // at the epoch, nothing is old

@@ -3,7 +3,7 @@
 // What the fuzz targets share: an invariant check that stops the run, and the fixed key ring
 // that seals what a target opens.
 
-#include <candor/evidence/seal.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <cstdlib>
 #include <string>
@@ -16,9 +16,9 @@ inline void check(bool ok) {
 }
 
 /// One fixed 32-byte key, so that sealed inputs from the corpus open in every run.
-inline const candor::evidence::key_ring& keys() {
-    static const candor::evidence::key_ring ring =
-        candor::evidence::key_ring::from_keys({{"fuzz", std::string(32, 'k')}}).value();
+inline const candor::seal::key_ring& keys() {
+    static const candor::seal::key_ring ring =
+        candor::seal::key_ring::from_keys({{"fuzz", std::string(32, 'k')}}).value();
     return ring;
 }
 

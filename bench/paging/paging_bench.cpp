@@ -11,9 +11,9 @@
 // Run: scripts/bench --benchmark_filter='Paging|Evidence'
 
 #include <candor/evidence/gated_action.hpp>
-#include <candor/evidence/sqlite_store.hpp>
 #include <candor/evidence/token.hpp>
 #include <candor/paging/collection.hpp>
+#include <candor/state/sqlite_evidence_store.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -70,8 +70,8 @@ private:
 };
 
 struct fixture {
-    std::shared_ptr<const ev::key_ring> keys =
-        std::make_shared<const ev::key_ring>(ev::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
+    std::shared_ptr<const candor::seal::key_ring> keys = std::make_shared<const candor::seal::key_ring>(
+        candor::seal::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
     std::shared_ptr<vector_source> source = std::make_shared<vector_source>();
     std::shared_ptr<pg::collection_tool> tool;
     std::string last_cursor;
@@ -131,8 +131,8 @@ void BM_PagingPage_Candor(benchmark::State& state) {
 BENCHMARK(BM_PagingPage_Candor);
 
 struct evidence_fixture {
-    std::shared_ptr<const ev::key_ring> keys =
-        std::make_shared<const ev::key_ring>(ev::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
+    std::shared_ptr<const candor::seal::key_ring> keys = std::make_shared<const candor::seal::key_ring>(
+        candor::seal::key_ring::from_keys({{"bench", std::string(32, 'k')}}).value());
     std::vector<std::string> all;
     std::vector<std::string> requested;
     std::unordered_set<std::string> raw;
@@ -154,7 +154,7 @@ struct evidence_fixture {
         store.close(walk, std::chrono::system_clock::now() + std::chrono::hours(24));
         ev::snapshot_claims c;
         c.resource = "bench_items";
-        c.query = ev::fingerprint("query", "{}");
+        c.query = candor::seal::fingerprint("query", "{}");
         c.principal = ev::principal_fingerprint("bench");
         c.snapshot = "v1";
         c.walk = walk;
@@ -195,7 +195,7 @@ void BM_EvidenceVerify_Candor(benchmark::State& state) { verify_loop(state, ev::
 BENCHMARK(BM_EvidenceVerify_Candor)->Unit(benchmark::kMicrosecond);
 
 void BM_EvidenceVerifySqlite_Candor(benchmark::State& state) {
-    verify_loop(state, ev::open_sqlite_store(":memory:").value());
+    verify_loop(state, candor::state::open_sqlite_store(":memory:").value());
 }
 BENCHMARK(BM_EvidenceVerifySqlite_Candor)->Unit(benchmark::kMicrosecond)->Iterations(2000);
 

@@ -12,8 +12,8 @@
 // Cursors are sealed with CANDOR_SEALING_KEYS ("id:HEX,…") when set, else with a random key.
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
-#include <candor/app/ops_command_line.hpp>
 #include <candor/candor.hpp>
+#include <candor/ops/command_line.hpp>
 #include <candor/paging/typed_collection.hpp>
 
 #include <boost/describe.hpp>
@@ -123,17 +123,17 @@ candor::envelope::envelope echo(echo_args a) {
 
 // ---------------------------------------------------------------------------------------------
 
-std::shared_ptr<const candor::evidence::key_ring> sealing_keys() {
+std::shared_ptr<const candor::seal::key_ring> sealing_keys() {
     if (const char* config = std::getenv("CANDOR_SEALING_KEYS")) {
-        auto ring = candor::evidence::key_ring::from_config(config);
+        auto ring = candor::seal::key_ring::from_config(config);
         if (!ring) {
             std::cerr << "bench-server: CANDOR_SEALING_KEYS is not a valid key list\n";
             std::exit(2);
         }
-        return std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
+        return std::make_shared<const candor::seal::key_ring>(std::move(*ring));
     }
-    return std::make_shared<const candor::evidence::key_ring>(
-        candor::evidence::key_ring::ephemeral([](std::string_view line) { std::cerr << line << '\n'; }));
+    return std::make_shared<const candor::seal::key_ring>(
+        candor::seal::key_ring::ephemeral([](std::string_view line) { std::cerr << line << '\n'; }));
 }
 
 int main(int argc, char** argv) {
@@ -159,5 +159,5 @@ int main(int argc, char** argv) {
     auto http = std::make_shared<candor::app::http_command_line>();
     return candor::app::run(srv, argc, argv,
                             {.summary = "The load benchmark's workload: 100,000 tickets, search_tickets and echo.",
-                             .extensions = {http, std::make_shared<candor::app::ops_command_line>(http)}});
+                             .extensions = {http, std::make_shared<candor::ops::command_line>(http)}});
 }

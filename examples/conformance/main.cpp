@@ -388,8 +388,8 @@ int main(int argc, char** argv) {
     add_prompts(srv);
     // Requests to the client on the stateless revision carry their state sealed with a key
     // of this process (a fixture needs no key that survives it).
-    srv.set_request_state_sealer(candor::evidence::state_sealer_from(std::make_shared<const candor::evidence::key_ring>(
-        candor::evidence::key_ring::ephemeral([](std::string_view) {}))));
+    srv.set_request_state_sealer(candor::evidence::state_sealer_from(
+        std::make_shared<const candor::seal::key_ring>(candor::seal::key_ring::ephemeral([](std::string_view) {}))));
 
     return candor::app::run(srv, argc, argv,
                             {.summary = "The MCP conformance suite's fixture server.",

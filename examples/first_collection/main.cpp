@@ -7,9 +7,9 @@
 //   books tools            print the tool with its generated schemas
 #include <candor/app/http_command_line.hpp>
 #include <candor/candor.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/paging/typed_collection.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -105,15 +105,15 @@ int main(int argc, char** argv) {
     // CANDOR_SEALING_KEYS on every replica and across restarts; without it, a key that dies with
     // the process.
     if (const char* text = std::getenv("CANDOR_SEALING_KEYS"); text && *text) {
-        auto ring = candor::evidence::key_ring::from_config(text);
+        auto ring = candor::seal::key_ring::from_config(text);
         if (!ring) {
-            std::cerr << "CANDOR_SEALING_KEYS: " << candor::evidence::to_string(ring.error()) << "\n";
+            std::cerr << "CANDOR_SEALING_KEYS: " << candor::seal::to_string(ring.error()) << "\n";
             return 2;
         }
-        options.keys = std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
+        options.keys = std::make_shared<const candor::seal::key_ring>(std::move(*ring));
     } else {
-        options.keys = std::make_shared<const candor::evidence::key_ring>(
-            candor::evidence::key_ring::ephemeral([](std::string_view m) { std::cerr << "books: " << m << "\n"; }));
+        options.keys = std::make_shared<const candor::seal::key_ring>(
+            candor::seal::key_ring::ephemeral([](std::string_view m) { std::cerr << "books: " << m << "\n"; }));
     }
     // The ids a pinned walk delivered are kept here, so that a snapshot token can later prove
     // which objects a complete inventory held (SQLite or PostgreSQL stores keep them durably).

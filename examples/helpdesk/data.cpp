@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include "data.hpp"
 
-#include <candor/evidence/seal.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -163,7 +163,7 @@ boost::system::result<void, sc::db_error> seed(sc::sql_database& tx, int tickets
             !r)
             return r.error();
     }
-    const sc::sql_value refreshed[] = {std::to_string(candor::evidence::to_epoch_ms(std::chrono::system_clock::now()))};
+    const sc::sql_value refreshed[] = {std::to_string(candor::seal::to_epoch_ms(std::chrono::system_clock::now()))};
     if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('kb_refreshed_at', ?)", refreshed); !r)
         return r.error();
     if (auto r = tx.execute("INSERT INTO helpdesk_meta(key, value) VALUES('seeded', '1')", {}); !r) return r.error();
@@ -211,7 +211,7 @@ boost::system::result<std::chrono::system_clock::time_point, sc::db_error> kb_re
         return false;
     });
     if (!r) return r.error();
-    return candor::evidence::from_epoch_ms(ms);
+    return candor::seal::from_epoch_ms(ms);
 }
 
 std::optional<boost::json::value> account_visibility(const candor::mcp::principal& p) {

@@ -14,15 +14,16 @@
 
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
-#include <candor/app/ops_command_line.hpp>
 #include <candor/app/secret.hpp>
-#include <candor/app/state_command_line.hpp>
 #include <candor/evidence/request_state.hpp>
-#include <candor/evidence/sql_store.hpp>
-#include <candor/store/postgres.hpp>
-#include <candor/store/sql_event_log.hpp>
-#include <candor/store/sql_session_records.hpp>
-#include <candor/validation/sql_repair_counts.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/ops/command_line.hpp>
+#include <candor/state/command_line.hpp>
+#include <candor/state/open_url.hpp>
+#include <candor/state/sql_event_log.hpp>
+#include <candor/state/sql_evidence_store.hpp>
+#include <candor/state/sql_repair_counts.hpp>
+#include <candor/state/sql_session_records.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -121,7 +122,7 @@ int main(int argc, char** argv) {
     opts.stdio_caller = candor::mcp::principal{who && *who ? who : "admin"};
 
     auto http = std::make_shared<candor::app::http_command_line>();
-    auto state = std::make_shared<candor::app::state_command_line>();
+    auto state = std::make_shared<candor::state::command_line>();
     opts.prepare = [&]() -> bool {
         // The server's log has the operator's format (--log-format) by now.
         const auto& log = srv.options().log;
@@ -135,7 +136,7 @@ int main(int argc, char** argv) {
         }
         // The demo's data: a SQLite file (default) or PostgreSQL (--db postgres://…), which the
         // replicas of one deployment share (docs/deployment.md).
-        if (!candor::store::is_postgres_url(db_path)) {
+        if (!candor::state::is_postgres_url(db_path)) {
             std::error_code ec;
             const auto parent = std::filesystem::path(db_path).parent_path();
             if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -144,8 +145,8 @@ int main(int argc, char** argv) {
         // Seeding holds the setup lock for seconds, and the other replicas' setup waits for it
         // in one statement; pages and calls end at their own deadlines whatever this says.
         pg.statement_timeout = std::chrono::seconds(60);
-        const auto shown = candor::store::redacted_url(db_path);
-        auto data = candor::store::open_url(db_path, pg);
+        const auto shown = candor::state::redacted_url(db_path);
+        auto data = candor::state::open_url(db_path, pg);
         if (!data) return fail("cannot open database '" + shown + "': " + data.error().message);
         auto db = data->db;
         if (auto r = helpdesk::open_and_seed(*db, static_cast<int>(seed_tickets)); !r)
@@ -156,29 +157,29 @@ int main(int argc, char** argv) {
         // data's own database. Executed plans stay with the data: a plan's use commits in the
         // archive's own transaction.
         auto state_db = db;
-        auto worker = std::make_shared<candor::store::worker>(candor::store::is_postgres_url(db_path) ? 4 : 1);
+        auto worker = std::make_shared<candor::offload::worker>(candor::state::is_postgres_url(db_path) ? 4 : 1);
         if (!state->url().empty()) {
             auto opened = state->open({});
             if (!opened)
-                return fail("cannot open the state database '" + candor::store::redacted_url(state->url()) +
+                return fail("cannot open the state database '" + candor::state::redacted_url(state->url()) +
                             "': " + opened.error().message);
             state_db = opened->db;
             log(candor::mcp::log_level::info, "helpdesk: state " + opened->description);
         }
-        auto store = candor::evidence::open_sql_store(state_db, worker);
+        auto store = candor::state::open_sql_store(state_db, worker);
         if (!store) return fail("cannot open the evidence store: " + store.error().message);
-        auto counts = candor::validation::sql_repair_counts::open(state_db, worker);
+        auto counts = candor::state::sql_repair_counts::open(state_db, worker);
         if (!counts) return fail("cannot open the repair counts: " + counts.error().message);
-        auto sessions = candor::store::sql_session_records::open(state_db);
+        auto sessions = candor::state::sql_session_records::open(state_db);
         if (!sessions) return fail("cannot open the session records: " + sessions.error().message);
         http->http_options().shared_sessions = *sessions;
         http->http_options().shared_sessions_worker = worker;
         // The SSE event log beside them: a stream cut on one replica resumes on another.
-        auto events = candor::store::sql_event_log::open(state_db);
+        auto events = candor::state::sql_event_log::open(state_db);
         if (!events) return fail("cannot open the event log: " + events.error().message);
         http->http_options().event_log = *events;
         http->http_options().event_log_worker = worker;
-        std::shared_ptr<const candor::evidence::key_ring> keys;
+        std::shared_ptr<const candor::seal::key_ring> keys;
         // A file or a systemd credential keeps the keys off the command line and out of the
         // environment (docs/operations.md, "Deploying").
         auto configured = candor::app::read_secret("CANDOR_SEALING_KEYS", "candor-sealing-keys");
@@ -186,14 +187,14 @@ int main(int argc, char** argv) {
             return fail("sealing keys: " + configured.error().where + ": " +
                         std::string(candor::app::to_string(configured.error().code)));
         if (const auto& secret = *configured) {
-            auto ring = candor::evidence::key_ring::from_config(secret->value);
+            auto ring = candor::seal::key_ring::from_config(secret->value);
             if (!ring)
                 return fail("sealing keys from " + secret->source + ": " +
-                            std::string(candor::evidence::to_string(ring.error())));
-            keys = std::make_shared<const candor::evidence::key_ring>(std::move(*ring));
+                            std::string(candor::seal::to_string(ring.error())));
+            keys = std::make_shared<const candor::seal::key_ring>(std::move(*ring));
             log(candor::mcp::log_level::info, "sealing keys from " + secret->source);
         } else {
-            keys = std::make_shared<const candor::evidence::key_ring>(candor::evidence::key_ring::ephemeral(
+            keys = std::make_shared<const candor::seal::key_ring>(candor::seal::key_ring::ephemeral(
                 [&](std::string_view m) { log(candor::mcp::log_level::warning, m); }));
         }
         log(candor::mcp::log_level::info, "helpdesk: database " + shown);
@@ -210,6 +211,6 @@ int main(int argc, char** argv) {
         }
         return true;
     };
-    opts.extensions = {http, std::make_shared<candor::app::ops_command_line>(http), state};
+    opts.extensions = {http, std::make_shared<candor::ops::command_line>(http), state};
     return candor::app::run(srv, argc, argv, opts);
 }

@@ -12,6 +12,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 #include <candor/json/time.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -231,7 +232,7 @@ boost::asio::awaitable<boost::system::result<std::string, od::store_error>> sql_
 }
 
 std::shared_ptr<candor::mcp::tool_handler> make_order_tool(std::shared_ptr<sc::sql_database> db,
-                                                           std::shared_ptr<candor::store::worker> worker,
+                                                           std::shared_ptr<candor::offload::worker> worker,
                                                            std::shared_ptr<candor::validation::repair_budget> repairs) {
     auto backend = std::make_shared<sql_orders>(std::move(db), std::move(worker));
     od::order_tool_options o;

@@ -5,9 +5,9 @@
 // except cust-blocked in the place of cust-10 — in a plain table that other programs write
 // (helpdesk-writer), and a table of stored drafts.
 
+#include <candor/offload/worker.hpp>
 #include <candor/sql_collection/database.hpp>
 #include <candor/sql_collection/table.hpp>
-#include <candor/store/worker.hpp>
 #include <candor_examples/order_draft.hpp>
 
 #include <memory>
@@ -42,7 +42,8 @@ class sql_orders final : public candor_examples::order_draft::catalog,
                          public candor_examples::order_draft::draft_store {
 public:
     /// @param worker runs the statements (never the caller's strand)
-    sql_orders(std::shared_ptr<candor::sql_collection::sql_database> db, std::shared_ptr<candor::store::worker> worker)
+    sql_orders(std::shared_ptr<candor::sql_collection::sql_database> db,
+               std::shared_ptr<candor::offload::worker> worker)
         : db_(std::move(db)), worker_(std::move(worker)) {}
 
     boost::asio::awaitable<std::optional<candor::contract::decimal>> price(
@@ -54,7 +55,7 @@ public:
 
 private:
     std::shared_ptr<candor::sql_collection::sql_database> db_;
-    std::shared_ptr<candor::store::worker> worker_;
+    std::shared_ptr<candor::offload::worker> worker_;
     /// The rows of one read on the worker; a failure throws (`source` names it).
     boost::asio::awaitable<std::vector<candor::sql_collection::sql_row>> rows(
         const char* source, std::string sql, std::vector<candor::sql_collection::sql_value> params);
@@ -63,7 +64,7 @@ private:
 /// The create_order_draft tool over `db` (statements on `worker`), with `repairs` as its repair
 /// budget (default: its own).
 std::shared_ptr<candor::mcp::tool_handler> make_order_tool(
-    std::shared_ptr<candor::sql_collection::sql_database> db, std::shared_ptr<candor::store::worker> worker,
+    std::shared_ptr<candor::sql_collection::sql_database> db, std::shared_ptr<candor::offload::worker> worker,
     std::shared_ptr<candor::validation::repair_budget> repairs = nullptr);
 
 }  // namespace helpdesk

@@ -12,6 +12,7 @@
 
 #include <candor/gather/fan_out.hpp>
 #include <candor/mcp/typed_tool.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -115,7 +116,7 @@ found read_source(sc::sql_database& db, const std::string& name, const std::stri
 }
 
 boost::asio::awaitable<ce::envelope> ask(std::shared_ptr<sc::sql_database> db,
-                                         std::shared_ptr<candor::store::worker> worker, std::string name,
+                                         std::shared_ptr<candor::offload::worker> worker, std::string name,
                                          std::string text, settings config) {
     if (config.fail_source == name) throw std::runtime_error("source failure injected by --fail-source");
     if (config.slow_source == name) {
@@ -195,7 +196,7 @@ public:
 
 private:
     std::shared_ptr<sc::sql_database> db_;
-    std::shared_ptr<candor::store::worker> worker_;
+    std::shared_ptr<candor::offload::worker> worker_;
     settings config_;
 };
 

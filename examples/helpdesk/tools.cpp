@@ -10,9 +10,10 @@
 #include "orders.hpp"
 
 #include <candor/mcp/typed_tool.hpp>
+#include <candor/offload/worker.hpp>
 #include <candor/paging/aggregate.hpp>
 #include <candor/sql_collection/collection.hpp>
-#include <candor/validation/sql_plan_ledger.hpp>
+#include <candor/state/sql_plan_ledger.hpp>
 
 #include <algorithm>
 #include <set>
@@ -299,7 +300,7 @@ private:
     }
 
     std::shared_ptr<sc::sql_database> db_;
-    std::shared_ptr<candor::store::worker> worker_;
+    std::shared_ptr<candor::offload::worker> worker_;
     std::shared_ptr<const cv::approval_gate> approval_;
 };
 
@@ -375,8 +376,8 @@ public:
 
 private:
     std::shared_ptr<sc::sql_database> db_;
-    std::shared_ptr<candor::store::worker> worker_;
-    std::shared_ptr<const candor::evidence::key_ring> keys_;
+    std::shared_ptr<candor::offload::worker> worker_;
+    std::shared_ptr<const candor::seal::key_ring> keys_;
     std::shared_ptr<candor::evidence::evidence_store> evidence_;
 };
 
@@ -443,7 +444,7 @@ public:
 
 private:
     std::shared_ptr<sc::sql_database> db_;
-    std::shared_ptr<candor::store::worker> worker_;
+    std::shared_ptr<candor::offload::worker> worker_;
 };
 
 }  // namespace
@@ -452,11 +453,11 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     // One thread for SQLite's one connection; a PostgreSQL pool serves a few at once.
     if (!s.worker)
         s.worker =
-            std::make_shared<candor::store::worker>(s.db->dialect() == candor::store::sql_dialect::postgres ? 4 : 1);
+            std::make_shared<candor::offload::worker>(s.db->dialect() == candor::store::sql_dialect::postgres ? 4 : 1);
     if (!s.approval) {
         // Executed plans are remembered in the helpdesk's own database: across restarts, and in
         // the same transaction as the archive they approve.
-        auto ledger = cv::sql_plan_ledger::open(s.db, s.worker);
+        auto ledger = candor::state::sql_plan_ledger::open(s.db, s.worker);
         if (!ledger) return ledger.error();
         s.approval = std::make_shared<const cv::approval_gate>(
             "archive_service_accounts", cv::approval_options{.plan_keys = s.keys, .plan_ledger = *ledger});

@@ -6,10 +6,10 @@
 
 #include <candor/envelope/envelope.hpp>
 #include <candor/evidence/gated_action.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/mcp/server.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/seal/key_ring.hpp>
 #include <candor/validation/approval_gate.hpp>
 #include <candor/validation/repair_budget.hpp>
 
@@ -30,12 +30,12 @@ struct settings {
 
 struct shared {
     std::shared_ptr<sc::sql_database> db;
-    std::shared_ptr<const candor::evidence::key_ring> keys;
+    std::shared_ptr<const candor::seal::key_ring> keys;
     std::shared_ptr<candor::evidence::evidence_store> evidence;
     settings config;
     /// Runs the collections' statements and the archive's transactions off the I/O threads
     /// (default: one thread for SQLite, four for PostgreSQL).
-    std::shared_ptr<candor::store::worker> worker;
+    std::shared_ptr<candor::offload::worker> worker;
     /// Approval before archiving: elicitation when the client can be asked, else a plan and a
     /// `plan_token` (default: a gate whose plan tokens are sealed with `keys` and whose ledger of
     /// executed plans is the `candor_plan_use` table of `db`).

@@ -12,7 +12,7 @@
 // made when it stops (after N rounds, default 300, or at SIGINT/SIGTERM).
 #include "data.hpp"
 
-#include <candor/store/postgres.hpp>
+#include <candor/state/open_url.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     }
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    auto opened = candor::store::open_url(db_url);
+    auto opened = candor::state::open_url(db_url);
     if (!opened) {
         std::cerr << "error: cannot open the database: " << opened.error().message << "\n";
         return 1;

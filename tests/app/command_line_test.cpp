@@ -2,7 +2,7 @@
 #include <candor/app/command_line.hpp>
 
 #include <candor/app/http_command_line.hpp>
-#include <candor/app/ops_command_line.hpp>
+#include <candor/ops/command_line.hpp>
 
 #include <gtest/gtest.h>
 
@@ -208,7 +208,7 @@ TEST(OpsCommandLine, WithoutHttpItHasOnlyTheJournal) {
     candor::mcp::server srv(quiet());
     const auto ops = [] {
         app::app_options o;
-        o.extensions = {std::make_shared<app::ops_command_line>()};
+        o.extensions = {std::make_shared<candor::ops::command_line>()};
         return o;
     };
     testing::internal::CaptureStderr();

@@ -232,13 +232,13 @@ TEST_F(Gated, ObjectsThatNoLongerQualifyAreSkippedWithReasons) {
 
 TEST_F(Gated, AnEvidenceStoreThatFailsIsSourceUnavailable) {
     struct down_store final : ev::evidence_store {
-        void record(std::string_view, std::span<const std::string>, ev::wall_time) override {}
-        void close(std::string_view, ev::wall_time) override {}
+        void record(std::string_view, std::span<const std::string>, candor::seal::wall_time) override {}
+        void close(std::string_view, candor::seal::wall_time) override {}
         std::optional<std::vector<std::string>> uncovered(std::string_view, std::span<const std::string>,
-                                                          ev::wall_time) const override {
+                                                          candor::seal::wall_time) const override {
             throw ev::store_failure("evidence store: connection refused");
         }
-        void purge(ev::wall_time) override {}
+        void purge(candor::seal::wall_time) override {}
     };
     const auto token = token_of(walk("alice"));
     ev::evidence_requirement r;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/evidence/seal.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include "paging/support.hpp"
 
@@ -19,7 +19,7 @@ namespace {
 pg::cursor_claims sample_cursor() {
     pg::cursor_claims c;
     c.tool = "items";
-    c.query = ev::fingerprint("query", "{}");
+    c.query = candor::seal::fingerprint("query", "{}");
     c.ordering = "id";
     c.principal = ev::principal_fingerprint("alice");
     c.snapshot = "v42";
@@ -54,7 +54,7 @@ void expect_same_claims(const pg::cursor_claims& back, const pg::cursor_claims& 
 ev::snapshot_claims sample_token() {
     ev::snapshot_claims t;
     t.resource = "items";
-    t.query = ev::fingerprint("query", "{}");
+    t.query = candor::seal::fingerprint("query", "{}");
     t.principal = ev::principal_fingerprint("alice");
     t.snapshot = "v42";
     t.walk = "00112233445566778899aabbccddeeff";
@@ -111,9 +111,9 @@ TEST(Seal, EverySingleBitFlipOfTheSealedBytesIsRejected) {
     auto keys = test_keys();
     const auto text = ev::seal_snapshot_token(*keys, sample_token());
     std::string raw;
-    ASSERT_TRUE(ev::detail::base64url_decode(text, raw));
+    ASSERT_TRUE(candor::seal::detail::base64url_decode(text, raw));
     for_each_bit_flip(raw, [&](const std::string& t, std::size_t i, int b) {
-        EXPECT_FALSE(ev::open_snapshot_token(*keys, ev::detail::base64url_encode(t)))
+        EXPECT_FALSE(ev::open_snapshot_token(*keys, candor::seal::detail::base64url_encode(t)))
             << "flip of bit " << b << " at byte " << i << " accepted";
     });
 }
@@ -138,11 +138,11 @@ TEST(Seal, ASnapshotTokenWithAnExpiryTheClockCannotHoldIsRefused) {
 
 TEST(Seal, NonCanonicalBase64IsRefused) {
     std::string out;
-    EXPECT_TRUE(ev::detail::base64url_decode("QQ", out));  // "A"
+    EXPECT_TRUE(candor::seal::detail::base64url_decode("QQ", out));  // "A"
     EXPECT_EQ(out, "A");
-    EXPECT_FALSE(ev::detail::base64url_decode("QR", out));  // same byte, non-zero unused bits
-    EXPECT_FALSE(ev::detail::base64url_decode("QQ==", out));
-    EXPECT_FALSE(ev::detail::base64url_decode("Q", out));
+    EXPECT_FALSE(candor::seal::detail::base64url_decode("QR", out));  // same byte, non-zero unused bits
+    EXPECT_FALSE(candor::seal::detail::base64url_decode("QQ==", out));
+    EXPECT_FALSE(candor::seal::detail::base64url_decode("Q", out));
 }
 
 TEST(Seal, Base64UrlMatchesRfc4648AndRoundTripsEveryLength) {
@@ -150,54 +150,58 @@ TEST(Seal, Base64UrlMatchesRfc4648AndRoundTripsEveryLength) {
     const std::pair<std::string, std::string> vectors[] = {
         {"", ""},           {"f", "Zg"},          {"fo", "Zm8"},         {"foo", "Zm9v"},
         {"foob", "Zm9vYg"}, {"fooba", "Zm9vYmE"}, {"foobar", "Zm9vYmFy"}};
-    for (const auto& [bytes, text] : vectors) EXPECT_EQ(ev::detail::base64url_encode(bytes), text);
-    EXPECT_EQ(ev::detail::base64url_encode("\xfb\xff"), "-_8");  // the URL-safe letters
+    for (const auto& [bytes, text] : vectors) EXPECT_EQ(candor::seal::detail::base64url_encode(bytes), text);
+    EXPECT_EQ(candor::seal::detail::base64url_encode("\xfb\xff"), "-_8");  // the URL-safe letters
     for (std::size_t n = 0; n <= 64; ++n) {
         std::string bytes;
         for (std::size_t i = 0; i < n; ++i) bytes.push_back(static_cast<char>((i * 37 + n * 11) & 0xFF));
-        const auto text = ev::detail::base64url_encode(bytes);
+        const auto text = candor::seal::detail::base64url_encode(bytes);
         EXPECT_EQ(text.size(), (n * 4 + 2) / 3) << n;
         std::string back;
-        ASSERT_TRUE(ev::detail::base64url_decode(text, back)) << n;
+        ASSERT_TRUE(candor::seal::detail::base64url_decode(text, back)) << n;
         EXPECT_EQ(back, bytes) << n;
     }
 }
 
 TEST(Seal, RotatedKeysStillOpenAndUnknownKeysDoNot) {
-    auto old_ring = ev::key_ring::from_keys({{"old", std::string(32, 'o')}}).value();
-    auto rotated = ev::key_ring::from_keys({{"new", std::string(32, 'n')}, {"old", std::string(32, 'o')}}).value();
-    auto other = ev::key_ring::from_keys({{"new", std::string(32, 'n')}}).value();
+    auto old_ring = candor::seal::key_ring::from_keys({{"old", std::string(32, 'o')}}).value();
+    auto rotated =
+        candor::seal::key_ring::from_keys({{"new", std::string(32, 'n')}, {"old", std::string(32, 'o')}}).value();
+    auto other = candor::seal::key_ring::from_keys({{"new", std::string(32, 'n')}}).value();
     const auto sealed = old_ring.seal("p", "x");
     EXPECT_EQ(rotated.open("p", sealed).value(), "x");
-    EXPECT_EQ(other.open("p", sealed).error(), ev::seal_error::unknown_key);
+    EXPECT_EQ(other.open("p", sealed).error(), candor::seal::seal_error::unknown_key);
     EXPECT_EQ(rotated.current_key_id(), "new");
 }
 
 TEST(Seal, SameKeyIdWithAnotherSecretIsABadMac) {
-    auto a = ev::key_ring::from_keys({{"k", std::string(32, 'a')}}).value();
-    auto b = ev::key_ring::from_keys({{"k", std::string(32, 'b')}}).value();
-    EXPECT_EQ(b.open("p", a.seal("p", "x")).error(), ev::seal_error::bad_mac);
+    auto a = candor::seal::key_ring::from_keys({{"k", std::string(32, 'a')}}).value();
+    auto b = candor::seal::key_ring::from_keys({{"k", std::string(32, 'b')}}).value();
+    EXPECT_EQ(b.open("p", a.seal("p", "x")).error(), candor::seal::seal_error::bad_mac);
 }
 
 TEST(Seal, KeyConfigurationIsParsedAndChecked) {
     const std::string hex64(64, 'a');
-    auto ring = ev::key_ring::from_config("k2:" + hex64 + ",k1:" + std::string(64, '0'));
+    auto ring = candor::seal::key_ring::from_config("k2:" + hex64 + ",k1:" + std::string(64, '0'));
     ASSERT_TRUE(ring);
     EXPECT_EQ(ring->current_key_id(), "k2");
     EXPECT_FALSE(ring->is_ephemeral());
-    EXPECT_EQ(ev::key_ring::from_config("").error(), ev::key_error::no_keys);
-    EXPECT_EQ(ev::key_ring::from_config("k1:abcd").error(), ev::key_error::short_secret);
-    EXPECT_EQ(ev::key_ring::from_config("k1" + hex64).error(), ev::key_error::malformed);
-    EXPECT_EQ(ev::key_ring::from_config("k1:" + std::string(63, 'a')).error(), ev::key_error::malformed);
-    EXPECT_EQ(ev::key_ring::from_config("k1:" + std::string(62, 'a') + "zz").error(), ev::key_error::malformed);
-    EXPECT_EQ(ev::key_ring::from_config("k 1:" + hex64).error(), ev::key_error::invalid_key_id);
-    EXPECT_EQ(ev::key_ring::from_config("k:" + hex64 + ",k:" + hex64).error(), ev::key_error::duplicate_id);
+    EXPECT_EQ(candor::seal::key_ring::from_config("").error(), candor::seal::key_error::no_keys);
+    EXPECT_EQ(candor::seal::key_ring::from_config("k1:abcd").error(), candor::seal::key_error::short_secret);
+    EXPECT_EQ(candor::seal::key_ring::from_config("k1" + hex64).error(), candor::seal::key_error::malformed);
+    EXPECT_EQ(candor::seal::key_ring::from_config("k1:" + std::string(63, 'a')).error(),
+              candor::seal::key_error::malformed);
+    EXPECT_EQ(candor::seal::key_ring::from_config("k1:" + std::string(62, 'a') + "zz").error(),
+              candor::seal::key_error::malformed);
+    EXPECT_EQ(candor::seal::key_ring::from_config("k 1:" + hex64).error(), candor::seal::key_error::invalid_key_id);
+    EXPECT_EQ(candor::seal::key_ring::from_config("k:" + hex64 + ",k:" + hex64).error(),
+              candor::seal::key_error::duplicate_id);
 }
 
 TEST(Seal, EphemeralKeySaysSoAndDiffersPerRing) {
     std::vector<std::string> lines;
-    auto a = ev::key_ring::ephemeral([&](std::string_view l) { lines.emplace_back(l); });
-    auto b = ev::key_ring::ephemeral({});
+    auto a = candor::seal::key_ring::ephemeral([&](std::string_view l) { lines.emplace_back(l); });
+    auto b = candor::seal::key_ring::ephemeral({});
     EXPECT_TRUE(a.is_ephemeral());
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_NE(lines[0].find("EPHEMERAL"), std::string::npos);
@@ -280,7 +284,7 @@ TEST(Seal, TheCursorIsCompactAndTheJsonFormatStillOpens) {
     auto keys = test_keys();
     const auto c = sample_cursor();
     const std::string json = R"({"t":"items","q":")" + c.query + R"(","o":"id","p":")" + c.principal +
-                             R"(","s":"v42","i":)" + std::to_string(ev::to_epoch_ms(c.issued)) +
+                             R"(","s":"v42","i":)" + std::to_string(candor::seal::to_epoch_ms(c.issued)) +
                              R"(,"a":["i-00003"],"w":")" + c.walk + R"(","d":3,"g":1,"c":true,"n":[]})";
     const auto old_text = keys->seal(pg::cursor_purpose, json);
     const auto text = pg::seal_cursor(*keys, c);
@@ -344,11 +348,11 @@ TEST(Seal, NormalizingAQueryDeeperThanTheCeilingIsAnErrorNotARecursionWithoutBou
 // one-shot HMAC (the sealer keeps per-thread contexts; they must agree, key after key).
 TEST(Seal, TheMacIsHmacSha256OverThePurposeAndTheBody) {
     for (const std::string& secret : {std::string(32, 'k'), std::string(48, 'q'), std::string(32, 'k')}) {
-        auto ring = ev::key_ring::from_keys({{"k1", secret}}).value();
+        auto ring = candor::seal::key_ring::from_keys({{"k1", secret}}).value();
         for (std::string_view payload : {std::string_view("{}"), std::string_view("a longer payload, twice")}) {
             const auto sealed = ring.seal("cursor", payload);
             std::string raw;
-            ASSERT_TRUE(ev::detail::base64url_decode(sealed, raw));
+            ASSERT_TRUE(candor::seal::detail::base64url_decode(sealed, raw));
             ASSERT_GT(raw.size(), 32u);
             const std::string body = raw.substr(0, raw.size() - 32);
             std::string input;

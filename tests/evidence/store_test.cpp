@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/store.hpp>
 
-#include <candor/evidence/sql_store.hpp>
-#include <candor/evidence/sqlite_store.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/sqlite/sql_database.hpp>
+#include <candor/state/sql_evidence_store.hpp>
+#include <candor/state/sqlite_evidence_store.hpp>
 
 #include <gtest/gtest.h>
 
@@ -27,7 +29,7 @@ struct named_factory {
 class Store : public ::testing::TestWithParam<named_factory> {
 protected:
     std::shared_ptr<ev::evidence_store> s = GetParam().make();
-    ev::wall_time t0 = ev::wall_time(std::chrono::hours(500'000));
+    candor::seal::wall_time t0 = candor::seal::wall_time(std::chrono::hours(500'000));
 };
 
 std::vector<std::string> v(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }
@@ -110,35 +112,35 @@ TEST_P(Store, APageRecordsItsIdsAndTheLastPageClosesTheWalk) {
     EXPECT_EQ(s->uncovered("long", v({"a", "b"}), t0).value(), std::vector<std::string>{});
 }
 
-INSTANTIATE_TEST_SUITE_P(Implementations, Store,
-                         ::testing::Values(named_factory{"memory", [] { return ev::make_memory_store(); }},
-                                           named_factory{"sqlite",
-                                                         [] { return ev::open_sqlite_store(":memory:").value(); }},
-                                           named_factory{"sql_on_sqlite",
-                                                         [] {
-                                                             return ev::open_sql_store(
-                                                                        candor::store::open_sqlite(":memory:").value(),
-                                                                        std::make_shared<candor::store::worker>())
-                                                                 .value();
-                                                         }}),
-                         [](const ::testing::TestParamInfo<named_factory>& p) { return std::string(p.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Implementations, Store,
+    ::testing::Values(named_factory{"memory", [] { return ev::make_memory_store(); }},
+                      named_factory{"sqlite", [] { return candor::state::open_sqlite_store(":memory:").value(); }},
+                      named_factory{"sql_on_sqlite",
+                                    [] {
+                                        return candor::state::open_sql_store(
+                                                   candor::sqlite::open_sql_database(":memory:").value(),
+                                                   std::make_shared<candor::offload::worker>())
+                                            .value();
+                                    }}),
+    [](const ::testing::TestParamInfo<named_factory>& p) { return std::string(p.param.name); });
 
 TEST(SqliteStore, EvidenceSurvivesReopeningTheDatabaseFile) {
     const std::string path = ::testing::TempDir() + "candor_evidence_" + std::to_string(::getpid()) + ".db";
     std::remove(path.c_str());
-    const auto t0 = ev::wall_time(std::chrono::hours(500'000));
+    const auto t0 = candor::seal::wall_time(std::chrono::hours(500'000));
     {
-        auto s = ev::open_sqlite_store(path).value();
+        auto s = candor::state::open_sqlite_store(path).value();
         s->record("w", v({"a", "b"}), t0 + std::chrono::hours(1));
         s->close("w", t0 + std::chrono::minutes(5));
     }
-    auto s = ev::open_sqlite_store(path).value();
+    auto s = candor::state::open_sqlite_store(path).value();
     EXPECT_EQ(s->uncovered("w", v({"a", "b", "c"}), t0).value(), v({"c"}));
     std::remove(path.c_str());
 }
 
 TEST(SqliteStore, UnopenablePathIsAnError) {
-    auto r = ev::open_sqlite_store("/nonexistent-dir/for/sure/evidence.db");
+    auto r = candor::state::open_sqlite_store("/nonexistent-dir/for/sure/evidence.db");
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error(), ev::store_error::open_failed);
+    EXPECT_EQ(r.error(), candor::state::store_error::open_failed);
 }

@@ -4,7 +4,7 @@
 #include "paging/support.hpp"
 
 #include <candor/agent/decide.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -118,7 +118,7 @@ TEST(FanOut, ASourceBlockedInSynchronousWorkIsLateAtItsDeadline) {
     // worker with run_cancellable: its deadline ends the wait, and the fan-out answers while
     // the work still holds its thread.
     boost::asio::io_context ioc;
-    candor::store::worker w;
+    candor::offload::worker w;
     std::promise<void> release;
     std::shared_future<void> released = release.get_future().share();
     auto finished = std::make_shared<std::atomic<bool>>(false);
@@ -152,7 +152,7 @@ TEST(FanOut, ASourceBlockedInSynchronousWorkIsLateAtItsDeadline) {
 
 TEST(FanOut, AWorkersResultArrivesWhenItIsInTime) {
     boost::asio::io_context ioc;
-    candor::store::worker w;
+    candor::offload::worker w;
     ga::source quick{"db", std::chrono::seconds(30), [&w]() -> awaitable<ce::envelope> {
                          auto work = [] { return 7; };
                          const int v = co_await w.run_cancellable(std::move(work));

@@ -4,9 +4,9 @@
 // sealer, and the elicitation a tool asks and the field of its answer.
 
 #include <candor/evidence/request_state.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/mcp/call_context.hpp>
 #include <candor/mcp/stateless.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value_to.hpp>
@@ -27,8 +27,8 @@ inline boost::json::object modern_meta(boost::json::object capabilities, const c
 
 /// Seals request state with one fixed key.
 inline std::shared_ptr<const mcp::state_sealer> test_sealer() {
-    auto ring = evidence::key_ring::from_keys({{"t1", std::string(32, 'k')}});
-    return evidence::state_sealer_from(std::make_shared<const evidence::key_ring>(std::move(ring.value())));
+    auto ring = seal::key_ring::from_keys({{"t1", std::string(32, 'k')}});
+    return evidence::state_sealer_from(std::make_shared<const seal::key_ring>(std::move(ring.value())));
 }
 
 /// An elicitation that asks for one string `property`, under the request key `key`.

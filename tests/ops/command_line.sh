@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
-# The operators' switches of the standard command line (app::ops_command_line beside
+# The operators' switches of the standard command line (ops::command_line beside
 # app::http_command_line), on the helpdesk binary: /metrics on by default and off with
 # --no-metrics, /ops absent without --ops-token, --allow-host, --journal over stdio,
 # --log-format json and --log-level, and the usage errors.

@@ -384,15 +384,15 @@ namespace {
 struct counting_store final : ev::evidence_store {
     std::shared_ptr<ev::evidence_store> inner = ev::make_memory_store();
     int purges = 0;
-    void record(std::string_view w, std::span<const std::string> ids, ev::wall_time until) override {
+    void record(std::string_view w, std::span<const std::string> ids, candor::seal::wall_time until) override {
         inner->record(w, ids, until);
     }
-    void close(std::string_view w, ev::wall_time expiry) override { inner->close(w, expiry); }
+    void close(std::string_view w, candor::seal::wall_time expiry) override { inner->close(w, expiry); }
     std::optional<std::vector<std::string>> uncovered(std::string_view w, std::span<const std::string> ids,
-                                                      ev::wall_time now) const override {
+                                                      candor::seal::wall_time now) const override {
         return inner->uncovered(w, ids, now);
     }
-    void purge(ev::wall_time now) override {
+    void purge(candor::seal::wall_time now) override {
         ++purges;
         inner->purge(now);
     }
@@ -405,20 +405,20 @@ struct flaky_store final : ev::evidence_store {
     void fail_if_down() const {
         if (down) throw ev::store_failure("evidence store: connection refused");
     }
-    void record(std::string_view w, std::span<const std::string> ids, ev::wall_time until) override {
+    void record(std::string_view w, std::span<const std::string> ids, candor::seal::wall_time until) override {
         fail_if_down();
         inner->record(w, ids, until);
     }
-    void close(std::string_view w, ev::wall_time expiry) override {
+    void close(std::string_view w, candor::seal::wall_time expiry) override {
         fail_if_down();
         inner->close(w, expiry);
     }
     std::optional<std::vector<std::string>> uncovered(std::string_view w, std::span<const std::string> ids,
-                                                      ev::wall_time now) const override {
+                                                      candor::seal::wall_time now) const override {
         fail_if_down();
         return inner->uncovered(w, ids, now);
     }
-    void purge(ev::wall_time now) override { inner->purge(now); }
+    void purge(candor::seal::wall_time now) override { inner->purge(now); }
 };
 }  // namespace
 

@@ -3,13 +3,13 @@
 // Shared fixtures for the completeness tests: fixed keys, controllable clocks, an in-memory
 // collection served over MCP, and a way to run one coroutine to its end.
 
-#include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/mcp/connection.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/paging/collection.hpp>
 #include <candor/paging/memory_source.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -31,9 +31,9 @@ namespace pg = candor::paging;
 namespace ev = candor::evidence;
 namespace mcp = candor::mcp;
 
-inline std::shared_ptr<const ev::key_ring> test_keys(std::string id = "k1", char fill = 'a') {
-    return std::make_shared<const ev::key_ring>(
-        ev::key_ring::from_keys({{std::move(id), std::string(32, fill)}}).value());
+inline std::shared_ptr<const candor::seal::key_ring> test_keys(std::string id = "k1", char fill = 'a') {
+    return std::make_shared<const candor::seal::key_ring>(
+        candor::seal::key_ring::from_keys({{std::move(id), std::string(32, fill)}}).value());
 }
 
 // A wall clock and a steady clock that move only when a test says so.
@@ -110,7 +110,7 @@ inline std::string first_error_code(const boost::json::value& env) {
 // A server with a collection `items` over a memory source, talking to an in-memory client.
 struct collection_harness {
     manual_clocks clocks;
-    std::shared_ptr<const ev::key_ring> keys = test_keys();
+    std::shared_ptr<const candor::seal::key_ring> keys = test_keys();
     std::shared_ptr<ev::evidence_store> store = ev::make_memory_store();
     std::shared_ptr<pg::memory_source> source;
     std::shared_ptr<pg::collection_tool> tool;

@@ -2,11 +2,12 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-#include <candor/store/postgres.hpp>
+#include <candor/postgres/sql_database.hpp>
+#include <candor/state/open_url.hpp>
 
 #include "postgres/test_support.hpp"
 
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <gtest/gtest.h>
 
@@ -29,14 +30,15 @@ std::string keys(st::sql_database& db, const std::string& table) {
 }
 
 TEST(PostgresStore, NumbersPlaceholdersOutsideQuotes) {
-    EXPECT_EQ(st::numbered_placeholders("SELECT '?', \"a?\" FROM t WHERE a = ? AND b = ?"),
+    EXPECT_EQ(candor::postgres::numbered_placeholders("SELECT '?', \"a?\" FROM t WHERE a = ? AND b = ?"),
               "SELECT '?', \"a?\" FROM t WHERE a = $1 AND b = $2");
-    EXPECT_EQ(st::numbered_placeholders("SELECT 'it''s ?' WHERE x = ?"), "SELECT 'it''s ?' WHERE x = $1");
+    EXPECT_EQ(candor::postgres::numbered_placeholders("SELECT 'it''s ?' WHERE x = ?"), "SELECT 'it''s ?' WHERE x = $1");
 }
 
 TEST(PostgresStore, RunsTheStoreInterfaceWithQuestionMarkPlaceholders) {
     io_thread t;
-    auto db = st::open_postgres(std::make_shared<pg::pool>(t.io.get_executor(), candor_test::pool_options()));
+    auto db = candor::postgres::open_sql_database(
+        std::make_shared<pg::pool>(t.io.get_executor(), candor_test::pool_options()));
     ASSERT_TRUE(db->execute("CREATE TABLE store_kv(k text PRIMARY KEY, n int8)", {}));
     const st::sql_value a[] = {std::string("a?"), std::int64_t{1}};
     const st::sql_value b[] = {std::string("b"), std::int64_t{2}};
@@ -54,7 +56,8 @@ TEST(PostgresStore, RunsTheStoreInterfaceWithQuestionMarkPlaceholders) {
 
 TEST(PostgresStore, TransactionsCommitRollBackAndNestAsSavepoints) {
     io_thread t;
-    auto db = st::open_postgres(std::make_shared<pg::pool>(t.io.get_executor(), candor_test::pool_options()));
+    auto db = candor::postgres::open_sql_database(
+        std::make_shared<pg::pool>(t.io.get_executor(), candor_test::pool_options()));
     ASSERT_TRUE(db->execute("CREATE TABLE store_tx(k text PRIMARY KEY)", {}));
     auto insert = [](st::sql_database& d, std::string k) -> void_result {
         const st::sql_value p[] = {std::move(k)};
@@ -81,9 +84,9 @@ TEST(PostgresStore, TransactionsCommitRollBackAndNestAsSavepoints) {
 TEST(PostgresStore, RunsFromAWorkerAndRefusesOnThePoolsOwnThread) {
     io_thread t;
     auto pool = std::make_shared<pg::pool>(t.io.get_executor(), candor_test::pool_options());
-    auto db = st::open_postgres(pool);
-    // From a store::worker, awaited by a coroutine on the pool's I/O thread: the usual way.
-    st::worker w;
+    auto db = candor::postgres::open_sql_database(pool);
+    // From an offload::worker, awaited by a coroutine on the pool's I/O thread: the usual way.
+    candor::offload::worker w;
     auto on_worker = asio::co_spawn(
         t.io,
         [&]() -> asio::awaitable<bool> {

@@ -3,8 +3,10 @@
 // What the PostgreSQL tests share: one temporary server per test binary (initdb costs a second
 // or two), a pool's options for it, and a way to run a coroutine to completion.
 
+#include <candor/offload/worker.hpp>
 #include <candor/postgres/pool.hpp>
-#include <candor/store/postgres.hpp>
+#include <candor/postgres/sql_database.hpp>
+#include <candor/state/open_url.hpp>
 
 #include "postgres/temporary_server.hpp"
 
@@ -28,7 +30,7 @@ inline candor::postgres::pool_options pool_options() {
     return o;
 }
 
-// A pool's I/O thread, apart from the test's thread (which plays a store::worker thread).
+// A pool's I/O thread, apart from the test's thread (which plays an offload::worker thread).
 struct io_thread {
     boost::asio::io_context io;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard{io.get_executor()};
@@ -43,7 +45,8 @@ struct io_thread {
 // A `store::sql_database` on a pool of its own (its own connections, as a replica has) whose
 // I/O runs on `t`.
 inline std::shared_ptr<candor::store::sql_database> open_database(io_thread& t) {
-    return candor::store::open_postgres(std::make_shared<candor::postgres::pool>(t.io.get_executor(), pool_options()));
+    return candor::postgres::open_sql_database(
+        std::make_shared<candor::postgres::pool>(t.io.get_executor(), pool_options()));
 }
 
 // Run a coroutine to completion on `io` (on the test's thread) and return its value.

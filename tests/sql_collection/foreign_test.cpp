@@ -4,7 +4,7 @@
 // SNAPSHOT_NOT_PINNED on every page; never a silently unpinned page. Run on every backend.
 #include "sql_collection/support.hpp"
 
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <map>
 
@@ -18,12 +18,12 @@ namespace {
 struct foreign_fixture {
     boost::asio::io_context ioc;
     std::shared_ptr<sc::sql_database> db;
-    std::shared_ptr<candor::store::worker> worker = std::make_shared<candor::store::worker>();
+    std::shared_ptr<candor::offload::worker> worker = std::make_shared<candor::offload::worker>();
     std::shared_ptr<sc::sql_source> source;
     std::shared_ptr<pg::collection_tool> tool;
 
-    foreign_fixture(backend& b, std::shared_ptr<const ev::key_ring> keys, std::shared_ptr<ev::evidence_store> store,
-                    std::function<void(sc::collection_spec&)> tune = {})
+    foreign_fixture(backend& b, std::shared_ptr<const candor::seal::key_ring> keys,
+                    std::shared_ptr<ev::evidence_store> store, std::function<void(sc::collection_spec&)> tune = {})
         : db(b.connect()) {
         sc::collection_spec spec;
         spec.table = items_table();  // layout: detect (no sequence row: foreign)

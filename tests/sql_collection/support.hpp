@@ -8,9 +8,9 @@
 
 #include "paging/support.hpp"
 
-#include <candor/evidence/sql_store.hpp>
 #include <candor/evidence/token.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/state/sql_evidence_store.hpp>
 
 #include <atomic>
 #include <cstdio>
@@ -127,9 +127,9 @@ private:
 struct fixture {
     boost::asio::io_context ioc;  // first: it outlives the worker and the tool, which use it
     std::shared_ptr<sc::sql_database> db;
-    std::shared_ptr<const ev::key_ring> keys = test_keys();
+    std::shared_ptr<const candor::seal::key_ring> keys = test_keys();
     std::shared_ptr<ev::evidence_store> store = ev::make_memory_store();
-    std::shared_ptr<candor::store::worker> worker = std::make_shared<candor::store::worker>();
+    std::shared_ptr<candor::offload::worker> worker = std::make_shared<candor::offload::worker>();
     std::shared_ptr<pg::collection_tool> tool;
 
     /// Set with `evidence_in_database`: the database, counting the calls made to it.
@@ -144,7 +144,7 @@ struct fixture {
         if (evidence_in_database) {
             counted = std::make_shared<counting_database>(db);
             db = counted;
-            store = ev::open_sql_store(db, worker).value();
+            store = candor::state::open_sql_store(db, worker).value();
         }
         EXPECT_TRUE(sc::create_table(*db, items_table()));
         sc::collection_spec spec;

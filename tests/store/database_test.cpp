@@ -4,9 +4,10 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
+#include <candor/sqlite/sql_database.hpp>
 #include <candor/store/database.hpp>
 
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -23,7 +24,7 @@ namespace st = candor::store;
 using void_result = boost::system::result<void, st::db_error>;
 
 std::shared_ptr<st::sql_database> memory_db() {
-    auto db = st::open_sqlite(":memory:").value();
+    auto db = candor::sqlite::open_sql_database(":memory:").value();
     EXPECT_TRUE(db->execute("CREATE TABLE t(k TEXT PRIMARY KEY)", {}));
     return db;
 }
@@ -91,7 +92,7 @@ TEST(SqlDatabase, AnExceptionInsideANestedTransactionRollsEverythingBack) {
 }
 
 TEST(StoreWorker, RunsTheWorkOnItsOwnThreadAndResumesTheCallerOnItsExecutor) {
-    st::worker w;
+    candor::offload::worker w;
     boost::asio::io_context io;
     const auto caller = std::this_thread::get_id();
     std::thread::id worked_on;
@@ -114,7 +115,7 @@ TEST(StoreWorker, RunsTheWorkOnItsOwnThreadAndResumesTheCallerOnItsExecutor) {
 }
 
 TEST(StoreWorker, AnExceptionOfTheWorkReachesTheCaller) {
-    st::worker w;
+    candor::offload::worker w;
     boost::asio::io_context io;
     auto done = boost::asio::co_spawn(
         io,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/store/sql_event_log.hpp>
+#include <candor/sqlite/sql_database.hpp>
+#include <candor/state/sql_event_log.hpp>
 
 #include "store/event_log_rules.hpp"
 
@@ -12,8 +13,8 @@ namespace {
 
 namespace st = candor::store;
 
-std::shared_ptr<st::sql_event_log> memory_database_log() {
-    return st::sql_event_log::open(st::open_sqlite(":memory:").value()).value();
+std::shared_ptr<candor::state::sql_event_log> memory_database_log() {
+    return candor::state::sql_event_log::open(candor::sqlite::open_sql_database(":memory:").value()).value();
 }
 
 TEST(SqlEventLog, ReadsAStreamInOrderWithinItsSession) {
@@ -28,8 +29,8 @@ TEST(SqlEventLog, OpeningTwiceOnOneFileSharesTheLog) {
     const auto path =
         std::filesystem::temp_directory_path() / ("candor_sql_event_log_" + std::to_string(::getpid()) + ".db");
     {
-        auto a = st::sql_event_log::open(st::open_sqlite(path.string()).value()).value();
-        auto b = st::sql_event_log::open(st::open_sqlite(path.string()).value()).value();
+        auto a = candor::state::sql_event_log::open(candor::sqlite::open_sql_database(path.string()).value()).value();
+        auto b = candor::state::sql_event_log::open(candor::sqlite::open_sql_database(path.string()).value()).value();
         const auto now = std::chrono::system_clock::now();
         ASSERT_TRUE(a->append(candor::test::event("s1", "pA", 1, now), 10));
         EXPECT_EQ(b->read("s1", "pA", 0, 10, now).value().size(), 1u);

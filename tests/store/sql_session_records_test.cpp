@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/store/sql_session_records.hpp>
+#include <candor/sqlite/sql_database.hpp>
+#include <candor/state/sql_session_records.hpp>
 
 #include "store/session_records_rules.hpp"
 
@@ -12,8 +13,8 @@ namespace {
 
 namespace st = candor::store;
 
-std::shared_ptr<st::sql_session_records> memory_records() {
-    return st::sql_session_records::open(st::open_sqlite(":memory:").value()).value();
+std::shared_ptr<candor::state::sql_session_records> memory_records() {
+    return candor::state::sql_session_records::open(candor::sqlite::open_sql_database(":memory:").value()).value();
 }
 
 TEST(SqlSessionRecords, FindsWhatWasPutUntilItExpires) { candor::test::finds_until_expiry(*memory_records()); }
@@ -29,8 +30,10 @@ TEST(SqlSessionRecords, OpeningTwiceOnOneFileSharesTheRecords) {
         std::filesystem::temp_directory_path() / ("candor_session_records_" + std::to_string(::getpid()) + ".db");
     std::filesystem::remove(path);
     {
-        auto a = st::sql_session_records::open(st::open_sqlite(path.string()).value()).value();
-        auto b = st::sql_session_records::open(st::open_sqlite(path.string()).value()).value();
+        auto a =
+            candor::state::sql_session_records::open(candor::sqlite::open_sql_database(path.string()).value()).value();
+        auto b =
+            candor::state::sql_session_records::open(candor::sqlite::open_sql_database(path.string()).value()).value();
         const auto now = candor::test::now_ms();
         ASSERT_TRUE(a->put(candor::test::record("s1", "alice", now)));
         auto found = b->find("s1", now).value();

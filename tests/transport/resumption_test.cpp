@@ -2,13 +2,14 @@
 // SSE resumption on the 2025-11-25 wire: event ids, the priming event, the log a call goes on
 // writing after its client went away, `Last-Event-ID` on the same server and on another one
 // that shares the log (one SQLite file), and the refusals of a resume.
+#include <candor/sqlite/sql_database.hpp>
 #include <candor/transport/event_log.hpp>
 
 #include <candor/mcp/stateless.hpp>
 #include <candor/mcp/tool.hpp>
-#include <candor/store/sql_event_log.hpp>
-#include <candor/store/sql_session_records.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/state/sql_event_log.hpp>
+#include <candor/state/sql_session_records.hpp>
 #include <candor/transport/http.hpp>
 
 #include "transport/http_client.hpp"
@@ -497,12 +498,12 @@ protected:
         remove_files();
     }
     tr::http_options options() {
-        auto db = st::open_sqlite(path_.string()).value();
-        auto worker = std::make_shared<st::worker>(1);
+        auto db = candor::sqlite::open_sql_database(path_.string()).value();
+        auto worker = std::make_shared<candor::offload::worker>(1);
         tr::http_options opts;
-        opts.shared_sessions = st::sql_session_records::open(db).value();
+        opts.shared_sessions = candor::state::sql_session_records::open(db).value();
         opts.shared_sessions_worker = worker;
-        opts.event_log = st::sql_event_log::open(db).value();
+        opts.event_log = candor::state::sql_event_log::open(db).value();
         opts.event_log_worker = worker;
         opts.event_log_poll = 20ms;
         return opts;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
 // Two replicas (two servers, two io_contexts, two ports) sharing their session records in one
 // SQLite file: a session initialized on one goes on on the other.
+#include <candor/sqlite/sql_database.hpp>
 #include <candor/transport/http.hpp>
 
 #include <candor/mcp/tool.hpp>
-#include <candor/store/sql_session_records.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/state/sql_session_records.hpp>
 
 #include "transport/http_client.hpp"
 
@@ -138,9 +139,9 @@ protected:
     }
 
     tr::http_options replica_options(tr::http_options opts, std::shared_ptr<switchable_database>& db) {
-        db = std::make_shared<switchable_database>(st::open_sqlite(path_.string()).value());
-        opts.shared_sessions = st::sql_session_records::open(db).value();
-        opts.shared_sessions_worker = std::make_shared<st::worker>(1);
+        db = std::make_shared<switchable_database>(candor::sqlite::open_sql_database(path_.string()).value());
+        opts.shared_sessions = candor::state::sql_session_records::open(db).value();
+        opts.shared_sessions_worker = std::make_shared<candor::offload::worker>(1);
         return opts;
     }
 
@@ -236,7 +237,8 @@ TEST_F(SharedSessions, AnotherPrincipalsTokenFindsNoSessionOnAnyReplica) {
 
 TEST_F(SharedSessions, AnExpiredRecordIsAnUnknownSession) {
     start();
-    auto records = st::sql_session_records::open(st::open_sqlite(path_.string()).value()).value();
+    auto records =
+        candor::state::sql_session_records::open(candor::sqlite::open_sql_database(path_.string()).value()).value();
     tr::session_record old;
     old.id = "0123456789abcdef0123456789abcdef";
     old.protocol_version = "2025-11-25";

@@ -14,9 +14,10 @@
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/sqlite/sql_database.hpp>
+#include <candor/state/sql_plan_ledger.hpp>
 #include <candor/validation/approval_gate.hpp>
-#include <candor/validation/sql_plan_ledger.hpp>
 
 #include "mcp/stateless_support.hpp"
 
@@ -42,10 +43,10 @@ using boost::json::object;
 class ApprovalReplay : public ::testing::Test {
 protected:
     void SetUp() override {
-        db_ = st::open_sqlite(path_.string()).value();
+        db_ = candor::sqlite::open_sql_database(path_.string()).value();
         ASSERT_TRUE(db_->execute("CREATE TABLE executions (n INTEGER)", {}));
-        worker_ = std::make_shared<st::worker>(1);
-        auto ledger = cv::sql_plan_ledger::open(db_, worker_).value();
+        worker_ = std::make_shared<candor::offload::worker>(1);
+        auto ledger = candor::state::sql_plan_ledger::open(db_, worker_).value();
         gate_ = std::make_shared<cv::approval_gate>("archive", cv::approval_options{.plan_ledger = ledger});
         srv_.set_request_state_sealer(candor::test::test_sealer());
         srv_
@@ -113,7 +114,7 @@ protected:
                                   ("candor-approval-replay-" + std::to_string(::getpid()) + "-" +
                                    std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".db");
     std::shared_ptr<st::sql_database> db_;
-    std::shared_ptr<st::worker> worker_;
+    std::shared_ptr<candor::offload::worker> worker_;
     std::shared_ptr<cv::approval_gate> gate_;
     mcp::server srv_{mcp::server_options{.log = {}}};
     boost::asio::io_context ioc_;

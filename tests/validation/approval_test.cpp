@@ -145,8 +145,8 @@ private:
 struct approval_fixture : ::testing::Test {
     std::shared_ptr<world> w = std::make_shared<world>();
     std::shared_ptr<scripted_approver> approver = std::make_shared<scripted_approver>();
-    std::shared_ptr<const candor::evidence::key_ring> keys = std::make_shared<const candor::evidence::key_ring>(
-        candor::evidence::key_ring::from_keys({{"k1", std::string(32, 'k')}}).value());
+    std::shared_ptr<const candor::seal::key_ring> keys = std::make_shared<const candor::seal::key_ring>(
+        candor::seal::key_ring::from_keys({{"k1", std::string(32, 'k')}}).value());
     std::chrono::system_clock::time_point wall = std::chrono::system_clock::now();
     harness h;
 

@@ -4,10 +4,12 @@
 #include "support.hpp"
 
 #include <candor/json/intake.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/sqlite/sql_database.hpp>
+#include <candor/state/sql_repair_counts.hpp>
 #include <candor/validation/metrics.hpp>
 #include <candor/validation/plan_token.hpp>
 #include <candor/validation/repair_budget.hpp>
-#include <candor/validation/sql_repair_counts.hpp>
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -472,9 +474,9 @@ TEST_F(order_fixture, MaxRepairsIsConfigurable) {
 // Two replicas (two servers, each with its own budget) that share their counts in one database:
 // a caller who fails on one and then on the other has used up its repairs.
 TEST_F(order_fixture, RepairCountsSharedByTwoReplicasAddUp) {
-    auto db = candor::store::open_sqlite(":memory:").value();
+    auto db = candor::sqlite::open_sql_database(":memory:").value();
     cv::repair_budget_options shared;
-    shared.shared = cv::sql_repair_counts::open(db, std::make_shared<candor::store::worker>()).value();
+    shared.shared = candor::state::sql_repair_counts::open(db, std::make_shared<candor::offload::worker>()).value();
     auto first = options();
     first.validation.repairs = std::make_shared<cv::repair_budget>(shared);
     auto second = options();

@@ -7,10 +7,12 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
+#include <candor/offload/worker.hpp>
+#include <candor/sqlite/sql_database.hpp>
 #include <candor/validation/plan_ledger.hpp>
 
+#include <candor/state/sql_plan_ledger.hpp>
 #include <candor/validation/approval_gate.hpp>
-#include <candor/validation/sql_plan_ledger.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -54,11 +56,14 @@ struct temp_db {
         std::error_code ec;
         for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix, ec);
     }
-    std::shared_ptr<st::sql_database> open() const { return st::open_sqlite(path.string()).value(); }
+    std::shared_ptr<st::sql_database> open() const { return candor::sqlite::open_sql_database(path.string()).value(); }
 };
 
-std::shared_ptr<cv::sql_plan_ledger> sql_ledger(std::shared_ptr<st::sql_database> db, std::size_t max = 100'000) {
-    return cv::sql_plan_ledger::open(std::move(db), std::make_shared<st::worker>(), {.max_entries = max}).value();
+std::shared_ptr<candor::state::sql_plan_ledger> sql_ledger(std::shared_ptr<st::sql_database> db,
+                                                           std::size_t max = 100'000) {
+    return candor::state::sql_plan_ledger::open(std::move(db), std::make_shared<candor::offload::worker>(),
+                                                {.max_entries = max})
+        .value();
 }
 
 plan_verdict consume(cv::plan_ledger& l, std::string nonce, clock_type::time_point expiry, clock_type::time_point now) {
@@ -170,7 +175,7 @@ TEST(PlanLedger, TheGateRecordsTheUseWithTheActionOrBeforeIt) {
     temp_db f;
     auto db = f.open();
     ASSERT_TRUE(db->execute("CREATE TABLE acted (v INTEGER)", {}));
-    st::worker w;
+    candor::offload::worker w;
     auto failing = [](st::sql_database& tx) {
         if (auto r = add_row(tx, 1); !r) return r;
         return boost::system::result<void, st::db_error>(st::db_error{"no"});

@@ -13,8 +13,8 @@ namespace {
 
 namespace cv = candor::validation;
 
-candor::evidence::key_ring ring(char fill, std::string id = "k1") {
-    return candor::evidence::key_ring::from_keys({{std::move(id), std::string(32, fill)}}).value();
+candor::seal::key_ring ring(char fill, std::string id = "k1") {
+    return candor::seal::key_ring::from_keys({{std::move(id), std::string(32, fill)}}).value();
 }
 
 std::string canonical(std::string_view text, std::string_view exclude = {}) {

@@ -18,7 +18,7 @@ struct string_hash {
 
 class memory_store final : public evidence_store {
 public:
-    void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) override {
+    void record(std::string_view walk, std::span<const std::string> ids, seal::wall_time open_until) override {
         std::lock_guard lock(mutex_);
         auto& w = walks_[std::string(walk)];
         if (w.closed) return;  // a closed set never grows: the token refers to exactly it
@@ -26,7 +26,7 @@ public:
         for (const auto& id : ids) w.ids.insert(id);
     }
 
-    void close(std::string_view walk, wall_time expiry) override {
+    void close(std::string_view walk, seal::wall_time expiry) override {
         std::lock_guard lock(mutex_);
         auto& w = walks_[std::string(walk)];
         w.closed = true;
@@ -34,7 +34,7 @@ public:
     }
 
     std::optional<std::vector<std::string>> uncovered(std::string_view walk, std::span<const std::string> ids,
-                                                      wall_time now) const override {
+                                                      seal::wall_time now) const override {
         std::lock_guard lock(mutex_);
         auto it = walks_.find(walk);
         if (it == walks_.end() || !it->second.closed || it->second.expiry <= now) return std::nullopt;
@@ -44,7 +44,7 @@ public:
         return out;
     }
 
-    void purge(wall_time now) override {
+    void purge(seal::wall_time now) override {
         std::lock_guard lock(mutex_);
         std::erase_if(walks_, [now](const auto& kv) { return kv.second.expiry <= now; });
     }
@@ -53,7 +53,7 @@ private:
     struct walk_set {
         std::unordered_set<std::string, string_hash, std::equal_to<>> ids;
         bool closed = false;
-        wall_time expiry{};  // closed: the token's expiry; open: until when it may continue
+        seal::wall_time expiry{};  // closed: the token's expiry; open: until when it may continue
     };
     mutable std::mutex mutex_;
     std::unordered_map<std::string, walk_set, string_hash, std::equal_to<>> walks_;

@@ -9,7 +9,7 @@ constexpr std::string_view purpose = "candor.request-state.v1";
 
 class ring_sealer final : public mcp::state_sealer {
 public:
-    explicit ring_sealer(std::shared_ptr<const key_ring> keys) : keys_(std::move(keys)) {}
+    explicit ring_sealer(std::shared_ptr<const seal::key_ring> keys) : keys_(std::move(keys)) {}
 
     std::string seal(std::string_view payload) const override { return keys_->seal(purpose, payload); }
 
@@ -19,15 +19,15 @@ public:
         return std::move(*payload);
     }
 
-    std::string digest(std::string_view text) const override { return fingerprint(purpose, text); }
+    std::string digest(std::string_view text) const override { return seal::fingerprint(purpose, text); }
 
 private:
-    std::shared_ptr<const key_ring> keys_;
+    std::shared_ptr<const seal::key_ring> keys_;
 };
 
 }  // namespace
 
-std::shared_ptr<const mcp::state_sealer> state_sealer_from(std::shared_ptr<const key_ring> keys) {
+std::shared_ptr<const mcp::state_sealer> state_sealer_from(std::shared_ptr<const seal::key_ring> keys) {
     return std::make_shared<const ring_sealer>(std::move(keys));
 }
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/evidence/token.hpp>
 
-#include "payload_time.hpp"
-
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 
@@ -29,35 +27,43 @@ std::string principal_fingerprint(std::string_view principal_id) {
     };
     thread_local last l;
     if (!l.set || l.id != principal_id) {
-        l.fingerprint = fingerprint("principal", principal_id);
+        l.fingerprint = seal::fingerprint("principal", principal_id);
         l.id = principal_id;
         l.set = true;
     }
     return l.fingerprint;
 }
 
-std::string seal_snapshot_token(const key_ring& keys, const snapshot_claims& c) {
+std::string seen_as(std::string_view id, std::string_view item_text) {
+    std::string out(id);
+    out.push_back('\x1F');
+    out += seal::fingerprint("item", item_text);
+    return out;
+}
+
+std::string seal_snapshot_token(const seal::key_ring& keys, const snapshot_claims& c) {
     boost::json::array reasons;
     for (const auto& r : c.reasons) reasons.emplace_back(r);
     boost::json::object o{
         {"r", c.resource}, {"q", c.query},    {"p", c.principal},        {"s", c.snapshot},
-        {"w", c.walk},     {"c", c.complete}, {"n", std::move(reasons)}, {"x", to_epoch_ms(c.expiry)}};
+        {"w", c.walk},     {"c", c.complete}, {"n", std::move(reasons)}, {"x", seal::to_epoch_ms(c.expiry)}};
     return keys.seal(snapshot_token_purpose, json::to_string(o).value());
 }
 
-boost::system::result<snapshot_claims, seal_error> open_snapshot_token(const key_ring& keys, std::string_view token) {
+boost::system::result<snapshot_claims, seal::seal_error> open_snapshot_token(const seal::key_ring& keys,
+                                                                             std::string_view token) {
     auto payload = keys.open(snapshot_token_purpose, token);
     if (!payload) return payload.error();
     // Authentic, so written by us; still parsed strictly and shape-checked, because a key
     // shared with an older version could have sealed another shape.
     auto doc = json::parse(*payload, json::limits{4096, 4, 256});
-    if (!doc || !doc->root().is_object()) return seal_error::malformed;
+    if (!doc || !doc->root().is_object()) return seal::seal_error::malformed;
     const auto& o = doc->root().get_object();
     snapshot_claims c;
     const boost::json::string* fields[] = {string_at(o, "r"), string_at(o, "q"), string_at(o, "p"), string_at(o, "s"),
                                            string_at(o, "w")};
     for (const auto* f : fields)
-        if (!f) return seal_error::malformed;
+        if (!f) return seal::seal_error::malformed;
     c.resource = *fields[0];
     c.query = *fields[1];
     c.principal = *fields[2];
@@ -67,14 +73,14 @@ boost::system::result<snapshot_claims, seal_error> open_snapshot_token(const key
     const auto* reasons = o.if_contains("n");
     const auto* expiry = o.if_contains("x");
     if (!complete || !complete->is_bool() || !reasons || !reasons->is_array() || !expiry || !expiry->is_int64())
-        return seal_error::malformed;
+        return seal::seal_error::malformed;
     c.complete = complete->get_bool();
     for (const auto& r : reasons->get_array()) {
-        if (!r.is_string()) return seal_error::malformed;
+        if (!r.is_string()) return seal::seal_error::malformed;
         c.reasons.emplace_back(r.get_string());
     }
-    const auto when = detail::payload_time(expiry->get_int64());
-    if (!when) return seal_error::malformed;
+    const auto when = seal::payload_time(expiry->get_int64());
+    if (!when) return seal::seal_error::malformed;
     c.expiry = *when;
     return c;
 }

@@ -175,7 +175,7 @@ private:
 }  // namespace
 
 bool collection_tool::purge_due(wall_time now) {
-    const std::int64_t now_ms = evidence::to_epoch_ms(now);
+    const std::int64_t now_ms = seal::to_epoch_ms(now);
     std::int64_t last = last_purge_ms_.load(std::memory_order_relaxed);
     const std::int64_t interval_ms = std::chrono::milliseconds(opts_.evidence_purge_interval).count();
     if (now_ms - last < interval_ms) return false;
@@ -258,7 +258,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
     page out;
     // The walk continues after `state`: its cursor in the envelope (and in the page, for
     // callers that get one; a tools/call only sends the envelope).
-    auto continue_after = [&out](const evidence::key_ring& keys, const cursor_claims& state) {
+    auto continue_after = [&out](const seal::key_ring& keys, const cursor_claims& state) {
         std::string cursor = seal_cursor(keys, state);
         if constexpr (std::is_same_v<Result, page>) out.next_cursor = cursor;
         out.result.continue_with(ce::continuation::next_cursor(std::move(cursor)));
@@ -286,7 +286,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
 
     cursor_claims expected;
     expected.tool = name;
-    expected.query = evidence::fingerprint("query", *query_text);
+    expected.query = seal::fingerprint("query", *query_text);
     expected.ordering = order_text;
     expected.principal = evidence::principal_fingerprint(req.caller.id);
 
@@ -428,7 +428,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
         }
         state = std::move(expected);  // not needed after this
         state.snapshot = std::move(*snap);
-        state.walk = evidence::random_hex(16);
+        state.walk = seal::random_hex(16);
     }
 
     // The server-side walk limit shrinks the last pages; reaching it is RESULT_LIMIT_REACHED.

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/paging/cursor.hpp>
 
-#include "../evidence/payload_time.hpp"
-
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 
@@ -248,7 +246,7 @@ public:
         if (how != text_hex128 || in_.size() < 16) return fail(), std::string();
         std::string out;
         out.reserve(32);
-        evidence::detail::append_hex(out, in_.substr(0, 16));
+        seal::detail::append_hex(out, in_.substr(0, 16));
         in_.remove_prefix(16);
         return out;
     }
@@ -317,7 +315,7 @@ boost::system::result<cursor_claims, cursor_error> read_json_claims(std::string_
         if (!t.is_string()) return cursor_error::invalid;
         c.taints.emplace_back(t.get_string());
     }
-    const auto when = evidence::detail::payload_time(issued->get_int64());
+    const auto when = seal::payload_time(issued->get_int64());
     if (!when) return cursor_error::invalid;
     c.issued = *when;
     return c;
@@ -333,7 +331,7 @@ boost::system::result<cursor_claims, cursor_error> read_claims(std::string_view 
     c.ordering = r.text();
     c.principal = r.text();
     c.snapshot = r.text();
-    const auto when = evidence::detail::payload_time(static_cast<std::int64_t>(r.fixed64()));
+    const auto when = seal::payload_time(static_cast<std::int64_t>(r.fixed64()));
     if (!when) return cursor_error::invalid;
     c.issued = *when;
     const std::uint64_t fields = r.number();
@@ -355,7 +353,7 @@ boost::system::result<cursor_claims, cursor_error> read_claims(std::string_view 
 
 }  // namespace
 
-std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) {
+std::string seal_cursor(const seal::key_ring& keys, const cursor_claims& c) {
     std::string payload;
     std::size_t size = 64 + c.tool.size() + c.query.size() + c.ordering.size() + c.principal.size() +
                        c.snapshot.size() + c.walk.size() + 16 * c.after.size();
@@ -368,7 +366,7 @@ std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) 
     w.text(c.ordering);
     w.text(c.principal);
     w.text(c.snapshot);
-    w.fixed64(static_cast<std::uint64_t>(evidence::to_epoch_ms(c.issued)));
+    w.fixed64(static_cast<std::uint64_t>(seal::to_epoch_ms(c.issued)));
     w.number(c.after.size());
     for (const auto& k : c.after) w.key_value(k);
     w.text(c.walk);
@@ -380,7 +378,7 @@ std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& c) 
     return keys.seal(cursor_purpose, payload);
 }
 
-boost::system::result<cursor_claims, cursor_error> open_cursor(const evidence::key_ring& keys, std::string_view text,
+boost::system::result<cursor_claims, cursor_error> open_cursor(const seal::key_ring& keys, std::string_view text,
                                                                wall_time now, std::chrono::seconds ttl) {
     auto payload = keys.open(cursor_purpose, text);
     if (!payload || payload->empty()) return cursor_error::invalid;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 // Blocking work of the HTTP transport (shared session records, the event log) run on a
-// `store::worker` and waited for at most a timeout. Private to the transport module.
+// `offload::worker` and waited for at most a timeout. Private to the transport module.
 
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -24,7 +24,7 @@ namespace candor::transport::detail {
 /// @return its result, or nothing when it was late or threw (the work itself runs on to its
 /// end: it owns what it uses)
 template <class F>
-boost::asio::awaitable<std::optional<std::invoke_result_t<F&>>> bounded(store::worker& worker,
+boost::asio::awaitable<std::optional<std::invoke_result_t<F&>>> bounded(offload::worker& worker,
                                                                         std::chrono::milliseconds timeout, F work) {
     using namespace boost::asio::experimental::awaitable_operators;
     using R = std::invoke_result_t<F&>;

@@ -8,7 +8,7 @@
 
 #include "http_bounded_work.hpp"
 
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 #include <candor/transport/http_policy.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -55,7 +55,7 @@ std::optional<event_ref> parse_event_id(std::string_view id) {
     return out;
 }
 
-event_journal::event_journal(std::shared_ptr<event_log> log, std::shared_ptr<store::worker> worker, settings s,
+event_journal::event_journal(std::shared_ptr<event_log> log, std::shared_ptr<offload::worker> worker, settings s,
                              mcp::log_sink sink)
     : log_(std::move(log)), worker_(std::move(worker)), settings_(s), sink_(std::move(sink)) {}
 

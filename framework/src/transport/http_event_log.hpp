@@ -23,7 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace candor::store {
+namespace candor::offload {
 class worker;
 }
 
@@ -67,7 +67,7 @@ public:
         std::size_t keep;
         std::chrono::milliseconds poll;
     };
-    event_journal(std::shared_ptr<event_log> log, std::shared_ptr<store::worker> worker, settings s,
+    event_journal(std::shared_ptr<event_log> log, std::shared_ptr<offload::worker> worker, settings s,
                   mcp::log_sink sink);
 
     /// Log the cursor's next event (`final`: the stream's last) before it is sent, and wake the
@@ -96,7 +96,7 @@ private:
     void notify(const std::string& stream_id);
 
     std::shared_ptr<event_log> log_;
-    std::shared_ptr<store::worker> worker_;
+    std::shared_ptr<offload::worker> worker_;
     settings settings_;
     mcp::log_sink sink_;
     std::shared_ptr<int> running_ = std::make_shared<int>();

@@ -19,7 +19,7 @@
 #include <candor/jsonrpc/encode.hpp>
 #include <candor/jsonrpc/intake.hpp>
 #include <candor/mcp/connection.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 #include <candor/transport/authenticator.hpp>
 #include <candor/transport/event_log.hpp>
 #include <candor/transport/http_policy.hpp>
@@ -299,7 +299,7 @@ public:
             // Moved out of the options: the worker is joined (with the engine) before the
             // io_context its work resumes on is destroyed.
             auto worker = opts_.shared_sessions_worker ? std::move(opts_.shared_sessions_worker)
-                                                       : std::make_shared<store::worker>(1);
+                                                       : std::make_shared<offload::worker>(1);
             shared_ = std::make_unique<shared_sessions>(
                 std::move(opts_.shared_sessions), std::move(worker), opts_.shared_session_timeout,
                 opts_.session_idle_timeout,
@@ -308,7 +308,7 @@ public:
         if (opts_.resumable_streams && !opts_.stateless) {
             auto log = opts_.event_log ? std::move(opts_.event_log) : std::make_shared<memory_event_log>();
             auto worker =
-                opts_.event_log_worker ? std::move(opts_.event_log_worker) : std::make_shared<store::worker>(1);
+                opts_.event_log_worker ? std::move(opts_.event_log_worker) : std::make_shared<offload::worker>(1);
             journal_ = std::make_unique<event_journal>(
                 std::move(log), std::move(worker),
                 event_journal::settings{opts_.event_log_timeout, opts_.event_retention,

@@ -8,7 +8,7 @@
 
 #include "http_bounded_work.hpp"
 
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <boost/asio/post.hpp>
 
@@ -30,7 +30,7 @@ bool answered(const std::optional<session_records_result<T>>& r, const mcp::log_
 
 }  // namespace
 
-shared_sessions::shared_sessions(std::shared_ptr<session_records> records, std::shared_ptr<store::worker> worker,
+shared_sessions::shared_sessions(std::shared_ptr<session_records> records, std::shared_ptr<offload::worker> worker,
                                  std::chrono::milliseconds timeout, std::chrono::milliseconds idle, mcp::log_sink log)
     : records_(std::move(records)), worker_(std::move(worker)), timeout_(timeout), idle_(idle), log_(std::move(log)) {}
 

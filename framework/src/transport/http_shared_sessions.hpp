@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-namespace candor::store {
+namespace candor::offload {
 class worker;
 }
 
@@ -30,7 +30,7 @@ struct shared_lookup {
 class shared_sessions {
 public:
     /// @param idle the sessions' idle timeout (a record's life after its last recorded use)
-    shared_sessions(std::shared_ptr<session_records> records, std::shared_ptr<store::worker> worker,
+    shared_sessions(std::shared_ptr<session_records> records, std::shared_ptr<offload::worker> worker,
                     std::chrono::milliseconds timeout, std::chrono::milliseconds idle, mcp::log_sink log);
 
     /// The record of session `id`; `unavailable` when the records failed or were late (logged).
@@ -57,7 +57,7 @@ public:
 
 private:
     std::shared_ptr<session_records> records_;
-    std::shared_ptr<store::worker> worker_;
+    std::shared_ptr<offload::worker> worker_;
     std::chrono::milliseconds timeout_;
     std::chrono::milliseconds idle_;
     mcp::log_sink log_;

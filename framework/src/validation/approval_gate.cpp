@@ -44,8 +44,7 @@ approval_gate::approval_gate(std::string tool, approval_options opts) : tool_(st
     if (!opts_.approver) opts_.approver = std::make_shared<elicitation_approver>();
     if (!opts_.plan_ledger) opts_.plan_ledger = std::make_shared<memory_plan_ledger>();
     if (!opts_.plan_keys)
-        opts_.plan_keys =
-            std::make_shared<const evidence::key_ring>(evidence::key_ring::ephemeral([](std::string_view) {}));
+        opts_.plan_keys = std::make_shared<const seal::key_ring>(seal::key_ring::ephemeral([](std::string_view) {}));
 }
 
 std::chrono::system_clock::time_point approval_gate::now() const {
@@ -89,7 +88,7 @@ boost::asio::awaitable<approval_outcome> approval_gate::approve(mcp::call_contex
         // kept a minute past the last moment it could be presented (replicas' clocks differ).
         by_answer = true;
         const auto& d = out.decision;
-        use.nonce = "answer:" + (d.answer_id.empty() ? evidence::random_hex(16) : d.answer_id);
+        use.nonce = "answer:" + (d.answer_id.empty() ? seal::random_hex(16) : d.answer_id);
         use.expiry = std::max(d.replayable_until, now()) + std::chrono::minutes(1);
     } else if (auto refused = check_plan_token(ctx, token, arguments_fp, plan, use)) {
         out.refusal.push_back(std::move(*refused));
@@ -187,7 +186,7 @@ issue approval_gate::ledger_refusal(const boost::system::result<plan_verdict, st
 }
 
 boost::asio::awaitable<boost::system::result<void, issue_list>> approval_gate::run_approved(
-    const approval_outcome& approved, std::shared_ptr<store::sql_database> db, store::worker& worker,
+    const approval_outcome& approved, std::shared_ptr<store::sql_database> db, offload::worker& worker,
     ledger_work work) const {
     // One result object, returned from one place: GCC 12 at -O1 (the sanitizer build) takes a
     // coroutine's `co_return result{}` temporaries for uninitialized vectors.

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/validation/plan_token.hpp>
 
-#include "../evidence/payload_time.hpp"
-
 #include <candor/json/intake.hpp>
 
 #include <boost/json/object.hpp>
@@ -75,7 +73,7 @@ std::string canonical_arguments(const boost::json::value& arguments, const json:
 }
 
 std::string arguments_fingerprint(std::string_view canonical) {
-    return evidence::fingerprint("candor.plan.arguments", canonical);
+    return seal::fingerprint("candor.plan.arguments", canonical);
 }
 
 std::string targets_fingerprint(std::vector<std::string> ids) {
@@ -87,10 +85,10 @@ std::string targets_fingerprint(std::vector<std::string> ids) {
         joined += ':';
         joined += id;
     }
-    return evidence::fingerprint("candor.plan.targets", joined);
+    return seal::fingerprint("candor.plan.targets", joined);
 }
 
-std::string seal_plan_token(const evidence::key_ring& keys, const plan_claims& claims) {
+std::string seal_plan_token(const seal::key_ring& keys, const plan_claims& claims) {
     const auto expiry = std::chrono::duration_cast<std::chrono::seconds>(claims.expiry.time_since_epoch()).count();
     boost::json::object payload{{"t", claims.tool},
                                 {"p", claims.principal},
@@ -98,17 +96,17 @@ std::string seal_plan_token(const evidence::key_ring& keys, const plan_claims& c
                                 {"g", claims.targets},
                                 {"e", expiry},
                                 // A fresh nonce: two plans for the same call are distinct tokens.
-                                {"n", claims.nonce.empty() ? evidence::random_hex(16) : claims.nonce}};
+                                {"n", claims.nonce.empty() ? seal::random_hex(16) : claims.nonce}};
     return keys.seal(plan_token_purpose, boost::json::serialize(payload));
 }
 
-boost::system::result<plan_claims, evidence::seal_error> open_plan_token(const evidence::key_ring& keys,
-                                                                         std::string_view token) {
-    if (token.size() > 4096) return evidence::seal_error::malformed;
+boost::system::result<plan_claims, seal::seal_error> open_plan_token(const seal::key_ring& keys,
+                                                                     std::string_view token) {
+    if (token.size() > 4096) return seal::seal_error::malformed;
     auto payload = keys.open(plan_token_purpose, token);
     if (!payload) return payload.error();
     auto doc = json::parse(*payload, json::limits{4096, 2, 16});
-    if (!doc || !doc->root().is_object()) return evidence::seal_error::malformed;
+    if (!doc || !doc->root().is_object()) return seal::seal_error::malformed;
     const auto& o = doc->root().get_object();
     plan_claims c;
     auto text = [&](std::string_view k, std::string& into) {
@@ -119,18 +117,17 @@ boost::system::result<plan_claims, evidence::seal_error> open_plan_token(const e
     };
     if (!text("t", c.tool) || !text("p", c.principal) || !text("a", c.arguments) || !text("g", c.targets) ||
         !text("n", c.nonce))
-        return evidence::seal_error::malformed;
+        return seal::seal_error::malformed;
     // The sealer always writes a nonce, and the ledger keeps a plan's use by it: a token
     // without one is none this code wrote.
-    if (c.nonce.empty()) return evidence::seal_error::malformed;
+    if (c.nonce.empty()) return seal::seal_error::malformed;
     const auto* e = o.if_contains("e");
-    if (e == nullptr || !e->is_int64()) return evidence::seal_error::malformed;
+    if (e == nullptr || !e->is_int64()) return seal::seal_error::malformed;
     // In seconds: any that fits in milliseconds within the payload bound (else malformed).
     const auto seconds = e->get_int64();
-    const auto when = seconds < 0 || seconds > evidence::detail::max_payload_epoch_ms / 1000
-                          ? std::nullopt
-                          : evidence::detail::payload_time(seconds * 1000);
-    if (!when) return evidence::seal_error::malformed;
+    const auto when =
+        seconds < 0 || seconds > seal::max_payload_epoch_ms / 1000 ? std::nullopt : seal::payload_time(seconds * 1000);
+    if (!when) return seal::seal_error::malformed;
     c.expiry = *when;
     return c;
 }

@@ -4,10 +4,10 @@
 // store), with the standard command line and --http. Built against an installed Candor.
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
-#include <candor/evidence/seal.hpp>
-#include <candor/evidence/sqlite_store.hpp>
 #include <candor/mcp/server.hpp>
+#include <candor/seal/key_ring.hpp>
 #include <candor/sql_collection/collection.hpp>
+#include <candor/state/sqlite_evidence_store.hpp>
 
 #include <iostream>
 #include <memory>
@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
 
     candor::paging::collection_options paging;
     paging.default_page_size = 10;
-    paging.keys = std::make_shared<const candor::evidence::key_ring>(
-        candor::evidence::key_ring::ephemeral([](std::string_view m) { std::cerr << "books: " << m << "\n"; }));
-    paging.evidence = candor::evidence::open_sqlite_store(":memory:").value();
+    paging.keys = std::make_shared<const candor::seal::key_ring>(
+        candor::seal::key_ring::ephemeral([](std::string_view m) { std::cerr << "books: " << m << "\n"; }));
+    paging.evidence = candor::state::open_sqlite_store(":memory:").value();
 
     candor::mcp::server srv({.name = "books", .version = "1.0.0"});
     srv.add_tool(sc::make_collection(db, {.table = books}, candor::mcp::tool_info("search_books", "Search the books."),

@@ -8,12 +8,13 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
+#include <candor/postgres/sql_database.hpp>
 #include <candor/sql_collection/collection.hpp>
 
 #include "postgres/test_support.hpp"
 #include "sql_collection/support.hpp"
 
-#include <candor/store/postgres.hpp>
+#include <candor/state/open_url.hpp>
 
 #include <boost/asio/executor_work_guard.hpp>
 
@@ -57,7 +58,7 @@ std::shared_ptr<sc::sql_database> open(const std::string& conninfo) {
     pq::pool_options o;
     o.conninfo = conninfo;
     o.max_connections = 4;
-    return st::open_postgres(std::make_shared<pq::pool>(pool_thread().io.get_executor(), o));
+    return candor::postgres::open_sql_database(std::make_shared<pq::pool>(pool_thread().io.get_executor(), o));
 }
 
 // One schema of the test database per backend: an empty database for each test.

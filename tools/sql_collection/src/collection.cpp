@@ -6,9 +6,10 @@
 #endif
 #include <candor/sql_collection/collection.hpp>
 
-#include <candor/evidence/seal.hpp>
+#include <candor/evidence/token.hpp>
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
+#include <candor/offload/worker.hpp>
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -55,7 +56,7 @@ struct outcome {
 // The work on the worker, its exception kept as a value: `||` ends on the first operand that
 // ends without an exception, so a read that threw would otherwise wait out the deadline.
 template <class F>
-asio::awaitable<outcome<std::invoke_result_t<F&>>> run_caught(std::shared_ptr<store::worker> worker, F work) {
+asio::awaitable<outcome<std::invoke_result_t<F&>>> run_caught(std::shared_ptr<offload::worker> worker, F work) {
     outcome<std::invoke_result_t<F&>> out;
     try {
         out.value.emplace(co_await worker->run_cancellable(std::move(work)));
@@ -294,7 +295,7 @@ sql_source::sql_source(std::shared_ptr<sql_database> db, collection_spec spec)
                                         " is foreign and its database holds no read views (an in-memory SQLite "
                                         "database?): choose pin_policy::best_effort or a database file");
     }
-    if (!spec_.worker) spec_.worker = std::make_shared<store::worker>();
+    if (!spec_.worker) spec_.worker = std::make_shared<offload::worker>();
     name_ = spec_.source_name.empty() ? spec_.table.table : spec_.source_name;
     for (const auto& f : spec_.table.fields) columns_ += (columns_.empty() ? "" : ", ") + detail::quoted(f.name);
 }

@@ -18,10 +18,10 @@
 /// any was skipped).
 
 #include <candor/envelope/envelope.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/evidence/token.hpp>
 #include <candor/mcp/tool.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -53,12 +53,12 @@ inline constexpr std::string_view target_changed = "TARGET_CHANGED";
 struct evidence_requirement {
     /// The collection tool whose walks count as inventory (`scope.resource` of the token).
     std::string resource;
-    std::shared_ptr<const key_ring> keys;
+    std::shared_ptr<const seal::key_ring> keys;
     std::shared_ptr<evidence_store> store;
     /// At most this many ids per call.
     std::size_t max_ids = 100;
     /// Wall clock for expiry; defaults to `system_clock::now`.
-    std::function<wall_time()> wall_clock;
+    std::function<seal::wall_time()> wall_clock;
 };
 
 /// The accepted evidence (what `verify` found).

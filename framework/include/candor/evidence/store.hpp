@@ -15,8 +15,8 @@
 /// names the `worker()` they run on, and callers on an I/O thread go through `call_store`, so
 /// that a slow database delays only its own call and a deadline still answers on time.
 
-#include <candor/evidence/seal.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/system_error.hpp>
@@ -42,16 +42,16 @@ public:
     /// @param open_until the open walk is dropped by `purge` after this time unless another
     ///        page extends it: a walk whose cursor expired can never be continued, so an
     ///        abandoned walk does not stay forever (collections pass now + the cursor TTL)
-    virtual void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) = 0;
+    virtual void record(std::string_view walk, std::span<const std::string> ids, seal::wall_time open_until) = 0;
 
     /// The walk ended: keep its set until `expiry`, after which it is gone.
-    virtual void close(std::string_view walk, wall_time expiry) = 0;
+    virtual void close(std::string_view walk, seal::wall_time expiry) = 0;
 
     /// What a collection does after each page of a pinned walk: `record` the page's ids, then,
     /// on the walk's last page (`closing` set), `close` it with that expiry. A store on a remote
     /// database overrides it to make one round trip of both.
-    virtual void record_page(std::string_view walk, std::span<const std::string> ids, wall_time open_until,
-                             std::optional<wall_time> closing) {
+    virtual void record_page(std::string_view walk, std::span<const std::string> ids, seal::wall_time open_until,
+                             std::optional<seal::wall_time> closing) {
         record(walk, ids, open_until);
         if (closing) close(walk, *closing);
     }
@@ -61,14 +61,14 @@ public:
     ///         not closed, or expired at `now`
     /// @complexity one lookup per id
     virtual std::optional<std::vector<std::string>> uncovered(std::string_view walk, std::span<const std::string> ids,
-                                                              wall_time now) const = 0;
+                                                              seal::wall_time now) const = 0;
 
     /// Drop every walk, closed or abandoned, whose time is up at `now` (closed: its expiry;
     /// open: its `open_until`).
-    virtual void purge(wall_time now) = 0;
+    virtual void purge(seal::wall_time now) = 0;
 
     /// The threads this store's calls block on, or none (the calls never wait: run them inline).
-    virtual std::shared_ptr<store::worker> worker() const { return nullptr; }
+    virtual std::shared_ptr<offload::worker> worker() const { return nullptr; }
 };
 
 /// A store's database failed (thrown by the stores on a database; `call_store` returns it as
@@ -79,7 +79,7 @@ public:
 };
 
 /// Run `fn()` (a call of the store) where the store wants it: inline when it has no worker, else
-/// on its worker, waiting cancellably (`store::worker::run_cancellable`: a deadline or a cancelled
+/// on its worker, waiting cancellably (`offload::worker::run_cancellable`: a deadline or a cancelled
 /// call ends the wait at once). `fn` owns what it uses (captures by value). Pass a named lambda.
 /// @return what `fn` returned, or nothing when the store failed (`std::exception` from `fn`)
 /// @throws boost::system::system_error `operation_aborted` when the wait was cancelled

@@ -244,7 +244,7 @@ std::shared_ptr<tool_handler> make_deduced_tool(tool_info info, F fn) {
 /// A plain (non-coroutine) callable runs on the connection's strand, so it is fine only for
 /// work that returns at once: in-memory lookups, computing over the arguments. Anything that
 /// waits — a database, a file, the network — is a coroutine that awaits it (and runs blocking
-/// calls off the I/O threads, e.g. through `store::worker`), so that deadlines and
+/// calls off the I/O threads, e.g. through `offload::worker`), so that deadlines and
 /// cancellation always win.
 ///
 /// The callable is kept by the tool for the server's lifetime and may be called from several

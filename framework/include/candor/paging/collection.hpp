@@ -4,8 +4,8 @@
 /// The collection tool: a searchable, pageable MCP tool over a `data_source`.
 ///
 /// @code
-/// auto keys = std::make_shared<const candor::evidence::key_ring>(
-///     candor::evidence::key_ring::from_config(std::getenv("CANDOR_SEALING_KEYS")).value());
+/// auto keys = std::make_shared<const candor::seal::key_ring>(
+///     candor::seal::key_ring::from_config(std::getenv("CANDOR_SEALING_KEYS")).value());
 /// candor::paging::collection_options o;
 /// o.keys = keys;
 /// o.evidence = candor::evidence::make_memory_store();
@@ -27,11 +27,11 @@
 /// over a pinned snapshot carries a `snapshot_token` (when an evidence store is configured).
 
 #include <candor/envelope/envelope.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/mcp/tool.hpp>
 #include <candor/paging/cursor.hpp>
 #include <candor/paging/source.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -98,7 +98,7 @@ struct collection_options {
     /// `TIME_BUDGET_EXCEEDED` and its items instead of being cut off by `DEADLINE_EXCEEDED`.
     std::chrono::milliseconds deadline_margin{50};
     /// Seals cursors and tokens. Required.
-    std::shared_ptr<const evidence::key_ring> keys;
+    std::shared_ptr<const seal::key_ring> keys;
     /// Where delivered ids of pinned walks go; without one, no snapshot tokens are issued.
     std::shared_ptr<evidence::evidence_store> evidence;
     /// How often (at most) a page also purges the store of expired and abandoned walks.

@@ -6,13 +6,13 @@
 /// A cursor carries the key of the last item delivered (keyset, never an offset: the cost of
 /// a page does not depend on its position) and the walk's state (snapshot, walk id, counts,
 /// whether every page so far was clean). It is sealed with the server's key ring
-/// (`candor::evidence::key_ring`) and bound to the tool, the normalized query, the ordering,
+/// (`candor::seal::key_ring`) and bound to the tool, the normalized query, the ordering,
 /// the principal and the snapshot, with its issue time for the TTL. Opening one answers
 /// exactly one of: valid, `CURSOR_INVALID` (malformed or tampered), `CURSOR_EXPIRED` (older
 /// than the TTL). `CURSOR_MISMATCH` is decided by the collection, which knows the expected
 /// binding (`mismatch`).
 
-#include <candor/evidence/seal.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/assert/source_location.hpp>
 #include <boost/json/array.hpp>
@@ -28,7 +28,7 @@
 
 namespace candor::paging {
 
-using evidence::wall_time;
+using seal::wall_time;
 
 /// Purpose label of cursors in the MAC (a snapshot token cannot pass for a cursor).
 inline constexpr std::string_view cursor_purpose = "candor.cursor.v1";
@@ -65,12 +65,12 @@ enum class cursor_binding { tool, query, ordering, principal };
 std::string_view to_string(cursor_binding b) noexcept;
 
 /// Seal a cursor. @complexity linear in the claims (the key is small)
-std::string seal_cursor(const evidence::key_ring& keys, const cursor_claims& claims);
+std::string seal_cursor(const seal::key_ring& keys, const cursor_claims& claims);
 
 /// Open a cursor and check its age.
 /// @param now the current wall time (a controllable clock in tests)
 /// @param ttl how long a cursor stays valid after it was issued
-boost::system::result<cursor_claims, cursor_error> open_cursor(const evidence::key_ring& keys, std::string_view text,
+boost::system::result<cursor_claims, cursor_error> open_cursor(const seal::key_ring& keys, std::string_view text,
                                                                wall_time now, std::chrono::seconds ttl);
 
 /// The first binding of `claims` that differs from `expected` (tool, query, ordering,

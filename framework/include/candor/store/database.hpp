@@ -11,7 +11,7 @@
 /// column's collation, advisory locks), a generator asks `dialect()`.
 ///
 /// Users: `tools/sql_collection` (tables as collection tools), the SQL plan ledger
-/// (`validation::sql_plan_ledger`: single-use approvals in the same transaction as the action
+/// (`state::sql_plan_ledger`: single-use approvals in the same transaction as the action
 /// they approve), the examples.
 ///
 /// Values only ever travel as bound parameters (`sql_value`); SQL text comes from the caller's
@@ -78,7 +78,7 @@ struct read_view_options {
 /// connection (`SET TRANSACTION SNAPSHOT`), so a view opened on one replica is read on any other
 /// replica of the same database while its holder lives. SQLite (WAL): a read transaction on a
 /// connection of its own, read by this process only. Calls block like the database's own: run
-/// them on a `store::worker`.
+/// them on a `offload::worker`.
 class read_views {
 public:
     virtual ~read_views() = default;
@@ -138,9 +138,5 @@ boost::system::result<std::vector<std::string>, db_error> column_names(sql_datab
 /// together.
 boost::system::result<void, db_error> create_schema(sql_database& db, std::int64_t key,
                                                     std::span<const std::string_view> statements);
-
-/// SQLite through `candor::sqlite` (WAL journal, busy timeout): one connection, serialized by
-/// a mutex that is held for one statement or one transaction — never across a tool's call.
-boost::system::result<std::shared_ptr<sql_database>, db_error> open_sqlite(const std::string& path);
 
 }  // namespace candor::store

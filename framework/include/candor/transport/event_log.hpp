@@ -13,9 +13,9 @@
 /// empty when the stream ended without one (the call was cancelled, the server shut down).
 ///
 /// `memory_event_log` (below) keeps the events in this process: resumption on one replica.
-/// The implementation on a SQL database that the replicas share is `store::sql_event_log`
-/// (candor/store/sql_event_log.hpp, component sqlite). Every method blocks: the transport calls
-/// them on a `store::worker` thread, never on an I/O thread.
+/// The implementation on a SQL database that the replicas share is `state::sql_event_log`
+/// (candor/state/sql_event_log.hpp, component sqlite). Every method blocks: the transport calls
+/// them on a `offload::worker` thread, never on an I/O thread.
 
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-namespace candor::store {
+namespace candor::offload {
 class worker;
 }
 
@@ -142,7 +142,7 @@ struct http_options {
     std::shared_ptr<transport::session_records> shared_sessions;
     /// The threads that run `shared_sessions`' statements (they block; never an I/O thread).
     /// Null: one thread of the transport's own.
-    std::shared_ptr<store::worker> shared_sessions_worker;
+    std::shared_ptr<offload::worker> shared_sessions_worker;
     /// How long a request waits for `shared_sessions` (a look-up, the write of `initialize`, a
     /// DELETE); past it, or when the records fail, the answer is 503 `SESSION_STORE_UNAVAILABLE`
     /// with `Retry-After` — never 404, which would tell the client to initialize again.
@@ -161,12 +161,12 @@ struct http_options {
     /// "Resuming a stream".
     bool resumable_streams = true;
     /// Where the events are logged. Null: in this process's memory (`memory_event_log`), so a
-    /// stream resumes on the replica that sent it; share a log (`store::sql_event_log`) for
+    /// stream resumes on the replica that sent it; share a log (`state::sql_event_log`) for
     /// replicas behind a load balancer without stickiness.
     std::shared_ptr<transport::event_log> event_log;
     /// The threads that run `event_log`'s statements (they block; never an I/O thread). Null:
     /// one thread of the transport's own.
-    std::shared_ptr<store::worker> event_log_worker;
+    std::shared_ptr<offload::worker> event_log_worker;
     /// How long an event stays in the log after it was sent; a resume from an id older than
     /// that gets 410 `LAST_EVENT_ID_GONE`, and a resumed stream follows a call no longer.
     std::chrono::milliseconds event_retention{5 * 60'000};

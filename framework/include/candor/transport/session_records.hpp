@@ -9,8 +9,8 @@
 /// subscriptions — stays on the replica that holds it.
 ///
 /// The implementation on a SQL database that the replicas share is
-/// `store::sql_session_records` (candor/store/sql_session_records.hpp, component sqlite).
-/// Every method blocks: the transport calls them on a `store::worker` thread, never on an I/O
+/// `state::sql_session_records` (candor/state/sql_session_records.hpp, component sqlite).
+/// Every method blocks: the transport calls them on a `offload::worker` thread, never on an I/O
 /// thread.
 
 #include <boost/assert/source_location.hpp>

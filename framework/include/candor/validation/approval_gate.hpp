@@ -8,10 +8,10 @@
 /// act.
 
 #include <candor/error/issue.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/mcp/call_context.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/seal/key_ring.hpp>
 #include <candor/store/database.hpp>
-#include <candor/store/worker.hpp>
 #include <candor/validation/approval.hpp>
 #include <candor/validation/plan_ledger.hpp>
 #include <candor/validation/plan_token.hpp>
@@ -32,7 +32,7 @@ struct approval_options {
     std::shared_ptr<validation::approver> approver;
     /// Keys that seal plan tokens. Default: an ephemeral ring (tokens die with the process;
     /// harmless for tokens that live minutes, but configure a ring for several replicas).
-    std::shared_ptr<const evidence::key_ring> plan_keys;
+    std::shared_ptr<const seal::key_ring> plan_keys;
     std::chrono::seconds plan_ttl{600};
     /// Executed plan tokens (single use). Default: a `memory_plan_ledger` per gate (forgotten at
     /// a restart); a server that keeps its state on disk passes a `sql_plan_ledger`.
@@ -106,7 +106,7 @@ public:
     ///         `APPROVAL_USED`, `ACTION_NOT_APPROVED` (ledger full), `SOURCE_UNAVAILABLE` (the
     ///         database failed; nothing was done)
     boost::asio::awaitable<boost::system::result<void, issue_list>> run_approved(
-        const approval_outcome& approved, std::shared_ptr<store::sql_database> db, store::worker& worker,
+        const approval_outcome& approved, std::shared_ptr<store::sql_database> db, offload::worker& worker,
         ledger_work work) const;
 
     /// Add the optional `plan_token` string property to an object input schema.

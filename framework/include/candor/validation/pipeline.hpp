@@ -6,9 +6,9 @@
 /// Tool authors do not use it directly.
 
 #include <candor/envelope/envelope.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/json/document.hpp>
 #include <candor/mcp/tool.hpp>
+#include <candor/seal/key_ring.hpp>
 #include <candor/validation/approval.hpp>
 #include <candor/validation/approval_gate.hpp>
 #include <candor/validation/metrics.hpp>

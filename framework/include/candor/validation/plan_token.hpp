@@ -13,8 +13,8 @@
 /// never pass for a plan token).
 
 #include <candor/envelope/envelope.hpp>
-#include <candor/evidence/seal.hpp>
 #include <candor/json/document.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
@@ -43,11 +43,11 @@ struct plan_claims {
     std::string nonce;
 };
 
-std::string seal_plan_token(const evidence::key_ring& keys, const plan_claims& claims);
+std::string seal_plan_token(const seal::key_ring& keys, const plan_claims& claims);
 
 /// Any encoding, key or MAC failure, or a payload of the wrong shape, is a `seal_error`.
-boost::system::result<plan_claims, evidence::seal_error> open_plan_token(const evidence::key_ring& keys,
-                                                                         std::string_view token);
+boost::system::result<plan_claims, seal::seal_error> open_plan_token(const seal::key_ring& keys,
+                                                                     std::string_view token);
 
 /// The canonical text of tool arguments: object keys sorted, no whitespace, numbers in their
 /// exact source text when `doc` knows it, members named `exclude` (at the top level) left out.

@@ -20,18 +20,18 @@
 /// sees; when it hides rows that the query would otherwise match, every page says
 /// `VISIBILITY_RESTRICTED` (never which rows).
 ///
-/// The source's statements run on a `store::worker` (`collection_spec::worker`), never on the
+/// The source's statements run on a `offload::worker` (`collection_spec::worker`), never on the
 /// caller's strand: `sql_database` blocks (SQLite on its lock and the disk, PostgreSQL until
 /// the pool's I/O thread has the answer, and it refuses to be called on that thread).
 
 #include <candor/contract/contract.hpp>
+#include <candor/offload/worker.hpp>
 #include <candor/paging/collection.hpp>
 #include <candor/paging/source.hpp>
 #include <candor/paging/typed_collection.hpp>
 #include <candor/sql_collection/database.hpp>
 #include <candor/sql_collection/filter.hpp>
 #include <candor/sql_collection/table.hpp>
-#include <candor/store/worker.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -95,7 +95,7 @@ struct collection_spec {
     /// PostgreSQL). A page waits for its statements until its deadline: a statement still
     /// running then makes the page end `TIME_BUDGET_EXCEEDED` with no more rows (it finishes
     /// on the worker and its rows are dropped); a cancelled wait is `SOURCE_UNAVAILABLE`.
-    std::shared_ptr<store::worker> worker;
+    std::shared_ptr<offload::worker> worker;
     /// Foreign tables: how a walk is pinned, and the bounds of the views held for walks
     /// (`max_held` per process, `max_age`; see `store::read_views`).
     pin_policy pin = pin_policy::required;

@@ -12,10 +12,10 @@
 ///
 /// The journal and the log flags work over any transport (the log's format holds from the first
 /// line, before `app_options::prepare`, whatever the command); `/metrics` and `/ops` are paths of
-/// the HTTP listener, so they come with the `http_command_line` given to the constructor:
+/// the HTTP listener, so they come with the `app::http_command_line` given to the constructor:
 ///
 ///     auto http = std::make_shared<candor::app::http_command_line>();
-///     opts.extensions = {http, std::make_shared<candor::app::ops_command_line>(http)};
+///     opts.extensions = {http, std::make_shared<candor::ops::command_line>(http)};
 
 #include <candor/app/command_line.hpp>
 #include <candor/app/http_command_line.hpp>
@@ -25,22 +25,22 @@
 #include <memory>
 #include <string>
 
-namespace candor::app {
+namespace candor::ops {
 
-class ops_command_line final : public command_line_extension {
+class command_line final : public app::command_line_extension {
 public:
     /// @param http the binary's HTTP command line, on whose listener `/metrics` and `/ops` are
     ///        served; without it only the journal flags exist
-    explicit ops_command_line(std::shared_ptr<http_command_line> http = nullptr);
+    explicit command_line(std::shared_ptr<app::http_command_line> http = nullptr);
 
-    std::vector<extra_option> flags() override;
+    std::vector<app::extra_option> flags() override;
     std::string help() const override;
     std::string check(bool serving) override;
     bool configure(mcp::server& srv) override;
     bool start(mcp::server& srv) override;
 
 private:
-    std::shared_ptr<http_command_line> http_;
+    std::shared_ptr<app::http_command_line> http_;
     ops::journal_options journal_opts_;
     bool journal_ = false;
     bool metrics_ = true;
@@ -49,4 +49,4 @@ private:
     std::shared_ptr<ops::log_writer> log_;
 };
 
-}  // namespace candor::app
+}  // namespace candor::ops

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace candor::store::detail {
+namespace candor::state::detail {
 
 /// A time as Unix milliseconds (how the tables keep times).
 inline std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
@@ -22,15 +22,15 @@ inline std::chrono::system_clock::time_point from_unix_ms(std::int64_t ms) {
 }
 
 /// A column's text (empty unless it is text).
-inline std::string text_of(const sql_value& v) {
+inline std::string text_of(const store::sql_value& v) {
     const auto* s = std::get_if<std::string>(&v);
     return s ? *s : std::string();
 }
 
 /// A column's integer (0 unless it is one).
-inline std::int64_t number_of(const sql_value& v) {
+inline std::int64_t number_of(const store::sql_value& v) {
     const auto* n = std::get_if<std::int64_t>(&v);
     return n ? *n : 0;
 }
 
-}  // namespace candor::store::detail
+}  // namespace candor::state::detail

@@ -4,11 +4,12 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-#include <candor/validation/sql_repair_counts.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/state/sql_repair_counts.hpp>
 
 #include <array>
 
-namespace candor::validation {
+namespace candor::state {
 
 namespace {
 
@@ -23,7 +24,7 @@ constexpr std::array<std::string_view, 2> schema_statements = {
     "CREATE INDEX IF NOT EXISTS candor_repair_counts_last ON candor_repair_counts(last_ms)",
 };
 
-std::int64_t epoch_ms(shared_repair_counts::wall_time t) {
+std::int64_t epoch_ms(validation::shared_repair_counts::wall_time t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
@@ -45,7 +46,7 @@ boost::system::result<std::int64_t, store::db_error> purge_before(store::sql_dat
 }
 
 // The work on the worker; a cancelled wait (the call's deadline) propagates.
-boost::asio::awaitable<count_result> on_worker(store::worker& w, std::shared_ptr<store::sql_database> db,
+boost::asio::awaitable<count_result> on_worker(offload::worker& w, std::shared_ptr<store::sql_database> db,
                                                std::string sql, std::vector<store::sql_value> params) {
     auto work = [db = std::move(db), sql = std::move(sql), params = std::move(params)] {
         return one_count(*db, sql, params);
@@ -59,7 +60,7 @@ boost::asio::awaitable<count_result> on_worker(store::worker& w, std::shared_ptr
 std::span<const std::string_view> sql_repair_counts::schema() noexcept { return schema_statements; }
 
 boost::system::result<std::shared_ptr<sql_repair_counts>, store::db_error> sql_repair_counts::open(
-    std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker) {
+    std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker) {
     if (!db || !worker) throw std::invalid_argument("sql_repair_counts: a database and a worker are required");
     auto r = store::create_schema(*db, repair_counts_lock, schema_statements);
     if (!r) return r.error();
@@ -107,4 +108,4 @@ boost::asio::awaitable<count_result> sql_repair_counts::clear(std::string key, w
     co_return r;
 }
 
-}  // namespace candor::validation
+}  // namespace candor::state

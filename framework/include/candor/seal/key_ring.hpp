@@ -19,11 +19,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace candor::evidence {
+namespace candor::seal {
 
 /// Wall-clock time: what sealed texts carry (issue and expiry times) and what the stores keep.
 using wall_time = std::chrono::system_clock::time_point;
@@ -34,6 +35,22 @@ inline std::int64_t to_epoch_ms(wall_time t) noexcept {
 }
 inline wall_time from_epoch_ms(std::int64_t ms) noexcept {
     return wall_time(std::chrono::duration_cast<wall_time::duration>(std::chrono::milliseconds(ms)));
+}
+
+/// The latest epoch millisecond a sealed payload may carry: half of what the clock can count, so
+/// that converting it, or subtracting it from now, never overflows.
+inline constexpr std::int64_t max_payload_epoch_ms =
+    std::chrono::duration_cast<std::chrono::milliseconds>(wall_time::duration::max()).count() / 2;
+
+/// A time read from a sealed payload (cursors, snapshot tokens, plan tokens), or nothing when it
+/// is before the epoch or after `max_payload_epoch_ms`. A reader does not trust a payload to be
+/// sane even behind a valid MAC: a sealer's bug, or another version sharing the key, could write
+/// any number.
+/// @param ms milliseconds since the Unix epoch
+/// @return the time, or nothing (the payload is malformed)
+inline std::optional<wall_time> payload_time(std::int64_t ms) noexcept {
+    if (ms < 0 || ms > max_payload_epoch_ms) return std::nullopt;
+    return from_epoch_ms(ms);
 }
 
 /// One HMAC key. `secret` holds raw bytes, at least 32 of them.
@@ -101,12 +118,6 @@ private:
 /// `label`. Used to bind sealed texts to principals and queries without revealing them.
 std::string fingerprint(std::string_view label, std::string_view text);
 
-/// The evidence entry saying that a walk delivered object `id` as `item_text` (the item's JSON):
-/// `id`, a 0x1F byte and the text's fingerprint. Collections over sources whose objects other
-/// programs change (`paging::data_source::fingerprints_items`) record it beside each id, so that
-/// an action can tell an object that changed since the walk saw it (`TARGET_CHANGED`).
-std::string seen_as(std::string_view id, std::string_view item_text);
-
 /// `n` random bytes from OpenSSL's CSPRNG, as lowercase hex (walk ids).
 std::string random_hex(std::size_t n);
 
@@ -119,4 +130,4 @@ std::string base64url_encode(std::string_view bytes);
 bool base64url_decode(std::string_view text, std::string& out);
 }  // namespace detail
 
-}  // namespace candor::evidence
+}  // namespace candor::seal

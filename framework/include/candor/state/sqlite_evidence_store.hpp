@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace candor::evidence {
+namespace candor::state {
 
 /// Why the SQLite store could not be opened.
 enum class store_error { open_failed, schema_failed };
@@ -22,6 +22,7 @@ std::string_view to_string(store_error e) noexcept;
 
 /// A store in a SQLite database file (":memory:" for a private in-memory database). Creates
 /// its tables (`candor_evidence_walk`, `candor_evidence_id`) if they do not exist.
-boost::system::result<std::shared_ptr<evidence_store>, store_error> open_sqlite_store(const std::string& path);
+boost::system::result<std::shared_ptr<evidence::evidence_store>, store_error> open_sqlite_store(
+    const std::string& path);
 
-}  // namespace candor::evidence
+}  // namespace candor::state

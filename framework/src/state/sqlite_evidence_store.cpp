@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/evidence/sqlite_store.hpp>
+#include <candor/state/sqlite_evidence_store.hpp>
 
-#include <candor/evidence/seal.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <candor/sqlite/database.hpp>
 
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
-namespace candor::evidence {
+namespace candor::state {
 
 namespace {
 
@@ -21,7 +21,7 @@ void run(sqlite::statement& s) {
     if (auto r = s.run(); !r) throw std::runtime_error("evidence store: " + r.error().message);
 }
 
-class sqlite_store final : public evidence_store {
+class sqlite_store final : public evidence::evidence_store {
 public:
     explicit sqlite_store(sqlite::database db)
         : db_(std::move(db)),
@@ -41,7 +41,7 @@ public:
                               "(SELECT walk FROM candor_evidence_walk WHERE expiry_ms <= ?1)")),
           purge_walks_(prepared(db_, "DELETE FROM candor_evidence_walk WHERE expiry_ms <= ?1")) {}
 
-    void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) override {
+    void record(std::string_view walk, std::span<const std::string> ids, seal::wall_time open_until) override {
         std::lock_guard lock(mutex_);
         auto tx = sqlite::transaction::begin(db_).value();
         open_walk(walk, open_until);
@@ -54,17 +54,17 @@ public:
         tx.commit().value();
     }
 
-    void close(std::string_view walk, wall_time expiry) override {
+    void close(std::string_view walk, seal::wall_time expiry) override {
         std::lock_guard lock(mutex_);
         open_walk(walk, expiry);
         sqlite::reset_on_exit g{close_};
         close_.bind(1, walk);
-        close_.bind(2, to_epoch_ms(expiry));
+        close_.bind(2, seal::to_epoch_ms(expiry));
         run(close_);
     }
 
     std::optional<std::vector<std::string>> uncovered(std::string_view walk, std::span<const std::string> ids,
-                                                      wall_time now) const override {
+                                                      seal::wall_time now) const override {
         std::lock_guard lock(mutex_);
         sqlite::error failure;
         {
@@ -73,7 +73,7 @@ public:
             if (!find_walk_.step(failure)) return std::nullopt;
             const bool closed = find_walk_.integer(0) != 0;
             const auto expiry = find_walk_.integer(1);
-            if (!closed || expiry <= to_epoch_ms(now)) return std::nullopt;
+            if (!closed || expiry <= seal::to_epoch_ms(now)) return std::nullopt;
         }
         std::vector<std::string> out;
         for (const auto& id : ids) {
@@ -85,11 +85,11 @@ public:
         return out;
     }
 
-    void purge(wall_time now) override {
+    void purge(seal::wall_time now) override {
         std::lock_guard lock(mutex_);
         for (auto* s : {&purge_ids_, &purge_walks_}) {
             sqlite::reset_on_exit g{*s};
-            s->bind(1, to_epoch_ms(now));
+            s->bind(1, seal::to_epoch_ms(now));
             run(*s);
         }
     }
@@ -102,10 +102,10 @@ private:
     mutable sqlite::statement find_walk_, find_id_;
     sqlite::statement purge_ids_, purge_walks_;
 
-    void open_walk(std::string_view walk, wall_time open_until) {
+    void open_walk(std::string_view walk, seal::wall_time open_until) {
         sqlite::reset_on_exit g{insert_walk_};
         insert_walk_.bind(1, walk);
-        insert_walk_.bind(2, to_epoch_ms(open_until));
+        insert_walk_.bind(2, seal::to_epoch_ms(open_until));
         run(insert_walk_);
     }
 };
@@ -124,7 +124,8 @@ void throw_exception_from_error(store_error e, const boost::source_location&) {
     throw std::runtime_error(std::string(to_string(e)));
 }
 
-boost::system::result<std::shared_ptr<evidence_store>, store_error> open_sqlite_store(const std::string& path) {
+boost::system::result<std::shared_ptr<evidence::evidence_store>, store_error> open_sqlite_store(
+    const std::string& path) {
     auto db = sqlite::database::open(path);
     if (!db) return store_error::open_failed;
     const char* schema =
@@ -133,7 +134,7 @@ boost::system::result<std::shared_ptr<evidence_store>, store_error> open_sqlite_
         "CREATE TABLE IF NOT EXISTS candor_evidence_id("
         "  walk TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(walk, id)) WITHOUT ROWID;";
     if (!db->exec(schema)) return store_error::schema_failed;
-    return std::shared_ptr<evidence_store>(std::make_shared<sqlite_store>(std::move(*db)));
+    return std::shared_ptr<evidence::evidence_store>(std::make_shared<sqlite_store>(std::move(*db)));
 }
 
-}  // namespace candor::evidence
+}  // namespace candor::state

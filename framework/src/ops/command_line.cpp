@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/app/ops_command_line.hpp>
+#include <candor/ops/command_line.hpp>
 
 #include <candor/ops/admin.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 
-namespace candor::app {
+namespace candor::ops {
 
 namespace {
 
@@ -20,10 +20,10 @@ bool valid_ops_token(std::string_view t) {
 
 }  // namespace
 
-ops_command_line::ops_command_line(std::shared_ptr<http_command_line> http) : http_(std::move(http)) {}
+command_line::command_line(std::shared_ptr<app::http_command_line> http) : http_(std::move(http)) {}
 
-std::vector<extra_option> ops_command_line::flags() {
-    std::vector<extra_option> flags{
+std::vector<app::extra_option> command_line::flags() {
+    std::vector<app::extra_option> flags{
         {"--journal", "PATH", "",
          [this](std::string_view v) {
              journal_ = true;
@@ -36,7 +36,7 @@ std::vector<extra_option> ops_command_line::flags() {
              const std::string text(v);
              char* end = nullptr;
              journal_opts_.max_bytes = std::strtoull(text.c_str(), &end, 10);
-             return (!text.empty() && *end == '\0') || refuse("--journal-max-bytes expects a number of bytes");
+             return (!text.empty() && *end == '\0') || app::refuse("--journal-max-bytes expects a number of bytes");
          }},
         {"--journal-sync", "", "",
          [this](std::string_view) {
@@ -46,14 +46,15 @@ std::vector<extra_option> ops_command_line::flags() {
     };
     flags.push_back({"--log-format", "FORMAT", "", [this](std::string_view v) {
                          const auto format = ops::parse_log_format(v);
-                         if (!format) return refuse("--log-format expects text or json, got '" + std::string(v) + "'");
+                         if (!format)
+                             return app::refuse("--log-format expects text or json, got '" + std::string(v) + "'");
                          log_opts_.format = *format;
                          return true;
                      }});
     flags.push_back({"--log-level", "LEVEL", "", [this](std::string_view v) {
                          const auto level = mcp::parse_log_level(v);
                          if (!level)
-                             return refuse(
+                             return app::refuse(
                                  "--log-level expects debug, info, notice, warning, error, critical, alert or "
                                  "emergency, got '" +
                                  std::string(v) + "'");
@@ -67,14 +68,14 @@ std::vector<extra_option> ops_command_line::flags() {
                      }});
     flags.push_back({"--ops-token", "TOKEN", "", [this](std::string_view v) {
                          if (!valid_ops_token(v))
-                             return refuse("--ops-token expects 8-256 characters of [A-Za-z0-9._~-]");
+                             return app::refuse("--ops-token expects 8-256 characters of [A-Za-z0-9._~-]");
                          ops_token_ = std::string(v);
                          return true;
                      }});
     return flags;
 }
 
-std::string ops_command_line::help() const {
+std::string command_line::help() const {
     std::string text;
     if (http_)
         text =
@@ -92,12 +93,12 @@ std::string ops_command_line::help() const {
            "                         critical, alert, emergency\n";
 }
 
-std::string ops_command_line::check(bool) {
+std::string command_line::check(bool) {
     if (!ops_token_.empty() && !(http_ && http_->serving())) return "--ops-token needs --http";
     return {};
 }
 
-bool ops_command_line::configure(mcp::server& srv) {
+bool command_line::configure(mcp::server& srv) {
     // From here on the server's log (and `prepare`'s) is in the chosen format, written by a thread
     // of its own; the writer writes what is queued before it goes (with the server's sink).
     log_ = ops::log_writer::open(log_opts_);
@@ -105,7 +106,7 @@ bool ops_command_line::configure(mcp::server& srv) {
     return true;
 }
 
-bool ops_command_line::start(mcp::server& srv) {
+bool command_line::start(mcp::server& srv) {
     ops::admin_options admin;
     admin.log = log_;
     if (journal_) {
@@ -134,4 +135,4 @@ bool ops_command_line::start(mcp::server& srv) {
     return true;
 }
 
-}  // namespace candor::app
+}  // namespace candor::ops

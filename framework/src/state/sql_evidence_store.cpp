@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/evidence/sql_store.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/state/sql_evidence_store.hpp>
 
 #include <array>
 #include <unordered_set>
 
-namespace candor::evidence {
+namespace candor::state {
 
 namespace {
 
@@ -21,10 +22,10 @@ constexpr std::array<std::string_view, 3> schema_statements = {
 using db_result = boost::system::result<void, store::db_error>;
 
 void check(const db_result& r) {
-    if (!r) throw store_failure("evidence store: " + r.error().message);
+    if (!r) throw evidence::store_failure("evidence store: " + r.error().message);
 }
 void check(const boost::system::result<std::int64_t, store::db_error>& r) {
-    if (!r) throw store_failure("evidence store: " + r.error().message);
+    if (!r) throw evidence::store_failure("evidence store: " + r.error().message);
 }
 
 // "(CAST(? AS TEXT)), (?), …": the first row names the column's type for PostgreSQL, which
@@ -35,17 +36,17 @@ std::string value_rows(std::size_t n) {
     return out;
 }
 
-class sql_store final : public evidence_store {
+class sql_store final : public evidence::evidence_store {
 public:
-    sql_store(std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker)
+    sql_store(std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker)
         : db_(std::move(db)), worker_(std::move(worker)) {}
 
-    void record(std::string_view walk, std::span<const std::string> ids, wall_time open_until) override {
+    void record(std::string_view walk, std::span<const std::string> ids, seal::wall_time open_until) override {
         check(record_on(*db_, walk, ids, open_until));
     }
 
-    void record_page(std::string_view walk, std::span<const std::string> ids, wall_time open_until,
-                     std::optional<wall_time> closing) override {
+    void record_page(std::string_view walk, std::span<const std::string> ids, seal::wall_time open_until,
+                     std::optional<seal::wall_time> closing) override {
         if (db_->dialect() != store::sql_dialect::postgres) {
             // In-process: one transaction (one commit) rather than one round trip.
             check(db_->transaction([&](store::sql_database& tx) -> db_result {
@@ -57,7 +58,7 @@ public:
         // One statement: the walk's row (opened, its time pushed out, or closed) in a
         // data-modifying WITH, and the ids unless the walk was closed before this statement.
         const std::int64_t closed = closing ? 1 : 0;
-        const std::int64_t until_ms = to_epoch_ms(closing ? *closing : open_until);
+        const std::int64_t until_ms = seal::to_epoch_ms(closing ? *closing : open_until);
         std::vector<store::sql_value> params{std::string(walk), closed, until_ms};
         std::string sql =
             "WITH candor_walk AS (INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, ?, ?) "
@@ -79,12 +80,12 @@ public:
         check(db_->execute(sql, params));
     }
 
-    void close(std::string_view walk, wall_time expiry) override { check(close_on(*db_, walk, expiry)); }
+    void close(std::string_view walk, seal::wall_time expiry) override { check(close_on(*db_, walk, expiry)); }
 
     std::optional<std::vector<std::string>> uncovered(std::string_view walk, std::span<const std::string> ids,
-                                                      wall_time now) const override {
+                                                      seal::wall_time now) const override {
         bool live = false;
-        const store::sql_value w[] = {std::string(walk), to_epoch_ms(now)};
+        const store::sql_value w[] = {std::string(walk), seal::to_epoch_ms(now)};
         check(db_->query("SELECT 1 FROM candor_evidence_walk WHERE walk = ? AND closed = 1 AND expiry_ms > ?", w,
                          [&](const store::sql_row&) {
                              live = true;
@@ -110,8 +111,8 @@ public:
         return out;
     }
 
-    void purge(wall_time now) override {
-        const store::sql_value p[] = {to_epoch_ms(now)};
+    void purge(seal::wall_time now) override {
+        const store::sql_value p[] = {seal::to_epoch_ms(now)};
         check(
             db_->execute("DELETE FROM candor_evidence_id WHERE walk IN "
                          "(SELECT walk FROM candor_evidence_walk WHERE expiry_ms <= ?)",
@@ -119,16 +120,16 @@ public:
         check(db_->execute("DELETE FROM candor_evidence_walk WHERE expiry_ms <= ?", p));
     }
 
-    std::shared_ptr<store::worker> worker() const override { return worker_; }
+    std::shared_ptr<offload::worker> worker() const override { return worker_; }
 
 private:
     std::shared_ptr<store::sql_database> db_;
-    std::shared_ptr<store::worker> worker_;
+    std::shared_ptr<offload::worker> worker_;
 
     static db_result record_on(store::sql_database& db, std::string_view walk, std::span<const std::string> ids,
-                               wall_time open_until) {
+                               seal::wall_time open_until) {
         // Create the walk, or push an open walk's time further out; a closed walk keeps its own.
-        const store::sql_value w[] = {std::string(walk), to_epoch_ms(open_until)};
+        const store::sql_value w[] = {std::string(walk), seal::to_epoch_ms(open_until)};
         auto opened = db.execute(
             "INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, 0, ?) "
             "ON CONFLICT(walk) DO UPDATE SET expiry_ms = excluded.expiry_ms "
@@ -150,8 +151,8 @@ private:
         return {};
     }
 
-    static db_result close_on(store::sql_database& db, std::string_view walk, wall_time expiry) {
-        const store::sql_value p[] = {std::string(walk), to_epoch_ms(expiry)};
+    static db_result close_on(store::sql_database& db, std::string_view walk, seal::wall_time expiry) {
+        const store::sql_value p[] = {std::string(walk), seal::to_epoch_ms(expiry)};
         auto closed = db.execute(
             "INSERT INTO candor_evidence_walk(walk, closed, expiry_ms) VALUES(?, 1, ?) "
             "ON CONFLICT(walk) DO UPDATE SET closed = 1, expiry_ms = excluded.expiry_ms",
@@ -165,12 +166,12 @@ private:
 
 std::span<const std::string_view> sql_store_schema() noexcept { return schema_statements; }
 
-boost::system::result<std::shared_ptr<evidence_store>, store::db_error> open_sql_store(
-    std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker) {
+boost::system::result<std::shared_ptr<evidence::evidence_store>, store::db_error> open_sql_store(
+    std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker) {
     if (!db || !worker) throw std::invalid_argument("open_sql_store: a database and a worker are required");
     auto r = store::create_schema(*db, evidence_lock, schema_statements);
     if (!r) return r.error();
-    return std::shared_ptr<evidence_store>(std::make_shared<sql_store>(std::move(db), std::move(worker)));
+    return std::shared_ptr<evidence::evidence_store>(std::make_shared<sql_store>(std::move(db), std::move(worker)));
 }
 
-}  // namespace candor::evidence
+}  // namespace candor::state

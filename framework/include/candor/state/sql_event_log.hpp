@@ -3,7 +3,7 @@
 /// @file
 /// The HTTP transport's SSE event log (`transport::event_log`) in a SQL database
 /// (`store::sql_database`) that the replicas share: SQLite on one host, PostgreSQL
-/// (`store::open_postgres`) for replicas on several. A stream sent by one replica resumes on
+/// (`postgres::open_sql_database`) for replicas on several. A stream sent by one replica resumes on
 /// any other (`Last-Event-ID`).
 ///
 /// One table, created if missing:
@@ -18,13 +18,14 @@
 
 #include <memory>
 
-namespace candor::store {
+namespace candor::state {
 
 class sql_event_log final : public transport::event_log {
 public:
     /// Create the table if it is missing (blocking, on the calling thread: call it at startup).
     /// @return the log, or why the table could not be created
-    static boost::system::result<std::shared_ptr<sql_event_log>, db_error> open(std::shared_ptr<sql_database> db);
+    static boost::system::result<std::shared_ptr<sql_event_log>, store::db_error> open(
+        std::shared_ptr<store::sql_database> db);
 
     transport::event_log_result<void> append(const transport::logged_event& e, std::size_t keep) override;
     transport::event_log_result<std::vector<transport::logged_event>> read(
@@ -33,9 +34,9 @@ public:
     transport::event_log_result<std::size_t> purge(std::chrono::system_clock::time_point now) override;
 
 private:
-    explicit sql_event_log(std::shared_ptr<sql_database> db) : db_(std::move(db)) {}
+    explicit sql_event_log(std::shared_ptr<store::sql_database> db) : db_(std::move(db)) {}
 
-    std::shared_ptr<sql_database> db_;
+    std::shared_ptr<store::sql_database> db_;
 };
 
-}  // namespace candor::store
+}  // namespace candor::state

@@ -2,7 +2,7 @@
 #pragma once
 /// @file
 /// The HTTP transport's shared session records (`transport::session_records`) in a SQL database
-/// (`store::sql_database`): SQLite on one host, PostgreSQL (`store::open_postgres`) for
+/// (`store::sql_database`): SQLite on one host, PostgreSQL (`postgres::open_sql_database`) for
 /// replicas on several.
 ///
 /// One table, created if missing:
@@ -18,13 +18,14 @@
 
 #include <memory>
 
-namespace candor::store {
+namespace candor::state {
 
 class sql_session_records final : public transport::session_records {
 public:
     /// Create the table if it is missing (blocking, on the calling thread: call it at startup).
     /// @return the records, or why the table could not be created
-    static boost::system::result<std::shared_ptr<sql_session_records>, db_error> open(std::shared_ptr<sql_database> db);
+    static boost::system::result<std::shared_ptr<sql_session_records>, store::db_error> open(
+        std::shared_ptr<store::sql_database> db);
 
     transport::session_records_result<void> put(const transport::session_record& r) override;
     transport::session_records_result<std::optional<transport::session_record>> find(
@@ -35,9 +36,9 @@ public:
     transport::session_records_result<std::size_t> purge(std::chrono::system_clock::time_point now) override;
 
 private:
-    explicit sql_session_records(std::shared_ptr<sql_database> db) : db_(std::move(db)) {}
+    explicit sql_session_records(std::shared_ptr<store::sql_database> db) : db_(std::move(db)) {}
 
-    std::shared_ptr<sql_database> db_;
+    std::shared_ptr<store::sql_database> db_;
 };
 
-}  // namespace candor::store
+}  // namespace candor::state

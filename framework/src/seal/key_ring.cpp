@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/evidence/seal.hpp>
+#include <candor/seal/key_ring.hpp>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace candor::evidence {
+namespace candor::seal {
 
 namespace {
 
@@ -229,13 +229,6 @@ boost::system::result<std::string, seal_error> key_ring::open(std::string_view p
     return std::string(raw.substr(2 + id_len, raw.size() - mac_size - 2 - id_len));
 }
 
-std::string seen_as(std::string_view id, std::string_view item_text) {
-    std::string out(id);
-    out.push_back('\x1F');
-    out += fingerprint("item", item_text);
-    return out;
-}
-
 std::string fingerprint(std::string_view label, std::string_view text) {
     // One digest context per thread, reset for each use: EVP_Digest would allocate and free
     // one per call (every page fingerprints its query and its caller).
@@ -345,4 +338,4 @@ bool base64url_decode(std::string_view text, std::string& out) {
 
 }  // namespace detail
 
-}  // namespace candor::evidence
+}  // namespace candor::seal

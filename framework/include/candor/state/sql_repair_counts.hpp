@@ -12,13 +12,13 @@
 /// deleted now and then by a failure's call.
 ///
 /// @code
-/// auto counts = validation::sql_repair_counts::open(db, worker).value();
+/// auto counts = state::sql_repair_counts::open(db, worker).value();
 /// validation_options o;
-/// o.repairs = std::make_shared<repair_budget>(repair_budget_options{.shared = counts});
+/// o.repairs = std::make_shared<validation::repair_budget>(validation::repair_budget_options{.shared = counts});
 /// @endcode
 
+#include <candor/offload/worker.hpp>
 #include <candor/store/database.hpp>
-#include <candor/store/worker.hpp>
 #include <candor/validation/repair_budget.hpp>
 
 #include <atomic>
@@ -26,9 +26,9 @@
 #include <span>
 #include <string_view>
 
-namespace candor::validation {
+namespace candor::state {
 
-class sql_repair_counts final : public shared_repair_counts {
+class sql_repair_counts final : public validation::shared_repair_counts {
 public:
     /// The table, as statements that SQLite and PostgreSQL both run (`IF NOT EXISTS`).
     static std::span<const std::string_view> schema() noexcept;
@@ -36,7 +36,7 @@ public:
     /// Create the table if it is missing (on the calling thread: call it at startup).
     /// @param worker the threads that run the statements (never an I/O thread)
     static boost::system::result<std::shared_ptr<sql_repair_counts>, store::db_error> open(
-        std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker);
+        std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker);
 
     boost::asio::awaitable<boost::system::result<std::size_t, store::db_error>> add_failure(
         std::string key, wall_time now, std::chrono::seconds window) override;
@@ -46,12 +46,12 @@ public:
         std::string key, wall_time now, std::chrono::seconds window) override;
 
 private:
-    sql_repair_counts(std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker)
+    sql_repair_counts(std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker)
         : db_(std::move(db)), worker_(std::move(worker)) {}
 
     std::shared_ptr<store::sql_database> db_;
-    std::shared_ptr<store::worker> worker_;
+    std::shared_ptr<offload::worker> worker_;
     std::atomic<std::int64_t> last_purge_ms_{0};
 };
 
-}  // namespace candor::validation
+}  // namespace candor::state

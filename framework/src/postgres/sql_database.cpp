@@ -4,15 +4,9 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-#include <candor/store/postgres.hpp>
-
-#include <candor/evidence/sql_store.hpp>
-#include <candor/postgres/migrations.hpp>
-#include <candor/validation/sql_plan_ledger.hpp>
-#include <candor/validation/sql_repair_counts.hpp>
+#include <candor/postgres/sql_database.hpp>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_future.hpp>
@@ -20,12 +14,19 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 
-namespace candor::store {
+namespace candor::postgres {
 
 namespace asio = boost::asio;
 namespace pg = candor::postgres;
+using store::db_error;
+using store::read_view_options;
+using store::read_views;
+using store::sql_database;
+using store::sql_dialect;
+using store::sql_row;
+using store::sql_value;
+using store::view_error;
 
 std::string numbered_placeholders(std::string_view sql) {
     std::string out;
@@ -49,13 +50,13 @@ std::string numbered_placeholders(std::string_view sql) {
     return out;
 }
 
-namespace {
-
-db_error to_db_error(const pg::error& e) {
+db_error to_db_error(const error& e) {
     std::string m = e.message;
     if (!e.sqlstate.empty()) m = e.sqlstate + ": " + m;
     return db_error{std::move(m)};
 }
+
+namespace {
 
 // A thread that runs the pool's executor would wait for itself.
 bool on_pool_thread(const asio::any_io_executor& ex) {
@@ -350,87 +351,8 @@ private:
 
 }  // namespace
 
-std::shared_ptr<sql_database> open_postgres(std::shared_ptr<postgres::pool> pool) {
+std::shared_ptr<sql_database> open_sql_database(std::shared_ptr<pool> pool) {
     return std::make_shared<postgres_database>(std::move(pool));
 }
 
-bool is_postgres_url(std::string_view url) noexcept {
-    return url.starts_with("postgres://") || url.starts_with("postgresql://");
-}
-
-std::string redacted_url(std::string_view url) {
-    const auto scheme = url.find("://");
-    if (scheme == std::string_view::npos) return std::string(url);
-    const auto rest = scheme + 3;
-    const auto at = url.find('@', rest);
-    const auto slash = url.find('/', rest);
-    if (at == std::string_view::npos || (slash != std::string_view::npos && slash < at)) return std::string(url);
-    const auto colon = url.find(':', rest);
-    if (colon == std::string_view::npos || colon > at) return std::string(url);
-    return std::string(url.substr(0, colon + 1)) + "***" + std::string(url.substr(at));
-}
-
-namespace {
-
-// A pool and the thread that drives its sockets, for the life of the process's stores.
-struct pool_runtime {
-    explicit pool_runtime(pg::pool_options options) : guard(asio::make_work_guard(io)), thread([this] { io.run(); }) {
-        pool.emplace(io.get_executor(), std::move(options));
-    }
-    ~pool_runtime() {
-        pool.reset();  // closes the idle connections
-        guard.reset();
-        io.stop();
-        thread.join();
-    }
-    pool_runtime(const pool_runtime&) = delete;
-    pool_runtime& operator=(const pool_runtime&) = delete;
-
-    asio::io_context io;
-    asio::executor_work_guard<asio::io_context::executor_type> guard;
-    std::thread thread;
-    std::optional<pg::pool> pool;
-};
-
-}  // namespace
-
-boost::system::result<opened_database, db_error> open_url(const std::string& url, postgres::pool_options options) {
-    if (!is_postgres_url(url)) {
-        auto db = open_sqlite(url);
-        if (!db) return db.error();
-        opened_database out;
-        out.db = std::move(*db);
-        out.description = "sqlite:" + url;
-        return out;
-    }
-    options.conninfo = url;
-    const auto wait = options.connect_timeout + options.statement_timeout;
-    auto runtime = std::make_shared<pool_runtime>(std::move(options));
-    // The pool, kept alive by (and with) its runtime.
-    std::shared_ptr<pg::pool> pool(runtime, &*runtime->pool);
-
-    // Version 1 of the framework's state: what the stores would create on their own, created here
-    // once for all replicas. A released step never changes; a later schema is a new step.
-    static const std::string state_v1 = [] {
-        std::string sql;
-        for (const auto& part : {evidence::sql_store_schema(), validation::sql_plan_ledger::schema(),
-                                 validation::sql_repair_counts::schema()})
-            for (auto statement : part) sql += std::string(statement) + ";\n";
-        return sql;
-    }();
-    static const pg::migration steps[] = {{1, "evidence, plan ledger, repair counts", state_v1}};
-    auto migrate = [pool,
-                    deadline = pg::clock::now() + wait]() -> asio::awaitable<boost::system::result<int, pg::error>> {
-        co_return co_await pg::migrate(*pool, "candor_state", steps, deadline);
-    };
-    auto f = asio::co_spawn(runtime->io, migrate, asio::use_future);
-    auto migrated = f.get();
-    if (!migrated) return to_db_error(migrated.error());
-    opened_database out;
-    out.db = open_postgres(pool);
-    out.pool = std::move(pool);
-    out.description = redacted_url(url);
-    return out;
-}
-
-}  // namespace candor::store
+}  // namespace candor::postgres

@@ -31,7 +31,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace candor::store {
+namespace candor::offload {
 
 class worker {
 public:
@@ -126,4 +126,4 @@ private:
     boost::asio::thread_pool pool_;
 };
 
-}  // namespace candor::store
+}  // namespace candor::offload

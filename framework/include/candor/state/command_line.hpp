@@ -8,12 +8,12 @@
 ///     SERVER --http 0.0.0.0:8080 --state postgres://candor@db.internal/candor
 ///
 /// A `postgres://` or `postgresql://` URL opens a pool on PostgreSQL and migrates the state
-/// tables (`store::open_url`); anything else is a SQLite file, for the processes of one host.
+/// tables (`state::open_url`); anything else is a SQLite file, for the processes of one host.
 /// Without either, the server decides (`open`'s fallback: the helpdesk keeps its state in its
 /// own database). The flag wins over the environment. A URL with a password is logged without it.
 ///
 /// @code
-/// auto state = std::make_shared<app::state_command_line>();
+/// auto state = std::make_shared<state::command_line>();
 /// opts.extensions = {http, state};
 /// opts.prepare = [&] {
 ///     auto db = state->open("/var/lib/helpdesk/state.db");  // the default when no URL is given
@@ -22,18 +22,18 @@
 /// @endcode
 
 #include <candor/app/command_line.hpp>
-#include <candor/store/postgres.hpp>
-#include <candor/store/worker.hpp>
+#include <candor/offload/worker.hpp>
+#include <candor/state/open_url.hpp>
 
 #include <memory>
 #include <optional>
 #include <string>
 
-namespace candor::app {
+namespace candor::state {
 
-class state_command_line final : public command_line_extension {
+class command_line final : public app::command_line_extension {
 public:
-    std::vector<extra_option> flags() override;
+    std::vector<app::extra_option> flags() override;
     std::string help() const override;
     std::string check(bool serving) override;
 
@@ -43,16 +43,16 @@ public:
     /// Open the state's database once (later calls return the same): the URL named, else
     /// `fallback` (a URL or SQLite path; empty: nothing to open).
     /// @return the database, or why it could not be opened (for the server log)
-    boost::system::result<store::opened_database, store::db_error> open(const std::string& fallback);
+    boost::system::result<state::opened_database, store::db_error> open(const std::string& fallback);
 
     /// The threads that run the state's blocking statements (more for PostgreSQL, whose pool
     /// serves several at once; one for SQLite's single connection). Valid after `open`.
-    std::shared_ptr<store::worker> worker() const { return worker_; }
+    std::shared_ptr<offload::worker> worker() const { return worker_; }
 
 private:
     std::string url_;
-    std::optional<store::opened_database> opened_;
-    std::shared_ptr<store::worker> worker_;
+    std::optional<state::opened_database> opened_;
+    std::shared_ptr<offload::worker> worker_;
 };
 
-}  // namespace candor::app
+}  // namespace candor::state

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/store/sql_session_records.hpp>
+#include <candor/state/sql_session_records.hpp>
 
 #include "sql_values.hpp"
 
 #include <array>
 #include <string>
 
-namespace candor::store {
+namespace candor::state {
 
 namespace {
 
@@ -27,26 +27,28 @@ constexpr std::array<std::string_view, 2> schema_statements = {
     "CREATE INDEX IF NOT EXISTS candor_http_session_expires ON candor_http_session (expires)",
 };
 
-session_records_error failed(const db_error& e) { return session_records_error{"session records: " + e.message}; }
+transport::session_records_error failed(const store::db_error& e) {
+    return transport::session_records_error{"session records: " + e.message};
+}
 
 }  // namespace
 
-boost::system::result<std::shared_ptr<sql_session_records>, db_error> sql_session_records::open(
-    std::shared_ptr<sql_database> db) {
-    auto r = create_schema(*db, create_lock, schema_statements);
+boost::system::result<std::shared_ptr<sql_session_records>, store::db_error> sql_session_records::open(
+    std::shared_ptr<store::sql_database> db) {
+    auto r = store::create_schema(*db, create_lock, schema_statements);
     if (!r) return r.error();
     return std::shared_ptr<sql_session_records>(new sql_session_records(std::move(db)));
 }
 
-transport::session_records_result<void> sql_session_records::put(const session_record& r) {
-    const sql_value row[] = {r.id,
-                             r.owner,
-                             r.protocol_version,
-                             r.client_name,
-                             r.client_version,
-                             r.client_capabilities,
-                             unix_ms(r.last_used),
-                             unix_ms(r.expires)};
+transport::session_records_result<void> sql_session_records::put(const transport::session_record& r) {
+    const store::sql_value row[] = {r.id,
+                                    r.owner,
+                                    r.protocol_version,
+                                    r.client_name,
+                                    r.client_version,
+                                    r.client_capabilities,
+                                    unix_ms(r.last_used),
+                                    unix_ms(r.expires)};
     auto done = db_->execute(
         "INSERT INTO candor_http_session (id, owner, protocol_version, client_name, client_version, "
         "client_capabilities, last_used, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
@@ -59,15 +61,15 @@ transport::session_records_result<void> sql_session_records::put(const session_r
     return {};
 }
 
-transport::session_records_result<std::optional<session_record>> sql_session_records::find(
+transport::session_records_result<std::optional<transport::session_record>> sql_session_records::find(
     std::string_view id, std::chrono::system_clock::time_point now) {
-    std::optional<session_record> found;
-    const sql_value key[] = {std::string(id), unix_ms(now)};
+    std::optional<transport::session_record> found;
+    const store::sql_value key[] = {std::string(id), unix_ms(now)};
     auto r = db_->query(
         "SELECT id, owner, protocol_version, client_name, client_version, client_capabilities, last_used, expires "
         "FROM candor_http_session WHERE id = ? AND expires > ?",
-        key, [&](const sql_row& row) {
-            session_record rec;
+        key, [&](const store::sql_row& row) {
+            transport::session_record rec;
             rec.id = text_of(row.at(0));
             rec.owner = text_of(row.at(1));
             rec.protocol_version = text_of(row.at(2));
@@ -87,7 +89,7 @@ transport::session_records_result<bool> sql_session_records::touch(std::string_v
                                                                    std::chrono::system_clock::time_point now,
                                                                    std::chrono::milliseconds idle) {
     const auto at = unix_ms(now);
-    const sql_value args[] = {at, at + idle.count(), std::string(id), at, at - idle.count() / 4};
+    const store::sql_value args[] = {at, at + idle.count(), std::string(id), at, at - idle.count() / 4};
     auto changed = db_->execute(
         "UPDATE candor_http_session SET last_used = ?, expires = ? WHERE id = ? AND expires > ? AND last_used <= ?",
         args);
@@ -96,17 +98,17 @@ transport::session_records_result<bool> sql_session_records::touch(std::string_v
 }
 
 transport::session_records_result<bool> sql_session_records::remove(std::string_view id) {
-    const sql_value key[] = {std::string(id)};
+    const store::sql_value key[] = {std::string(id)};
     auto changed = db_->execute("DELETE FROM candor_http_session WHERE id = ?", key);
     if (!changed) return failed(changed.error());
     return *changed > 0;
 }
 
 transport::session_records_result<std::size_t> sql_session_records::purge(std::chrono::system_clock::time_point now) {
-    const sql_value at[] = {unix_ms(now)};
+    const store::sql_value at[] = {unix_ms(now)};
     auto changed = db_->execute("DELETE FROM candor_http_session WHERE expires <= ?", at);
     if (!changed) return failed(changed.error());
     return static_cast<std::size_t>(*changed);
 }
 
-}  // namespace candor::store
+}  // namespace candor::state

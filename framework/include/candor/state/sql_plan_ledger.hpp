@@ -12,22 +12,22 @@
 /// `INSERT … ON CONFLICT (nonce) DO NOTHING`: one changed row is `fresh`, none is `used`. The
 /// statements are plain SQL that SQLite and PostgreSQL both run.
 
+#include <candor/offload/worker.hpp>
 #include <candor/store/database.hpp>
-#include <candor/store/worker.hpp>
 #include <candor/validation/plan_ledger.hpp>
 
 #include <memory>
 #include <span>
 #include <string_view>
 
-namespace candor::validation {
+namespace candor::state {
 
 struct sql_plan_ledger_options {
-    /// Live (unexpired) uses kept at most; one more is refused with `plan_verdict::full`.
+    /// Live (unexpired) uses kept at most; one more is refused with `validation::plan_verdict::full`.
     std::size_t max_entries = 100'000;
 };
 
-class sql_plan_ledger final : public plan_ledger {
+class sql_plan_ledger final : public validation::plan_ledger {
 public:
     /// The table, as statements that SQLite and PostgreSQL both run (`IF NOT EXISTS`).
     static std::span<const std::string_view> schema() noexcept;
@@ -38,29 +38,30 @@ public:
     /// @param worker the threads that run the ledger's statements (never an I/O thread)
     /// @return the ledger, or why its table could not be created
     static boost::system::result<std::shared_ptr<sql_plan_ledger>, store::db_error> open(
-        std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker,
+        std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker,
         sql_plan_ledger_options opts = {});
 
-    boost::asio::awaitable<boost::system::result<plan_verdict, store::db_error>> consume(
-        const plan_use& use, std::chrono::system_clock::time_point now) override;
-    boost::asio::awaitable<boost::system::result<plan_verdict, store::db_error>> consume_with(
-        const plan_use& use, std::chrono::system_clock::time_point now, ledger_work work) override;
+    boost::asio::awaitable<boost::system::result<validation::plan_verdict, store::db_error>> consume(
+        const validation::plan_use& use, std::chrono::system_clock::time_point now) override;
+    boost::asio::awaitable<boost::system::result<validation::plan_verdict, store::db_error>> consume_with(
+        const validation::plan_use& use, std::chrono::system_clock::time_point now,
+        validation::ledger_work work) override;
     std::shared_ptr<store::sql_database> database() const noexcept override { return db_; }
     boost::asio::awaitable<boost::system::result<std::size_t, store::db_error>> size() override;
 
     /// Record the use inside a transaction the caller already runs on `database()` (on a worker
     /// thread): committed and rolled back with it.
-    /// @param tx the transaction's database (what `sql_database::transaction` passed its work)
-    boost::system::result<plan_verdict, store::db_error> record(store::sql_database& tx, const plan_use& use,
-                                                                std::chrono::system_clock::time_point now) const;
+    /// @param tx the transaction's database (what `store::sql_database::transaction` passed its work)
+    boost::system::result<validation::plan_verdict, store::db_error> record(
+        store::sql_database& tx, const validation::plan_use& use, std::chrono::system_clock::time_point now) const;
 
 private:
-    sql_plan_ledger(std::shared_ptr<store::sql_database> db, std::shared_ptr<store::worker> worker,
+    sql_plan_ledger(std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker,
                     sql_plan_ledger_options opts);
 
     std::shared_ptr<store::sql_database> db_;
-    std::shared_ptr<store::worker> worker_;
+    std::shared_ptr<offload::worker> worker_;
     sql_plan_ledger_options opts_;
 };
 
-}  // namespace candor::validation
+}  // namespace candor::state
