@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
-// The HTTP transport's I/O: accepting, reading requests under limits, the MCP endpoint's
-// POST/GET/DELETE, SSE streams, health endpoints and graceful shutdown.
-//
-// Structure after Beast's server-flex-awaitable example: one coroutine per TCP connection on
-// its own strand; expected I/O outcomes come back as values (`as_tuple`), and anything thrown
-// is caught once where the connection's coroutine is spawned. The header rules are pure
-// functions (http_policy.cpp); session state and routing are in http_session.cpp.
+// The HTTP transport's engine (declared in http_engine.hpp) and its public face.
 
 #include <candor/transport/http.hpp>
 
 #include "admission.hpp"
+#include "http_engine.hpp"
 #include "http_event_log.hpp"
 #include "http_request_reader.hpp"
 #include "http_session.hpp"
@@ -66,52 +61,12 @@ namespace detail {
 
 namespace {
 
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
-
-using header_list = std::vector<std::pair<std::string_view, std::string>>;
-
-// Built outside coroutine bodies: GCC 12 miscompiles braced lists of string literals there.
-header_list one_header(std::string_view name, std::string value) {
-    header_list h;
-    h.emplace_back(name, std::move(value));
-    return h;
-}
-header_list retry_after() { return one_header("Retry-After", "1"); }
-
-// One complete (non-streamed) response. Callers build it as a named local before awaiting
-// `send`: GCC 12 destroys some temporaries of a co_await full-expression twice.
-struct reply {
-    http::status status;
-    std::string body;
-    std::string_view content_type = "application/json";
-    header_list headers;
-};
-
-reply refused(const refusal& r, header_list headers) {
-    return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json",
-                 std::move(headers)};
-}
-
-reply refused(const auth_refusal& r) {
-    header_list headers;
-    for (const auto& [name, value] : r.headers) headers.emplace_back(name, value);
-    return refused(refusal{r.status, r.code, r.message}, std::move(headers));
-}
-
 // An answer of an admin handler or of the authenticator's public documents.
 reply answered(const admin_response& a) {
     header_list headers;
     for (const auto& [name, value] : a.headers) headers.emplace_back(name, value);
     return reply{static_cast<http::status>(a.status), a.body, a.content_type, std::move(headers)};
 }
-
-reply draining_refusal() {
-    return refused({503, "DRAINING", "the server is shutting down; try again (elsewhere)"}, retry_after());
-}
-
-// A session's request refused: a 503 (the table is full, the records are down) says when to
-// come back.
-reply session_refusal(const refusal& r) { return refused(r, r.status == 503 ? retry_after() : header_list{}); }
 
 refusal session_not_found() { return refusal{404, "SESSION_NOT_FOUND", "unknown or expired session"}; }
 
@@ -161,15 +116,50 @@ session_record record_of_initialize(const jsonrpc::request& r, std::string id, c
     return rec;
 }
 
-// The session header, as the spec spells it (HTTP field names are case-insensitive).
-constexpr std::string_view session_header = "Mcp-Session-Id";
-constexpr std::string_view version_header = "MCP-Protocol-Version";
-
 // The revision whose SSE events carry ids and can be resumed (later ones removed it).
 constexpr std::string_view resumable_version = "2025-11-25";
 
-// One SSE event carrying `json`, with `id` unless it is empty.
-std::string sse_event(std::string_view json, std::string_view id = {}) {
+// A request id as JSON ("requestId" of notifications/cancelled).
+std::optional<jsonrpc::request_id> id_from(const boost::json::value* v) {
+    if (!v) return std::nullopt;
+    if (const auto* s = v->if_string()) return jsonrpc::request_id(std::string(*s));
+    if (const auto* i = v->if_int64()) return jsonrpc::request_id(*i);
+    return std::nullopt;
+}
+
+// The I/O threads a transport runs (`http_options::threads`, 0: one per core).
+std::size_t io_threads(const http_options& o) {
+    return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+// Built outside coroutine bodies: GCC 12 miscompiles braced lists of string literals there.
+header_list one_header(std::string_view name, std::string value) {
+    header_list h;
+    h.emplace_back(name, std::move(value));
+    return h;
+}
+header_list retry_after() { return one_header("Retry-After", "1"); }
+
+reply refused(const refusal& r, header_list headers) {
+    return reply{static_cast<http::status>(r.status), http_policy::refusal_body(r), "application/json",
+                 std::move(headers)};
+}
+
+reply refused(const auth_refusal& r) {
+    header_list headers;
+    for (const auto& [name, value] : r.headers) headers.emplace_back(name, value);
+    return refused(refusal{r.status, r.code, r.message}, std::move(headers));
+}
+
+reply draining_refusal() {
+    return refused({503, "DRAINING", "the server is shutting down; try again (elsewhere)"}, retry_after());
+}
+
+reply session_refusal(const refusal& r) { return refused(r, r.status == 503 ? retry_after() : header_list{}); }
+
+std::string sse_event(std::string_view json, std::string_view id) {
     // The writer emits compact JSON, so one data line; split anyway so a newline can never
     // end an event early.
     std::string out;
@@ -187,15 +177,12 @@ std::string sse_event(std::string_view json, std::string_view id = {}) {
     return out;
 }
 
-// The event that opens a resumable stream: an id to resume from, no data, and how long to wait
-// before reconnecting.
 std::string sse_priming(std::string_view id, std::chrono::milliseconds retry) {
     std::string out = "id: ";
     out.append(id).append("\nretry: ").append(std::to_string(retry.count())).append("\ndata: \n\n");
     return out;
 }
 
-// The head of a stream that holds its connection to the end (a GET's, a listen's).
 http::response<http::empty_body> stream_head(const request_t& req) {
     http::response<http::empty_body> head{http::status::ok, req.version()};
     head.set(http::field::server, "candor");
@@ -206,8 +193,6 @@ http::response<http::empty_body> stream_head(const request_t& req) {
     return head;
 }
 
-// Ends when the client closes the connection of a stream (it sends nothing else), so that a
-// stream that waits for messages ends at once rather than at its next write.
 net::awaitable<void> client_gone(tcp::socket& socket) {
     char scratch[256];
     for (;;) {
@@ -216,8 +201,6 @@ net::awaitable<void> client_gone(tcp::socket& socket) {
     }
 }
 
-// One HTTP/1.1 chunk holding `data` (the chunked framing written by hand: one contiguous
-// buffer, and no Beast chunk temporaries inside co_await expressions).
 std::string chunk(std::string_view data) {
     static constexpr char hex[] = "0123456789abcdef";
     std::string size;
@@ -229,211 +212,45 @@ std::string chunk(std::string_view data) {
     return out;
 }
 
-// A request id as JSON ("requestId" of notifications/cancelled).
-std::optional<jsonrpc::request_id> id_from(const boost::json::value* v) {
-    if (!v) return std::nullopt;
-    if (const auto* s = v->if_string()) return jsonrpc::request_id(std::string(*s));
-    if (const auto* i = v->if_int64()) return jsonrpc::request_id(*i);
-    return std::nullopt;
+http_engine::http_engine(mcp::server& srv, http_options opts)
+    : srv_(srv),
+      opts_(std::move(opts)),
+      max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
+      // One thread: Asio then keeps handlers posted from it on a private queue and never
+      // wakes another thread for them.
+      ioc_(opts_.threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT),
+      acceptor_(net::make_strand(ioc_)),
+      sweep_timer_(ioc_),
+      sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
+      recheck_(std::min(opts_.shared_session_recheck, opts_.session_idle_timeout / 4)),
+      // Server-wide, listen streams never take more than half the connections: calls, and
+      // a load balancer's /readyz, always find room.
+      listens_(opts_.max_listen_streams_per_principal,
+               std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))),
+      admission_({opts_.max_requests_in_flight ? opts_.max_requests_in_flight
+                                               : std::max<std::size_t>(256, 128 * io_threads(opts_)),
+                  opts_.max_queued_requests, opts_.max_queued_request_bytes, opts_.max_queued_requests_per_principal,
+                  opts_.max_queue_delay}) {
+    if (opts_.shared_sessions) {
+        // Moved out of the options: the worker is joined (with the engine) before the
+        // io_context its work resumes on is destroyed.
+        auto worker =
+            opts_.shared_sessions_worker ? std::move(opts_.shared_sessions_worker) : std::make_shared<store::worker>(1);
+        shared_ = std::make_unique<shared_sessions>(
+            std::move(opts_.shared_sessions), std::move(worker), opts_.shared_session_timeout,
+            opts_.session_idle_timeout,
+            [&srv](mcp::log_level l, std::string_view text) { srv.options().log(l, text); });
+    }
+    if (opts_.resumable_streams && !opts_.stateless) {
+        auto log = opts_.event_log ? std::move(opts_.event_log) : std::make_shared<memory_event_log>();
+        auto worker = opts_.event_log_worker ? std::move(opts_.event_log_worker) : std::make_shared<store::worker>(1);
+        journal_ = std::make_unique<event_journal>(
+            std::move(log), std::move(worker),
+            event_journal::settings{opts_.event_log_timeout, opts_.event_retention,
+                                    std::max<std::size_t>(opts_.max_logged_events_per_stream, 1), opts_.event_log_poll},
+            [&srv](mcp::log_level l, std::string_view text) { srv.options().log(l, text); });
+    }
 }
-
-// The I/O threads a transport runs (`http_options::threads`, 0: one per core).
-std::size_t io_threads(const http_options& o) {
-    return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-}
-
-}  // namespace
-
-/// One TCP connection: its stream, registered so that shutdown can close it.
-struct tcp_connection {
-    explicit tcp_connection(tcp::socket s) : stream(std::move(s)) {}
-    beast::tcp_stream stream;
-    const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
-
-    /// It waits for a request (its first, or the next on a kept-alive connection).
-    void mark_idle() noexcept {
-        std::int64_t busy = 0;
-        idle_since_.compare_exchange_strong(busy, std::chrono::steady_clock::now().time_since_epoch().count());
-    }
-    /// A request's first bytes arrived. @return false if the connection was picked to be closed
-    /// (at the connection cap) meanwhile: it must end without reading on
-    bool mark_busy() noexcept {
-        auto since = idle_since_.load();
-        while (since > 0)
-            if (idle_since_.compare_exchange_weak(since, 0)) return true;
-        return since == 0;
-    }
-    /// Since when it has been waiting for a request (steady-clock ticks), or 0 if it is not.
-    std::int64_t idle_since() const noexcept { return std::max<std::int64_t>(idle_since_.load(), 0); }
-    /// Pick it to be closed, if it still waits for a request since `since`. @return whether it was
-    bool claim_idle(std::int64_t since) noexcept { return since > 0 && idle_since_.compare_exchange_strong(since, -1); }
-
-private:
-    // Steady-clock ticks since it began to wait; 0 while it reads or answers a request; -1 once
-    // it was picked to be closed.
-    std::atomic<std::int64_t> idle_since_{0};
-};
-
-class http_engine {
-public:
-    http_engine(mcp::server& srv, http_options opts)
-        : srv_(srv),
-          opts_(std::move(opts)),
-          max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
-          // One thread: Asio then keeps handlers posted from it on a private queue and never
-          // wakes another thread for them.
-          ioc_(opts_.threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT),
-          acceptor_(net::make_strand(ioc_)),
-          sweep_timer_(ioc_),
-          sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
-          recheck_(std::min(opts_.shared_session_recheck, opts_.session_idle_timeout / 4)),
-          // Server-wide, listen streams never take more than half the connections: calls, and
-          // a load balancer's /readyz, always find room.
-          listens_(opts_.max_listen_streams_per_principal,
-                   std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))),
-          admission_({opts_.max_requests_in_flight ? opts_.max_requests_in_flight
-                                                   : std::max<std::size_t>(256, 128 * io_threads(opts_)),
-                      opts_.max_queued_requests, opts_.max_queued_request_bytes,
-                      opts_.max_queued_requests_per_principal, opts_.max_queue_delay}) {
-        if (opts_.shared_sessions) {
-            // Moved out of the options: the worker is joined (with the engine) before the
-            // io_context its work resumes on is destroyed.
-            auto worker = opts_.shared_sessions_worker ? std::move(opts_.shared_sessions_worker)
-                                                       : std::make_shared<store::worker>(1);
-            shared_ = std::make_unique<shared_sessions>(
-                std::move(opts_.shared_sessions), std::move(worker), opts_.shared_session_timeout,
-                opts_.session_idle_timeout,
-                [&srv](mcp::log_level l, std::string_view text) { srv.options().log(l, text); });
-        }
-        if (opts_.resumable_streams && !opts_.stateless) {
-            auto log = opts_.event_log ? std::move(opts_.event_log) : std::make_shared<memory_event_log>();
-            auto worker =
-                opts_.event_log_worker ? std::move(opts_.event_log_worker) : std::make_shared<store::worker>(1);
-            journal_ = std::make_unique<event_journal>(
-                std::move(log), std::move(worker),
-                event_journal::settings{opts_.event_log_timeout, opts_.event_retention,
-                                        std::max<std::size_t>(opts_.max_logged_events_per_stream, 1),
-                                        opts_.event_log_poll},
-                [&srv](mcp::log_level l, std::string_view text) { srv.options().log(l, text); });
-        }
-    }
-
-    ~http_engine() { stop(); }
-
-    boost::system::result<void> start();
-    void drain();
-    void stop();
-    std::uint16_t port() const noexcept { return port_; }
-    std::size_t session_count() const { return sessions_.size(); }
-    std::size_t connection_count() const noexcept { return connections_.load(); }
-    std::size_t queued_requests() const { return admission_.queued(); }
-
-private:
-    net::awaitable<void> accept_loop();
-    net::awaitable<void> sweep_loop();
-    net::awaitable<void> serve_connection(std::shared_ptr<tcp_connection> conn);
-    net::awaitable<void> reject_connection(std::shared_ptr<tcp_connection> conn);
-    /// At the connection cap: close the connection that has waited longest for a request (a
-    /// kept-alive one between requests, or one that has sent nothing yet). @return false if none
-    /// waits
-    bool close_longest_idle();
-    /// Read into `buffer` until `reader` has a request or a refusal, the head by `head_deadline`
-    /// and the rest by `deadline`. @return false if the connection failed or timed out first
-    net::awaitable<bool> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer, request_reader& reader,
-                                      std::chrono::steady_clock::time_point head_deadline,
-                                      std::chrono::steady_clock::time_point deadline);
-    /// @return whether the connection may serve another request
-    net::awaitable<bool> handle(tcp_connection& conn, request_t& req);
-    net::awaitable<bool> handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who);
-    /// A POST of the stateless revision: its checks (with the request's headers), then one
-    /// connection for this request alone, closed after the response.
-    net::awaitable<bool> handle_stateless_post(tcp_connection& conn, request_t& req, const mcp::principal& who,
-                                               jsonrpc::inbound message);
-    /// The response stream of `subscriptions/listen` (the connection is not kept alive).
-    net::awaitable<void> stream_listen(tcp_connection& conn, const request_t& req, http_session& session,
-                                       std::shared_ptr<exchange> ex, jsonrpc::inbound message,
-                                       listen_streams::ticket& ticket);
-    net::awaitable<bool> handle_get(tcp_connection& conn, request_t& req, const mcp::principal& who);
-    /// A GET's stream: the messages that belong to no request, until the client goes away.
-    /// `replay`: events of the stream it resumes (`resumes`, which it replaces if still open
-    /// here), sent first.
-    net::awaitable<bool> stream_get(tcp_connection& conn, const request_t& req, std::shared_ptr<http_session> session,
-                                    std::vector<logged_event> replay, std::string_view resumes = {});
-    /// A GET with `Last-Event-ID`: the resumed stream's events after it; then, for a POST's
-    /// stream, its later events as they are logged (here or on another replica) until its last;
-    /// for a GET stream, a new GET stream.
-    net::awaitable<bool> resume_stream(tcp_connection& conn, const request_t& req,
-                                       std::shared_ptr<http_session> session, std::string_view last_event_id);
-    /// Follow a POST's stream in the log from event `from` on, writing each event, until its
-    /// last event, the retention, a log failure or a failed write.
-    net::awaitable<void> follow_stream(tcp_connection& conn, std::string session_id, std::string stream_id,
-                                       std::uint64_t from);
-    /// The client went away from a POST's resumable stream: its call goes on, and its later
-    /// messages are logged for a resume.
-    net::awaitable<void> log_rest(std::shared_ptr<http_session> session, jsonrpc::request_id id,
-                                  std::shared_ptr<exchange> ex, stream_cursor cursor);
-    /// Whether a request's streams carry event ids and are logged (2025-11-25, in a session).
-    bool resumable(const request_t& req, const http_session& session) const;
-    net::awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
-    /// Awaited with a request's response before it goes out; a refusal goes out instead.
-    using response_gate = std::function<net::awaitable<std::optional<refusal>>(const std::string& response)>;
-    net::awaitable<bool> answer_request(tcp_connection& conn, const request_t& req,
-                                        std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
-                                        std::shared_ptr<exchange> ex, std::string_view session_id,
-                                        jsonrpc::inbound message, const response_gate* gate = nullptr);
-    /// Write one complete response. @return whether the connection may serve another request
-    net::awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
-    /// Whose share of the session table a session opened by `who` on `conn` counts against: the
-    /// principal, or for an anonymous caller (no tokens) the client's address.
-    static std::string share_of(tcp_connection& conn, const mcp::principal& who);
-    /// A stream for a response written on `conn`, bounded as the options say.
-    std::shared_ptr<exchange> new_exchange(tcp_connection& conn) const {
-        return std::make_shared<exchange>(conn.stream.get_executor(), opts_.max_queued_messages,
-                                          opts_.max_queued_bytes);
-    }
-    using found_session = std::variant<std::shared_ptr<http_session>, refusal>;
-    /// Resolve the session of a request (400 without the header, 404 unknown or foreign): one
-    /// held here (checked against its shared record when due), else, with shared records, one
-    /// taken over from its record (503 when the records cannot be reached).
-    net::awaitable<found_session> session_of(tcp_connection& conn, const request_t& req, const mcp::principal& who);
-    /// Take session `id` over from its shared record (this replica does not hold it).
-    net::awaitable<found_session> take_over(tcp_connection& conn, const mcp::principal& who, std::string id);
-    /// Record a use of a shared session when its record's last one is a quarter of the idle
-    /// timeout old (so that a busy session does not write on every request).
-    void touch_record(const session_record& r) const;
-    /// The response gate of an `initialize` with shared records: its record is written before
-    /// the response goes out (the client may use the session on another replica at once).
-    net::awaitable<std::optional<refusal>> record_session(std::shared_ptr<http_session> session, session_record rec,
-                                                          std::string response);
-    void request_done();
-
-    mcp::server& srv_;
-    http_options opts_;
-    std::size_t max_body_;
-    std::uint16_t port_ = 0;
-
-    // Declared first among the I/O members: destroyed last, after everything that uses it.
-    net::io_context ioc_;
-    tcp::acceptor acceptor_;
-    net::steady_timer sweep_timer_;
-    session_table sessions_;
-    std::chrono::milliseconds recheck_;
-    std::unique_ptr<shared_sessions> shared_;  // null: sessions live in this process only
-    std::unique_ptr<event_journal> journal_;   // null: no event ids, nothing resumes
-    listen_streams listens_;
-    admission admission_;  // requests past the concurrency limit wait here for a slot
-    std::vector<std::thread> threads_;
-
-    std::atomic<bool> draining_{false};
-    std::atomic<std::size_t> connections_{0};
-    std::atomic<std::size_t> in_flight_{0};
-    std::atomic<std::uint64_t> next_connection_{0};
-    std::mutex mu_;  // guards live_ and the stop state; signalled through done_
-    std::condition_variable done_;
-    std::unordered_map<std::uint64_t, std::weak_ptr<tcp_connection>> live_;
-    bool started_ = false;
-    bool stopped_ = false;
-};
 
 boost::system::result<void> http_engine::start() {
     boost::system::error_code ec;
