@@ -173,7 +173,16 @@ private:
                                  std::chrono::steady_clock::time_point deadline);
     /// @return whether the connection may serve another request
     awaitable<bool> handle(tcp_connection& conn, request_t& req);
+    /// A POST: its media types, its message, the revision it belongs to, then its handler.
     awaitable<bool> handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who);
+    /// A POST to a server without sessions (`http_options::stateless`): one connection for this
+    /// request alone, initialized implicitly unless the request is `initialize`.
+    awaitable<bool> handle_post_without_sessions(tcp_connection& conn, request_t& req, const mcp::principal& who,
+                                                 jsonrpc::inbound message);
+    /// A POST of a handshake revision: an `initialize` without a session id opens a session, any
+    /// other message goes to the session its `Mcp-Session-Id` names.
+    awaitable<bool> handle_post_in_session(tcp_connection& conn, request_t& req, const mcp::principal& who,
+                                           jsonrpc::inbound message);
     /// A POST of the stateless revision: its checks (with the request's headers), then one
     /// connection for this request alone, closed after the response.
     awaitable<bool> handle_stateless_post(tcp_connection& conn, request_t& req, const mcp::principal& who,
@@ -206,10 +215,16 @@ private:
     awaitable<bool> handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who);
     /// Awaited with a request's response before it goes out; a refusal goes out instead.
     using response_gate = std::function<awaitable<std::optional<http_policy::refusal>>(const std::string& response)>;
+    /// Answer request `id` of `session`: once it has a slot, hand `message` over, then answer with
+    /// one JSON response, or with an SSE stream of what `ex` carries that ends with the response.
+    /// `session_id`: a new session's id, sent in the session header.
+    /// @return whether the connection may serve another request
     awaitable<bool> answer_request(tcp_connection& conn, const request_t& req, std::shared_ptr<http_session> session,
                                    const jsonrpc::request_id& id, std::shared_ptr<exchange> ex,
                                    std::string_view session_id, jsonrpc::inbound message,
                                    const response_gate* gate = nullptr);
+    /// Write the head of a POST's SSE stream, with `headers`. @return false if the write failed
+    awaitable<bool> open_event_stream(tcp_connection& conn, const request_t& req, const header_list& headers);
     /// Write one complete response. @return whether the connection may serve another request
     awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
     /// Whose share of the session table a session opened by `who` on `conn` counts against: the

@@ -54,18 +54,62 @@ std::optional<jsonrpc::request_id> id_from(const boost::json::value* v) {
     return std::nullopt;
 }
 
+// A POST's Accept must list both forms its answer may take, and its body must be JSON.
+std::optional<refusal> media_type_refusal(const request_t& req) {
+    const auto accept = req[http::field::accept];
+    if (!http_policy::lists_media_type(accept, "application/json") ||
+        !http_policy::lists_media_type(accept, "text/event-stream"))
+        return refusal{406, "NOT_ACCEPTABLE", "Accept must list application/json and text/event-stream"};
+    if (!http_policy::is_json(req[http::field::content_type]))
+        return refusal{415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"};
+    return std::nullopt;
+}
+
+// Which revision: a request whose _meta names a version (or, lacking that, whose version
+// header is not a handshake revision) is stateless; a session id, or an initialize without
+// such a claim, keeps the handshake revisions (docs/protocol.md, "Which revision a request
+// belongs to").
+bool of_stateless_revision(const request_t& req, const jsonrpc::request* request) {
+    if (req.find(session_header) != req.end()) return false;
+    const bool is_initialize = request && request->method == "initialize";
+    const auto version = req.find(version_header);
+    const bool claimed = request && mcp::claims_stateless(*request);
+    const bool by_header =
+        !is_initialize && version != req.end() && http_policy::claims_stateless_version(version->value());
+    return claimed || by_header;
+}
+
+// Why a request got no slot to run in.
+refusal admission_refusal(admission::verdict v) {
+    const char* why = "the server is shutting down; try again";
+    if (v == admission::verdict::full) why = "the server is busy and its queue is full; try again";
+    if (v == admission::verdict::crowded)
+        why = "the server is busy and already queues as many of this caller's requests as it may; try again";
+    if (v == admission::verdict::late) why = "the server is busy: no slot came free in time; try again";
+    return refusal{503, "TOO_MANY_REQUESTS_IN_FLIGHT", why};
+}
+
+// The answer to a request whose stream ended before its response, when nothing of it has been
+// written yet.
+reply unanswered_reply(end_reason why, header_list headers) {
+    if (why == end_reason::cancelled) return reply{http::status::accepted, {}, "application/json", std::move(headers)};
+    if (why == end_reason::overflow)
+        return refused({500, "STREAM_OVERFLOW", "too many messages queued for this request"}, {});
+    return draining_refusal();
+}
+
+// A logged stream that ends without a response: its last event is empty, so that a resume
+// says so rather than wait for one.
+net::awaitable<void> log_end_without_response(event_journal& journal, stream_cursor& cursor) {
+    std::string none;
+    co_await journal.record(cursor, true, std::move(none));
+}
+
 }  // namespace
 
 net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& req, const mcp::principal& who) {
-    const auto accept = req[http::field::accept];
-    if (!http_policy::lists_media_type(accept, "application/json") ||
-        !http_policy::lists_media_type(accept, "text/event-stream")) {
-        const auto reply_ =
-            refused({406, "NOT_ACCEPTABLE", "Accept must list application/json and text/event-stream"}, {});
-        co_return co_await send(conn, &req, reply_);
-    }
-    if (!http_policy::is_json(req[http::field::content_type])) {
-        const auto reply_ = refused({415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"}, {});
+    if (const auto r = media_type_refusal(req)) {
+        const auto reply_ = refused(*r, {});
         co_return co_await send(conn, &req, reply_);
     }
 
@@ -77,7 +121,6 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     }
 
     const auto* request = std::get_if<jsonrpc::request>(&in->msg);
-    const bool is_initialize = request && request->method == "initialize";
     if (request && draining_) {
         const auto reply_ = draining_refusal();
         co_return co_await send(conn, &req, reply_);
@@ -90,51 +133,50 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
         }
     }
 
-    // Which revision: a request whose _meta names a version (or, lacking that, whose version
-    // header is not a handshake revision) is stateless; a session id, or an initialize without
-    // such a claim, keeps the handshake revisions (docs/protocol.md, "Which revision a request
-    // belongs to").
+    if (of_stateless_revision(req, request)) co_return co_await handle_stateless_post(conn, req, who, std::move(*in));
     const auto version = req.find(version_header);
-    if (req.find(session_header) == req.end()) {
-        const bool claimed = request && mcp::claims_stateless(*request);
-        const bool by_header =
-            !is_initialize && version != req.end() && http_policy::claims_stateless_version(version->value());
-        if (claimed || by_header) co_return co_await handle_stateless_post(conn, req, who, std::move(*in));
-    }
     if (version != req.end() && !http_policy::protocol_version_supported(version->value())) {
         const auto reply_ = refused(
             {400, "UNSUPPORTED_PROTOCOL_VERSION", "unsupported MCP-Protocol-Version: " + std::string(version->value())},
             {});
         co_return co_await send(conn, &req, reply_);
     }
+    if (opts_.stateless) co_return co_await handle_post_without_sessions(conn, req, who, std::move(*in));
+    co_return co_await handle_post_in_session(conn, req, who, std::move(*in));
+}
 
-    if (opts_.stateless) {
-        if (!request) {
-            const reply reply_{http::status::accepted, {}, "application/json", {}};
-            co_return co_await send(conn, &req, reply_);
-        }
-        auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
-        session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
-        auto ex = new_exchange(conn);
-        session->open_request(request->id, ex);
-        if (!is_initialize) {
-            // Stateless servers initialize implicitly (each POST is self-contained), for the
-            // version the request names.
-            const auto v = req.find(version_header);
-            session->connection().assume_initialized(
-                std::string(v != req.end() ? std::string_view(v->value()) : http_policy::assumed_protocol_version),
-                "stateless-http", "0");
-        }
-        const auto id = request->id;
-        const bool keep = co_await answer_request(conn, req, session, id, ex, {}, std::move(*in));
-        session->close(end_reason::session_closed);
-        co_return keep;
+net::awaitable<bool> http_engine::handle_post_without_sessions(tcp_connection& conn, request_t& req,
+                                                               const mcp::principal& who, jsonrpc::inbound message) {
+    const auto* request = std::get_if<jsonrpc::request>(&message.msg);
+    if (!request) {
+        const reply reply_{http::status::accepted, {}, "application/json", {}};
+        co_return co_await send(conn, &req, reply_);
     }
+    auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
+    session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
+    auto ex = new_exchange(conn);
+    session->open_request(request->id, ex);
+    if (request->method != "initialize") {
+        // Stateless servers initialize implicitly (each POST is self-contained), for the
+        // version the request names.
+        const auto v = req.find(version_header);
+        session->connection().assume_initialized(
+            std::string(v != req.end() ? std::string_view(v->value()) : http_policy::assumed_protocol_version),
+            "stateless-http", "0");
+    }
+    const auto id = request->id;
+    const bool keep = co_await answer_request(conn, req, session, id, ex, {}, std::move(message));
+    session->close(end_reason::session_closed);
+    co_return keep;
+}
 
+net::awaitable<bool> http_engine::handle_post_in_session(tcp_connection& conn, request_t& req,
+                                                         const mcp::principal& who, jsonrpc::inbound message) {
+    const auto* request = std::get_if<jsonrpc::request>(&message.msg);
     std::shared_ptr<http_session> session;
     std::string new_id;
     response_gate gate;
-    if (is_initialize && req.find(session_header) == req.end()) {
+    if (request && request->method == "initialize" && req.find(session_header) == req.end()) {
         new_id = http_policy::new_session_id();
         session = std::make_shared<http_session>(new_id, who, share_of(conn, who));
         if (auto r = sessions_.add(session)) {
@@ -160,11 +202,12 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
     if (!request) {
         // A notification or a response: hand it over and acknowledge. A cancelled request's
         // response never comes, so its stream ends now.
-        if (const auto* n = std::get_if<jsonrpc::notification>(&in->msg); n && n->method == "notifications/cancelled") {
+        if (const auto* n = std::get_if<jsonrpc::notification>(&message.msg);
+            n && n->method == "notifications/cancelled") {
             if (auto id = id_from(n->params ? n->params->if_contains("requestId") : nullptr))
                 session->cancel_request(*id);
         }
-        session->connection().receive(std::move(*in), req.body().size());
+        session->connection().receive(std::move(message), req.body().size());
         {
             const reply reply_{http::status::accepted, {}, "application/json", {}};
             co_return co_await send(conn, &req, reply_);
@@ -182,7 +225,7 @@ net::awaitable<bool> http_engine::handle_post(tcp_connection& conn, request_t& r
         }
     }
     const bool keep =
-        co_await answer_request(conn, req, session, id, ex, new_id, std::move(*in), gate ? &gate : nullptr);
+        co_await answer_request(conn, req, session, id, ex, new_id, std::move(message), gate ? &gate : nullptr);
     co_return keep;
 }
 
@@ -246,12 +289,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
         v != admission::verdict::admitted) {
         request_done();
         session->forget_request(id);
-        const char* why = "the server is shutting down; try again";
-        if (v == admission::verdict::full) why = "the server is busy and its queue is full; try again";
-        if (v == admission::verdict::crowded)
-            why = "the server is busy and already queues as many of this caller's requests as it may; try again";
-        if (v == admission::verdict::late) why = "the server is busy: no slot came free in time; try again";
-        const auto reply_ = refused({503, "TOO_MANY_REQUESTS_IN_FLIGHT", why}, retry_after());
+        const auto reply_ = refused(admission_refusal(v), retry_after());
         co_return co_await send(conn, &req, reply_);
     }
     struct done_guard {
@@ -269,8 +307,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
     // JSON unless related messages come before the response; then an SSE stream that carries
     // them and ends with the response. On the 2025-11-25 wire its events have ids and are
     // logged before they are written, so that a client that loses the stream can resume it.
-    std::optional<http::response_serializer<http::empty_body>> sse;
-    http::response<http::empty_body> head{http::status::ok, req.version()};
+    bool streaming = false;
     const bool keep = req.keep_alive();
     std::optional<stream_cursor> cursor;
     if (resumable(req, *session)) cursor.emplace(stream_cursor{session->id(), new_stream_id('p')});
@@ -278,63 +315,37 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
         auto [ec, text, final] = co_await ex->next();
         if (ec) {
             session->forget_request(id);
-            if (sse) {
-                // The stream ends without a response: a resume says so rather than wait for one.
-                if (cursor) {
-                    std::string none;
-                    co_await journal_->record(*cursor, true, std::move(none));
-                }
+            if (streaming) {
+                if (cursor) co_await log_end_without_response(*journal_, *cursor);
                 break;
             }
-            if (ex->reason() == end_reason::cancelled) {
-                const reply reply_{http::status::accepted, {}, "application/json", std::move(headers)};
-                co_return co_await send(conn, &req, reply_);
-            }
-            if (ex->reason() == end_reason::overflow) {
-                const auto reply_ = refused({500, "STREAM_OVERFLOW", "too many messages queued for this request"}, {});
-                co_return co_await send(conn, &req, reply_);
-            }
-            {
-                const auto reply_ = draining_refusal();
-                co_return co_await send(conn, &req, reply_);
-            }
+            const auto reply_ = unanswered_reply(ex->reason(), std::move(headers));
+            co_return co_await send(conn, &req, reply_);
         }
         if (final && gate) {
             const auto stop = co_await (*gate)(text);
             if (stop) {
-                if (sse) {
-                    if (cursor) {
-                        std::string none;
-                        co_await journal_->record(*cursor, true, std::move(none));
-                    }
+                if (streaming) {
+                    if (cursor) co_await log_end_without_response(*journal_, *cursor);
                     break;  // end the stream without the response
                 }
                 const auto reply_ = session_refusal(*stop);
                 co_return co_await send(conn, &req, reply_);
             }
         }
-        if (!sse && final) {
+        if (!streaming && final) {
             {
                 const reply reply_{http::status::ok, std::move(text), "application/json", std::move(headers)};
                 co_return co_await send(conn, &req, reply_);
             }
         }
         std::string event;
-        if (!sse) {
-            head.set(http::field::server, "candor");
-            head.set(http::field::content_type, "text/event-stream");
-            head.set(http::field::cache_control, "no-cache");
-            for (auto& [name, value] : headers) head.set(name, value);
-            head.keep_alive(keep && !draining_);
-            head.chunked(true);
-            sse.emplace(head);
-            conn.stream.expires_after(opts_.write_timeout);
-            auto [wec, wn] = co_await http::async_write_header(conn.stream, *sse, use_tuple);
-            conn.stream.expires_never();
-            if (wec) {
+        if (!streaming) {
+            if (!co_await open_event_stream(conn, req, headers)) {
                 session->forget_request(id);
                 co_return false;
             }
+            streaming = true;
             // The priming event goes out with the first message, in one chunk.
             if (cursor) {
                 std::string none;
@@ -369,14 +380,29 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
     co_return !wec && keep && !draining_;
 }
 
+net::awaitable<bool> http_engine::open_event_stream(tcp_connection& conn, const request_t& req,
+                                                    const header_list& headers) {
+    http::response<http::empty_body> head{http::status::ok, req.version()};
+    head.set(http::field::server, "candor");
+    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::cache_control, "no-cache");
+    for (const auto& [name, value] : headers) head.set(name, value);
+    head.keep_alive(req.keep_alive() && !draining_);
+    head.chunked(true);
+    http::response_serializer<http::empty_body> sse(head);
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await http::async_write_header(conn.stream, sse, use_tuple);
+    conn.stream.expires_never();
+    co_return !ec;
+}
+
 net::awaitable<void> http_engine::log_rest(std::shared_ptr<http_session> session, jsonrpc::request_id id,
                                            std::shared_ptr<exchange> ex, stream_cursor cursor) {
     for (;;) {
         auto [ec, text, final] = co_await ex->next();
         if (ec) {
             session->forget_request(id);
-            std::string none;
-            co_await journal_->record(cursor, true, std::move(none));
+            co_await log_end_without_response(*journal_, cursor);
             co_return;
         }
         co_await journal_->record(cursor, final, std::move(text));
