@@ -41,8 +41,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/message.hpp>
 #include <boost/beast/http/status.hpp>
 
 #include <algorithm>
@@ -102,11 +100,6 @@ std::string sse_event(std::string_view json, std::string_view id = {});
 /// The event that opens a resumable stream: an id to resume from, no data, and how long to wait
 /// before reconnecting.
 std::string sse_priming(std::string_view id, std::chrono::milliseconds retry);
-/// The head of a stream that holds its connection to the end (a GET's, a listen's).
-boost::beast::http::response<boost::beast::http::empty_body> stream_head(const request_t& req);
-/// Ends when the client closes the connection of a stream (it sends nothing else), so that a
-/// stream that waits for messages ends at once rather than at its next write.
-boost::asio::awaitable<void> client_gone(boost::asio::ip::tcp::socket& socket);
 /// One HTTP/1.1 chunk holding `data` (the chunked framing written by hand: one contiguous
 /// buffer, and no Beast chunk temporaries inside co_await expressions).
 std::string chunk(std::string_view data);

@@ -10,6 +10,8 @@
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/write.hpp>
 
@@ -48,6 +50,27 @@ refusal event_log_unavailable() {
 // The revision whose SSE events carry ids and can be resumed (later ones removed it).
 constexpr std::string_view resumable_version = "2025-11-25";
 
+// The head of a stream that holds its connection to the end (a GET's, a listen's).
+http::response<http::empty_body> stream_head(const request_t& req) {
+    http::response<http::empty_body> head{http::status::ok, req.version()};
+    head.set(http::field::server, "candor");
+    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::cache_control, "no-cache");
+    head.keep_alive(false);
+    head.chunked(true);
+    return head;
+}
+
+// Ends when the client closes the connection of a stream (it sends nothing else), so that a
+// stream that waits for messages ends at once rather than at its next write.
+net::awaitable<void> client_gone(tcp::socket& socket) {
+    char scratch[256];
+    for (;;) {
+        auto [ec, n] = co_await socket.async_read_some(net::buffer(scratch), use_tuple);
+        if (ec) co_return;
+    }
+}
+
 }  // namespace
 
 std::string sse_event(std::string_view json, std::string_view id) {
@@ -72,24 +95,6 @@ std::string sse_priming(std::string_view id, std::chrono::milliseconds retry) {
     std::string out = "id: ";
     out.append(id).append("\nretry: ").append(std::to_string(retry.count())).append("\ndata: \n\n");
     return out;
-}
-
-http::response<http::empty_body> stream_head(const request_t& req) {
-    http::response<http::empty_body> head{http::status::ok, req.version()};
-    head.set(http::field::server, "candor");
-    head.set(http::field::content_type, "text/event-stream");
-    head.set(http::field::cache_control, "no-cache");
-    head.keep_alive(false);
-    head.chunked(true);
-    return head;
-}
-
-net::awaitable<void> client_gone(tcp::socket& socket) {
-    char scratch[256];
-    for (;;) {
-        auto [ec, n] = co_await socket.async_read_some(net::buffer(scratch), use_tuple);
-        if (ec) co_return;
-    }
 }
 
 std::string chunk(std::string_view data) {
