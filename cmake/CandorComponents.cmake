@@ -90,10 +90,9 @@ endfunction()
 candor_component(core MODULES candor.hpp error json schema contract envelope jsonrpc offload store mcp gather
                       transport app
                       PACKAGES Boost Threads RE2)
-# The Streamable HTTP transport, its OAuth 2.1 resource server (auth) and --http
+# The Streamable HTTP transport, its OAuth 2.1 resource server (http/auth) and --http
 # (app::http_command_line).
-candor_component(http MODULES transport/http* transport/authenticator* auth app/http_* DEPENDS core
-                      PACKAGES OpenSSL_TLS)
+candor_component(http MODULES http DEPENDS core PACKAGES OpenSSL_TLS)
 # HMAC key ring (seal), snapshot tokens, the evidence store interface, evidence-gated actions.
 candor_component(evidence MODULES seal evidence DEPENDS core PACKAGES OpenSSL)
 # Collections behind one fetch method, sealed cursors, aggregation.
@@ -142,7 +141,7 @@ function(candor_component_closure out)
 endfunction()
 
 # candor_component_of(<out> <path>): the component a framework file belongs to, from its path
-# relative to framework/src or framework/include/candor ("transport/http_server.cpp"); empty when
+# relative to framework/src or framework/include/candor ("http/server.cpp"); empty when
 # no entry places it. A "<module>/<glob>" entry wins over a "<module>" one; two of the same kind
 # that both match are an error in the table.
 function(candor_component_of out path)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // Fuzzes how the HTTP transport reads a request: the framing rules (http_framing::inspect_head,
 // http_framing::chunked_decoder) and the request reader that joins them with Beast's head parser
-// (framework/src/transport/http_request_reader.hpp), the very class the server feeds from its
+// (framework/src/http/request_reader.hpp), the very class the server feeds from its
 // sockets. Driving the real
 // reader over bytes in memory, rather than a copy of its rules or a server on a socket, tests
 // what runs in production at the speed fuzzing needs: the reader does no I/O, so any bytes can
@@ -13,9 +13,9 @@
 //  * a request handed on has the framing its head announced: no body, exactly Content-Length
 //    bytes, or a chunked body (decoded); never more than the body limit;
 //  * the head alone (inspect_head) gives the reader's verdict on it.
-#include "transport/http_request_reader.hpp"
+#include "http/request_reader.hpp"
 
-#include <candor/transport/http_framing.hpp>
+#include <candor/http/framing.hpp>
 
 #include <cstdint>
 #include <cstdlib>

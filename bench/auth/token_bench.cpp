@@ -2,7 +2,7 @@
 // A request's token check: the OAuth resource server (a verified token is remembered by its
 // SHA-256) against verifying the signature and claims of the same token every time.
 // Run: scripts/bench --benchmark_filter=TokenCheck
-#include <candor/auth/oauth.hpp>
+#include <candor/http/auth/oauth.hpp>
 #include <candor/mcp/server.hpp>
 
 #include "auth/support.hpp"

@@ -11,8 +11,8 @@
 //   echo {text ≤ 1000 characters} → {text}.
 // Cursors are sealed with CANDOR_SEALING_KEYS ("id:HEX,…") when set, else with a random key.
 #include <candor/app/command_line.hpp>
-#include <candor/app/http_command_line.hpp>
 #include <candor/candor.hpp>
+#include <candor/http/command_line.hpp>
 #include <candor/ops/command_line.hpp>
 #include <candor/paging/typed_collection.hpp>
 

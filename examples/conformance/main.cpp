@@ -12,8 +12,8 @@
 #include "fixtures.hpp"
 
 #include <candor/app/command_line.hpp>
-#include <candor/app/http_command_line.hpp>
 #include <candor/evidence/request_state.hpp>
+#include <candor/http/command_line.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>
 

@@ -5,9 +5,9 @@
 //   books --stdio          serve an MCP client over stdin/stdout (the caller: $BOOKS_READER)
 //   books --http 8080      serve it over Streamable HTTP (--tokens FILE names the callers)
 //   books tools            print the tool with its generated schemas
-#include <candor/app/http_command_line.hpp>
 #include <candor/candor.hpp>
 #include <candor/evidence/store.hpp>
+#include <candor/http/command_line.hpp>
 #include <candor/paging/typed_collection.hpp>
 #include <candor/seal/key_ring.hpp>
 

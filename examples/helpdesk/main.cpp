@@ -13,9 +13,9 @@
 #include "tools.hpp"
 
 #include <candor/app/command_line.hpp>
-#include <candor/app/http_command_line.hpp>
 #include <candor/app/secret.hpp>
 #include <candor/evidence/request_state.hpp>
+#include <candor/http/command_line.hpp>
 #include <candor/offload/worker.hpp>
 #include <candor/ops/command_line.hpp>
 #include <candor/state/command_line.hpp>

@@ -4,8 +4,8 @@
 //   quickstart --http 8080      serve it over Streamable HTTP at http://127.0.0.1:8080/mcp
 //   quickstart tools            print the tool list with its schemas
 //   quickstart check search_notes args.json
-#include <candor/app/http_command_line.hpp>
 #include <candor/candor.hpp>
+#include <candor/http/command_line.hpp>
 
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/app/command_line.hpp>
 
-#include <candor/app/http_command_line.hpp>
+#include <candor/http/command_line.hpp>
 #include <candor/ops/command_line.hpp>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/auth/jwk.hpp>
+#include <candor/http/auth/jwk.hpp>
 
 #include "auth/support.hpp"
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/auth/oauth.hpp>
+#include <candor/http/auth/oauth.hpp>
 
 #include "auth/doc_server.hpp"
 #include "auth/support.hpp"
 #include "transport/http_client.hpp"
 
+#include <candor/http/server.hpp>
 #include <candor/mcp/memory_transport.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>
-#include <candor/transport/http.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_future.hpp>

@@ -3,7 +3,7 @@
 // Keys generated with OpenSSL in the test, their public JWKs, and access tokens signed with
 // them: the authorization server's side, minimal.
 
-#include <candor/auth/base64url.hpp>
+#include <candor/http/auth/base64url.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>

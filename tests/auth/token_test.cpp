@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/auth/token.hpp>
+#include <candor/http/auth/token.hpp>
 
 #include "auth/support.hpp"
 

@@ -262,7 +262,13 @@ TEST(FanOutBudget, ResultsThatDoNotFitLoseWholeItemsFromTheLargestSourceAndSaySo
         std::string text;
         ASSERT_TRUE(ce::write_sealed(e, "search_everywhere", text));
         const auto size = budget.size_of(text.size(), candor::json::string_size(text));
-        EXPECT_LE(size, budget.limit);
+        // It fits, unless the envelope is over the budget with every item left out (four sources'
+        // reasons at the smallest budgets): then the server's own cut is what remains.
+        const bool nothing_left = std::all_of(e.data->as_object().begin(), e.data->as_object().end(),
+                                              [](const auto& kv) { return kv.value().as_array().empty(); });
+        if (!nothing_left) {
+            EXPECT_LE(size, budget.limit);
+        }
         // Every source keeps a prefix of its list; a shorter one is named with how many it kept.
         for (const auto& [name, items] : sent) {
             const auto& kept = e.data->at(name).as_array();

@@ -45,14 +45,15 @@ std::string new_database(const std::string& name) {
 std::set<std::string> schema_of(st::sql_database& db) {
     std::set<std::string> out;
     auto text = [](const st::sql_row& row, std::size_t i) { return std::get<std::string>(row.at(i)); };
-    EXPECT_TRUE(db.query("SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns "
-                         "WHERE table_schema = 'public' AND table_name LIKE 'candor_%'",
+    EXPECT_TRUE(
+        db.query("SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns "
+                 "WHERE table_schema = 'public' AND table_name LIKE 'candor_%'",
+                 {}, [&](const st::sql_row& row) {
+                     out.insert(text(row, 0) + "." + text(row, 1) + " " + text(row, 2) + " " + text(row, 3));
+                     return true;
+                 }));
+    EXPECT_TRUE(db.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename LIKE 'candor_%'",
                          {}, [&](const st::sql_row& row) {
-                             out.insert(text(row, 0) + "." + text(row, 1) + " " + text(row, 2) + " " + text(row, 3));
-                             return true;
-                         }));
-    EXPECT_TRUE(db.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename LIKE 'candor_%'", {},
-                         [&](const st::sql_row& row) {
                              out.insert(text(row, 0));
                              return true;
                          }));
@@ -82,8 +83,8 @@ TEST(StateMigrations, ADatabaseThePreviousReleaseLeftMigratesAndKeepsItsRows) {
     const auto old_url = new_database("candor_previous_release");
     {
         candor_test::io_thread t;
-        auto raw = candor::postgres::open_sql_database(std::make_shared<candor::postgres::pool>(
-            t.io.get_executor(), [&] {
+        auto raw =
+            candor::postgres::open_sql_database(std::make_shared<candor::postgres::pool>(t.io.get_executor(), [&] {
                 auto o = candor_test::pool_options();
                 o.conninfo = old_url;
                 return o;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/transport/http_framing.hpp>
+#include <candor/http/framing.hpp>
 
 #include <gtest/gtest.h>
 

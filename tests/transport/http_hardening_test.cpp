@@ -2,7 +2,7 @@
 // The HTTP transport against clients that misbehave on purpose: streams read slowly or not at
 // all, framing that is not quite HTTP, silent connections, one principal taking every session,
 // and probes while the server drains. Each test drives a real socket.
-#include <candor/transport/http.hpp>
+#include <candor/http/server.hpp>
 
 #include <candor/mcp/tool.hpp>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/transport/http.hpp>
+#include <candor/http/server.hpp>
 
+#include <candor/http/policy.hpp>
 #include <candor/mcp/tool.hpp>
-#include <candor/transport/http_policy.hpp>
 
 #include "transport/http_client.hpp"
 

@@ -5,12 +5,12 @@
 #include <candor/sqlite/sql_database.hpp>
 #include <candor/transport/event_log.hpp>
 
+#include <candor/http/server.hpp>
 #include <candor/mcp/stateless.hpp>
 #include <candor/mcp/tool.hpp>
 #include <candor/offload/worker.hpp>
 #include <candor/state/sql_event_log.hpp>
 #include <candor/state/sql_session_records.hpp>
-#include <candor/transport/http.hpp>
 
 #include "transport/http_client.hpp"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // Two replicas (two servers, two io_contexts, two ports) sharing their session records in one
 // SQLite file: a session initialized on one goes on on the other.
+#include <candor/http/server.hpp>
 #include <candor/sqlite/sql_database.hpp>
-#include <candor/transport/http.hpp>
 
 #include <candor/mcp/tool.hpp>
 #include <candor/offload/worker.hpp>

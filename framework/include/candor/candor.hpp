@@ -7,7 +7,7 @@
 ///
 /// The other components have their own headers, included when they are linked: collections
 /// (`candor/paging/collection.hpp`, `candor::paging`), validated tools
-/// (`candor/validation/validated_tool.hpp`), `--http` (`candor/app/http_command_line.hpp`,
+/// (`candor/validation/validated_tool.hpp`), `--http` (`candor/http/command_line.hpp`,
 /// `candor::http`), the operators' flags (`candor/ops/command_line.hpp`, `candor::ops`).
 
 #include <candor/app/command_line.hpp>

@@ -67,7 +67,8 @@ struct pool_runtime {
 
 }  // namespace
 
-boost::system::result<opened_database, store::db_error> open_url(const std::string& url, postgres::pool_options options) {
+boost::system::result<opened_database, store::db_error> open_url(const std::string& url,
+                                                                 postgres::pool_options options) {
     if (!is_postgres_url(url)) {
         auto db = sqlite::open_sql_database(url);
         if (!db) return db.error();

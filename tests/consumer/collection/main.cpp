@@ -3,7 +3,7 @@
 // (filter language, keyset pages over a pinned snapshot, snapshot tokens in a SQLite evidence
 // store), with the standard command line and --http. Built against an installed Candor.
 #include <candor/app/command_line.hpp>
-#include <candor/app/http_command_line.hpp>
+#include <candor/http/command_line.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/seal/key_ring.hpp>
 #include <candor/sql_collection/collection.hpp>

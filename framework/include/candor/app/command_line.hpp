@@ -86,7 +86,7 @@ struct app_options {
     /// false (and say why on stderr) to exit with status 1.
     std::function<bool()> prepare;
     /// What other components add to the command line, e.g.
-    /// `{std::make_shared<http_command_line>()}` for `--http` (candor/app/http_command_line.hpp).
+    /// `{std::make_shared<http_command_line>()}` for `--http` (candor/http/command_line.hpp).
     /// An extension records the flags of one `run`.
     std::vector<std::shared_ptr<command_line_extension>> extensions;
 };

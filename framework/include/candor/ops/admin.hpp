@@ -10,11 +10,11 @@
 /// `/ops`, and the page removes the token from the address bar. Scripts may send
 /// `Authorization: Bearer TOKEN` instead.
 
+#include <candor/http/server.hpp>
 #include <candor/ops/console.hpp>
 #include <candor/ops/journal.hpp>
 #include <candor/ops/log.hpp>
 #include <candor/ops/metrics.hpp>
-#include <candor/transport/http.hpp>
 
 #include <memory>
 #include <optional>

@@ -18,7 +18,7 @@
 ///     opts.extensions = {http, std::make_shared<candor::ops::command_line>(http)};
 
 #include <candor/app/command_line.hpp>
-#include <candor/app/http_command_line.hpp>
+#include <candor/http/command_line.hpp>
 #include <candor/ops/journal.hpp>
 #include <candor/ops/log.hpp>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/transport/http_policy.hpp>
+#include <candor/http/policy.hpp>
 
 #include "ascii.hpp"
 

@@ -4,9 +4,9 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-#include "http_shared_sessions.hpp"
+#include "shared_sessions.hpp"
 
-#include "http_bounded_work.hpp"
+#include "bounded_work.hpp"
 
 #include <candor/offload/worker.hpp>
 

@@ -2,9 +2,9 @@
 // JWKS intake and signature verification through OpenSSL 3's EVP interface (no cryptography of
 // Candor's own: keys are imported with EVP_PKEY_fromdata / EVP_PKEY_new_raw_public_key, which
 // check an EC point lies on its curve; signatures are checked with EVP_DigestVerify).
-#include <candor/auth/jwk.hpp>
+#include <candor/http/auth/jwk.hpp>
 
-#include <candor/auth/base64url.hpp>
+#include <candor/http/auth/base64url.hpp>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>

@@ -15,7 +15,7 @@
 /// syntax) is left to the HTTP parser that reads it next; a chunked body is decoded here too
 /// (`chunked_decoder`).
 
-#include <candor/transport/http_policy.hpp>
+#include <candor/http/policy.hpp>
 
 #include <cstddef>
 #include <cstdint>

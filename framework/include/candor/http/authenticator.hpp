@@ -6,9 +6,9 @@
 /// asks it whether a request may go on to the MCP server, and lets it answer public documents
 /// (RFC 9728 protected resource metadata). The transport knows nothing of tokens beyond this.
 
+#include <candor/http/server.hpp>
 #include <candor/jsonrpc/message.hpp>
 #include <candor/mcp/call_context.hpp>
-#include <candor/transport/http.hpp>
 
 #include <boost/asio/awaitable.hpp>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/auth/base64url.hpp>
+#include <candor/http/auth/base64url.hpp>
 
 #include <array>
 #include <cstdint>

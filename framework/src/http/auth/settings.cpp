@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/auth/settings.hpp>
+#include <candor/http/auth/settings.hpp>
 
 #include <candor/mcp/server.hpp>
 

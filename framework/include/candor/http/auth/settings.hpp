@@ -10,7 +10,7 @@
 ///     --oauth-scopes "a b"        CANDOR_OAUTH_SCOPES        scopes every call needs
 ///     --oauth-groups-claim CLAIM  CANDOR_OAUTH_GROUPS_CLAIM  groups or roles (dotted path)
 
-#include <candor/auth/oauth.hpp>
+#include <candor/http/auth/oauth.hpp>
 
 #include <boost/system/result.hpp>
 

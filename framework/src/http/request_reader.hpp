@@ -6,8 +6,8 @@
 // Private to the transport module; the HTTP server feeds it what the socket brings, the fuzz
 // target (fuzz/http_request_fuzz.cpp) feeds it any bytes, in pieces.
 
-#include <candor/transport/http_framing.hpp>
-#include <candor/transport/http_policy.hpp>
+#include <candor/http/framing.hpp>
+#include <candor/http/policy.hpp>
 
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>

@@ -6,7 +6,7 @@
 /// anything else, its JSON goes through Candor's strict intake with small limits, and no URL
 /// it names (`jku`, `x5u`) is ever fetched.
 
-#include <candor/auth/jwk.hpp>
+#include <candor/http/auth/jwk.hpp>
 #include <candor/mcp/call_context.hpp>
 
 #include <boost/assert/source_location.hpp>

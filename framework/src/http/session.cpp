@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include "http_session.hpp"
+#include "session.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/channel_error.hpp>

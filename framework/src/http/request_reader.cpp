@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include "http_request_reader.hpp"
+#include "request_reader.hpp"
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/empty_body.hpp>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
 // The OAuth resource server: challenges, the metadata document, the issuer's keys (discovery,
 // fetch, rotation with a bounded refetch rate) and a cache of verified tokens.
-#include <candor/auth/oauth.hpp>
+#include <candor/http/auth/oauth.hpp>
 
+#include <candor/http/policy.hpp>
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
 #include <candor/mcp/server.hpp>
-#include <candor/transport/http_policy.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>

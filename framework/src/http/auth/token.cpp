@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/auth/token.hpp>
+#include <candor/http/auth/token.hpp>
 
-#include <candor/auth/base64url.hpp>
+#include <candor/http/auth/base64url.hpp>
 #include <candor/json/intake.hpp>
 
 #include <boost/json/value.hpp>

@@ -16,11 +16,11 @@
 /// Every server binary gets it from the standard command line (`--oauth-issuer`, …);
 /// docs/auth.md says what each setting means and what the server promises.
 
-#include <candor/auth/fetch.hpp>
-#include <candor/auth/jwk.hpp>
-#include <candor/auth/token.hpp>
+#include <candor/http/auth/fetch.hpp>
+#include <candor/http/auth/jwk.hpp>
+#include <candor/http/auth/token.hpp>
+#include <candor/http/authenticator.hpp>
 #include <candor/mcp/logging.hpp>
-#include <candor/transport/authenticator.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>

@@ -4,12 +4,12 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-#include "http_event_log.hpp"
+#include "event_log.hpp"
 
-#include "http_bounded_work.hpp"
+#include "bounded_work.hpp"
 
+#include <candor/http/policy.hpp>
 #include <candor/offload/worker.hpp>
-#include <candor/transport/http_policy.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>

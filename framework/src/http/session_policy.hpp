@@ -15,7 +15,7 @@
 //   3. Otherwise P is admitted.
 // A busy session (a request in flight or a stream open) never gives way.
 
-#include <candor/transport/http_policy.hpp>
+#include <candor/http/policy.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-#include <candor/app/http_command_line.hpp>
+#include <candor/http/command_line.hpp>
 
 #include <cerrno>
 #include <cstdlib>

@@ -7,7 +7,7 @@
 ///     --stateless          no sessions; every POST is self-contained
 ///     --tokens FILE        bearer tokens: lines 'TOKEN PRINCIPAL'
 ///     --oauth-issuer URL   an OAuth 2.1 resource server instead (and the other --oauth-*
-///                          flags of candor/auth/settings.hpp; docs/auth.md)
+///                          flags of candor/http/auth/settings.hpp; docs/auth.md)
 ///     --allow-origin O     a browser Origin accepted besides loopback ones (repeatable)
 ///     --threads N          I/O threads
 ///
@@ -16,8 +16,8 @@
 ///     return candor::app::run(srv, argc, argv, {.extensions = {std::make_shared<candor::app::http_command_line>()}});
 
 #include <candor/app/command_line.hpp>
-#include <candor/auth/settings.hpp>
-#include <candor/transport/http.hpp>
+#include <candor/http/auth/settings.hpp>
+#include <candor/http/server.hpp>
 
 namespace candor::app {
 
