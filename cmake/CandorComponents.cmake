@@ -93,8 +93,9 @@ candor_component(core MODULES candor.hpp error json schema contract envelope jso
 # The Streamable HTTP transport, its OAuth 2.1 resource server (http/auth) and --http
 # (app::http_command_line).
 candor_component(http MODULES http DEPENDS core PACKAGES OpenSSL_TLS)
-# HMAC key ring (seal), snapshot tokens, the evidence store interface, evidence-gated actions.
-candor_component(evidence MODULES seal evidence DEPENDS core PACKAGES OpenSSL)
+# HMAC key ring (seal), snapshot tokens, the evidence store interface, evidence-gated actions,
+# and --sealing-keys (keys::command_line).
+candor_component(evidence MODULES seal evidence keys DEPENDS core PACKAGES OpenSSL)
 # Collections behind one fetch method, sealed cursors, aggregation.
 candor_component(paging MODULES paging DEPENDS evidence)
 # Validated tools: invariants, external checks, repair budget, approval.
@@ -106,8 +107,8 @@ candor_component(sqlite MODULES sqlite DEPENDS core PACKAGES SQLite3)
 candor_component(postgres MODULES postgres DEPENDS core PACKAGES PostgreSQL)
 # A server's durable state on SQLite or PostgreSQL: the evidence stores, the plan ledger, the
 # shared repair counts, the HTTP sessions' records and event log, state::open_url with the
-# framework's migrations, and --state URL (state::command_line).
-candor_component(state MODULES state DEPENDS sqlite postgres validation)
+# framework's migrations, and --state URL (state::command_line, which opens them all at once).
+candor_component(state MODULES state DEPENDS http sqlite postgres validation)
 # Call journal, Prometheus metrics, operations console, and their flags (ops::command_line).
 candor_component(ops MODULES ops DEPENDS http)
 # Client side: decisions on an envelope's wire JSON.

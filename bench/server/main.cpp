@@ -13,6 +13,7 @@
 #include <candor/app/command_line.hpp>
 #include <candor/candor.hpp>
 #include <candor/http/command_line.hpp>
+#include <candor/keys/command_line.hpp>
 #include <candor/ops/command_line.hpp>
 #include <candor/paging/typed_collection.hpp>
 
@@ -23,7 +24,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,41 +123,33 @@ candor::envelope::envelope echo(echo_args a) {
 
 // ---------------------------------------------------------------------------------------------
 
-std::shared_ptr<const candor::seal::key_ring> sealing_keys() {
-    if (const char* config = std::getenv("CANDOR_SEALING_KEYS")) {
-        auto ring = candor::seal::key_ring::from_config(config);
-        if (!ring) {
-            std::cerr << "bench-server: CANDOR_SEALING_KEYS is not a valid key list\n";
-            std::exit(2);
-        }
-        return std::make_shared<const candor::seal::key_ring>(std::move(*ring));
-    }
-    return std::make_shared<const candor::seal::key_ring>(
-        candor::seal::key_ring::ephemeral([](std::string_view line) { std::cerr << line << '\n'; }));
-}
-
 int main(int argc, char** argv) {
-    pg::collection_options o;
-    o.keys = sealing_keys();
-    o.default_page_size = 20;
-    o.max_page_size = 100;
-
     // The stdio load runs keep 64 calls in flight on one connection (the default allows 16).
     candor::mcp::server srv({.name = "candor-bench-server", .version = "1.0.0", .max_calls_in_flight = 64});
-    srv.add_tool(std::make_shared<pg::typed_collection<ticket_query, const ticket*>>(
-                     candor::mcp::tool_info("search_tickets",
-                                            "Search support tickets by department and status, in id order, "
-                                            "one page at a time."),
-                     pg::ordering{{"id"}}, std::make_shared<ticket_source>(make_tickets()), o))
-        .value();
-    candor::mcp::add_tool(
-        srv, candor::mcp::tool_info("echo", "Sends the text back.").with_action(candor::mcp::action_class::read_only),
-        echo)
-        .value();
+    auto keys = std::make_shared<candor::keys::command_line>();
+    const auto add_tools = [&] {
+        pg::collection_options o;
+        o.keys = keys->ring();
+        o.default_page_size = 20;
+        o.max_page_size = 100;
+        srv.add_tool(std::make_shared<pg::typed_collection<ticket_query, const ticket*>>(
+                         candor::mcp::tool_info("search_tickets",
+                                                "Search support tickets by department and status, in id order, "
+                                                "one page at a time."),
+                         pg::ordering{{"id"}}, std::make_shared<ticket_source>(make_tickets()), o))
+            .value();
+        candor::mcp::add_tool(
+            srv,
+            candor::mcp::tool_info("echo", "Sends the text back.").with_action(candor::mcp::action_class::read_only),
+            echo)
+            .value();
+        return true;
+    };
     // HTTP and the operators' flags, as every binary had them when the load results were taken
     // (/metrics is on by default over HTTP, and the load run measures with it).
     auto http = std::make_shared<candor::app::http_command_line>();
     return candor::app::run(srv, argc, argv,
                             {.summary = "The load benchmark's workload: 100,000 tickets, search_tickets and echo.",
-                             .extensions = {http, std::make_shared<candor::ops::command_line>(http)}});
+                             .prepare = add_tools,
+                             .extensions = {http, keys, std::make_shared<candor::ops::command_line>(http)}});
 }

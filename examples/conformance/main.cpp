@@ -12,8 +12,8 @@
 #include "fixtures.hpp"
 
 #include <candor/app/command_line.hpp>
-#include <candor/evidence/request_state.hpp>
 #include <candor/http/command_line.hpp>
+#include <candor/keys/command_line.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/mcp/tool.hpp>
 
@@ -386,12 +386,10 @@ int main(int argc, char** argv) {
     conformance::add_task_fixtures(srv);
     add_resources(srv);
     add_prompts(srv);
-    // Requests to the client on the stateless revision carry their state sealed with a key
-    // of this process (a fixture needs no key that survives it).
-    srv.set_request_state_sealer(candor::evidence::state_sealer_from(
-        std::make_shared<const candor::seal::key_ring>(candor::seal::key_ring::ephemeral([](std::string_view) {}))));
-
+    // Requests to the client on the stateless revision carry their state sealed with the server's
+    // keys (without any configured, a key of this process: a fixture needs none that survives it).
     return candor::app::run(srv, argc, argv,
                             {.summary = "The MCP conformance suite's fixture server.",
-                             .extensions = {std::make_shared<candor::app::http_command_line>()}});
+                             .extensions = {std::make_shared<candor::app::http_command_line>(),
+                                            std::make_shared<candor::keys::command_line>()}});
 }

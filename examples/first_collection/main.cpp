@@ -8,13 +8,12 @@
 #include <candor/candor.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/http/command_line.hpp>
+#include <candor/keys/command_line.hpp>
 #include <candor/paging/typed_collection.hpp>
-#include <candor/seal/key_ring.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,35 +98,31 @@ private:
 };
 
 int main(int argc, char** argv) {
-    candor::paging::collection_options options;
-    options.default_page_size = 20;
-    // Cursors and snapshot tokens are sealed (HMAC) with these keys. Production: the same
-    // CANDOR_SEALING_KEYS on every replica and across restarts; without it, a key that dies with
-    // the process.
-    if (const char* text = std::getenv("CANDOR_SEALING_KEYS"); text && *text) {
-        auto ring = candor::seal::key_ring::from_config(text);
-        if (!ring) {
-            std::cerr << "CANDOR_SEALING_KEYS: " << candor::seal::to_string(ring.error()) << "\n";
-            return 2;
-        }
-        options.keys = std::make_shared<const candor::seal::key_ring>(std::move(*ring));
-    } else {
-        options.keys = std::make_shared<const candor::seal::key_ring>(
-            candor::seal::key_ring::ephemeral([](std::string_view m) { std::cerr << "books: " << m << "\n"; }));
-    }
-    // The ids a pinned walk delivered are kept here, so that a snapshot token can later prove
-    // which objects a complete inventory held (SQLite or PostgreSQL stores keep them durably).
-    options.evidence = candor::evidence::make_memory_store();
-
     candor::mcp::server srv({.name = "books", .version = "1.0.0"});
-    srv.add_tool(std::make_shared<candor::paging::typed_collection<book_query, book>>(
-                     candor::mcp::tool_info("search_books", "Search the library's books, a page at a time."),
-                     candor::paging::ordering{{"id"}}, std::make_shared<library>(), std::move(options)))
-        .value();
+    // Cursors and snapshot tokens are sealed (HMAC) with these keys: --sealing-keys FILE, or
+    // $CANDOR_SEALING_KEYS, the same on every replica and across restarts; without them, a key
+    // that dies with the process.
+    auto keys = std::make_shared<candor::keys::command_line>();
+
+    // Once the command line is read, the keys are known: the tool is made with them.
+    const auto add_books = [&] {
+        candor::paging::collection_options options;
+        options.default_page_size = 20;
+        options.keys = keys->ring();
+        // The ids a pinned walk delivered are kept here, so that a snapshot token can later prove
+        // which objects a complete inventory held (SQLite or PostgreSQL stores keep them durably).
+        options.evidence = candor::evidence::make_memory_store();
+        return srv
+            .add_tool(std::make_shared<candor::paging::typed_collection<book_query, book>>(
+                candor::mcp::tool_info("search_books", "Search the library's books, a page at a time."),
+                candor::paging::ordering{{"id"}}, std::make_shared<library>(), std::move(options)))
+            .has_value();
+    };
     // Over --stdio the caller is $BOOKS_READER (e.g. librarian); over --http, a token's principal.
     const char* reader = std::getenv("BOOKS_READER");
     return candor::app::run(srv, argc, argv,
                             {.summary = "1,000 books as a collection tool; the tutorial's example.",
                              .stdio_caller = {.id = reader && *reader ? reader : "guest"},
-                             .extensions = {std::make_shared<candor::app::http_command_line>()}});
+                             .prepare = add_books,
+                             .extensions = {std::make_shared<candor::app::http_command_line>(), keys}});
 }

@@ -84,4 +84,11 @@ boost::system::result<std::optional<secret>, secret_failure> read_secret(std::st
     return std::optional<secret>(secret{value, "$" + var});
 }
 
+boost::system::result<secret, secret_failure> read_secret_file(const std::string& path) {
+    const std::string where = "file " + path;
+    auto text = read_file(path, where);
+    if (!text) return text.error();
+    return secret{std::move(*text), where};
+}
+
 }  // namespace candor::app

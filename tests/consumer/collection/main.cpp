@@ -4,12 +4,11 @@
 // store), with the standard command line and --http. Built against an installed Candor.
 #include <candor/app/command_line.hpp>
 #include <candor/http/command_line.hpp>
+#include <candor/keys/command_line.hpp>
 #include <candor/mcp/server.hpp>
-#include <candor/seal/key_ring.hpp>
 #include <candor/sql_collection/collection.hpp>
 #include <candor/state/sqlite_evidence_store.hpp>
 
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,17 +28,20 @@ int main(int argc, char** argv) {
         rows.push_back({{"id", i}, {"title", "Book " + std::to_string(i)}, {"year", 1990 + i}});
     sc::insert_rows(*db, books, rows).value();
 
-    candor::paging::collection_options paging;
-    paging.default_page_size = 10;
-    paging.keys = std::make_shared<const candor::seal::key_ring>(
-        candor::seal::key_ring::ephemeral([](std::string_view m) { std::cerr << "books: " << m << "\n"; }));
-    paging.evidence = candor::state::open_sqlite_store(":memory:").value();
-
     candor::mcp::server srv({.name = "books", .version = "1.0.0"});
-    srv.add_tool(sc::make_collection(db, {.table = books}, candor::mcp::tool_info("search_books", "Search the books."),
-                                     std::move(paging)))
-        .value();
+    auto keys = std::make_shared<candor::keys::command_line>();
+    const auto add_books = [&] {
+        candor::paging::collection_options paging;
+        paging.default_page_size = 10;
+        paging.keys = keys->ring();
+        paging.evidence = candor::state::open_sqlite_store(":memory:").value();
+        return srv
+            .add_tool(sc::make_collection(
+                db, {.table = books}, candor::mcp::tool_info("search_books", "Search the books."), std::move(paging)))
+            .has_value();
+    };
     return candor::app::run(srv, argc, argv,
                             {.summary = "30 books as a collection tool; a consumer of an installed Candor.",
-                             .extensions = {std::make_shared<candor::app::http_command_line>()}});
+                             .prepare = add_books,
+                             .extensions = {std::make_shared<candor::app::http_command_line>(), keys}});
 }

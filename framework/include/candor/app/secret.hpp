@@ -61,4 +61,9 @@ struct secret_failure {
 boost::system::result<std::optional<secret>, secret_failure> read_secret(std::string_view name,
                                                                          std::string_view credential = {});
 
+/// A secret in the file at `path` (a flag's value, e.g. `--sealing-keys FILE`), read as
+/// `read_secret` reads `$NAME_FILE`: at most `max_secret_bytes`, trailing whitespace dropped.
+/// @return the secret (its `source` is "file PATH"), or why not (`unreadable`, `too_large`, `empty`)
+boost::system::result<secret, secret_failure> read_secret_file(const std::string& path);
+
 }  // namespace candor::app
