@@ -2,7 +2,7 @@
 // tools/call: argument intake and budget, the call's coroutine with its deadline and
 // cancellation, and turning the outcome into a CallToolResult.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/envelope/envelope.hpp>
 #include <candor/json/intake.hpp>
@@ -53,11 +53,11 @@ const boost::json::value& empty_arguments() {
 
 }  // namespace
 
-void connection::answer_error_envelope(const rpc::request_id& id, const call_origin& origin, issue i) {
+void detail::connection_impl::answer_error_envelope(const rpc::request_id& id, const call_origin& origin, issue i) {
     answer_call(id, origin, envelope::failure({std::move(i)}));
 }
 
-boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> connection::result_budget_requested(
+boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> detail::connection_impl::result_budget_requested(
     const rpc::request& req, const tool_info& info) const {
     std::size_t limit = core_->opts.max_result_bytes;
     if (info.max_result_bytes && (limit == 0 || *info.max_result_bytes < limit)) limit = *info.max_result_bytes;
@@ -86,7 +86,7 @@ boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> connectio
     return std::make_pair(limit, raised);
 }
 
-void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
+void detail::connection_impl::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     // Violations outside `arguments` (a duplicated `name`, a bad number in `_meta`) make the
     // call itself ambiguous: protocol error. Those inside are the tool's argument errors.
     issue_list argument_issues;
@@ -221,9 +221,9 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     });
 }
 
-void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
-                            const boost::json::value& arguments, const rpc::request& req,
-                            std::optional<detail::input_round> inputs) {
+void detail::connection_impl::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
+                                         const boost::json::value& arguments, const rpc::request& req,
+                                         std::optional<detail::input_round> inputs) {
     auto state = std::make_shared<detail::call_state>(weak_from_this());
     const auto& info = tool->info();
     state->tool_name = info.name;
@@ -259,11 +259,11 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
                           }));
 }
 
-boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak, rpc::request_id id,
-                                                  std::shared_ptr<tool_handler> tool,
-                                                  std::shared_ptr<const json::document> doc,
-                                                  const boost::json::value* arguments,
-                                                  std::shared_ptr<detail::call_state> state) {
+boost::asio::awaitable<void> detail::connection_impl::run_call(std::weak_ptr<detail::connection_impl> weak,
+                                                               rpc::request_id id, std::shared_ptr<tool_handler> tool,
+                                                               std::shared_ptr<const json::document> doc,
+                                                               const boost::json::value* arguments,
+                                                               std::shared_ptr<detail::call_state> state) {
     std::exception_ptr ep;
     // Constructed from the outcome, not assigned: JSON in it keeps the storage it was built in
     // (a JSON container assigned from another storage copies into its own).
@@ -288,12 +288,12 @@ boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak
 
 // One deadline queue and one timer per connection: a timer per call cost a queue insertion, a
 // cancellation and an aborted handler on every call.
-void connection::watch_deadline(detail::call_state& call, const rpc::request_id& id) {
+void detail::connection_impl::watch_deadline(detail::call_state& call, const rpc::request_id& id) {
     call.deadline_entry = deadlines_.emplace(call.deadline, id);
     arm_deadline_timer();
 }
 
-void connection::forget_deadline(detail::call_state& call) {
+void detail::connection_impl::forget_deadline(detail::call_state& call) {
     if (!call.deadline_entry) return;
     deadlines_.erase(*call.deadline_entry);
     call.deadline_entry.reset();
@@ -311,7 +311,7 @@ void connection::forget_deadline(detail::call_state& call) {
     }
 }
 
-void connection::disarm_if_idle() {
+void detail::connection_impl::disarm_if_idle() {
     disarm_posted_ = false;
     if (deadlines_.empty() && deadline_armed_) {
         deadline_armed_.reset();
@@ -319,7 +319,7 @@ void connection::disarm_if_idle() {
     }
 }
 
-void connection::arm_deadline_timer() {
+void detail::connection_impl::arm_deadline_timer() {
     if (closed_ || deadlines_.empty()) return;
     const auto earliest = deadlines_.begin()->first;
     if (deadline_armed_ && *deadline_armed_ <= earliest) return;
@@ -331,7 +331,7 @@ void connection::arm_deadline_timer() {
     });
 }
 
-void connection::on_deadline_timer() {
+void detail::connection_impl::on_deadline_timer() {
     deadline_armed_.reset();
     const auto now = std::chrono::steady_clock::now();
     while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
@@ -343,7 +343,7 @@ void connection::on_deadline_timer() {
     arm_deadline_timer();
 }
 
-void connection::on_deadline(const rpc::request_id& id) {
+void detail::connection_impl::on_deadline(const rpc::request_id& id) {
     auto it = calls_.find(id);
     if (it == calls_.end() || it->second->answered) return;
     auto state = it->second;
@@ -366,7 +366,7 @@ issue detail::deadline_exceeded_issue() {
     return i;
 }
 
-void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, tool_outcome out) {
+void detail::connection_impl::finish_call(const rpc::request_id& id, std::exception_ptr ep, tool_outcome out) {
     auto it = calls_.find(id);
     if (it == calls_.end()) return;
     // `state` keeps the arguments' document alive until `out` (which may hold values copied
@@ -393,7 +393,8 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
     out = tool_outcome{};
 }
 
-void connection::answer_call(const rpc::request_id& id, const call_origin& origin, tool_outcome out, bool handler_ran) {
+void detail::connection_impl::answer_call(const rpc::request_id& id, const call_origin& origin, tool_outcome out,
+                                          bool handler_ran) {
     const std::string& tool_name = origin.tool->info().name;
     // The record of an irreversible action reaches the observers' storage before its answer.
     bool durable = handler_ran && origin.tool->info().action == action_class::irreversible_write;
@@ -515,9 +516,9 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
     deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
 }
 
-std::optional<std::string> connection::call_result(const rpc::request_id& id, const call_origin& origin,
-                                                   std::string_view text, bool is_error,
-                                                   std::optional<std::string_view> block) const {
+std::optional<std::string> detail::connection_impl::call_result(const rpc::request_id& id, const call_origin& origin,
+                                                                std::string_view text, bool is_error,
+                                                                std::optional<std::string_view> block) const {
     // The envelope is serialized once: its text is both content[0].text (escaped) and
     // structuredContent (as it is) — unless the text block is a summary.
     auto message = rpc::open_result(id, 2 * text.size() + text.size() / 4 + 96);
@@ -535,7 +536,8 @@ std::optional<std::string> connection::call_result(const rpc::request_id& id, co
     return std::move(*message);
 }
 
-result_budget connection::result_budget_of(const rpc::request_id& id, const call_origin& origin, bool is_error) const {
+result_budget detail::connection_impl::result_budget_of(const rpc::request_id& id, const call_origin& origin,
+                                                        bool is_error) const {
     result_budget b;
     b.limit = origin.max_result_bytes;
     b.structured = origin.stateless || rules_.structured_content;
@@ -545,8 +547,8 @@ result_budget connection::result_budget_of(const rpc::request_id& id, const call
     return b;
 }
 
-void connection::deliver(std::string message, call_record* record, const call_origin& origin,
-                         const message_route& route, bool durable) {
+void detail::connection_impl::deliver(std::string message, call_record* record, const call_origin& origin,
+                                      const message_route& route, bool durable) {
     // Recorded before it leaves: whoever sees the answer sees it counted.
     if (record) {
         record->bytes_out = message.size();

@@ -6,7 +6,7 @@
 // Everything here runs on the connection's strand: the tool's coroutine does (it was spawned
 // there), and so does `connection::handle`, which delivers replies. No locks.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/json/document.hpp>
 
@@ -30,7 +30,7 @@ std::string_view capability_for(std::string_view method) noexcept {
 
 }  // namespace
 
-void connection::on_response(rpc::response& r) {
+void detail::connection_impl::on_response(rpc::response& r) {
     if (!r.id) {
         // The client could not read one of our messages; nothing to route it to.
         log(log_level::warning, "the client answered an unreadable message with an error" +

@@ -2,7 +2,7 @@
 // `completion/complete`: the completer registry and the request, for a prompt's arguments or a
 // resource template's variables.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 namespace candor::mcp {
 
@@ -31,7 +31,7 @@ boost::system::result<void, registration_error> server::add_completion(completio
     return {};
 }
 
-void connection::on_complete(const rpc::request& req) {
+void detail::connection_impl::on_complete(const rpc::request& req) {
     const auto* ref = req.params ? req.params->if_contains("ref") : nullptr;
     const auto* argument = req.params ? req.params->if_contains("argument") : nullptr;
     if (!ref || !ref->is_object() || !argument || !argument->is_object())

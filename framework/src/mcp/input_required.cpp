@@ -14,7 +14,7 @@
 // as the answer lives (`e`, the expiry of the state it was sent with): a replayed retry presents
 // the same nonce, so an approval recorded under it is used once.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/intake.hpp>
@@ -117,7 +117,7 @@ std::string input_key(std::string_view method, std::size_t index) {
 
 }  // namespace detail
 
-boost::system::result<std::optional<detail::input_round>, rpc::error_object> connection::open_inputs(
+boost::system::result<std::optional<detail::input_round>, rpc::error_object> detail::connection_impl::open_inputs(
     const rpc::request& req, std::string_view target, const boost::json::value& arguments) {
     const auto* state_value = req.params ? req.params->if_contains("requestState") : nullptr;
     const auto& sealer = core_->opts.request_state_sealer;
@@ -217,7 +217,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
     return std::optional<detail::input_round>(std::move(round));
 }
 
-void connection::answer_input_required(const rpc::request_id& id, detail::call_state& state) {
+void detail::connection_impl::answer_input_required(const rpc::request_id& id, detail::call_state& state) {
     auto& r = *state.inputs;
     boost::json::array answers, asked;
     const std::int64_t expiry = now_ms() + core_->opts.request_state_ttl.count();
@@ -270,8 +270,9 @@ void connection::answer_input_required(const rpc::request_id& id, detail::call_s
     deliver(std::move(*message), record ? &*record : nullptr, state.origin, message_route{id, true}, false);
 }
 
-boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> connection::open_request_context(
-    const rpc::request& req, std::string_view target, const boost::json::value& arguments) {
+boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object>
+detail::connection_impl::open_request_context(const rpc::request& req, std::string_view target,
+                                              const boost::json::value& arguments) {
     auto state = std::make_shared<detail::call_state>(weak_from_this());
     state->route = message_route{req.id, false};
     state->tool_name = std::string(target);
@@ -290,6 +291,6 @@ boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> co
     return state;
 }
 
-void connection::append_stateless_fields(std::string& message) const { message += core_->call_fields; }
+void detail::connection_impl::append_stateless_fields(std::string& message) const { message += core_->call_fields; }
 
 }  // namespace candor::mcp

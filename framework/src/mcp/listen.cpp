@@ -1,42 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
-// The stateless revision's `server/discover` and `subscriptions/listen`: what the server is,
-// and change notifications for the clients that asked for them.
+// The stateless revision's `subscriptions/listen`: change notifications for the clients that
+// asked for them.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/mcp/stateless.hpp>
-
-#include <algorithm>
 
 namespace candor::mcp {
 
 namespace rpc = jsonrpc;
 
-void connection::on_discover(const rpc::request& req) {
-    const auto& o = core_->opts;
-    boost::json::array versions;
-    for (auto v : supported_versions) versions.emplace_back(v);
-    // Change notifications reach a stateless client through subscriptions/listen, which this
-    // server implements for every list and for resource updates.
-    boost::json::object capabilities{{"tools", boost::json::object{{"listChanged", true}}},
-                                     {"logging", boost::json::object{}}};
-    {
-        std::lock_guard lock(core_->mu);
-        if (!core_->resources.empty() || !core_->templates.empty())
-            capabilities["resources"] = boost::json::object{{"subscribe", true}, {"listChanged", true}};
-        if (!core_->prompts.empty()) capabilities["prompts"] = boost::json::object{{"listChanged", true}};
-        if (!core_->completions.empty()) capabilities["completions"] = boost::json::object{};
-        // The tasks extension, when a tool can run as a task (tasks/* are served either way).
-        if (std::any_of(core_->tools.begin(), core_->tools.end(),
-                        [](const auto& t) { return t.second->info().tasks != task_support::none; }))
-            detail::advertise_tasks(capabilities);
-    }
-    boost::json::object result{{"supportedVersions", std::move(versions)}, {"capabilities", std::move(capabilities)}};
-    if (!o.instructions.empty()) result["instructions"] = o.instructions;
-    send_result(req.id, std::move(result), style_of(&o.caching.discover));
-}
-
-void connection::on_listen(const rpc::request& req) {
+void detail::connection_impl::on_listen(const rpc::request& req) {
     if (listeners_.count(req.id) || calls_.count(req.id))
         return send_error(
             req.id, rpc::error_object::make(rpc::error_code::invalid_request, "a request with this id is still open"));
@@ -85,7 +59,7 @@ void connection::on_listen(const rpc::request& req) {
                       message_route{id, false});
 }
 
-void connection::notify_listeners(std::string_view method, const std::string* uri) {
+void detail::connection_impl::notify_listeners(std::string_view method, const std::string* uri) {
     for (const auto& [id, l] : listeners_) {
         const bool wanted = uri ? l.uris.count(*uri) > 0
                                 : (method == "notifications/tools/list_changed" && l.tools) ||
@@ -98,7 +72,7 @@ void connection::notify_listeners(std::string_view method, const std::string* ur
     }
 }
 
-void connection::end_listeners() {
+void detail::connection_impl::end_listeners() {
     // A graceful end: the listen request's own response, tagged like every message of it.
     auto open = std::move(listeners_);
     listeners_.clear();

@@ -2,7 +2,7 @@
 // Call records for observers (journal, metrics, console): metadata taken from the answered
 // envelope as it was sealed — codes, paths, layers, numbers — and never a value, a message or
 // the data.
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
@@ -117,8 +117,8 @@ void notes(const std::vector<Note>& list, std::vector<std::string>& codes, std::
 
 }  // namespace
 
-call_record connection::record_call(const rpc::request_id& id, const call_origin& origin,
-                                    const envelope::envelope* answer, std::string status) {
+call_record detail::connection_impl::record_call(const rpc::request_id& id, const call_origin& origin,
+                                                 const envelope::envelope* answer, std::string status) {
     call_record r;
     r.request_id = detail::request_id_text(id);
     const session_info& who = origin.session ? *origin.session : *session_;
@@ -209,8 +209,8 @@ void detail::record_envelope(call_record& r, const envelope::envelope& e, bool w
     meta["errors"] = std::move(errors);
 }
 
-void connection::publish_durable(call_record& r, const call_origin& origin, std::string message,
-                                 const message_route& route) {
+void detail::connection_impl::publish_durable(call_record& r, const call_origin& origin, std::string message,
+                                              const message_route& route) {
     stamp(r, origin);
     {
         std::lock_guard lock(durable_mutex_);
@@ -244,12 +244,12 @@ void connection::publish_durable(call_record& r, const call_origin& origin, std:
     for (const auto& o : observers_) o->on_durable_record(r, stored);
 }
 
-void connection::publish(call_record& r, const call_origin& origin) {
+void detail::connection_impl::publish(call_record& r, const call_origin& origin) {
     stamp(r, origin);
     for (const auto& o : observers_) o->on_record(r);
 }
 
-void connection::stamp(call_record& r, const call_origin& origin) {
+void detail::connection_impl::stamp(call_record& r, const call_origin& origin) {
     r.time = std::chrono::system_clock::now();
     r.duration =
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin.received);

@@ -2,7 +2,7 @@
 // Prompts: the registry and the connection's `prompts/list` and `prompts/get`, with the
 // arguments checked against the prompt's declaration before its function runs.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 namespace candor::mcp {
 
@@ -60,14 +60,14 @@ boost::json::object describe_prompt(const prompt_info& p, const protocol_rules& 
 
 }  // namespace
 
-void connection::on_prompts_list(const rpc::request& req) {
+void detail::connection_impl::on_prompts_list(const rpc::request& req) {
     answer(req.id,
            detail::list_page(*core_, core_->prompts, req.params, "prompts", "prompts",
                              [&](const prompt_info& i) { return describe_prompt(i, frame_.rules); }),
            style_of(&core_->opts.caching.lists));
 }
 
-void connection::on_prompts_get(const rpc::request& req) {
+void detail::connection_impl::on_prompts_get(const rpc::request& req) {
     const auto* name = detail::string_param(req.params, "name");
     if (!name) return send_error(req.id, detail::invalid_params("prompts/get needs params.name (a string)"));
     std::shared_ptr<const detail::server_core::prompt_entry> entry;

@@ -8,7 +8,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <boost/asio/post.hpp>
 
@@ -217,14 +217,14 @@ void server::notify_resource_updated(std::string_view uri) {
 // ---------------------------------------------------------------------------------------------
 // connection: resources/*
 
-void connection::on_resources_list(const rpc::request& req) {
+void detail::connection_impl::on_resources_list(const rpc::request& req) {
     answer(req.id,
            detail::list_page(*core_, core_->resources, req.params, "resources", "resources",
                              [&](const resource_info& i) { return describe_resource(i, frame_.rules); }),
            style_of(&core_->opts.caching.lists));
 }
 
-void connection::on_resource_templates_list(const rpc::request& req) {
+void detail::connection_impl::on_resource_templates_list(const rpc::request& req) {
     answer(req.id,
            detail::list_page(*core_, core_->templates, req.params, "templates", "resourceTemplates",
                              [&](const resource_template_info& i) { return describe_template(i, frame_.rules); }),
@@ -253,7 +253,7 @@ std::optional<std::pair<resource_reader, resource_request>> find_reader(const de
 
 }  // namespace
 
-void connection::on_resources_read(const rpc::request& req) {
+void detail::connection_impl::on_resources_read(const rpc::request& req) {
     const auto* uri = detail::string_param(req.params, "uri");
     if (!uri) return send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
     if (!is_valid_resource_uri(*uri))
@@ -286,7 +286,7 @@ void connection::on_resources_read(const rpc::request& req) {
         style_of(&core_->opts.caching.reads), std::move(*asking));
 }
 
-void connection::on_resources_subscribe(const rpc::request& req, bool subscribe) {
+void detail::connection_impl::on_resources_subscribe(const rpc::request& req, bool subscribe) {
     const auto* uri = detail::string_param(req.params, "uri");
     if (!uri) return send_error(req.id, detail::invalid_params("params.uri (a string) is required"));
     if (!subscribe) {

@@ -9,7 +9,7 @@
 // client may read) and `server_core::task_runs` (cancellation, answers), posting to its strand;
 // no lock is held while anything runs.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/document.hpp>
@@ -276,12 +276,12 @@ void end_task(call_state& state, std::exception_ptr ep, tool_outcome out) {
 
 }  // namespace detail
 
-bool connection::runs_as_task(const tool_handler& tool) const {
+bool detail::connection_impl::runs_as_task(const tool_handler& tool) const {
     return current_.stateless && tool.info().tasks != task_support::none && current_.session &&
            detail::declares_tasks_extension(current_.session->client_capabilities);
 }
 
-boost::system::result<std::string, issue> connection::reserve_task(const tool_handler& tool) {
+boost::system::result<std::string, issue> detail::connection_impl::reserve_task(const tool_handler& tool) {
     const auto& o = core_->opts.tasks;
     task_record r;
     r.id = detail::random_id();  // nobody can guess it (ownership is checked besides)
@@ -305,7 +305,7 @@ boost::system::result<std::string, issue> connection::reserve_task(const tool_ha
     return i;
 }
 
-void connection::promote_to_task(const rpc::request_id& id, const std::string& task_id) {
+void detail::connection_impl::promote_to_task(const rpc::request_id& id, const std::string& task_id) {
     auto it = calls_.find(id);
     if (it == calls_.end() || it->second->answered || it->second->task_id != task_id) {
         // Answered in the request (finished, asked, refused, cancelled): no task was made.
@@ -356,7 +356,7 @@ void connection::promote_to_task(const rpc::request_id& id, const std::string& t
     deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
 }
 
-boost::system::result<task_record, rpc::error_object> connection::task_of(const rpc::request& req) const {
+boost::system::result<task_record, rpc::error_object> detail::connection_impl::task_of(const rpc::request& req) const {
     const auto* id = detail::string_param(req.params, "taskId");
     if (!id)
         return rpc::error_object::make(rpc::error_code::invalid_params, req.method + " needs params.taskId (a string)");
@@ -365,7 +365,7 @@ boost::system::result<task_record, rpc::error_object> connection::task_of(const 
     return std::move(*r);
 }
 
-void connection::on_tasks_get(const rpc::request& req) {
+void detail::connection_impl::on_tasks_get(const rpc::request& req) {
     auto r = task_of(req);
     if (!r) return send_error(req.id, r.error());
     auto out = task_fields(*r, core_->opts.tasks);
@@ -378,7 +378,7 @@ void connection::on_tasks_get(const rpc::request& req) {
     send_result(req.id, std::move(out), style_of());
 }
 
-void connection::on_tasks_update(const rpc::request& req) {
+void detail::connection_impl::on_tasks_update(const rpc::request& req) {
     auto r = task_of(req);
     if (!r) return send_error(req.id, r.error());
     const auto* responses_value = req.params->if_contains("inputResponses");
@@ -434,7 +434,7 @@ void connection::on_tasks_update(const rpc::request& req) {
     send_result(req.id, acknowledgement(), style_of());
 }
 
-void connection::on_tasks_cancel(const rpc::request& req) {
+void detail::connection_impl::on_tasks_cancel(const rpc::request& req) {
     auto r = task_of(req);
     if (!r) return send_error(req.id, r.error());
     const auto t = wall_now();
