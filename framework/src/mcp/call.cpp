@@ -59,7 +59,7 @@ void detail::connection_impl::answer_error_envelope(const rpc::request_id& id, c
 
 boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> detail::connection_impl::result_budget_requested(
     const rpc::request& req, const tool_info& info) const {
-    std::size_t limit = core_->opts.max_result_bytes;
+    std::size_t limit = core->opts.max_result_bytes;
     if (info.max_result_bytes && (limit == 0 || *info.max_result_bytes < limit)) limit = *info.max_result_bytes;
     bool raised = false;
     const auto* meta = req.params ? req.params->if_contains("_meta") : nullptr;
@@ -115,7 +115,7 @@ void detail::connection_impl::on_tools_call(rpc::inbound& in, const rpc::request
                    rpc::error_object::make(rpc::error_code::invalid_params, "tools/call needs params.name (a string)"));
         return;
     }
-    auto tool = core_->find(name->get_string());
+    auto tool = core->find(name->get_string());
     if (!tool) {
         send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
                                                    "unknown tool: " + std::string(name->get_string())));
@@ -139,13 +139,13 @@ void detail::connection_impl::on_tools_call(rpc::inbound& in, const rpc::request
         send_error(req.id, std::move(result_limit.error()));
         return;
     }
-    current_.max_result_bytes = result_limit->first;
-    current_.result_budget_raised = result_limit->second;
-    call_origin origin = current_;
+    current.max_result_bytes = result_limit->first;
+    current.result_budget_raised = result_limit->second;
+    call_origin origin = current;
     origin.tool = tool;
     // Authorization comes before anything looks at the arguments (the HTTP transport with OAuth
     // refuses such a call with 403 before it gets here; this holds for every other transport).
-    if (auto missing = missing_scopes(tool->info(), opts_.caller); !missing.empty()) {
+    if (auto missing = missing_scopes(tool->info(), opts.caller); !missing.empty()) {
         answer_error_envelope(req.id, origin, detail::insufficient_scope(tool->info(), std::move(missing)));
         return;
     }
@@ -178,7 +178,7 @@ void detail::connection_impl::on_tools_call(rpc::inbound& in, const rpc::request
         return;
     }
     std::optional<detail::input_round> inputs;
-    if (current_.stateless) {
+    if (current.stateless) {
         // A retry of a multi round-trip request: the state it echoes must be ours, for this
         // request and this caller, and fresh.
         auto round = open_inputs(req, tool_name, *arguments);
@@ -188,14 +188,14 @@ void detail::connection_impl::on_tools_call(rpc::inbound& in, const rpc::request
         }
         inputs = std::move(*round);
     }
-    if (calls_.size() >= core_->opts.max_calls_in_flight) {
+    if (calls_.size() >= core->opts.max_calls_in_flight) {
         issue i;
         i.code = std::string(envelope::error_codes::too_many_calls_in_flight);
         i.message = "this connection already has " + std::to_string(calls_.size()) +
                     " tool calls running; wait for one to finish and call again";
         i.repairable = false;
         i.where = layer::external;
-        i.details["limit"] = core_->opts.max_calls_in_flight;
+        i.details["limit"] = core->opts.max_calls_in_flight;
         answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
@@ -215,9 +215,9 @@ void detail::connection_impl::on_tools_call(rpc::inbound& in, const rpc::request
     if (auto it = calls_.find(req.id); it != calls_.end()) it->second->task_id = task_id;
     // Runs after the tool's first slice (co_spawn started it already, or its start is queued
     // ahead on the strand): a tool that finished or asked by then was answered in the request.
-    boost::asio::post(strand_, [weak = weak_from_this(), core = core_, id = req.id, task_id]() {
+    boost::asio::post(strand, [weak = weak_from_this(), server = core, id = req.id, task_id]() {
         if (auto self = weak.lock()) self->promote_to_task(id, task_id);
-        else core->tasks->erase(task_id);
+        else server->tasks->erase(task_id);
     });
 }
 
@@ -227,29 +227,29 @@ void detail::connection_impl::start_call(std::shared_ptr<tool_handler> tool, std
     auto state = std::make_shared<detail::call_state>(weak_from_this());
     const auto& info = tool->info();
     state->tool_name = info.name;
-    state->origin = current_;
+    state->origin = current;
     state->origin.tool = tool;
-    state->observers = observers_;
-    for (const auto& o : observers_) o->on_call_started();
+    state->observers = observers;
+    for (const auto& o : observers) o->on_call_started();
     state->route = message_route{req.id, false};
-    state->deadline = std::chrono::steady_clock::now() + info.deadline.value_or(core_->opts.default_deadline);
+    state->deadline = std::chrono::steady_clock::now() + info.deadline.value_or(core->opts.default_deadline);
     if (const auto* meta = req.params->if_contains("_meta"); meta && meta->is_object()) {
         if (const auto* token = meta->get_object().if_contains("progressToken");
             token && (token->is_string() || token->is_int64() || token->is_uint64()))
             state->progress_token = boost::json::value(*token, boost::json::storage_ptr());
     }
-    state->caller = opts_.caller;
-    state->session = current_.session ? current_.session : session_;
-    state->stateless = current_.stateless;
-    state->log_threshold = frame_.log_threshold;
+    state->caller = opts.caller;
+    state->session = current.session ? current.session : session;
+    state->stateless = current.stateless;
+    state->log_threshold = frame.log_threshold;
     state->inputs = std::move(inputs);
-    state->executor = strand_;
+    state->executor = strand;
     state->doc = doc;
     calls_.emplace(req.id, state);
 
     watch_deadline(*state, req.id);
     auto slot = state->signal.slot();
-    boost::asio::co_spawn(strand_,
+    boost::asio::co_spawn(strand,
                           run_call(weak_from_this(), req.id, std::move(tool), std::move(doc), &arguments, state),
                           // The handler holds the call's state: the cancellation signal the
                           // call is bound to outlives co_spawn's use of its slot.
@@ -305,7 +305,7 @@ void detail::connection_impl::forget_deadline(detail::call_state& call) {
     // queued (the rest of a burst of requests).
     if (deadlines_.empty() && deadline_armed_ && !disarm_posted_) {
         disarm_posted_ = true;
-        boost::asio::post(strand_, [weak = weak_from_this()] {
+        boost::asio::post(strand, [weak = weak_from_this()] {
             if (auto self = weak.lock()) self->disarm_if_idle();
         });
     }
@@ -320,7 +320,7 @@ void detail::connection_impl::disarm_if_idle() {
 }
 
 void detail::connection_impl::arm_deadline_timer() {
-    if (closed_ || deadlines_.empty()) return;
+    if (closed || deadlines_.empty()) return;
     const auto earliest = deadlines_.begin()->first;
     if (deadline_armed_ && *deadline_armed_ <= earliest) return;
     deadline_armed_ = earliest;
@@ -452,7 +452,7 @@ void detail::connection_impl::answer_call(const rpc::request_id& id, const call_
             }
             message = call_result(id, origin, text, *answer->status == envelope::outcome::error);
         }
-        if (core_->opts.result_text_mode == result_text::summary && answer != &fallback) {
+        if (core->opts.result_text_mode == result_text::summary && answer != &fallback) {
             // The text block says the verdict first, and holds the data only while the whole
             // answer stays within its budget (the envelope is whole in structuredContent).
             const bool err = *answer->status == envelope::outcome::error;
@@ -478,7 +478,7 @@ void detail::connection_impl::answer_call(const rpc::request_id& id, const call_
             std::all_of(answer->errors.begin(), answer->errors.end(),
                         [](const issue& i) { return i.where == layer::intake || i.where == layer::contract; }))
             durable = false;
-        if (!observers_.empty())
+        if (!observers.empty())
             record = record_call(id, origin, answer, std::string(envelope::to_string(*answer->status)));
         if (message) {
             deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
@@ -487,16 +487,16 @@ void detail::connection_impl::answer_call(const rpc::request_id& id, const call_
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
         result["content"] = boost::json::array{text_block(text)};
-        if (origin.stateless || rules_.structured_content)
+        if (origin.stateless || rules.structured_content)
             result["structuredContent"] = json::written::adopt(text).to_value();
         result["isError"] = is_error;
     } else {
         auto& content = std::get<content_result>(out);
         result["content"] = content.content;
-        if ((origin.stateless || rules_.structured_content) && content.structured_content)
+        if ((origin.stateless || rules.structured_content) && content.structured_content)
             result["structuredContent"] = *content.structured_content;
         result["isError"] = content.is_error;
-        if (!observers_.empty())
+        if (!observers.empty())
             record = record_call(id, origin, nullptr, content.is_error ? "content_error" : "content");
         if (!json::to_string(result)) {
             log_call(log_level::error, "the tool returned content that cannot be serialized", tool_name, id);
@@ -526,7 +526,7 @@ std::optional<std::string> detail::connection_impl::call_result(const rpc::reque
     *message += R"({"content":[{"type":"text","text":)";
     if (!json::write_string(block.value_or(text), *message)) return std::nullopt;
     *message += "}]";
-    if (origin.stateless || rules_.structured_content) {
+    if (origin.stateless || rules.structured_content) {
         *message += R"(,"structuredContent":)";
         *message += text;
     }
@@ -540,7 +540,7 @@ result_budget detail::connection_impl::result_budget_of(const rpc::request_id& i
                                                         bool is_error) const {
     result_budget b;
     b.limit = origin.max_result_bytes;
-    b.structured = origin.stateless || rules_.structured_content;
+    b.structured = origin.stateless || rules.structured_content;
     // The response around an empty text: all but the text's copies (`""` in the text block).
     const auto empty = call_result(id, origin, {}, is_error);
     b.framing = empty ? empty->size() - 2 : 0;
@@ -576,23 +576,22 @@ void call_state::send_progress(double done, std::optional<double> total, std::st
     if (total) params["total"] = *total;
     if (!message.empty()) params["message"] = std::move(message);
     boost::asio::dispatch(
-        c->strand_, [c, p = std::move(params), r = route] { c->send_notification("notifications/progress", p, r); });
+        c->strand, [c, p = std::move(params), r = route] { c->send_notification("notifications/progress", p, r); });
 }
 
 void call_state::send_log(log_level level, std::string message, boost::json::object data) {
     auto c = conn.lock();
     if (!c || answered) return;
-    boost::asio::dispatch(
-        c->strand_, [c, level, tool = tool_name, r = route, m = std::move(message), d = std::move(data),
-                     stateless = stateless, threshold = log_threshold]() mutable {
-            // The stateless revision: only when the request asked, and at its level.
-            if (stateless ? (!threshold || level < *threshold) : level < c->client_level_) return;
-            boost::json::object payload(std::move(d));
-            payload.insert_or_assign("message", std::move(m));
-            c->send_notification(
-                "notifications/message",
-                boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}}, r);
-        });
+    boost::asio::dispatch(c->strand, [c, level, tool = tool_name, r = route, m = std::move(message),
+                                      d = std::move(data), stateless = stateless, threshold = log_threshold]() mutable {
+        // The stateless revision: only when the request asked, and at its level.
+        if (stateless ? (!threshold || level < *threshold) : level < c->client_level) return;
+        boost::json::object payload(std::move(d));
+        payload.insert_or_assign("message", std::move(m));
+        c->send_notification(
+            "notifications/message",
+            boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}}, r);
+    });
 }
 
 }  // namespace detail

@@ -69,7 +69,7 @@ call_state::send_request(const std::string& method, const boost::json::object& p
     if (!needed.empty() && !session->client_capabilities.contains(needed)) return client_request_error::not_supported;
     if (task) return ask_in_task(*this, method, params, timeout, std::move(key));
     auto c = conn.lock();
-    if (!c || c->closed_ || cancelled || answered) return client_request_error::cancelled;
+    if (!c || c->closed || cancelled || answered) return client_request_error::cancelled;
     // Per connection, never reused; the client's own request ids are a separate space.
     const rpc::request_id id(c->next_outbound_id_++);
     auto text = rpc::encode_request(id, method, params);
@@ -78,7 +78,7 @@ call_state::send_request(const std::string& method, const boost::json::object& p
         c->log(log_level::error, "tool " + tool_name + ": request " + method + " could not be serialized");
         return client_request_error::malformed_reply;
     }
-    auto p = std::make_shared<pending_reply>(c->strand_);
+    auto p = std::make_shared<pending_reply>(c->strand);
     p->timer.expires_after(timeout);
     c->pending_.emplace(id, p);
     c->send_text(std::move(*text), route);
@@ -105,7 +105,7 @@ std::optional<boost::system::result<boost::json::object, client_request_error>> 
     const auto needed = capability_for(method);
     if (!needed.empty() && !session->client_capabilities.contains(needed)) return client_request_error::not_supported;
     if (!inputs) {
-        if (auto c = conn.lock(); c && !c->core_->warned_no_sealer.exchange(true))
+        if (auto c = conn.lock(); c && !c->core->warned_no_sealer.exchange(true))
             c->log(log_level::warning,
                    "tool " + tool_name +
                        " asked the client something on the stateless protocol revision, but no request-state "

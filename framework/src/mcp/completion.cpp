@@ -46,15 +46,15 @@ void detail::connection_impl::on_complete(const rpc::request& req) {
     completion_request cr;
     cr.argument = std::string(*arg_name);
     cr.value = std::string(*arg_value);
-    cr.caller = opts_.caller;
+    cr.caller = opts.caller;
     std::shared_ptr<const completion_function> fn;
     {
-        std::lock_guard lock(core_->mu);
+        std::lock_guard lock(core->mu);
         if (*type == "ref/prompt") {
             const auto* name = detail::string_param(&ref->get_object(), "name");
             if (!name) return send_error(req.id, detail::invalid_params("ref.name (a string) is required"));
-            auto it = core_->prompts.find(std::string_view(*name));
-            if (it == core_->prompts.end())
+            auto it = core->prompts.find(std::string_view(*name));
+            if (it == core->prompts.end())
                 return send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
             const auto& declared = it->second->info.arguments;
             if (std::none_of(declared.begin(), declared.end(),
@@ -65,13 +65,13 @@ void detail::connection_impl::on_complete(const rpc::request& req) {
         } else if (*type == "ref/resource") {
             const auto* uri = detail::string_param(&ref->get_object(), "uri");
             if (!uri) return send_error(req.id, detail::invalid_params("ref.uri (a string) is required"));
-            if (!core_->templates.count(std::string_view(*uri)))
+            if (!core->templates.count(std::string_view(*uri)))
                 return send_error(req.id, detail::invalid_params("unknown resource template: " + std::string(*uri)));
             cr.ref = completion_ref{completion_ref::kind::resource_template, std::string(*uri)};
         } else {
             return send_error(req.id, detail::invalid_params("ref.type must be ref/prompt or ref/resource"));
         }
-        if (auto it = core_->completions.find(completion_key(cr.ref)); it != core_->completions.end()) fn = it->second;
+        if (auto it = core->completions.find(completion_key(cr.ref)); it != core->completions.end()) fn = it->second;
     }
     if (const auto* context = req.params->if_contains("context"); context && context->is_object()) {
         if (const auto* args = context->get_object().if_contains("arguments"); args && args->is_object())

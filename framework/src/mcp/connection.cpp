@@ -52,38 +52,38 @@ void connection::set_caller(mcp::principal caller) { impl_->set_caller(std::move
 
 void connection::close() { impl_->close(); }
 
-const boost::asio::any_io_executor& connection::strand() const noexcept { return impl_->strand(); }
+const boost::asio::any_io_executor& connection::strand() const noexcept { return impl_->strand; }
 
 namespace detail {
 
-connection_impl::connection_impl(std::shared_ptr<server_core> core, boost::asio::any_io_executor ex,
-                                 routed_send_function send, connection_options opts)
-    : core_(std::move(core)),
-      strand_(make_connection_strand(std::move(ex))),
+connection_impl::connection_impl(std::shared_ptr<server_core> server, boost::asio::any_io_executor ex,
+                                 routed_send_function send, connection_options options)
+    : core(std::move(server)),
+      strand(make_connection_strand(std::move(ex))),
+      opts(std::move(options)),
+      rules(latest_rules()),
+      client_level(core->opts.client_log_level),
       send_(std::move(send)),
-      opts_(std::move(opts)),
-      rules_(latest_rules()),
-      client_level_(core_->opts.client_log_level),
-      deadline_timer_(strand_) {
-    auto session = std::make_shared<session_info>();
-    session->id = opts_.session_id;
-    session_ = std::move(session);
-    std::lock_guard lock(core_->mu);
-    observers_ = core_->opts.observers;
+      deadline_timer_(strand) {
+    auto fresh = std::make_shared<session_info>();
+    fresh->id = opts.session_id;
+    session = std::move(fresh);
+    std::lock_guard lock(core->mu);
+    observers = core->opts.observers;
 }
 
 connection_impl::~connection_impl() {
-    if (phase_ != phase::awaiting_initialize) tell_session(session_event::kind::closed);
+    if (lifecycle != phase::awaiting_initialize) tell_session(session_event::kind::closed);
 }
 
 void connection_impl::tell_session(session_event::kind what) const {
     const session_event e{what, reinterpret_cast<std::uintptr_t>(this)};
-    for (const auto& o : observers_) o->on_session_event(e);
+    for (const auto& o : observers) o->on_session_event(e);
 }
 
 template <class Work>
 void connection_impl::post_guarded(Work work) {
-    boost::asio::post(strand_, [self = shared_from_this(), w = std::move(work)]() mutable {
+    boost::asio::post(strand, [self = shared_from_this(), w = std::move(work)]() mutable {
         // The one catch at the connection boundary: nothing thrown while handling a message
         // (a bug, or bad_alloc) may unwind into the transport's io_context.
         try {
@@ -110,21 +110,21 @@ void connection_impl::assume_initialized(std::string protocol_version, std::stri
                                          std::string client_version, boost::json::object client_capabilities) {
     post_guarded([v = std::move(protocol_version), n = std::move(client_name), cv = std::move(client_version),
                   caps = std::move(client_capabilities)](connection_impl& c) mutable {
-        if (c.phase_ != phase::awaiting_initialize) return;
-        c.rules_ = negotiate(v);
-        auto session = std::make_shared<session_info>(*c.session_);
-        session->protocol_version = std::string(c.rules_.version);
-        session->client_name = std::move(n);
-        session->client_version = std::move(cv);
-        session->client_capabilities = std::move(caps);
-        c.session_ = std::move(session);
-        c.phase_ = phase::ready;
+        if (c.lifecycle != phase::awaiting_initialize) return;
+        c.rules = negotiate(v);
+        auto fresh = std::make_shared<session_info>(*c.session);
+        fresh->protocol_version = std::string(c.rules.version);
+        fresh->client_name = std::move(n);
+        fresh->client_version = std::move(cv);
+        fresh->client_capabilities = std::move(caps);
+        c.session = std::move(fresh);
+        c.lifecycle = phase::ready;
         c.tell_session(session_event::kind::opened);
     });
 }
 
 void connection_impl::set_caller(mcp::principal caller) {
-    post_guarded([p = std::move(caller)](connection_impl& c) mutable { c.opts_.caller = std::move(p); });
+    post_guarded([p = std::move(caller)](connection_impl& c) mutable { c.opts.caller = std::move(p); });
 }
 
 void connection_impl::close() {
@@ -135,9 +135,9 @@ void connection_impl::close() {
         durable_waiting_ = 0;
         durable_work_ = {};
     }
-    boost::asio::post(strand_, [self = shared_from_this()] {
-        if (!self->closed_) self->end_listeners();
-        self->closed_ = true;
+    boost::asio::post(strand, [self = shared_from_this()] {
+        if (!self->closed) self->end_listeners();
+        self->closed = true;
         for (auto& [id, call] : self->calls_) {
             call->answered = true;
             call->cancelled = true;
@@ -155,9 +155,9 @@ void connection_impl::close() {
 }
 
 void connection_impl::log(log_level l, std::string_view text, log_fields fields) const {
-    if (fields.principal.empty()) fields.principal = opts_.caller.id;
-    if (fields.session.empty()) fields.session = session_->id;
-    core_->opts.log(l, text, fields);
+    if (fields.principal.empty()) fields.principal = opts.caller.id;
+    if (fields.session.empty()) fields.session = session->id;
+    core->opts.log(l, text, fields);
 }
 
 void connection_impl::log_call(log_level l, std::string_view text, std::string_view tool, const rpc::request_id& id,
@@ -167,7 +167,7 @@ void connection_impl::log_call(log_level l, std::string_view text, std::string_v
 }
 
 void connection_impl::send_text(std::string text, const message_route& route) {
-    if (closed_ || !send_) return;
+    if (closed || !send_) return;
     send_(std::move(text), route);
 }
 
@@ -193,13 +193,13 @@ std::size_t connection_impl::send_result(const rpc::request_id& id, const boost:
 void connection_impl::send_error(const std::optional<rpc::request_id>& id, const rpc::error_object& e) {
     auto text = rpc::encode_error(id, e);
     // Recorded before it leaves: whoever sees the answer sees it counted.
-    if (!observers_.empty()) {
-        call_record r = record_call(id.value_or(rpc::request_id(std::string())), current_, nullptr, "refused");
+    if (!observers.empty()) {
+        call_record r = record_call(id.value_or(rpc::request_id(std::string())), current, nullptr, "refused");
         r.what = call_record::kind::protocol_refusal;
         if (!id) r.request_id.clear();
         r.rpc_error = e.code;
         r.bytes_out = text.size();
-        publish(r, current_);
+        publish(r, current);
     }
     send_text(std::move(text), message_route{id, id.has_value()});
 }
@@ -220,7 +220,7 @@ void connection_impl::dress(boost::json::object& result, const reply_style& styl
     if (!result.contains("resultType")) result["resultType"] = "complete";
     boost::json::object meta;
     if (auto* existing = result.if_contains("_meta"); existing && existing->is_object()) meta = existing->get_object();
-    meta[meta_key::server_info] = detail::server_identity(core_->opts);
+    meta[meta_key::server_info] = detail::server_identity(core->opts);
     result["_meta"] = std::move(meta);
     if (style.cache) {
         result["ttlMs"] = style.cache->ttl.count() < 0 ? 0 : style.cache->ttl.count();
@@ -239,14 +239,14 @@ void connection_impl::send_notification(std::string_view method, const boost::js
 }
 
 void connection_impl::notify_list_changed(std::string_view method) {
-    boost::asio::post(strand_, [self = shared_from_this(), m = std::string(method)] {
-        if (self->phase_ != phase::awaiting_initialize) self->send_notification(m, {});
+    boost::asio::post(strand, [self = shared_from_this(), m = std::string(method)] {
+        if (self->lifecycle != phase::awaiting_initialize) self->send_notification(m, {});
         self->notify_listeners(m, nullptr);
     });
 }
 
 void connection_impl::notify_resource_updated(const std::string& uri) {
-    boost::asio::post(strand_, [self = shared_from_this(), uri] {
+    boost::asio::post(strand, [self = shared_from_this(), uri] {
         if (self->subscriptions_.count(uri))
             self->send_notification("notifications/resources/updated", boost::json::object{{"uri", uri}});
         self->notify_listeners("notifications/resources/updated", &uri);

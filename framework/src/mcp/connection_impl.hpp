@@ -30,14 +30,31 @@
 
 namespace candor::mcp::detail {
 
+/// How the request being dispatched is served: as the session's revision, or (stateless)
+/// as the revision, capabilities and client its own `_meta` names.
+struct request_frame {
+    protocol_rules rules;
+    std::shared_ptr<const session_info> session;
+    /// Stateless revision only: the level the request asked for; none, no log messages.
+    std::optional<log_level> log_threshold;
+};
+/// How a result is dressed: plain (handshake revisions), or with `resultType`, the
+/// server's identity and, for cacheable results, a caching hint.
+struct reply_style {
+    bool stateless = false;
+    const cache_hint* cache = nullptr;
+};
+/// Where a session is in the handshake.
+enum class phase { awaiting_initialize, initializing, ready };
+
 /// A connection's state and work, owned by its `connection` and touched on its strand (the
 /// durable replies' bookkeeping excepted, under its mutex).
 class connection_impl {
 public:
     using routed_send_function = mcp::routed_send_function;
 
-    connection_impl(std::shared_ptr<server_core> core, boost::asio::any_io_executor ex, routed_send_function send,
-                    connection_options opts);
+    connection_impl(std::shared_ptr<server_core> server, boost::asio::any_io_executor ex, routed_send_function send,
+                    connection_options options);
     ~connection_impl();
     connection_impl(const connection_impl&) = delete;
     connection_impl& operator=(const connection_impl&) = delete;
@@ -56,7 +73,6 @@ public:
                             boost::json::object client_capabilities);
     void set_caller(mcp::principal caller);
     void close();
-    const boost::asio::any_io_executor& strand() const noexcept { return strand_; }
 
     /// A registry changed (`method`: its list_changed notification): tell the client, if it
     /// listens. Thread-safe.
@@ -64,23 +80,27 @@ public:
     /// Resource `uri` changed: tell the client, if it subscribed. Thread-safe.
     void notify_resource_updated(const std::string& uri);
 
+    // The state every part of the connection shares. Touched on the strand only.
+    std::shared_ptr<server_core> core;
+    /// The connection's strand (`make_connection_strand` in connection.cpp says which kind).
+    boost::asio::any_io_executor strand;
+    connection_options opts;
+    /// What the client said about itself: shared with every call (replaced, never changed,
+    /// when `initialize` fills it in), so that a call does not copy it.
+    std::shared_ptr<const session_info> session;
+    protocol_rules rules;
+    phase lifecycle = phase::awaiting_initialize;
+    log_level client_level;
+    bool closed = false;
+    /// The request being dispatched (set for every request, read while it is dispatched).
+    request_frame frame;
+    // For observers: the message being handled.
+    std::vector<std::shared_ptr<call_observer>> observers;
+    call_origin current;
+    std::string_view current_method;
+
 private:
     friend class call_state;
-    /// How the request being dispatched is served: as the session's revision, or (stateless)
-    /// as the revision, capabilities and client its own `_meta` names.
-    struct request_frame {
-        protocol_rules rules;
-        std::shared_ptr<const session_info> session;
-        /// Stateless revision only: the level the request asked for; none, no log messages.
-        std::optional<log_level> log_threshold;
-    };
-    /// How a result is dressed: plain (handshake revisions), or with `resultType`, the
-    /// server's identity and, for cacheable results, a caching hint.
-    struct reply_style {
-        bool stateless = false;
-        const cache_hint* cache = nullptr;
-    };
-    enum class phase { awaiting_initialize, initializing, ready };
 
     void handle(std::string text);
     /// Start handling a message of `bytes` (the call records' origin); false once closed.
@@ -100,7 +120,7 @@ private:
     void enter_session_frame();
     /// The style of the request being dispatched (`cache`: its hint if the result is cacheable).
     reply_style style_of(const cache_hint* cache = nullptr) const noexcept {
-        return reply_style{current_.stateless, current_.stateless ? cache : nullptr};
+        return reply_style{current.stateless, current.stateless ? cache : nullptr};
     }
     void handle_notification(jsonrpc::inbound& in, jsonrpc::notification& n);
     void on_initialize(const jsonrpc::request& req);
@@ -237,17 +257,7 @@ private:
     void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of,
                       reply_style style, std::shared_ptr<detail::call_state> asking = nullptr);
 
-    std::shared_ptr<detail::server_core> core_;
-    /// The connection's strand (`make_connection_strand` in server.cpp says which kind).
-    boost::asio::any_io_executor strand_;
     routed_send_function send_;
-    connection_options opts_;
-    /// What the client said about itself: shared with every call (replaced, never changed,
-    /// when `initialize` fills it in), so that a call does not copy it.
-    std::shared_ptr<const session_info> session_;
-    protocol_rules rules_;
-    /// The request being dispatched (set for every request, read while it is dispatched).
-    request_frame frame_;
     /// The session facts of the last stateless request, reused while the next one names the
     /// same version, capabilities and client (a stdio client sends the same `_meta` every time).
     std::shared_ptr<const session_info> stateless_session_;
@@ -257,22 +267,16 @@ private:
         std::set<std::string, std::less<>> uris;
     };
     std::map<jsonrpc::request_id, listener> listeners_;
-    phase phase_ = phase::awaiting_initialize;
-    log_level client_level_;
-    bool closed_ = false;
     std::map<jsonrpc::request_id, std::shared_ptr<detail::call_state>> calls_;
     deadline_queue deadlines_;
     boost::asio::steady_timer deadline_timer_;
     std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
     /// A check is posted that stops the timer if no call is running by then.
     bool disarm_posted_ = false;
-    // For observers: the message being handled, and per tool the answers in a row refused
-    // with repairable issues only (the next call of that tool is a repair attempt).
-    std::vector<std::shared_ptr<call_observer>> observers_;
-    call_origin current_;
-    std::string_view current_method_;
     /// A request after `initialize` has arrived (observers were told once).
     bool used_ = false;
+    // For observers: per tool the answers in a row refused with repairable issues only (the
+    // next call of that tool is a repair attempt).
     std::map<std::string, unsigned, std::less<>> repair_streak_;
     /// Requests this server sent to the client (elicitation, sampling) awaiting a reply.
     std::map<jsonrpc::request_id, std::shared_ptr<detail::pending_reply>> pending_;
@@ -297,11 +301,11 @@ void connection_impl::answer_async(const jsonrpc::request_id& id, std::string wh
     // The server's default deadline bounds these as it bounds tool calls: at the deadline the
     // request is answered with an error and the handler is cancelled; what it returns later is
     // dropped.
-    auto state = std::make_shared<detail::async_answer>(strand_);
-    const auto limit = core_->opts.default_deadline;
+    auto state = std::make_shared<detail::async_answer>(strand);
+    const auto limit = core->opts.default_deadline;
     state->timer.expires_after(limit);
     state->timer.async_wait(
-        boost::asio::bind_executor(strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
+        boost::asio::bind_executor(strand, [weak, id, what, state, limit](boost::system::error_code ec) {
             if (ec || state->answered) return;
             state->answered = true;
             state->stop.emit(boost::asio::cancellation_type::terminal);
@@ -311,32 +315,32 @@ void connection_impl::answer_async(const jsonrpc::request_id& id, std::string wh
             self->send_error(id, detail::deadline_error(what, limit));
         }));
     boost::asio::co_spawn(
-        strand_, std::move(op),
+        strand, std::move(op),
         boost::asio::bind_cancellation_slot(
-            state->stop.slot(),
-            boost::asio::bind_executor(
-                strand_, [weak, id, state, style, asking, what = std::move(what), result_of = std::move(result_of)](
-                             std::exception_ptr ep, T value) mutable {
-                    state->timer.cancel();
-                    if (state->answered) return;
-                    state->answered = true;
-                    auto self = weak.lock();
-                    if (!self) return;
-                    if (asking && asking->inputs && !asking->inputs->asked.empty()) {
-                        // It asked the client something not answered yet (stateless revision).
-                        asking->answered = true;
-                        self->answer_input_required(id, *asking);
-                        return;
-                    }
-                    if (asking) asking->answered = true;
-                    if (ep) {
-                        self->log(log_level::error, what + " threw: " + detail::what_of(ep));
-                        self->send_error(
-                            id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
-                        return;
-                    }
-                    self->answer(id, result_of(std::move(value)), style);
-                })));
+            state->stop.slot(), boost::asio::bind_executor(
+                                    strand, [weak, id, state, style, asking, what = std::move(what),
+                                             result_of = std::move(result_of)](std::exception_ptr ep, T value) mutable {
+                                        state->timer.cancel();
+                                        if (state->answered) return;
+                                        state->answered = true;
+                                        auto self = weak.lock();
+                                        if (!self) return;
+                                        if (asking && asking->inputs && !asking->inputs->asked.empty()) {
+                                            // It asked the client something not answered yet (stateless revision).
+                                            asking->answered = true;
+                                            self->answer_input_required(id, *asking);
+                                            return;
+                                        }
+                                        if (asking) asking->answered = true;
+                                        if (ep) {
+                                            self->log(log_level::error, what + " threw: " + detail::what_of(ep));
+                                            self->send_error(
+                                                id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error,
+                                                                                "internal error"));
+                                            return;
+                                        }
+                                        self->answer(id, result_of(std::move(value)), style);
+                                    })));
 }
 
 }  // namespace candor::mcp::detail

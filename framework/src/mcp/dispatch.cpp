@@ -13,15 +13,15 @@ namespace candor::mcp::detail {
 namespace rpc = jsonrpc;
 
 bool connection_impl::begin_message(std::size_t bytes) {
-    if (closed_) return false;
-    current_ = call_origin{std::chrono::steady_clock::now(), bytes, nullptr};
-    current_method_ = {};
+    if (closed) return false;
+    current = call_origin{std::chrono::steady_clock::now(), bytes, nullptr};
+    current_method = {};
     return true;
 }
 
 void connection_impl::handle(std::string text) {
     if (!begin_message(text.size())) return;
-    auto in = rpc::read_message(text, core_->opts.message_limits);
+    auto in = rpc::read_message(text, core->opts.message_limits);
     if (!in) {
         send_error(in.error().id, in.error().error);
         return;
@@ -31,7 +31,7 @@ void connection_impl::handle(std::string text) {
 
 void connection_impl::dispatch_message(rpc::inbound& in) {
     if (auto* req = std::get_if<rpc::request>(&in.msg)) {
-        current_method_ = detail::known_method(req->method);
+        current_method = detail::known_method(req->method);
         handle_request(in, *req);
     } else if (auto* n = std::get_if<rpc::notification>(&in.msg)) {
         handle_notification(in, *n);
@@ -41,7 +41,7 @@ void connection_impl::dispatch_message(rpc::inbound& in) {
 }
 
 void connection_impl::handle_request(rpc::inbound& in, rpc::request& req) {
-    if (!used_ && phase_ != phase::awaiting_initialize && req.method != "initialize") {
+    if (!used_ && lifecycle != phase::awaiting_initialize && req.method != "initialize") {
         used_ = true;
         tell_session(session_event::kind::used);
     }
@@ -54,7 +54,7 @@ void connection_impl::handle_request(rpc::inbound& in, rpc::request& req) {
                                                    boost::json::value(rpc::to_json(v))));
         return;
     }
-    if (auto refused = detail::trace_context(req, current_.traceparent, current_.tracestate)) {
+    if (auto refused = detail::trace_context(req, current.traceparent, current.tracestate)) {
         send_error(req.id, std::move(*refused));
         return;
     }
@@ -68,7 +68,7 @@ void connection_impl::handle_request(rpc::inbound& in, rpc::request& req) {
         on_initialize(req);
         return;
     }
-    if (rules_.requires_initialize && phase_ == phase::awaiting_initialize) {
+    if (rules.requires_initialize && lifecycle == phase::awaiting_initialize) {
         send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_request,
                                                    "the session is not initialized: send initialize first"));
         return;
@@ -88,22 +88,22 @@ void connection_impl::handle_request(rpc::inbound& in, rpc::request& req) {
 }
 
 void connection_impl::enter_session_frame() {
-    current_.session = session_;
-    current_.stateless = false;
-    frame_.rules = rules_;
-    frame_.log_threshold.reset();
+    current.session = session;
+    current.stateless = false;
+    frame.rules = rules;
+    frame.log_threshold.reset();
 }
 
 void connection_impl::handle_stateless(rpc::inbound& in, rpc::request& req) {
-    current_.stateless = true;
-    if (auto refused = detail::preflight(*core_, req, nullptr)) {
+    current.stateless = true;
+    if (auto refused = detail::preflight(*core, req, nullptr)) {
         send_error(req.id, refused->error);
         return;
     }
     const auto meta = read_request_meta(req).value();  // preflight accepted it
-    frame_.rules = *rules_for(meta.protocol_version);
-    frame_.log_threshold.reset();
-    if (meta.log_level) frame_.log_threshold = parse_log_level(*meta.log_level);
+    frame.rules = *rules_for(meta.protocol_version);
+    frame.log_threshold.reset();
+    if (meta.log_level) frame.log_threshold = parse_log_level(*meta.log_level);
     // The client facts of this request. A client sends the same _meta on every request: the
     // last one's facts are reused while nothing in them changed.
     const auto& last = stateless_session_;
@@ -112,19 +112,19 @@ void connection_impl::handle_stateless(rpc::inbound& in, rpc::request& req) {
                       (meta.client_info ? detail::same_client(*last, *meta.client_info)
                                         : last->client_name.empty() && last->client_version.empty());
     if (!same) {
-        auto session = std::make_shared<session_info>();
-        session->id = opts_.session_id;
-        session->protocol_version = std::string(meta.protocol_version);
-        session->client_capabilities = json::detach(boost::json::value(*meta.client_capabilities)).as_object();
+        auto fresh = std::make_shared<session_info>();
+        fresh->id = opts.session_id;
+        fresh->protocol_version = std::string(meta.protocol_version);
+        fresh->client_capabilities = json::detach(boost::json::value(*meta.client_capabilities)).as_object();
         if (meta.client_info) {
             if (const auto* n = meta.client_info->if_contains("name"); n && n->is_string())
-                session->client_name = n->get_string();
+                fresh->client_name = n->get_string();
             if (const auto* v = meta.client_info->if_contains("version"); v && v->is_string())
-                session->client_version = v->get_string();
+                fresh->client_version = v->get_string();
         }
-        stateless_session_ = std::move(session);
+        stateless_session_ = std::move(fresh);
     }
-    current_.session = stateless_session_;
+    current.session = stateless_session_;
     const auto& m = req.method;
     if (m == "server/discover") return on_discover(req);
     if (m == "tools/list") return on_tools_list(req);
@@ -145,7 +145,7 @@ void connection_impl::handle_stateless(rpc::inbound& in, rpc::request& req) {
 
 void connection_impl::handle_notification(rpc::inbound&, rpc::notification& n) {
     if (n.method == "notifications/initialized") {
-        if (phase_ == phase::initializing) phase_ = phase::ready;
+        if (lifecycle == phase::initializing) lifecycle = phase::ready;
     } else if (n.method == "notifications/cancelled") {
         on_cancelled(n);
     } else {
@@ -183,7 +183,7 @@ boost::json::object capabilities(const server_core& core, bool tasks) {
 }  // namespace
 
 void connection_impl::on_initialize(const rpc::request& req) {
-    if (phase_ != phase::awaiting_initialize) {
+    if (lifecycle != phase::awaiting_initialize) {
         send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_request,
                                                    "initialize may be sent once per session"));
         return;
@@ -201,39 +201,38 @@ void connection_impl::on_initialize(const rpc::request& req) {
                                                    "capabilities and clientInfo must be objects"));
         return;
     }
-    rules_ = negotiate(version->get_string());
-    auto session = std::make_shared<session_info>(*session_);
-    session->protocol_version = std::string(rules_.version);
-    if (caps) session->client_capabilities = detached(*caps).as_object();
+    rules = negotiate(version->get_string());
+    auto fresh = std::make_shared<session_info>(*session);
+    fresh->protocol_version = std::string(rules.version);
+    if (caps) fresh->client_capabilities = detached(*caps).as_object();
     if (client) {
         const auto& ci = client->get_object();
-        if (const auto* n = ci.if_contains("name"); n && n->is_string()) session->client_name = n->get_string();
-        if (const auto* v = ci.if_contains("version"); v && v->is_string()) session->client_version = v->get_string();
+        if (const auto* n = ci.if_contains("name"); n && n->is_string()) fresh->client_name = n->get_string();
+        if (const auto* v = ci.if_contains("version"); v && v->is_string()) fresh->client_version = v->get_string();
     }
-    session_ = std::move(session);
+    session = std::move(fresh);
 
-    const auto& o = core_->opts;
+    const auto& o = core->opts;
     boost::json::object info{{"name", o.name}, {"version", o.version}};
-    if (rules_.titles && !o.title.empty()) info["title"] = o.title;
+    if (rules.titles && !o.title.empty()) info["title"] = o.title;
     boost::json::object result;
-    result["protocolVersion"] = rules_.version;
+    result["protocolVersion"] = rules.version;
     // Only what something is registered for (at the time of initialize).
-    result["capabilities"] = capabilities(*core_, false);
+    result["capabilities"] = capabilities(*core, false);
     result["serverInfo"] = std::move(info);
     if (!o.instructions.empty()) result["instructions"] = o.instructions;
-    phase_ = phase::initializing;
+    lifecycle = phase::initializing;
     send_result(req.id, result);
     tell_session(session_event::kind::opened);
 }
 
 void connection_impl::on_discover(const rpc::request& req) {
-    const auto& o = core_->opts;
+    const auto& o = core->opts;
     boost::json::array versions;
     for (auto v : supported_versions) versions.emplace_back(v);
     // Change notifications reach a stateless client through subscriptions/listen, which this
     // server implements for every list and for resource updates.
-    boost::json::object result{{"supportedVersions", std::move(versions)},
-                               {"capabilities", capabilities(*core_, true)}};
+    boost::json::object result{{"supportedVersions", std::move(versions)}, {"capabilities", capabilities(*core, true)}};
     if (!o.instructions.empty()) result["instructions"] = o.instructions;
     send_result(req.id, std::move(result), style_of(&o.caching.discover));
 }
@@ -244,7 +243,7 @@ void connection_impl::on_tools_list(const rpc::request& req) {
         send_error(req.id, detail::invalid_params("cursor must be a string"));
         return;
     }
-    auto page = core_->list(cursor);
+    auto page = core->list(cursor);
     if (!page) {
         send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
                                                    "invalid cursor: pass a nextCursor from an earlier tools/list"));
@@ -252,10 +251,10 @@ void connection_impl::on_tools_list(const rpc::request& req) {
     }
     const auto& listed = page.value();
     boost::json::array tools;
-    for (const auto& t : listed.tools) tools.emplace_back(detail::describe(*t, frame_.rules));
+    for (const auto& t : listed.tools) tools.emplace_back(detail::describe(*t, frame.rules));
     boost::json::object result{{"tools", std::move(tools)}};
     if (listed.next_cursor) result["nextCursor"] = listed.next_cursor.value();
-    send_result(req.id, std::move(result), style_of(&core_->opts.caching.lists));
+    send_result(req.id, std::move(result), style_of(&core->opts.caching.lists));
 }
 
 void connection_impl::on_set_level(const rpc::request& req) {
@@ -268,7 +267,7 @@ void connection_impl::on_set_level(const rpc::request& req) {
                                                    "error, critical, alert, emergency"));
         return;
     }
-    client_level_ = *parsed;
+    client_level = *parsed;
     send_result(req.id, boost::json::object{});
 }
 

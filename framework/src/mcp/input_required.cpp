@@ -120,7 +120,7 @@ std::string input_key(std::string_view method, std::size_t index) {
 boost::system::result<std::optional<detail::input_round>, rpc::error_object> detail::connection_impl::open_inputs(
     const rpc::request& req, std::string_view target, const boost::json::value& arguments) {
     const auto* state_value = req.params ? req.params->if_contains("requestState") : nullptr;
-    const auto& sealer = core_->opts.request_state_sealer;
+    const auto& sealer = core->opts.request_state_sealer;
     if (!sealer) {
         if (state_value)
             return state_error("REQUEST_STATE_INVALID",
@@ -131,7 +131,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> det
     detail::input_round round;
     round.sealer = sealer;
     round.binding = detail::request_binding(*sealer, req.method, target, arguments);
-    round.caller = detail::caller_binding(*sealer, opts_.caller);
+    round.caller = detail::caller_binding(*sealer, opts.caller);
     const auto* responses_value = req.params->if_contains("inputResponses");
     const auto* responses = responses_value ? responses_value->if_object() : nullptr;
     if (responses_value && !responses)
@@ -144,9 +144,9 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> det
     const auto* sealed = state_value->if_string();
     if (!sealed) return state_error("REQUEST_STATE_INVALID", "requestState must be the string the server sent");
     // Never one the server sent (it seals none larger): refused before any work on it.
-    if (sealed->size() > core_->opts.max_request_state_bytes)
+    if (sealed->size() > core->opts.max_request_state_bytes)
         return state_error("REQUEST_STATE_INVALID", "requestState is larger than any this server issues (" +
-                                                        std::to_string(core_->opts.max_request_state_bytes) +
+                                                        std::to_string(core->opts.max_request_state_bytes) +
                                                         " bytes); send the request without requestState");
     auto payload = sealer->open(*sealed);
     if (!payload)
@@ -155,7 +155,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> det
                            "without requestState and inputResponses");
     // Ours (the MAC holds), so well formed; read it strictly anyway.
     json::limits lim;
-    lim.max_bytes = core_->opts.max_request_state_bytes;
+    lim.max_bytes = core->opts.max_request_state_bytes;
     lim.max_depth = json::depth_ceiling;
     auto doc = json::parse(*payload, lim);
     const auto* state = doc ? doc->root().if_object() : nullptr;
@@ -220,7 +220,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> det
 void detail::connection_impl::answer_input_required(const rpc::request_id& id, detail::call_state& state) {
     auto& r = *state.inputs;
     boost::json::array answers, asked;
-    const std::int64_t expiry = now_ms() + core_->opts.request_state_ttl.count();
+    const std::int64_t expiry = now_ms() + core->opts.request_state_ttl.count();
     for (const auto& a : r.answered) {
         // An answer sent before it was asked has no state of its own: it lives with this one.
         boost::json::object entry{{"h", a.digest}, {"r", a.result}, {"e", a.expiry_ms ? a.expiry_ms : expiry}};
@@ -241,22 +241,22 @@ void detail::connection_impl::answer_input_required(const rpc::request_id& id, d
     auto text = json::to_string(payload);
     std::string sealed;
     if (text) sealed = r.sealer->seal(*text);
-    if ((!text || sealed.size() > core_->opts.max_request_state_bytes) && !state.origin.tool) {
+    if ((!text || sealed.size() > core->opts.max_request_state_bytes) && !state.origin.tool) {
         send_error(id, rpc::error_object::make(
                            rpc::error_code::internal_error,
                            "this request needs more answers from the client than its request state can carry",
                            boost::json::object{{"code", envelope::error_codes::request_state_too_large},
-                                               {"limit", core_->opts.max_request_state_bytes}}));
+                                               {"limit", core->opts.max_request_state_bytes}}));
         return;
     }
-    if (!text || sealed.size() > core_->opts.max_request_state_bytes) {
+    if (!text || sealed.size() > core->opts.max_request_state_bytes) {
         issue i;
         i.code = std::string(envelope::error_codes::request_state_too_large);
         i.message = "this call needs more answers from the client than its request state can carry (" +
-                    std::to_string(core_->opts.max_request_state_bytes) + " bytes)";
+                    std::to_string(core->opts.max_request_state_bytes) + " bytes)";
         i.repairable = false;
         i.where = layer::external;
-        i.details["limit"] = core_->opts.max_request_state_bytes;
+        i.details["limit"] = core->opts.max_request_state_bytes;
         answer_call(id, state.origin, envelope::failure({std::move(i)}));
         return;
     }
@@ -264,7 +264,7 @@ void detail::connection_impl::answer_input_required(const rpc::request_id& id, d
         {"resultType", "input_required"}, {"inputRequests", std::move(requests)}, {"requestState", std::move(sealed)}};
     dress(result, reply_style{true, nullptr});
     std::optional<call_record> record;
-    if (!observers_.empty()) record = record_call(id, state.origin, nullptr, "input_required");
+    if (!observers.empty()) record = record_call(id, state.origin, nullptr, "input_required");
     auto message = result_message(id, boost::json::value(std::move(result)));
     if (!message) return;
     deliver(std::move(*message), record ? &*record : nullptr, state.origin, message_route{id, true}, false);
@@ -276,14 +276,14 @@ detail::connection_impl::open_request_context(const rpc::request& req, std::stri
     auto state = std::make_shared<detail::call_state>(weak_from_this());
     state->route = message_route{req.id, false};
     state->tool_name = std::string(target);
-    state->origin = current_;
-    state->deadline = std::chrono::steady_clock::now() + core_->opts.default_deadline;
-    state->caller = opts_.caller;
-    state->session = current_.session ? current_.session : session_;
-    state->executor = strand_;
-    state->stateless = current_.stateless;
-    state->log_threshold = frame_.log_threshold;
-    if (current_.stateless) {
+    state->origin = current;
+    state->deadline = std::chrono::steady_clock::now() + core->opts.default_deadline;
+    state->caller = opts.caller;
+    state->session = current.session ? current.session : session;
+    state->executor = strand;
+    state->stateless = current.stateless;
+    state->log_threshold = frame.log_threshold;
+    if (current.stateless) {
         auto round = open_inputs(req, target, arguments);
         if (!round) return round.error();
         state->inputs = std::move(*round);
@@ -291,6 +291,6 @@ detail::connection_impl::open_request_context(const rpc::request& req, std::stri
     return state;
 }
 
-void detail::connection_impl::append_stateless_fields(std::string& message) const { message += core_->call_fields; }
+void detail::connection_impl::append_stateless_fields(std::string& message) const { message += core->call_fields; }
 
 }  // namespace candor::mcp

@@ -37,10 +37,10 @@ void detail::connection_impl::on_listen(const rpc::request& req) {
         if (const auto* uris = f.if_contains("resourceSubscriptions")) {
             if (!uris->is_array())
                 return send_error(req.id, detail::invalid_params("resourceSubscriptions must be an array of URIs"));
-            if (uris->get_array().size() > core_->opts.max_subscriptions)
+            if (uris->get_array().size() > core->opts.max_subscriptions)
                 return send_error(req.id,
                                   detail::invalid_params("resourceSubscriptions names more than " +
-                                                         std::to_string(core_->opts.max_subscriptions) + " resources"));
+                                                         std::to_string(core->opts.max_subscriptions) + " resources"));
             boost::json::array accepted;
             for (const auto& u : uris->get_array()) {
                 if (!u.is_string() || !is_valid_resource_uri(u.get_string()))
@@ -80,7 +80,7 @@ void detail::connection_impl::end_listeners() {
         boost::json::object result{
             {"resultType", "complete"},
             {"_meta", boost::json::object{{meta_key::subscription_id, id.to_json()},
-                                          {meta_key::server_info, detail::server_identity(core_->opts)}}}};
+                                          {meta_key::server_info, detail::server_identity(core->opts)}}}};
         send_result(id, boost::json::value(std::move(result)));
     }
 }

@@ -121,15 +121,15 @@ call_record detail::connection_impl::record_call(const rpc::request_id& id, cons
                                                  const envelope::envelope* answer, std::string status) {
     call_record r;
     r.request_id = detail::request_id_text(id);
-    const session_info& who = origin.session ? *origin.session : *session_;
+    const session_info& who = origin.session ? *origin.session : *session;
     r.session = who.id;
-    r.principal = opts_.caller.id;
+    r.principal = opts.caller.id;
     r.client_name = capped(who.client_name, max_name_bytes);
     r.client_version = capped(who.client_version, max_name_bytes);
     r.protocol_version = who.protocol_version;
     r.traceparent = origin.traceparent;
     r.tracestate = origin.tracestate;
-    r.method = origin.tool ? "tools/call" : std::string(current_method_.empty() ? "other" : current_method_);
+    r.method = origin.tool ? "tools/call" : std::string(current_method.empty() ? "other" : current_method);
     r.bytes_in = origin.bytes_in;
     r.status = std::move(status);
     if (origin.tool) {
@@ -140,7 +140,7 @@ call_record detail::connection_impl::record_call(const rpc::request_id& id, cons
     }
     if (!answer) return r;
     const bool with_meta =
-        std::any_of(observers_.begin(), observers_.end(), [](const auto& o) { return o->reads_envelope_metadata(); });
+        std::any_of(observers.begin(), observers.end(), [](const auto& o) { return o->reads_envelope_metadata(); });
     detail::record_envelope(r, *answer, with_meta);
     return r;
 }
@@ -218,7 +218,7 @@ void detail::connection_impl::publish_durable(call_record& r, const call_origin&
         // The executor keeps running until the reply is sent, even when no call is left (a
         // transport that drains and stops when no work remains would drop it otherwise).
         if (durable_waiting_++ == 0)
-            durable_work_ = boost::asio::prefer(strand_, boost::asio::execution::outstanding_work.tracked);
+            durable_work_ = boost::asio::prefer(strand, boost::asio::execution::outstanding_work.tracked);
     }
     struct waiting {
         std::atomic<std::size_t> observers;
@@ -226,7 +226,7 @@ void detail::connection_impl::publish_durable(call_record& r, const call_origin&
         message_route route;
     };
     auto reply = std::make_shared<waiting>();
-    reply->observers = observers_.size();
+    reply->observers = observers.size();
     reply->message = std::move(message);
     reply->route = route;
     auto stored = [weak = weak_from_this(), reply] {
@@ -235,18 +235,18 @@ void detail::connection_impl::publish_durable(call_record& r, const call_origin&
         if (!self) return;
         std::lock_guard lock(self->durable_mutex_);
         if (self->durable_closed_) return;
-        boost::asio::post(self->strand_, [self, reply] {
+        boost::asio::post(self->strand, [self, reply] {
             self->send_text(std::move(reply->message), reply->route);
             std::lock_guard again(self->durable_mutex_);
             if (self->durable_waiting_ > 0 && --self->durable_waiting_ == 0) self->durable_work_ = {};
         });
     };
-    for (const auto& o : observers_) o->on_durable_record(r, stored);
+    for (const auto& o : observers) o->on_durable_record(r, stored);
 }
 
 void detail::connection_impl::publish(call_record& r, const call_origin& origin) {
     stamp(r, origin);
-    for (const auto& o : observers_) o->on_record(r);
+    for (const auto& o : observers) o->on_record(r);
 }
 
 void detail::connection_impl::stamp(call_record& r, const call_origin& origin) {

@@ -62,9 +62,9 @@ boost::json::object describe_prompt(const prompt_info& p, const protocol_rules& 
 
 void detail::connection_impl::on_prompts_list(const rpc::request& req) {
     answer(req.id,
-           detail::list_page(*core_, core_->prompts, req.params, "prompts", "prompts",
-                             [&](const prompt_info& i) { return describe_prompt(i, frame_.rules); }),
-           style_of(&core_->opts.caching.lists));
+           detail::list_page(*core, core->prompts, req.params, "prompts", "prompts",
+                             [&](const prompt_info& i) { return describe_prompt(i, frame.rules); }),
+           style_of(&core->opts.caching.lists));
 }
 
 void detail::connection_impl::on_prompts_get(const rpc::request& req) {
@@ -72,8 +72,8 @@ void detail::connection_impl::on_prompts_get(const rpc::request& req) {
     if (!name) return send_error(req.id, detail::invalid_params("prompts/get needs params.name (a string)"));
     std::shared_ptr<const detail::server_core::prompt_entry> entry;
     {
-        std::lock_guard lock(core_->mu);
-        if (auto it = core_->prompts.find(std::string_view(*name)); it != core_->prompts.end()) entry = it->second;
+        std::lock_guard lock(core->mu);
+        if (auto it = core->prompts.find(std::string_view(*name)); it != core->prompts.end()) entry = it->second;
     }
     if (!entry) return send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
 
@@ -99,8 +99,8 @@ void detail::connection_impl::on_prompts_get(const rpc::request& req) {
     for (const auto& a : entry->info.arguments)
         if (a.required && !pr.arguments.count(a.name))
             return send_error(req.id, detail::invalid_params("prompt " + pr.name + " needs argument " + a.name));
-    pr.caller = opts_.caller;
-    pr.session = *current_.session;
+    pr.caller = opts.caller;
+    pr.session = *current.session;
     static const boost::json::value no_arguments = boost::json::object{};
     const auto* given = req.params->if_contains("arguments");
     auto asking = open_request_context(req, entry->info.name, given ? *given : no_arguments);

@@ -219,16 +219,16 @@ void server::notify_resource_updated(std::string_view uri) {
 
 void detail::connection_impl::on_resources_list(const rpc::request& req) {
     answer(req.id,
-           detail::list_page(*core_, core_->resources, req.params, "resources", "resources",
-                             [&](const resource_info& i) { return describe_resource(i, frame_.rules); }),
-           style_of(&core_->opts.caching.lists));
+           detail::list_page(*core, core->resources, req.params, "resources", "resources",
+                             [&](const resource_info& i) { return describe_resource(i, frame.rules); }),
+           style_of(&core->opts.caching.lists));
 }
 
 void detail::connection_impl::on_resource_templates_list(const rpc::request& req) {
     answer(req.id,
-           detail::list_page(*core_, core_->templates, req.params, "templates", "resourceTemplates",
-                             [&](const resource_template_info& i) { return describe_template(i, frame_.rules); }),
-           style_of(&core_->opts.caching.lists));
+           detail::list_page(*core, core->templates, req.params, "templates", "resourceTemplates",
+                             [&](const resource_template_info& i) { return describe_template(i, frame.rules); }),
+           style_of(&core->opts.caching.lists));
 }
 
 namespace {
@@ -258,12 +258,12 @@ void detail::connection_impl::on_resources_read(const rpc::request& req) {
     if (!uri) return send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
     if (!is_valid_resource_uri(*uri))
         return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
-    const bool stateless = current_.stateless;
-    auto found = find_reader(*core_, *uri);
+    const bool stateless = current.stateless;
+    auto found = find_reader(*core, *uri);
     if (!found) return send_error(req.id, not_found(*uri, stateless));
     auto& [read, rr] = *found;
-    rr.caller = opts_.caller;
-    rr.session = *current_.session;
+    rr.caller = opts.caller;
+    rr.session = *current.session;
     static const boost::json::value no_arguments = boost::json::object{};
     auto asking = open_request_context(req, *uri, no_arguments);
     if (!asking) return send_error(req.id, asking.error());
@@ -283,7 +283,7 @@ void detail::connection_impl::on_resources_read(const rpc::request& req) {
             for (const auto& c : *contents) items.emplace_back(c.to_json());
             return boost::json::object{{"contents", std::move(items)}};
         },
-        style_of(&core_->opts.caching.reads), std::move(*asking));
+        style_of(&core->opts.caching.reads), std::move(*asking));
 }
 
 void detail::connection_impl::on_resources_subscribe(const rpc::request& req, bool subscribe) {
@@ -296,8 +296,8 @@ void detail::connection_impl::on_resources_subscribe(const rpc::request& req, bo
     }
     if (!is_valid_resource_uri(*uri))
         return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
-    if (!find_reader(*core_, *uri)) return send_error(req.id, not_found(*uri));
-    if (!subscriptions_.count(std::string_view(*uri)) && subscriptions_.size() >= core_->opts.max_subscriptions)
+    if (!find_reader(*core, *uri)) return send_error(req.id, not_found(*uri));
+    if (!subscriptions_.count(std::string_view(*uri)) && subscriptions_.size() >= core->opts.max_subscriptions)
         return send_error(req.id, detail::invalid_params("this session already has " +
                                                          std::to_string(subscriptions_.size()) + " subscriptions"));
     subscriptions_.emplace(*uri);

@@ -277,19 +277,19 @@ void end_task(call_state& state, std::exception_ptr ep, tool_outcome out) {
 }  // namespace detail
 
 bool detail::connection_impl::runs_as_task(const tool_handler& tool) const {
-    return current_.stateless && tool.info().tasks != task_support::none && current_.session &&
-           detail::declares_tasks_extension(current_.session->client_capabilities);
+    return current.stateless && tool.info().tasks != task_support::none && current.session &&
+           detail::declares_tasks_extension(current.session->client_capabilities);
 }
 
 boost::system::result<std::string, issue> detail::connection_impl::reserve_task(const tool_handler& tool) {
-    const auto& o = core_->opts.tasks;
+    const auto& o = core->opts.tasks;
     task_record r;
     r.id = detail::random_id();  // nobody can guess it (ownership is checked besides)
-    r.owner = opts_.caller.id;
+    r.owner = opts.caller.id;
     r.tool = tool.info().name;
     r.created = r.updated = wall_now();
     auto id = r.id;
-    auto added = core_->tasks->insert(std::move(r), o.max_tasks, o.max_tasks_per_principal, wall_now());
+    auto added = core->tasks->insert(std::move(r), o.max_tasks, o.max_tasks_per_principal, wall_now());
     if (added) return {boost::system::in_place_value, std::move(id)};
     const bool server_wide = added.error() == task_refusal::server_full;
     issue i;
@@ -309,17 +309,17 @@ void detail::connection_impl::promote_to_task(const rpc::request_id& id, const s
     auto it = calls_.find(id);
     if (it == calls_.end() || it->second->answered || it->second->task_id != task_id) {
         // Answered in the request (finished, asked, refused, cancelled): no task was made.
-        core_->tasks->erase(task_id);
+        core->tasks->erase(task_id);
         return;
     }
     auto state = it->second;
     calls_.erase(it);
     forget_deadline(*state);
-    auto run = std::make_shared<detail::task_run>(task_id, strand_, core_);
+    auto run = std::make_shared<detail::task_run>(task_id, strand, core);
     run->call = state;
-    run->observers = observers_;
+    run->observers = observers;
     run->received = state->origin.received;
-    if (!observers_.empty()) {
+    if (!observers.empty()) {
         run->record = record_call(id, state->origin, nullptr, "task");
         run->record.task_id = task_id;
     }
@@ -328,8 +328,8 @@ void detail::connection_impl::promote_to_task(const rpc::request_id& id, const s
     state->progress_token.reset();
     state->log_threshold.reset();
     {
-        std::lock_guard lock(core_->tasks_mu);
-        core_->task_runs.insert_or_assign(task_id, run);
+        std::lock_guard lock(core->tasks_mu);
+        core->task_runs.insert_or_assign(task_id, run);
     }
     run->deadline.expires_at(state->deadline);
     run->deadline.async_wait([run](boost::system::error_code ec) {
@@ -340,17 +340,17 @@ void detail::connection_impl::promote_to_task(const rpc::request_id& id, const s
         call->cancelled = true;
         call->signal.emit(boost::asio::cancellation_type::terminal);
     });
-    auto record = core_->tasks->find(task_id, wall_now());
+    auto record = core->tasks->find(task_id, wall_now());
     if (!record) {
         // Not reached: a working task does not expire, and nobody else knows its id yet.
         send_error(id, rpc::error_object::make(rpc::error_code::internal_error, "the task was lost"));
         return;
     }
-    auto result = task_fields(*record, core_->opts.tasks);
+    auto result = task_fields(*record, core->opts.tasks);
     result["resultType"] = "task";
     dress(result, reply_style{true, nullptr});
     std::optional<call_record> created;  // the call's record: it became a task
-    if (!observers_.empty()) created = run->record;
+    if (!observers.empty()) created = run->record;
     auto message = result_message(id, boost::json::value(std::move(result)));
     if (!message) return;
     deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
@@ -360,15 +360,15 @@ boost::system::result<task_record, rpc::error_object> detail::connection_impl::t
     const auto* id = detail::string_param(req.params, "taskId");
     if (!id)
         return rpc::error_object::make(rpc::error_code::invalid_params, req.method + " needs params.taskId (a string)");
-    auto r = core_->tasks->find(*id, wall_now());
-    if (!r || r->owner != opts_.caller.id) return unknown_task();
+    auto r = core->tasks->find(*id, wall_now());
+    if (!r || r->owner != opts.caller.id) return unknown_task();
     return std::move(*r);
 }
 
 void detail::connection_impl::on_tasks_get(const rpc::request& req) {
     auto r = task_of(req);
     if (!r) return send_error(req.id, r.error());
-    auto out = task_fields(*r, core_->opts.tasks);
+    auto out = task_fields(*r, core->opts.tasks);
     switch (r->status) {
         case task_status::input_required: out["inputRequests"] = std::move(r->input_requests); break;
         case task_status::completed: out["result"] = std::move(r->result); break;
@@ -409,12 +409,12 @@ void detail::connection_impl::on_tasks_update(const rpc::request& req) {
         // The record first, so that a `tasks/get` after this acknowledgement sees the answered
         // requests gone; then the tool, on its strand.
         const auto t = wall_now();
-        core_->tasks->modify(r->id, t, [&](task_record& rec) {
+        core->tasks->modify(r->id, t, [&](task_record& rec) {
             bool changed = false;
             for (const auto& a : *answers) changed = drop_input(rec, a.first, t) || changed;
             return changed;
         });
-        if (auto run = core_->find_run(r->id)) {
+        if (auto run = core->find_run(r->id)) {
             boost::asio::post(run->executor, [run, answers] {
                 for (auto& [key, answer] : *answers) {
                     auto it = run->open.find(key);
@@ -439,18 +439,18 @@ void detail::connection_impl::on_tasks_cancel(const rpc::request& req) {
     if (!r) return send_error(req.id, r.error());
     const auto t = wall_now();
     bool cancelled = false;
-    core_->tasks->modify(r->id, t, [&](task_record& rec) {
+    core->tasks->modify(r->id, t, [&](task_record& rec) {
         if (is_terminal(rec.status)) return false;  // idempotent: a terminal task stays as it is
         rec.status = task_status::cancelled;
         rec.status_message = "cancelled by the client";
         rec.input_requests.clear();
         rec.updated = t;
-        rec.expires = t + core_->opts.tasks.ttl;
+        rec.expires = t + core->opts.tasks.ttl;
         cancelled = true;
         return true;
     });
     if (cancelled) {
-        if (auto run = core_->find_run(r->id)) {
+        if (auto run = core->find_run(r->id)) {
             boost::asio::post(run->executor, [run] {
                 auto call = run->call.lock();
                 if (!call || call->cancelled) return;
