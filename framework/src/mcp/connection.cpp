@@ -145,12 +145,7 @@ void connection_impl::close() {
             call->signal.emit(boost::asio::cancellation_type::terminal);
         }
         self->deadline_timer_.cancel();
-        // Requests to the client no reply can reach any more.
-        for (auto& [id, p] : self->pending_) {
-            if (!p->outcome) p->outcome = client_request_error::cancelled;
-            p->timer.cancel();
-        }
-        self->pending_.clear();
+        self->to_client.cancel_all();
     });
 }
 

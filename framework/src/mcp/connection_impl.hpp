@@ -4,6 +4,7 @@
 // the member functions that dispatch requests, run calls and tasks, and keep subscriptions.
 // Private to the mcp module.
 
+#include "client_requests.hpp"
 #include "server_core.hpp"
 
 #include <candor/mcp/connection.hpp>
@@ -99,8 +100,8 @@ public:
     call_origin current;
     std::string_view current_method;
 
-private:
-    friend class call_state;
+    /// The parts of the connection.
+    client_requests to_client{*this};
 
     void handle(std::string text);
     /// Start handling a message of `bytes` (the call records' origin); false once closed.
@@ -224,7 +225,6 @@ private:
     void notify_listeners(std::string_view method, const std::string* uri);
     /// Answer every open `subscriptions/listen` (a graceful end) and forget them.
     void end_listeners();
-    void on_response(jsonrpc::response& r);
     // resources, prompts, completion (resource.cpp, prompt.cpp, completion.cpp)
     void on_resources_list(const jsonrpc::request& req);
     void on_resource_templates_list(const jsonrpc::request& req);
@@ -257,6 +257,7 @@ private:
     void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of,
                       reply_style style, std::shared_ptr<detail::call_state> asking = nullptr);
 
+private:
     routed_send_function send_;
     /// The session facts of the last stateless request, reused while the next one names the
     /// same version, capabilities and client (a stdio client sends the same `_meta` every time).
@@ -278,9 +279,6 @@ private:
     // For observers: per tool the answers in a row refused with repairable issues only (the
     // next call of that tool is a repair attempt).
     std::map<std::string, unsigned, std::less<>> repair_streak_;
-    /// Requests this server sent to the client (elicitation, sampling) awaiting a reply.
-    std::map<jsonrpc::request_id, std::shared_ptr<detail::pending_reply>> pending_;
-    std::int64_t next_outbound_id_ = 1;
     std::set<std::string, std::less<>> subscriptions_;
     /// Replies waiting until observers stored their records (`publish_durable`): how many,
     /// work that keeps the executor running meanwhile, and whether `close` cut them off. Under

@@ -36,7 +36,7 @@ void connection_impl::dispatch_message(rpc::inbound& in) {
     } else if (auto* n = std::get_if<rpc::notification>(&in.msg)) {
         handle_notification(in, *n);
     } else {
-        on_response(std::get<rpc::response>(in.msg));
+        to_client.on_response(std::get<rpc::response>(in.msg));
     }
 }
 
