@@ -63,8 +63,7 @@ connection_impl::connection_impl(std::shared_ptr<server_core> server, boost::asi
       opts(std::move(options)),
       rules(latest_rules()),
       client_level(core->opts.client_log_level),
-      send_(std::move(send)),
-      deadline_timer_(strand) {
+      send_(std::move(send)) {
     auto fresh = std::make_shared<session_info>();
     fresh->id = opts.session_id;
     session = std::move(fresh);
@@ -138,13 +137,7 @@ void connection_impl::close() {
     boost::asio::post(strand, [self = shared_from_this()] {
         if (!self->closed) self->end_listeners();
         self->closed = true;
-        for (auto& [id, call] : self->calls_) {
-            call->answered = true;
-            call->cancelled = true;
-            self->forget_deadline(*call);
-            call->signal.emit(boost::asio::cancellation_type::terminal);
-        }
-        self->deadline_timer_.cancel();
+        self->calls.cancel_all();
         self->to_client.cancel_all();
     });
 }
@@ -222,6 +215,8 @@ void connection_impl::dress(boost::json::object& result, const reply_style& styl
         result["cacheScope"] = style.cache->shared ? "public" : "private";
     }
 }
+
+void connection_impl::append_stateless_fields(std::string& message) const { message += core->call_fields; }
 
 void connection_impl::send_notification(std::string_view method, const boost::json::object& params,
                                         const message_route& route) {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 // What a `connection` is behind its small public face: the session's state on the strand, and
-// the member functions that dispatch requests, run calls and tasks, and keep subscriptions.
+// the parts that dispatch requests, run calls and tasks, keep subscriptions and ask the client.
 // Private to the mcp module.
 
-#include "client_requests.hpp"
 #include "server_core.hpp"
 
 #include <candor/mcp/connection.hpp>
@@ -13,11 +12,13 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,10 +27,156 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace candor::mcp::detail {
+
+class connection_impl;
+
+// ---------------------------------------------------------------------------------------------
+// The parts, each holding the connection it belongs to.
+
+/// A connection's tool calls: `tools/call` from intake to the answer, the calls in flight and
+/// their deadlines, result budgets, and the multi round-trip state of the stateless revision.
+/// Touched on the connection's strand only.
+class call_runner {
+public:
+    call_runner(connection_impl& c, const boost::asio::any_io_executor& strand) : c_(c), deadline_timer_(strand) {}
+
+    void on_tools_call(jsonrpc::inbound& in, const jsonrpc::request& req);
+    /// True while call `id` runs on this connection (not yet finished, nor handed to a task).
+    bool in_flight(const jsonrpc::request_id& id) const { return calls_.count(id) != 0; }
+    /// The client cancelled request `id`: if it is a call not answered yet, it is stopped and
+    /// never answered.
+    void cancel(const jsonrpc::request_id& id);
+    /// The connection closed: every call is stopped, none is answered.
+    void cancel_all();
+    /// Call `id` becomes task `task_id`: it leaves the calls in flight and the deadline queue.
+    /// @return its state, or null when it was answered in the request already (or is not the
+    ///         call that reserved `task_id`)
+    std::shared_ptr<call_state> hand_over(const jsonrpc::request_id& id, const std::string& task_id);
+    /// Answer a call that asked the client something: `input_required` with the requests and
+    /// a sealed `requestState` carrying every answer so far.
+    void answer_input_required(const jsonrpc::request_id& id, call_state& state);
+    /// The call state behind the `call_context` of a prompt or a resource read (`target`: the
+    /// prompt's name or the URI): requests to the client on its route, and on the stateless
+    /// revision the multi round-trip state of its retry.
+    /// @return the state, or the JSON-RPC error for a request state that is not this request's
+    boost::system::result<std::shared_ptr<call_state>, jsonrpc::error_object> open_request_context(
+        const jsonrpc::request& req, std::string_view target, const boost::json::value& arguments);
+    /// How a result of tool call `id` is counted against its budget.
+    result_budget result_budget_of(const jsonrpc::request_id& id, const call_origin& origin, bool is_error) const;
+
+private:
+    void start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
+                    const boost::json::value& arguments, const jsonrpc::request& req,
+                    std::optional<input_round> inputs);
+    /// A stateless call's multi round-trip state: the answers its retry brings (its
+    /// `requestState`, checked, and its `inputResponses`), or a fresh round; nothing when no
+    /// sealer is configured (requests to the client are then `not_supported`).
+    /// @return the round, or the JSON-RPC error for a state that is not ours, not this request's,
+    ///         not this caller's, or expired
+    boost::system::result<std::optional<input_round>, jsonrpc::error_object> open_inputs(
+        const jsonrpc::request& req, std::string_view target, const boost::json::value& arguments);
+    /// The call's coroutine: runs the tool and answers the call (`finish_call`).
+    static boost::asio::awaitable<void> run_call(std::weak_ptr<connection_impl> weak, jsonrpc::request_id id,
+                                                 std::shared_ptr<tool_handler> tool,
+                                                 std::shared_ptr<const json::document> doc,
+                                                 const boost::json::value* arguments,
+                                                 std::shared_ptr<call_state> state);
+    void finish_call(const jsonrpc::request_id& id, std::exception_ptr ep, tool_outcome out);
+    void on_deadline(const jsonrpc::request_id& id);
+    /// Tool-call deadlines: one queue per connection, earliest first, and one timer armed for
+    /// the earliest.
+    void watch_deadline(call_state& call, const jsonrpc::request_id& id);
+    void forget_deadline(call_state& call);
+    void arm_deadline_timer();
+    void on_deadline_timer();
+    void disarm_if_idle();
+    void answer_error_envelope(const jsonrpc::request_id& id, const call_origin& origin, issue i);
+    /// @param handler_ran the tool's handler ran (finished, threw or was stopped at its
+    ///        deadline): the record of an irreversible tool must then be stored before the
+    ///        reply, unless the answer refused the arguments (intake or contract issues only)
+    void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out,
+                     bool handler_ran = false);
+    /// The response to tool call `id` whose envelope is written as `text`; nothing when `id`
+    /// or `text` cannot be written.
+    /// `block`: the text block when it is not the envelope's text (`result_text::summary`).
+    std::optional<std::string> call_result(const jsonrpc::request_id& id, const call_origin& origin,
+                                           std::string_view text, bool is_error,
+                                           std::optional<std::string_view> block = std::nullopt) const;
+    /// The result budget a `tools/call` asks for (server, tool and `_meta`, the least; a request
+    /// below the floor is raised, the flag says so), or the refusal of a `_meta` budget that
+    /// is not a positive integer (`INVALID_RESULT_BUDGET`).
+    boost::system::result<std::pair<std::size_t, bool>, jsonrpc::error_object> result_budget_requested(
+        const jsonrpc::request& req, const tool_info& info) const;
+
+    connection_impl& c_;
+    std::map<jsonrpc::request_id, std::shared_ptr<call_state>> calls_;
+    deadline_queue deadlines_;
+    boost::asio::steady_timer deadline_timer_;
+    std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
+    /// A check is posted that stops the timer if no call is running by then.
+    bool disarm_posted_ = false;
+};
+
+/// A connection's side of the tasks extension: which calls become tasks, making them tasks, and
+/// `tasks/get`, `tasks/update` and `tasks/cancel`. The tasks themselves are the server's
+/// (`server_core::tasks`, `server_core::task_runs`). Touched on the connection's strand only.
+class task_desk {
+public:
+    explicit task_desk(connection_impl& c) noexcept : c_(c) {}
+
+    /// True when the call of `tool` this request makes runs as a task.
+    bool runs_as_task(const tool_handler& tool) const;
+    /// Reserve a task for the call about to start: its record, counted against the limits.
+    /// @return its id, or the `TOO_MANY_TASKS` issue
+    boost::system::result<std::string, issue> reserve_task(const tool_handler& tool);
+    /// The call `id` first waited: it becomes task `task_id`, detached from this connection, and
+    /// the request is answered with the task. A call already answered frees the reservation.
+    void promote_to_task(const jsonrpc::request_id& id, const std::string& task_id);
+    void on_tasks_get(const jsonrpc::request& req);
+    void on_tasks_update(const jsonrpc::request& req);
+    void on_tasks_cancel(const jsonrpc::request& req);
+
+private:
+    /// The task a `tasks/*` request names, if its caller owns it; else the -32602 it is answered.
+    boost::system::result<task_record, jsonrpc::error_object> task_of(const jsonrpc::request& req) const;
+
+    connection_impl& c_;
+};
+
+/// A connection's requests to the client on behalf of its calls (elicitation, sampling): their
+/// ids, and the replies they await. Touched on the connection's strand only.
+class client_requests {
+public:
+    explicit client_requests(connection_impl& c) noexcept : c_(c) {}
+
+    /// Send `method` to the client on `route` and register the wait for its reply.
+    /// @return the request's id and its pending entry, or `malformed_reply` when the params
+    ///         cannot be written (a bug of tool `tool`'s, logged)
+    boost::system::result<std::pair<jsonrpc::request_id, std::shared_ptr<pending_reply>>, client_request_error> send(
+        const std::string& tool, const std::string& method, const boost::json::object& params,
+        std::chrono::milliseconds timeout, const message_route& route);
+    /// The wait for request `id` ended without a reply: forget it and send
+    /// `notifications/cancelled` for it on `route`.
+    void abandon(const jsonrpc::request_id& id, bool timed_out, const message_route& route);
+    /// A response of the client's: it wakes the wait for the request it answers.
+    void on_response(jsonrpc::response& r);
+    /// The connection closed: every wait ends `cancelled`.
+    void cancel_all();
+
+private:
+    connection_impl& c_;
+    /// Requests this server sent to the client (elicitation, sampling) awaiting a reply.
+    std::map<jsonrpc::request_id, std::shared_ptr<pending_reply>> pending_;
+    std::int64_t next_id_ = 1;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The connection
 
 /// How the request being dispatched is served: as the session's revision, or (stateless)
 /// as the revision, capabilities and client its own `_meta` names.
@@ -101,6 +248,8 @@ public:
     std::string_view current_method;
 
     /// The parts of the connection.
+    call_runner calls{*this, strand};
+    task_desk tasks{*this};
     client_requests to_client{*this};
 
     void handle(std::string text);
@@ -126,68 +275,14 @@ public:
     void handle_notification(jsonrpc::inbound& in, jsonrpc::notification& n);
     void on_initialize(const jsonrpc::request& req);
     void on_tools_list(const jsonrpc::request& req);
-    void on_tools_call(jsonrpc::inbound& in, const jsonrpc::request& req);
     void on_set_level(const jsonrpc::request& req);
     void on_cancelled(const jsonrpc::notification& n);
-    void start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
-                    const boost::json::value& arguments, const jsonrpc::request& req,
-                    std::optional<detail::input_round> inputs);
-    /// A stateless call's multi round-trip state: the answers its retry brings (its
-    /// `requestState`, checked, and its `inputResponses`), or a fresh round; nothing when no
-    /// sealer is configured (requests to the client are then `not_supported`).
-    /// @return the round, or the JSON-RPC error for a state that is not ours, not this request's,
-    ///         not this caller's, or expired
-    boost::system::result<std::optional<detail::input_round>, jsonrpc::error_object> open_inputs(
-        const jsonrpc::request& req, std::string_view target, const boost::json::value& arguments);
-    /// Answer a call that asked the client something: `input_required` with the requests and
-    /// a sealed `requestState` carrying every answer so far.
-    void answer_input_required(const jsonrpc::request_id& id, detail::call_state& state);
-    /// The call state behind the `call_context` of a prompt or a resource read (`target`: the
-    /// prompt's name or the URI): requests to the client on its route, and on the stateless
-    /// revision the multi round-trip state of its retry.
-    /// @return the state, or the JSON-RPC error for a request state that is not this request's
-    boost::system::result<std::shared_ptr<detail::call_state>, jsonrpc::error_object> open_request_context(
-        const jsonrpc::request& req, std::string_view target, const boost::json::value& arguments);
     /// `,"resultType":"complete","_meta":{serverInfo}` for a result written as text.
     void append_stateless_fields(std::string& message) const;
-    /// The call's coroutine: runs the tool and answers the call (`finish_call`).
-    static boost::asio::awaitable<void> run_call(std::weak_ptr<connection_impl> weak, jsonrpc::request_id id,
-                                                 std::shared_ptr<tool_handler> tool,
-                                                 std::shared_ptr<const json::document> doc,
-                                                 const boost::json::value* arguments,
-                                                 std::shared_ptr<detail::call_state> state);
-    void finish_call(const jsonrpc::request_id& id, std::exception_ptr ep, tool_outcome out);
-    void on_deadline(const jsonrpc::request_id& id);
-    /// Tool-call deadlines: one queue per connection, earliest first, and one timer armed for
-    /// the earliest.
-    void watch_deadline(detail::call_state& call, const jsonrpc::request_id& id);
-    void forget_deadline(detail::call_state& call);
-    void arm_deadline_timer();
-    void on_deadline_timer();
-    void disarm_if_idle();
-    void answer_error_envelope(const jsonrpc::request_id& id, const call_origin& origin, issue i);
-    /// @param handler_ran the tool's handler ran (finished, threw or was stopped at its
-    ///        deadline): the record of an irreversible tool must then be stored before the
-    ///        reply, unless the answer refused the arguments (intake or contract issues only)
-    void answer_call(const jsonrpc::request_id& id, const call_origin& origin, tool_outcome out,
-                     bool handler_ran = false);
     /// Hand a call's answer to the transport, its record to the observers first; for a record
     /// that must be durable, the answer leaves once every observer stored it (`publish_durable`).
     void deliver(std::string message, call_record* record, const call_origin& origin, const message_route& route,
                  bool durable);
-    /// The response to tool call `id` whose envelope is written as `text`; nothing when `id`
-    /// or `text` cannot be written.
-    /// `block`: the text block when it is not the envelope's text (`result_text::summary`).
-    std::optional<std::string> call_result(const jsonrpc::request_id& id, const call_origin& origin,
-                                           std::string_view text, bool is_error,
-                                           std::optional<std::string_view> block = std::nullopt) const;
-    /// How a result of tool call `id` is counted against its budget.
-    result_budget result_budget_of(const jsonrpc::request_id& id, const call_origin& origin, bool is_error) const;
-    /// The result budget a `tools/call` asks for (server, tool and `_meta`, the least; a request
-    /// below the floor is raised, the flag says so), or the refusal of a `_meta` budget that
-    /// is not a positive integer (`INVALID_RESULT_BUDGET`).
-    boost::system::result<std::pair<std::size_t, bool>, jsonrpc::error_object> result_budget_requested(
-        const jsonrpc::request& req, const tool_info& info) const;
     /// The result message for `id`, or nothing when it cannot be written (then the request was
     /// answered with an internal error, and the failure logged).
     std::optional<std::string> result_message(const jsonrpc::request_id& id, const boost::json::value& result);
@@ -233,20 +328,6 @@ public:
     void on_prompts_list(const jsonrpc::request& req);
     void on_prompts_get(const jsonrpc::request& req);
     void on_complete(const jsonrpc::request& req);
-    // tasks (tasks.cpp)
-    /// True when the call of `tool` this request makes runs as a task.
-    bool runs_as_task(const tool_handler& tool) const;
-    /// Reserve a task for the call about to start: its record, counted against the limits.
-    /// @return its id, or the `TOO_MANY_TASKS` issue
-    boost::system::result<std::string, issue> reserve_task(const tool_handler& tool);
-    /// The call `id` first waited: it becomes task `task_id`, detached from this connection, and
-    /// the request is answered with the task. A call already answered frees the reservation.
-    void promote_to_task(const jsonrpc::request_id& id, const std::string& task_id);
-    void on_tasks_get(const jsonrpc::request& req);
-    void on_tasks_update(const jsonrpc::request& req);
-    void on_tasks_cancel(const jsonrpc::request& req);
-    /// The task a `tasks/*` request names, if its caller owns it; else the -32602 it is answered.
-    boost::system::result<task_record, jsonrpc::error_object> task_of(const jsonrpc::request& req) const;
     /// Send a result object (dressed for `style`) or a JSON-RPC error.
     void answer(const jsonrpc::request_id& id, std::variant<boost::json::object, jsonrpc::error_object> a,
                 const reply_style& style);
@@ -268,12 +349,6 @@ private:
         std::set<std::string, std::less<>> uris;
     };
     std::map<jsonrpc::request_id, listener> listeners_;
-    std::map<jsonrpc::request_id, std::shared_ptr<detail::call_state>> calls_;
-    deadline_queue deadlines_;
-    boost::asio::steady_timer deadline_timer_;
-    std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
-    /// A check is posted that stops the timer if no call is running by then.
-    bool disarm_posted_ = false;
     /// A request after `initialize` has arrived (observers were told once).
     bool used_ = false;
     // For observers: per tool the answers in a row refused with repairable issues only (the
@@ -326,7 +401,7 @@ void connection_impl::answer_async(const jsonrpc::request_id& id, std::string wh
                                         if (asking && asking->inputs && !asking->inputs->asked.empty()) {
                                             // It asked the client something not answered yet (stateless revision).
                                             asking->answered = true;
-                                            self->answer_input_required(id, *asking);
+                                            self->calls.answer_input_required(id, *asking);
                                             return;
                                         }
                                         if (asking) asking->answered = true;

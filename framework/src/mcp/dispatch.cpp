@@ -74,7 +74,7 @@ void connection_impl::handle_request(rpc::inbound& in, rpc::request& req) {
         return;
     }
     if (req.method == "tools/list") return on_tools_list(req);
-    if (req.method == "tools/call") return on_tools_call(in, req);
+    if (req.method == "tools/call") return calls.on_tools_call(in, req);
     if (req.method == "logging/setLevel") return on_set_level(req);
     if (req.method == "resources/list") return on_resources_list(req);
     if (req.method == "resources/templates/list") return on_resource_templates_list(req);
@@ -128,7 +128,7 @@ void connection_impl::handle_stateless(rpc::inbound& in, rpc::request& req) {
     const auto& m = req.method;
     if (m == "server/discover") return on_discover(req);
     if (m == "tools/list") return on_tools_list(req);
-    if (m == "tools/call") return on_tools_call(in, req);
+    if (m == "tools/call") return calls.on_tools_call(in, req);
     if (m == "resources/list") return on_resources_list(req);
     if (m == "resources/templates/list") return on_resource_templates_list(req);
     if (m == "resources/read") return on_resources_read(req);
@@ -136,9 +136,9 @@ void connection_impl::handle_stateless(rpc::inbound& in, rpc::request& req) {
     if (m == "prompts/get") return on_prompts_get(req);
     if (m == "completion/complete") return on_complete(req);
     if (m == "subscriptions/listen") return on_listen(req);
-    if (m == "tasks/get") return on_tasks_get(req);
-    if (m == "tasks/update") return on_tasks_update(req);
-    if (m == "tasks/cancel") return on_tasks_cancel(req);
+    if (m == "tasks/get") return tasks.on_tasks_get(req);
+    if (m == "tasks/update") return tasks.on_tasks_update(req);
+    if (m == "tasks/cancel") return tasks.on_tasks_cancel(req);
     // preflight refuses every other method
     send_error(req.id, rpc::error_object::make(rpc::error_code::method_not_found, "Method not found: " + m));
 }
@@ -280,15 +280,7 @@ void connection_impl::on_cancelled(const rpc::notification& n) {
     if (!id) return;
     // A subscription ends without a response (the client closed it).
     if (listeners_.erase(*id)) return;
-    auto it = calls_.find(*id);
-    // Unknown or finished: the spec says to ignore it (the response may be on its way).
-    if (it == calls_.end() || it->second->answered) return;
-    auto& call = *it->second;
-    call.answered = true;
-    call.cancelled = true;
-    forget_deadline(call);
-    log_call(log_level::info, "the call was cancelled by the client", call.tool_name, *id);
-    call.signal.emit(boost::asio::cancellation_type::terminal);
+    calls.cancel(*id);
 }
 
 }  // namespace candor::mcp::detail

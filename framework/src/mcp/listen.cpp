@@ -11,7 +11,7 @@ namespace candor::mcp {
 namespace rpc = jsonrpc;
 
 void detail::connection_impl::on_listen(const rpc::request& req) {
-    if (listeners_.count(req.id) || calls_.count(req.id))
+    if (listeners_.count(req.id) || calls.in_flight(req.id))
         return send_error(
             req.id, rpc::error_object::make(rpc::error_code::invalid_request, "a request with this id is still open"));
     listener l;

@@ -209,6 +209,20 @@ void detail::record_envelope(call_record& r, const envelope::envelope& e, bool w
     meta["errors"] = std::move(errors);
 }
 
+void detail::connection_impl::deliver(std::string message, call_record* record, const call_origin& origin,
+                                      const message_route& route, bool durable) {
+    // Recorded before it leaves: whoever sees the answer sees it counted.
+    if (record) {
+        record->bytes_out = message.size();
+        if (durable) {
+            publish_durable(*record, origin, std::move(message), route);
+            return;
+        }
+        publish(*record, origin);
+    }
+    send_text(std::move(message), route);
+}
+
 void detail::connection_impl::publish_durable(call_record& r, const call_origin& origin, std::string message,
                                               const message_route& route) {
     stamp(r, origin);

@@ -103,7 +103,7 @@ void detail::connection_impl::on_prompts_get(const rpc::request& req) {
     pr.session = *current.session;
     static const boost::json::value no_arguments = boost::json::object{};
     const auto* given = req.params->if_contains("arguments");
-    auto asking = open_request_context(req, entry->info.name, given ? *given : no_arguments);
+    auto asking = calls.open_request_context(req, entry->info.name, given ? *given : no_arguments);
     if (!asking) return send_error(req.id, asking.error());
 
     auto op = [](std::shared_ptr<const detail::server_core::prompt_entry> e, prompt_request r,

@@ -265,7 +265,7 @@ void detail::connection_impl::on_resources_read(const rpc::request& req) {
     rr.caller = opts.caller;
     rr.session = *current.session;
     static const boost::json::value no_arguments = boost::json::object{};
-    auto asking = open_request_context(req, *uri, no_arguments);
+    auto asking = calls.open_request_context(req, *uri, no_arguments);
     if (!asking) return send_error(req.id, asking.error());
     // The reader's request lives in the coroutine frame; the function is copied in too.
     auto op = [](resource_reader fn, resource_request r, std::shared_ptr<detail::call_state> state)
