@@ -135,7 +135,7 @@ void connection_impl::close() {
         durable_work_ = {};
     }
     boost::asio::post(strand, [self = shared_from_this()] {
-        if (!self->closed) self->end_listeners();
+        if (!self->closed) self->subscriptions.end_listeners();
         self->closed = true;
         self->calls.cancel_all();
         self->to_client.cancel_all();
@@ -229,18 +229,12 @@ void connection_impl::send_notification(std::string_view method, const boost::js
 }
 
 void connection_impl::notify_list_changed(std::string_view method) {
-    boost::asio::post(strand, [self = shared_from_this(), m = std::string(method)] {
-        if (self->lifecycle != phase::awaiting_initialize) self->send_notification(m, {});
-        self->notify_listeners(m, nullptr);
-    });
+    boost::asio::post(strand,
+                      [self = shared_from_this(), m = std::string(method)] { self->subscriptions.list_changed(m); });
 }
 
 void connection_impl::notify_resource_updated(const std::string& uri) {
-    boost::asio::post(strand, [self = shared_from_this(), uri] {
-        if (self->subscriptions_.count(uri))
-            self->send_notification("notifications/resources/updated", boost::json::object{{"uri", uri}});
-        self->notify_listeners("notifications/resources/updated", &uri);
-    });
+    boost::asio::post(strand, [self = shared_from_this(), uri] { self->subscriptions.resource_updated(uri); });
 }
 
 }  // namespace detail

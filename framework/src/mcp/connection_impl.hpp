@@ -148,6 +148,46 @@ private:
     connection_impl& c_;
 };
 
+/// Who hears about changes on a connection: the open `subscriptions/listen` requests of the
+/// stateless revision, and the URIs a session subscribed to (`resources/subscribe`). Touched on
+/// the connection's strand only.
+class subscription_table {
+public:
+    explicit subscription_table(connection_impl& c) noexcept : c_(c) {}
+
+    /// `subscriptions/listen`: acknowledge, then deliver the opted-in change notifications on
+    /// this request's route until it is cancelled or the connection closes.
+    void on_listen(const jsonrpc::request& req);
+    /// `resources/subscribe` (`subscribe`) or `resources/unsubscribe`.
+    void on_resources_subscribe(const jsonrpc::request& req, bool subscribe);
+    /// The client cancelled request `id`: true when it was an open listen (which ends without
+    /// a response: the client closed it).
+    bool cancel(const jsonrpc::request_id& id) { return listeners_.erase(id) != 0; }
+    /// A list changed (`method`: its list_changed notification): an initialized session is told,
+    /// and every listener that asked for it.
+    void list_changed(std::string_view method);
+    /// Resource `uri` changed: a session subscribed to it is told, and every listener that
+    /// asked for it.
+    void resource_updated(const std::string& uri);
+    /// Answer every open `subscriptions/listen` (a graceful end) and forget them.
+    void end_listeners();
+
+private:
+    /// Send `method` to every open `subscriptions/listen` that asked for it (`uri`: a resource
+    /// update, for those subscribed to that URI).
+    void notify_listeners(std::string_view method, const std::string* uri);
+
+    connection_impl& c_;
+    /// Open `subscriptions/listen` requests: their filters, by request id.
+    struct listener {
+        bool tools = false, prompts = false, resources = false;
+        std::set<std::string, std::less<>> uris;
+    };
+    std::map<jsonrpc::request_id, listener> listeners_;
+    /// What `resources/subscribe` asked for.
+    std::set<std::string, std::less<>> uris_;
+};
+
 /// A connection's requests to the client on behalf of its calls (elicitation, sampling): their
 /// ids, and the replies they await. Touched on the connection's strand only.
 class client_requests {
@@ -250,6 +290,7 @@ public:
     /// The parts of the connection.
     call_runner calls{*this, strand};
     task_desk tasks{*this};
+    subscription_table subscriptions{*this};
     client_requests to_client{*this};
 
     void handle(std::string text);
@@ -263,9 +304,6 @@ public:
     /// served with the capabilities and client it names, without a session.
     void handle_stateless(jsonrpc::inbound& in, jsonrpc::request& req);
     void on_discover(const jsonrpc::request& req);
-    /// `subscriptions/listen`: acknowledge, then deliver the opted-in change notifications on
-    /// this request's route until it is cancelled or the connection closes.
-    void on_listen(const jsonrpc::request& req);
     /// The frame of a handshake revision request: the session's.
     void enter_session_frame();
     /// The style of the request being dispatched (`cache`: its hint if the result is cacheable).
@@ -315,16 +353,10 @@ public:
                   std::span<const std::string_view> codes = {}) const;
     /// Tell every observer about this session (`session_event`).
     void tell_session(session_event::kind what) const;
-    /// Send `method` to every open `subscriptions/listen` that asked for it (`uri`: a resource
-    /// update, for those subscribed to that URI).
-    void notify_listeners(std::string_view method, const std::string* uri);
-    /// Answer every open `subscriptions/listen` (a graceful end) and forget them.
-    void end_listeners();
     // resources, prompts, completion (resource.cpp, prompt.cpp, completion.cpp)
     void on_resources_list(const jsonrpc::request& req);
     void on_resource_templates_list(const jsonrpc::request& req);
     void on_resources_read(const jsonrpc::request& req);
-    void on_resources_subscribe(const jsonrpc::request& req, bool subscribe);
     void on_prompts_list(const jsonrpc::request& req);
     void on_prompts_get(const jsonrpc::request& req);
     void on_complete(const jsonrpc::request& req);
@@ -343,18 +375,11 @@ private:
     /// The session facts of the last stateless request, reused while the next one names the
     /// same version, capabilities and client (a stdio client sends the same `_meta` every time).
     std::shared_ptr<const session_info> stateless_session_;
-    /// Open `subscriptions/listen` requests: their filters, by request id.
-    struct listener {
-        bool tools = false, prompts = false, resources = false;
-        std::set<std::string, std::less<>> uris;
-    };
-    std::map<jsonrpc::request_id, listener> listeners_;
     /// A request after `initialize` has arrived (observers were told once).
     bool used_ = false;
     // For observers: per tool the answers in a row refused with repairable issues only (the
     // next call of that tool is a repair attempt).
     std::map<std::string, unsigned, std::less<>> repair_streak_;
-    std::set<std::string, std::less<>> subscriptions_;
     /// Replies waiting until observers stored their records (`publish_durable`): how many,
     /// work that keeps the executor running meanwhile, and whether `close` cut them off. Under
     /// the mutex, since observers report from their own threads and `close` from the

@@ -79,8 +79,8 @@ void connection_impl::handle_request(rpc::inbound& in, rpc::request& req) {
     if (req.method == "resources/list") return on_resources_list(req);
     if (req.method == "resources/templates/list") return on_resource_templates_list(req);
     if (req.method == "resources/read") return on_resources_read(req);
-    if (req.method == "resources/subscribe") return on_resources_subscribe(req, true);
-    if (req.method == "resources/unsubscribe") return on_resources_subscribe(req, false);
+    if (req.method == "resources/subscribe") return subscriptions.on_resources_subscribe(req, true);
+    if (req.method == "resources/unsubscribe") return subscriptions.on_resources_subscribe(req, false);
     if (req.method == "prompts/list") return on_prompts_list(req);
     if (req.method == "prompts/get") return on_prompts_get(req);
     if (req.method == "completion/complete") return on_complete(req);
@@ -135,7 +135,7 @@ void connection_impl::handle_stateless(rpc::inbound& in, rpc::request& req) {
     if (m == "prompts/list") return on_prompts_list(req);
     if (m == "prompts/get") return on_prompts_get(req);
     if (m == "completion/complete") return on_complete(req);
-    if (m == "subscriptions/listen") return on_listen(req);
+    if (m == "subscriptions/listen") return subscriptions.on_listen(req);
     if (m == "tasks/get") return tasks.on_tasks_get(req);
     if (m == "tasks/update") return tasks.on_tasks_update(req);
     if (m == "tasks/cancel") return tasks.on_tasks_cancel(req);
@@ -279,7 +279,7 @@ void connection_impl::on_cancelled(const rpc::notification& n) {
     else if (const auto* i = id_value->if_int64()) id = rpc::request_id(*i);
     if (!id) return;
     // A subscription ends without a response (the client closed it).
-    if (listeners_.erase(*id)) return;
+    if (subscriptions.cancel(*id)) return;
     calls.cancel(*id);
 }
 

@@ -286,22 +286,22 @@ void detail::connection_impl::on_resources_read(const rpc::request& req) {
         style_of(&core->opts.caching.reads), std::move(*asking));
 }
 
-void detail::connection_impl::on_resources_subscribe(const rpc::request& req, bool subscribe) {
+void detail::subscription_table::on_resources_subscribe(const rpc::request& req, bool subscribe) {
     const auto* uri = detail::string_param(req.params, "uri");
-    if (!uri) return send_error(req.id, detail::invalid_params("params.uri (a string) is required"));
+    if (!uri) return c_.send_error(req.id, detail::invalid_params("params.uri (a string) is required"));
     if (!subscribe) {
-        if (auto it = subscriptions_.find(std::string_view(*uri)); it != subscriptions_.end()) subscriptions_.erase(it);
-        send_result(req.id, boost::json::object{});
+        if (auto it = uris_.find(std::string_view(*uri)); it != uris_.end()) uris_.erase(it);
+        c_.send_result(req.id, boost::json::object{});
         return;
     }
     if (!is_valid_resource_uri(*uri))
-        return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
-    if (!find_reader(*core, *uri)) return send_error(req.id, not_found(*uri));
-    if (!subscriptions_.count(std::string_view(*uri)) && subscriptions_.size() >= core->opts.max_subscriptions)
-        return send_error(req.id, detail::invalid_params("this session already has " +
-                                                         std::to_string(subscriptions_.size()) + " subscriptions"));
-    subscriptions_.emplace(*uri);
-    send_result(req.id, boost::json::object{});
+        return c_.send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    if (!find_reader(*c_.core, *uri)) return c_.send_error(req.id, not_found(*uri));
+    if (!uris_.count(std::string_view(*uri)) && uris_.size() >= c_.core->opts.max_subscriptions)
+        return c_.send_error(req.id, detail::invalid_params("this session already has " + std::to_string(uris_.size()) +
+                                                            " subscriptions"));
+    uris_.emplace(*uri);
+    c_.send_result(req.id, boost::json::object{});
 }
 
 }  // namespace candor::mcp
