@@ -96,12 +96,12 @@ void connection_impl::post_guarded(Work work) {
 }
 
 void connection_impl::receive(std::string text) {
-    post_guarded([t = std::move(text)](connection_impl& c) mutable { c.handle(std::move(t)); });
+    post_guarded([t = std::move(text)](connection_impl& c) mutable { c.dispatcher.handle(std::move(t)); });
 }
 
 void connection_impl::receive(rpc::inbound message, std::size_t bytes) {
     post_guarded([m = std::move(message), bytes](connection_impl& c) mutable {
-        if (c.begin_message(bytes)) c.dispatch_message(m);
+        if (c.dispatcher.begin_message(bytes)) c.dispatcher.dispatch_message(m);
     });
 }
 

@@ -35,8 +35,76 @@ namespace candor::mcp::detail {
 
 class connection_impl;
 
+/// How the request being dispatched is served: as the session's revision, or (stateless)
+/// as the revision, capabilities and client its own `_meta` names.
+struct request_frame {
+    protocol_rules rules;
+    std::shared_ptr<const session_info> session;
+    /// Stateless revision only: the level the request asked for; none, no log messages.
+    std::optional<log_level> log_threshold;
+};
+/// How a result is dressed: plain (handshake revisions), or with `resultType`, the
+/// server's identity and, for cacheable results, a caching hint.
+struct reply_style {
+    bool stateless = false;
+    const cache_hint* cache = nullptr;
+};
+/// Where a session is in the handshake.
+enum class phase { awaiting_initialize, initializing, ready };
+
 // ---------------------------------------------------------------------------------------------
 // The parts, each holding the connection it belongs to.
+
+/// A connection's inbound side: intake, the lifecycle, which request goes where (both protocol
+/// families), and the requests that need no part of their own (tools/list, logging/setLevel,
+/// resources, prompts, completion, server/discover). Touched on the connection's strand only.
+class request_dispatcher {
+public:
+    explicit request_dispatcher(connection_impl& c) noexcept : c_(c) {}
+
+    void handle(std::string text);
+    /// Start handling a message of `bytes` (the call records' origin); false once closed.
+    bool begin_message(std::size_t bytes);
+    void dispatch_message(jsonrpc::inbound& in);
+
+private:
+    void handle_request(jsonrpc::inbound& in, jsonrpc::request& req);
+    /// A request of the stateless revision (its `_meta` names the version): checked, then
+    /// served with the capabilities and client it names, without a session.
+    void handle_stateless(jsonrpc::inbound& in, jsonrpc::request& req);
+    /// The frame of a handshake revision request: the session's.
+    void enter_session_frame();
+    void handle_notification(jsonrpc::inbound& in, jsonrpc::notification& n);
+    void on_initialize(const jsonrpc::request& req);
+    void on_discover(const jsonrpc::request& req);
+    void on_tools_list(const jsonrpc::request& req);
+    void on_set_level(const jsonrpc::request& req);
+    void on_cancelled(const jsonrpc::notification& n);
+    // resources, prompts, completion (resource.cpp, prompt.cpp, completion.cpp)
+    void on_resources_list(const jsonrpc::request& req);
+    void on_resource_templates_list(const jsonrpc::request& req);
+    void on_resources_read(const jsonrpc::request& req);
+    void on_prompts_list(const jsonrpc::request& req);
+    void on_prompts_get(const jsonrpc::request& req);
+    void on_complete(const jsonrpc::request& req);
+    /// Answer `id` with what `result_of` makes of the awaited value, or -32603 if it throws.
+    /// `asking`: the state behind the handler's `call_context`, if it has one (a handler that asked
+    /// the client something on the stateless revision is answered `input_required`).
+    template <class T, class F>
+    void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of,
+                      reply_style style, std::shared_ptr<call_state> asking = nullptr);
+    /// Answer a list method with one page of `registry` (`list_page`), with the lists' caching hint.
+    template <class Map, class Describe>
+    void answer_list(const jsonrpc::request& req, const Map& registry, std::string_view list, std::string_view key,
+                     Describe describe);
+
+    connection_impl& c_;
+    /// The session facts of the last stateless request, reused while the next one names the
+    /// same version, capabilities and client (a stdio client sends the same `_meta` every time).
+    std::shared_ptr<const session_info> stateless_session_;
+    /// A request after `initialize` has arrived (observers were told once).
+    bool used_ = false;
+};
 
 /// A connection's tool calls: `tools/call` from intake to the answer, the calls in flight and
 /// their deadlines, result budgets, and the multi round-trip state of the stateless revision.
@@ -218,25 +286,9 @@ private:
 // ---------------------------------------------------------------------------------------------
 // The connection
 
-/// How the request being dispatched is served: as the session's revision, or (stateless)
-/// as the revision, capabilities and client its own `_meta` names.
-struct request_frame {
-    protocol_rules rules;
-    std::shared_ptr<const session_info> session;
-    /// Stateless revision only: the level the request asked for; none, no log messages.
-    std::optional<log_level> log_threshold;
-};
-/// How a result is dressed: plain (handshake revisions), or with `resultType`, the
-/// server's identity and, for cacheable results, a caching hint.
-struct reply_style {
-    bool stateless = false;
-    const cache_hint* cache = nullptr;
-};
-/// Where a session is in the handshake.
-enum class phase { awaiting_initialize, initializing, ready };
-
 /// A connection's state and work, owned by its `connection` and touched on its strand (the
-/// durable replies' bookkeeping excepted, under its mutex).
+/// durable replies' bookkeeping excepted, under its mutex): the state its parts share, the
+/// parts, and what they all use to answer — sending, dressing results, the log, the records.
 class connection_impl {
 public:
     using routed_send_function = mcp::routed_send_function;
@@ -287,40 +339,20 @@ public:
     call_origin current;
     std::string_view current_method;
 
-    /// The parts of the connection.
+    // The parts. They live and die with the connection and hold it by reference.
+    request_dispatcher dispatcher{*this};
     call_runner calls{*this, strand};
     task_desk tasks{*this};
     subscription_table subscriptions{*this};
     client_requests to_client{*this};
 
-    void handle(std::string text);
-    /// Start handling a message of `bytes` (the call records' origin); false once closed.
-    bool begin_message(std::size_t bytes);
-    void dispatch_message(jsonrpc::inbound& in);
-    template <class Work>
-    void post_guarded(Work work);
-    void handle_request(jsonrpc::inbound& in, jsonrpc::request& req);
-    /// A request of the stateless revision (its `_meta` names the version): checked, then
-    /// served with the capabilities and client it names, without a session.
-    void handle_stateless(jsonrpc::inbound& in, jsonrpc::request& req);
-    void on_discover(const jsonrpc::request& req);
-    /// The frame of a handshake revision request: the session's.
-    void enter_session_frame();
+    // Answering (connection.cpp).
     /// The style of the request being dispatched (`cache`: its hint if the result is cacheable).
     reply_style style_of(const cache_hint* cache = nullptr) const noexcept {
         return reply_style{current.stateless, current.stateless ? cache : nullptr};
     }
-    void handle_notification(jsonrpc::inbound& in, jsonrpc::notification& n);
-    void on_initialize(const jsonrpc::request& req);
-    void on_tools_list(const jsonrpc::request& req);
-    void on_set_level(const jsonrpc::request& req);
-    void on_cancelled(const jsonrpc::notification& n);
     /// `,"resultType":"complete","_meta":{serverInfo}` for a result written as text.
     void append_stateless_fields(std::string& message) const;
-    /// Hand a call's answer to the transport, its record to the observers first; for a record
-    /// that must be durable, the answer leaves once every observer stored it (`publish_durable`).
-    void deliver(std::string message, call_record* record, const call_origin& origin, const message_route& route,
-                 bool durable);
     /// The result message for `id`, or nothing when it cannot be written (then the request was
     /// answered with an internal error, and the failure logged).
     std::optional<std::string> result_message(const jsonrpc::request_id& id, const boost::json::value& result);
@@ -331,17 +363,9 @@ public:
     /// Add what a stateless result carries: `resultType` (unless set), the server's identity in
     /// `_meta`, the caching hint.
     void dress(boost::json::object& result, const reply_style& style) const;
-    /// The observers' record of a call answered with `answer` (a checked envelope; null for
-    /// content and refusals), sealed with its tool's name as the default resource.
-    call_record record_call(const jsonrpc::request_id& id, const call_origin& origin, const envelope::envelope* answer,
-                            std::string status);
-    /// Stamp the time and duration, count repair attempts, and tell every observer.
-    void publish(call_record& r, const call_origin& origin);
-    /// The stamping alone: time, duration, repair attempts.
-    void stamp(call_record& r, const call_origin& origin);
-    /// The same through `call_observer::on_durable_record`; `message` is sent on the strand
-    /// once every observer said it stored the record.
-    void publish_durable(call_record& r, const call_origin& origin, std::string message, const message_route& route);
+    /// Send a result object (dressed for `style`) or a JSON-RPC error.
+    void answer(const jsonrpc::request_id& id, std::variant<boost::json::object, jsonrpc::error_object> a,
+                const reply_style& style);
     void send_error(const std::optional<jsonrpc::request_id>& id, const jsonrpc::error_object& e);
     void send_notification(std::string_view method, const boost::json::object& params, const message_route& route = {});
     void send_text(std::string text, const message_route& route = {});
@@ -353,30 +377,29 @@ public:
                   std::span<const std::string_view> codes = {}) const;
     /// Tell every observer about this session (`session_event`).
     void tell_session(session_event::kind what) const;
-    // resources, prompts, completion (resource.cpp, prompt.cpp, completion.cpp)
-    void on_resources_list(const jsonrpc::request& req);
-    void on_resource_templates_list(const jsonrpc::request& req);
-    void on_resources_read(const jsonrpc::request& req);
-    void on_prompts_list(const jsonrpc::request& req);
-    void on_prompts_get(const jsonrpc::request& req);
-    void on_complete(const jsonrpc::request& req);
-    /// Send a result object (dressed for `style`) or a JSON-RPC error.
-    void answer(const jsonrpc::request_id& id, std::variant<boost::json::object, jsonrpc::error_object> a,
-                const reply_style& style);
-    /// Answer `id` with what `result_of` makes of the awaited value, or -32603 if it throws.
-    template <class T, class F>
-    /// `asking`: the state behind the handler's `call_context`, if it has one (a handler that asked
-    /// the client something on the stateless revision is answered `input_required`).
-    void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of,
-                      reply_style style, std::shared_ptr<detail::call_state> asking = nullptr);
+
+    // Records (observe.cpp).
+    /// The observers' record of a call answered with `answer` (a checked envelope; null for
+    /// content and refusals), sealed with its tool's name as the default resource.
+    call_record record_call(const jsonrpc::request_id& id, const call_origin& origin, const envelope::envelope* answer,
+                            std::string status);
+    /// Hand a call's answer to the transport, its record to the observers first; for a record
+    /// that must be durable, the answer leaves once every observer stored it (`publish_durable`).
+    void deliver(std::string message, call_record* record, const call_origin& origin, const message_route& route,
+                 bool durable);
 
 private:
+    template <class Work>
+    void post_guarded(Work work);
+    /// Stamp the time and duration, count repair attempts, and tell every observer.
+    void publish(call_record& r, const call_origin& origin);
+    /// The stamping alone: time, duration, repair attempts.
+    void stamp(call_record& r, const call_origin& origin);
+    /// The same through `call_observer::on_durable_record`; `message` is sent on the strand
+    /// once every observer said it stored the record.
+    void publish_durable(call_record& r, const call_origin& origin, std::string message, const message_route& route);
+
     routed_send_function send_;
-    /// The session facts of the last stateless request, reused while the next one names the
-    /// same version, capabilities and client (a stdio client sends the same `_meta` every time).
-    std::shared_ptr<const session_info> stateless_session_;
-    /// A request after `initialize` has arrived (observers were told once).
-    bool used_ = false;
     // For observers: per tool the answers in a row refused with repairable issues only (the
     // next call of that tool is a repair attempt).
     std::map<std::string, unsigned, std::less<>> repair_streak_;
@@ -393,17 +416,17 @@ private:
 };
 
 template <class T, class F>
-void connection_impl::answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op,
-                                   F result_of, reply_style style, std::shared_ptr<detail::call_state> asking) {
-    std::weak_ptr<connection_impl> weak = weak_from_this();
+void request_dispatcher::answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op,
+                                      F result_of, reply_style style, std::shared_ptr<detail::call_state> asking) {
+    std::weak_ptr<connection_impl> weak = c_.weak_from_this();
     // The server's default deadline bounds these as it bounds tool calls: at the deadline the
     // request is answered with an error and the handler is cancelled; what it returns later is
     // dropped.
-    auto state = std::make_shared<detail::async_answer>(strand);
-    const auto limit = core->opts.default_deadline;
+    auto state = std::make_shared<detail::async_answer>(c_.strand);
+    const auto limit = c_.core->opts.default_deadline;
     state->timer.expires_after(limit);
     state->timer.async_wait(
-        boost::asio::bind_executor(strand, [weak, id, what, state, limit](boost::system::error_code ec) {
+        boost::asio::bind_executor(c_.strand, [weak, id, what, state, limit](boost::system::error_code ec) {
             if (ec || state->answered) return;
             state->answered = true;
             state->stop.emit(boost::asio::cancellation_type::terminal);
@@ -413,32 +436,39 @@ void connection_impl::answer_async(const jsonrpc::request_id& id, std::string wh
             self->send_error(id, detail::deadline_error(what, limit));
         }));
     boost::asio::co_spawn(
-        strand, std::move(op),
+        c_.strand, std::move(op),
         boost::asio::bind_cancellation_slot(
-            state->stop.slot(), boost::asio::bind_executor(
-                                    strand, [weak, id, state, style, asking, what = std::move(what),
-                                             result_of = std::move(result_of)](std::exception_ptr ep, T value) mutable {
-                                        state->timer.cancel();
-                                        if (state->answered) return;
-                                        state->answered = true;
-                                        auto self = weak.lock();
-                                        if (!self) return;
-                                        if (asking && asking->inputs && !asking->inputs->asked.empty()) {
-                                            // It asked the client something not answered yet (stateless revision).
-                                            asking->answered = true;
-                                            self->calls.answer_input_required(id, *asking);
-                                            return;
-                                        }
-                                        if (asking) asking->answered = true;
-                                        if (ep) {
-                                            self->log(log_level::error, what + " threw: " + detail::what_of(ep));
-                                            self->send_error(
-                                                id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error,
-                                                                                "internal error"));
-                                            return;
-                                        }
-                                        self->answer(id, result_of(std::move(value)), style);
-                                    })));
+            state->stop.slot(),
+            boost::asio::bind_executor(
+                c_.strand, [weak, id, state, style, asking, what = std::move(what), result_of = std::move(result_of)](
+                               std::exception_ptr ep, T value) mutable {
+                    state->timer.cancel();
+                    if (state->answered) return;
+                    state->answered = true;
+                    auto self = weak.lock();
+                    if (!self) return;
+                    if (asking && asking->inputs && !asking->inputs->asked.empty()) {
+                        // It asked the client something not answered yet (stateless revision).
+                        asking->answered = true;
+                        self->calls.answer_input_required(id, *asking);
+                        return;
+                    }
+                    if (asking) asking->answered = true;
+                    if (ep) {
+                        self->log(log_level::error, what + " threw: " + detail::what_of(ep));
+                        self->send_error(
+                            id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
+                        return;
+                    }
+                    self->answer(id, result_of(std::move(value)), style);
+                })));
+}
+
+template <class Map, class Describe>
+void request_dispatcher::answer_list(const jsonrpc::request& req, const Map& registry, std::string_view list,
+                                     std::string_view key, Describe describe) {
+    c_.answer(req.id, list_page(*c_.core, registry, req.params, list, key, std::move(describe)),
+              c_.style_of(&c_.core->opts.caching.lists));
 }
 
 }  // namespace candor::mcp::detail

@@ -217,18 +217,14 @@ void server::notify_resource_updated(std::string_view uri) {
 // ---------------------------------------------------------------------------------------------
 // connection: resources/*
 
-void detail::connection_impl::on_resources_list(const rpc::request& req) {
-    answer(req.id,
-           detail::list_page(*core, core->resources, req.params, "resources", "resources",
-                             [&](const resource_info& i) { return describe_resource(i, frame.rules); }),
-           style_of(&core->opts.caching.lists));
+void detail::request_dispatcher::on_resources_list(const rpc::request& req) {
+    answer_list(req, c_.core->resources, "resources", "resources",
+                [&](const resource_info& i) { return describe_resource(i, c_.frame.rules); });
 }
 
-void detail::connection_impl::on_resource_templates_list(const rpc::request& req) {
-    answer(req.id,
-           detail::list_page(*core, core->templates, req.params, "templates", "resourceTemplates",
-                             [&](const resource_template_info& i) { return describe_template(i, frame.rules); }),
-           style_of(&core->opts.caching.lists));
+void detail::request_dispatcher::on_resource_templates_list(const rpc::request& req) {
+    answer_list(req, c_.core->templates, "templates", "resourceTemplates",
+                [&](const resource_template_info& i) { return describe_template(i, c_.frame.rules); });
 }
 
 namespace {
@@ -253,20 +249,20 @@ std::optional<std::pair<resource_reader, resource_request>> find_reader(const de
 
 }  // namespace
 
-void detail::connection_impl::on_resources_read(const rpc::request& req) {
+void detail::request_dispatcher::on_resources_read(const rpc::request& req) {
     const auto* uri = detail::string_param(req.params, "uri");
-    if (!uri) return send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
+    if (!uri) return c_.send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
     if (!is_valid_resource_uri(*uri))
-        return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
-    const bool stateless = current.stateless;
-    auto found = find_reader(*core, *uri);
-    if (!found) return send_error(req.id, not_found(*uri, stateless));
+        return c_.send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    const bool stateless = c_.current.stateless;
+    auto found = find_reader(*c_.core, *uri);
+    if (!found) return c_.send_error(req.id, not_found(*uri, stateless));
     auto& [read, rr] = *found;
-    rr.caller = opts.caller;
-    rr.session = *current.session;
+    rr.caller = c_.opts.caller;
+    rr.session = *c_.current.session;
     static const boost::json::value no_arguments = boost::json::object{};
-    auto asking = calls.open_request_context(req, *uri, no_arguments);
-    if (!asking) return send_error(req.id, asking.error());
+    auto asking = c_.calls.open_request_context(req, *uri, no_arguments);
+    if (!asking) return c_.send_error(req.id, asking.error());
     // The reader's request lives in the coroutine frame; the function is copied in too.
     auto op = [](resource_reader fn, resource_request r, std::shared_ptr<detail::call_state> state)
         -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
@@ -283,7 +279,7 @@ void detail::connection_impl::on_resources_read(const rpc::request& req) {
             for (const auto& c : *contents) items.emplace_back(c.to_json());
             return boost::json::object{{"contents", std::move(items)}};
         },
-        style_of(&core->opts.caching.reads), std::move(*asking));
+        c_.style_of(&c_.core->opts.caching.reads), std::move(*asking));
 }
 
 void detail::subscription_table::on_resources_subscribe(const rpc::request& req, bool subscribe) {
