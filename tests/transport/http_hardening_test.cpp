@@ -361,15 +361,7 @@ TEST_F(HttpHardening, ASessionWithAnOpenStreamNeverGivesWay) {
         const auto id = post(initialize_body(), bearer("admin-token")).header("Mcp-Session-Id");
         streams.push_back(std::make_unique<tcp::socket>(ioc));
         streams.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
-        const std::string get =
-            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
-            "Authorization: Bearer admin-token\r\nMcp-Session-Id: " +
-            id + "\r\n\r\n";
-        net::write(*streams.back(), net::buffer(get));
-        boost::beast::flat_buffer buf;
-        http::response_parser<http::empty_body> head;
-        http::read_header(*streams.back(), buf, head);
-        ASSERT_EQ(head.get().result_int(), 200u);
+        ASSERT_EQ(candor::test::open_get_stream(*streams.back(), id, "Authorization: Bearer admin-token\r\n"), 200u);
     }
     // Both of admin's sessions are busy: a third is refused rather than cut one off.
     const auto r = post(initialize_body(), bearer("admin-token"));
