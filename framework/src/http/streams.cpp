@@ -181,7 +181,9 @@ net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request
             std::string logged_as;
             if (cursor) logged_as = co_await journal_->record(*cursor, false, text);
             const auto event = chunk(sse_event(text, logged_as));
+            conn.stream.expires_after(opts_.write_timeout);
             auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
+            conn.stream.expires_never();
             if (wec) co_return;
         }
     };
@@ -191,7 +193,9 @@ net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request
     }
     session->close_stream(ex);
     const std::string last = "0\r\n\r\n";
+    conn.stream.expires_after(opts_.write_timeout);
     co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+    conn.stream.expires_never();
     co_return false;
 }
 
@@ -238,7 +242,11 @@ net::awaitable<bool> http_engine::resume_stream(tcp_connection& conn, const requ
     conn.stream.expires_never();
     if (ec || ended) {
         const std::string last = "0\r\n\r\n";
-        if (!ec) co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+        if (!ec) {
+            conn.stream.expires_after(opts_.write_timeout);
+            co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+            conn.stream.expires_never();
+        }
         co_return false;
     }
     auto follow = follow_stream(conn, session->id(), ref->stream_id, ref->seq + 1);
