@@ -2,23 +2,24 @@
 #pragma once
 // The HTTP transport's engine: accepting, reading requests under limits, the MCP endpoint's
 // POST/GET/DELETE, SSE streams, health endpoints and graceful shutdown. Private to the
-// transport module; `http_server` (candor/http/server.hpp) is its public face.
+// http module; `http_server` (candor/http/server.hpp) is its public face.
 //
 // Structure after Beast's server-flex-awaitable example: one coroutine per TCP connection on
 // its own strand; expected I/O outcomes come back as values (`as_tuple`), and anything thrown
 // is caught once where the connection's coroutine is spawned. The header rules are pure
-// functions (http_policy.cpp); session state and routing are in http_session.cpp.
+// functions (policy.cpp); session state and routing are in session.cpp.
 //
 // The engine's parts, a file each:
-//   http_engine.cpp    starting, draining and stopping; accepting connections, reading
-//                      requests, writing responses
-//   http_dispatch.cpp  what every request passes: health endpoints, admin paths, Host and
-//                      Origin, authentication, draining, the version header, then its method
-//   http_post.cpp      POST: a message's revision, its session, its answer (JSON or a stream)
-//   http_streams.cpp   SSE streams that hold their connection: GET, resumption, listen
-//   http_sessions.cpp  a request's session (held here, or taken over from its shared record),
-//                      an initialize's record, DELETE
-//   http_server.cpp    http_server and serve_http
+//   engine.cpp    starting, draining and stopping; accepting connections, reading requests,
+//                 writing responses
+//   dispatch.cpp  what every request passes: health endpoints, admin paths, Host and Origin,
+//                 authentication, draining, the version header, then its method
+//   post.cpp      POST: a message's revision, its session, its answer (JSON or a stream)
+//   streams.cpp   SSE streams: their wire form, and those that hold their connection: GET,
+//                 resumption, listen
+//   sessions.cpp  a request's session (held here, or taken over from its shared record), an
+//                 initialize's record, DELETE
+//   server.cpp    http_server and serve_http
 
 #include "admission.hpp"
 #include "event_log.hpp"
