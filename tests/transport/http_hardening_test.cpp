@@ -292,13 +292,16 @@ TEST_F(HttpHardening, AGetStreamWhoseClientStopsReadingIsClosedWithinTheWriteTim
     stream.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
     ASSERT_EQ(candor::test::open_get_stream(stream, session), 200u);
 
-    // 16 MB, far more than the buffers hold (Linux lets a socket's send buffer grow to 4 MB).
-    for (int i = 0; i < 8000; ++i) srv_->notify_resource_updated(uri);
-    // Then the server closes it: every connection it served is gone, though this client still
-    // holds its end. Waited for well under the default write timeout (30 s).
+    // Updates go out, 128 KB a round, until the server closes the connection: every connection
+    // it served is gone, though this client still holds its end. A few MB fill the buffers
+    // (Linux lets a socket's send buffer grow to tcp_wmem's last value, 4 MB by default); 64 MB
+    // are more than any host's hold. Waited for well under the default write timeout (30 s).
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (http_->connection_count() > 0 && std::chrono::steady_clock::now() < give_up)
+    std::size_t sent = 0;
+    while (http_->connection_count() > 0 && std::chrono::steady_clock::now() < give_up) {
+        for (int i = 0; i < 64 && sent < (64u << 20); ++i, sent += uri.size()) srv_->notify_resource_updated(uri);
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     EXPECT_EQ(http_->connection_count(), 0u) << "a client that reads nothing holds its stream past the write timeout";
 }
 
