@@ -346,6 +346,8 @@ void connection::on_deadline_timer() {
 void connection::on_deadline(const rpc::request_id& id) {
     auto it = calls_.find(id);
     if (it == calls_.end() || it->second->answered) return;
+    // Answered now; the call keeps its place in `calls_` until its handler has returned
+    // (`finish_call`), so that `max_calls_in_flight` bounds the work really running.
     auto state = it->second;
     state->answered = true;
     state->cancelled = true;

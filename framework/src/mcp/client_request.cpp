@@ -81,6 +81,7 @@ call_state::send_request(const std::string& method, const boost::json::object& p
     auto p = std::make_shared<pending_reply>(c->strand_);
     p->timer.expires_after(timeout);
     c->pending_.emplace(id, p);
+    // Routed as the call's own messages: over HTTP on the call's stream, over stdio on stdout.
     c->send_text(std::move(*text), route);
     return std::make_pair(id, std::move(p));
 }

@@ -200,6 +200,8 @@ connection::connection(std::shared_ptr<detail::server_core> core, boost::asio::a
       rules_(latest_rules()),
       client_level_(core_->opts.client_log_level),
       deadline_timer_(strand_) {
+    // The session's facts are one immutable `session_info` that every call points to; what
+    // changes them (initialize, a stateless request from another client) makes a new one.
     auto session = std::make_shared<session_info>();
     session->id = opts_.session_id;
     session_ = std::move(session);
@@ -643,6 +645,8 @@ void connection::on_cancelled(const rpc::notification& n) {
     auto it = calls_.find(*id);
     // Unknown or finished: the spec says to ignore it (the response may be on its way).
     if (it == calls_.end() || it->second->answered) return;
+    // A cancelled call is never answered. It keeps its place in `calls_` until its handler has
+    // returned (`finish_call`), so that `max_calls_in_flight` bounds the work really running.
     auto& call = *it->second;
     call.answered = true;
     call.cancelled = true;
