@@ -196,12 +196,12 @@ std::optional<std::pair<std::vector<typename Map::mapped_type>, std::optional<st
 
 /// A request to the client answered in an earlier round (stateless revision).
 struct answered_input {
-    std::string digest;  ///< of the request it answers (method and params)
-    boost::json::object result;
+    std::string digest{};  ///< of the request it answers (method and params)
+    boost::json::object result{};
     bool used = false;  ///< handed to the tool in this run
     /// The question's nonce, drawn when it was asked: the same answer presented again (a
     /// replayed retry) has the same one. Empty for an answer sent before it was asked.
-    std::string nonce;
+    std::string nonce{};
     /// Until when a retry can present this answer: the expiry of the request state it was sent
     /// with (milliseconds since the epoch); later states carry it with that expiry, not theirs.
     std::int64_t expiry_ms = 0;

@@ -74,17 +74,17 @@ private:
     struct call_entry;
     /// What observers need to know about a call besides its answer.
     struct call_origin {
-        std::chrono::steady_clock::time_point received;
+        std::chrono::steady_clock::time_point received{};
         std::size_t bytes_in = 0;
-        std::shared_ptr<const tool_handler> tool;
+        std::shared_ptr<const tool_handler> tool{};
         /// Who the client is for this request (the session's, or the stateless request's own).
-        std::shared_ptr<const session_info> session;
+        std::shared_ptr<const session_info> session{};
         /// The request is of the stateless revision: its result carries `resultType` and
         /// `_meta` (serverInfo).
         bool stateless = false;
         /// W3C Trace Context from the request's `_meta` (any revision), for the records.
-        std::string traceparent;
-        std::string tracestate;
+        std::string traceparent{};
+        std::string tracestate{};
         /// A tool call's result budget in bytes (0: none), and whether the request asked for
         /// less than the floor and was raised to it (a warning says so).
         std::size_t max_result_bytes = 0;
