@@ -2,7 +2,7 @@
 // tools/call: argument intake and budget, the call's coroutine with its deadline and
 // cancellation, and turning the outcome into a CallToolResult.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/envelope/envelope.hpp>
 #include <candor/json/intake.hpp>
@@ -53,13 +53,13 @@ const boost::json::value& empty_arguments() {
 
 }  // namespace
 
-void connection::answer_error_envelope(const rpc::request_id& id, const call_origin& origin, issue i) {
+void detail::call_runner::answer_error_envelope(const rpc::request_id& id, const call_origin& origin, issue i) {
     answer_call(id, origin, envelope::failure({std::move(i)}));
 }
 
-boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> connection::result_budget_requested(
+boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> detail::call_runner::result_budget_requested(
     const rpc::request& req, const tool_info& info) const {
-    std::size_t limit = core_->opts.max_result_bytes;
+    std::size_t limit = c_.core->opts.max_result_bytes;
     if (info.max_result_bytes && (limit == 0 || *info.max_result_bytes < limit)) limit = *info.max_result_bytes;
     bool raised = false;
     const auto* meta = req.params ? req.params->if_contains("_meta") : nullptr;
@@ -86,7 +86,7 @@ boost::system::result<std::pair<std::size_t, bool>, rpc::error_object> connectio
     return std::make_pair(limit, raised);
 }
 
-void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
+void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     // Violations outside `arguments` (a duplicated `name`, a bad number in `_meta`) make the
     // call itself ambiguous: protocol error. Those inside are the tool's argument errors.
     issue_list argument_issues;
@@ -96,8 +96,8 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
                             v.path[arguments_prefix.size()] == '/';
         if (!inside) {
             v.path.insert(0, "/params");
-            send_error(req.id, rpc::error_object::make(rpc::error_code::parse_error, v.message,
-                                                       boost::json::value(rpc::to_json(v))));
+            c_.send_error(req.id, rpc::error_object::make(rpc::error_code::parse_error, v.message,
+                                                          boost::json::value(rpc::to_json(v))));
             return;
         }
         issue i;
@@ -111,41 +111,41 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
 
     const boost::json::value* name = req.params ? req.params->if_contains("name") : nullptr;
     if (!name || !name->is_string()) {
-        send_error(req.id,
-                   rpc::error_object::make(rpc::error_code::invalid_params, "tools/call needs params.name (a string)"));
+        c_.send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                      "tools/call needs params.name (a string)"));
         return;
     }
-    auto tool = core_->find(name->get_string());
+    auto tool = c_.core->find(name->get_string());
     if (!tool) {
-        send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
-                                                   "unknown tool: " + std::string(name->get_string())));
+        c_.send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
+                                                      "unknown tool: " + std::string(name->get_string())));
         return;
     }
     const boost::json::value* arguments = req.params->if_contains("arguments");
     if (arguments && !arguments->is_object()) {
-        send_error(req.id,
-                   rpc::error_object::make(rpc::error_code::invalid_params, "params.arguments must be an object"));
+        c_.send_error(req.id,
+                      rpc::error_object::make(rpc::error_code::invalid_params, "params.arguments must be an object"));
         return;
     }
     if (!arguments) arguments = &empty_arguments();
     if (calls_.count(req.id)) {
-        send_error(req.id,
-                   rpc::error_object::make(rpc::error_code::invalid_request, "a call with this id is still running"));
+        c_.send_error(
+            req.id, rpc::error_object::make(rpc::error_code::invalid_request, "a call with this id is still running"));
         return;
     }
     const auto& tool_name = tool->info().name;
     auto result_limit = result_budget_requested(req, tool->info());
     if (!result_limit) {
-        send_error(req.id, std::move(result_limit.error()));
+        c_.send_error(req.id, std::move(result_limit.error()));
         return;
     }
-    current_.max_result_bytes = result_limit->first;
-    current_.result_budget_raised = result_limit->second;
-    call_origin origin = current_;
+    c_.current.max_result_bytes = result_limit->first;
+    c_.current.result_budget_raised = result_limit->second;
+    call_origin origin = c_.current;
     origin.tool = tool;
     // Authorization comes before anything looks at the arguments (the HTTP transport with OAuth
     // refuses such a call with 403 before it gets here; this holds for every other transport).
-    if (auto missing = missing_scopes(tool->info(), opts_.caller); !missing.empty()) {
+    if (auto missing = missing_scopes(tool->info(), c_.opts.caller); !missing.empty()) {
         answer_error_envelope(req.id, origin, detail::insufficient_scope(tool->info(), std::move(missing)));
         return;
     }
@@ -154,7 +154,7 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         std::vector<std::string_view> codes;
         codes.reserve(argument_issues.size());
         for (const auto& i : argument_issues) codes.push_back(i.code);
-        log_call(log_level::info, "arguments refused at intake", tool_name, req.id, codes);
+        c_.log_call(log_level::info, "arguments refused at intake", tool_name, req.id, codes);
         answer_call(req.id, origin, envelope::failure(std::move(argument_issues)));
         return;
     }
@@ -173,37 +173,37 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
         i.where = layer::intake;
         if (shape.error().limit) i.details["limit"] = *shape.error().limit;
         const std::string_view code = i.code;
-        log_call(log_level::info, "arguments over the tool's budget", tool_name, req.id, {&code, 1});
+        c_.log_call(log_level::info, "arguments over the tool's budget", tool_name, req.id, {&code, 1});
         answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
     std::optional<detail::input_round> inputs;
-    if (current_.stateless) {
+    if (c_.current.stateless) {
         // A retry of a multi round-trip request: the state it echoes must be ours, for this
         // request and this caller, and fresh.
         auto round = open_inputs(req, tool_name, *arguments);
         if (!round) {
-            send_error(req.id, round.error());
+            c_.send_error(req.id, round.error());
             return;
         }
         inputs = std::move(*round);
     }
-    if (calls_.size() >= core_->opts.max_calls_in_flight) {
+    if (calls_.size() >= c_.core->opts.max_calls_in_flight) {
         issue i;
         i.code = std::string(envelope::error_codes::too_many_calls_in_flight);
         i.message = "this connection already has " + std::to_string(calls_.size()) +
                     " tool calls running; wait for one to finish and call again";
         i.repairable = false;
         i.where = layer::external;
-        i.details["limit"] = core_->opts.max_calls_in_flight;
+        i.details["limit"] = c_.core->opts.max_calls_in_flight;
         answer_error_envelope(req.id, origin, std::move(i));
         return;
     }
     std::string task_id;
-    if (runs_as_task(*tool)) {
+    if (c_.tasks.runs_as_task(*tool)) {
         // The task is counted against the limits before the tool runs, so that a refusal never
         // comes after the tool did something.
-        auto reserved = reserve_task(*tool);
+        auto reserved = c_.tasks.reserve_task(*tool);
         if (!reserved) {
             answer_error_envelope(req.id, origin, std::move(reserved.error()));
             return;
@@ -215,42 +215,42 @@ void connection::on_tools_call(rpc::inbound& in, const rpc::request& req) {
     if (auto it = calls_.find(req.id); it != calls_.end()) it->second->task_id = task_id;
     // Runs after the tool's first slice (co_spawn started it already, or its start is queued
     // ahead on the strand): a tool that finished or asked by then was answered in the request.
-    boost::asio::post(strand_, [weak = weak_from_this(), core = core_, id = req.id, task_id]() {
-        if (auto self = weak.lock()) self->promote_to_task(id, task_id);
-        else core->tasks->erase(task_id);
+    boost::asio::post(c_.strand, [weak = c_.weak_from_this(), server = c_.core, id = req.id, task_id]() {
+        if (auto self = weak.lock()) self->tasks.promote_to_task(id, task_id);
+        else server->tasks->erase(task_id);
     });
 }
 
-void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
-                            const boost::json::value& arguments, const rpc::request& req,
-                            std::optional<detail::input_round> inputs) {
-    auto state = std::make_shared<detail::call_state>(weak_from_this());
+void detail::call_runner::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
+                                     const boost::json::value& arguments, const rpc::request& req,
+                                     std::optional<detail::input_round> inputs) {
+    auto state = std::make_shared<detail::call_state>(c_.weak_from_this());
     const auto& info = tool->info();
     state->tool_name = info.name;
-    state->origin = current_;
+    state->origin = c_.current;
     state->origin.tool = tool;
-    state->observers = observers_;
-    for (const auto& o : observers_) o->on_call_started();
+    state->observers = c_.observers;
+    for (const auto& o : c_.observers) o->on_call_started();
     state->route = message_route{req.id, false};
-    state->deadline = std::chrono::steady_clock::now() + info.deadline.value_or(core_->opts.default_deadline);
+    state->deadline = std::chrono::steady_clock::now() + info.deadline.value_or(c_.core->opts.default_deadline);
     if (const auto* meta = req.params->if_contains("_meta"); meta && meta->is_object()) {
         if (const auto* token = meta->get_object().if_contains("progressToken");
             token && (token->is_string() || token->is_int64() || token->is_uint64()))
             state->progress_token = boost::json::value(*token, boost::json::storage_ptr());
     }
-    state->caller = opts_.caller;
-    state->session = current_.session ? current_.session : session_;
-    state->stateless = current_.stateless;
-    state->log_threshold = frame_.log_threshold;
+    state->caller = c_.opts.caller;
+    state->session = c_.current.session ? c_.current.session : c_.session;
+    state->stateless = c_.current.stateless;
+    state->log_threshold = c_.frame.log_threshold;
     state->inputs = std::move(inputs);
-    state->executor = strand_;
+    state->executor = c_.strand;
     state->doc = doc;
     calls_.emplace(req.id, state);
 
     watch_deadline(*state, req.id);
     auto slot = state->signal.slot();
-    boost::asio::co_spawn(strand_,
-                          run_call(weak_from_this(), req.id, std::move(tool), std::move(doc), &arguments, state),
+    boost::asio::co_spawn(c_.strand,
+                          run_call(c_.weak_from_this(), req.id, std::move(tool), std::move(doc), &arguments, state),
                           // The handler holds the call's state: the cancellation signal the
                           // call is bound to outlives co_spawn's use of its slot.
                           boost::asio::bind_cancellation_slot(slot, [keep = state](std::exception_ptr ep) {
@@ -259,11 +259,11 @@ void connection::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<
                           }));
 }
 
-boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak, rpc::request_id id,
-                                                  std::shared_ptr<tool_handler> tool,
-                                                  std::shared_ptr<const json::document> doc,
-                                                  const boost::json::value* arguments,
-                                                  std::shared_ptr<detail::call_state> state) {
+boost::asio::awaitable<void> detail::call_runner::run_call(std::weak_ptr<detail::connection_impl> weak,
+                                                           rpc::request_id id, std::shared_ptr<tool_handler> tool,
+                                                           std::shared_ptr<const json::document> doc,
+                                                           const boost::json::value* arguments,
+                                                           std::shared_ptr<detail::call_state> state) {
     std::exception_ptr ep;
     // Constructed from the outcome, not assigned: JSON in it keeps the storage it was built in
     // (a JSON container assigned from another storage copies into its own).
@@ -283,17 +283,17 @@ boost::asio::awaitable<void> connection::run_call(std::weak_ptr<connection> weak
     // not wait is answered before the next request is handled (co_spawn's own completion is
     // posted behind every request already queued, and would keep each call's state alive
     // until then).
-    if (auto self = weak.lock()) self->finish_call(id, ep, out ? std::move(*out) : tool_outcome{});
+    if (auto self = weak.lock()) self->calls.finish_call(id, ep, out ? std::move(*out) : tool_outcome{});
 }
 
 // One deadline queue and one timer per connection: a timer per call cost a queue insertion, a
 // cancellation and an aborted handler on every call.
-void connection::watch_deadline(detail::call_state& call, const rpc::request_id& id) {
+void detail::call_runner::watch_deadline(detail::call_state& call, const rpc::request_id& id) {
     call.deadline_entry = deadlines_.emplace(call.deadline, id);
     arm_deadline_timer();
 }
 
-void connection::forget_deadline(detail::call_state& call) {
+void detail::call_runner::forget_deadline(detail::call_state& call) {
     if (!call.deadline_entry) return;
     deadlines_.erase(*call.deadline_entry);
     call.deadline_entry.reset();
@@ -305,13 +305,13 @@ void connection::forget_deadline(detail::call_state& call) {
     // queued (the rest of a burst of requests).
     if (deadlines_.empty() && deadline_armed_ && !disarm_posted_) {
         disarm_posted_ = true;
-        boost::asio::post(strand_, [weak = weak_from_this()] {
-            if (auto self = weak.lock()) self->disarm_if_idle();
+        boost::asio::post(c_.strand, [weak = c_.weak_from_this()] {
+            if (auto self = weak.lock()) self->calls.disarm_if_idle();
         });
     }
 }
 
-void connection::disarm_if_idle() {
+void detail::call_runner::disarm_if_idle() {
     disarm_posted_ = false;
     if (deadlines_.empty() && deadline_armed_) {
         deadline_armed_.reset();
@@ -319,19 +319,19 @@ void connection::disarm_if_idle() {
     }
 }
 
-void connection::arm_deadline_timer() {
-    if (closed_ || deadlines_.empty()) return;
+void detail::call_runner::arm_deadline_timer() {
+    if (c_.closed || deadlines_.empty()) return;
     const auto earliest = deadlines_.begin()->first;
     if (deadline_armed_ && *deadline_armed_ <= earliest) return;
     deadline_armed_ = earliest;
     deadline_timer_.expires_at(earliest);  // a wait for a later time ends as operation_aborted
-    deadline_timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    deadline_timer_.async_wait([weak = c_.weak_from_this()](boost::system::error_code ec) {
         if (ec) return;
-        if (auto self = weak.lock()) self->on_deadline_timer();
+        if (auto self = weak.lock()) self->calls.on_deadline_timer();
     });
 }
 
-void connection::on_deadline_timer() {
+void detail::call_runner::on_deadline_timer() {
     deadline_armed_.reset();
     const auto now = std::chrono::steady_clock::now();
     while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
@@ -343,7 +343,7 @@ void connection::on_deadline_timer() {
     arm_deadline_timer();
 }
 
-void connection::on_deadline(const rpc::request_id& id) {
+void detail::call_runner::on_deadline(const rpc::request_id& id) {
     auto it = calls_.find(id);
     if (it == calls_.end() || it->second->answered) return;
     // Answered now; the call keeps its place in `calls_` until its handler has returned
@@ -351,10 +351,44 @@ void connection::on_deadline(const rpc::request_id& id) {
     auto state = it->second;
     state->answered = true;
     state->cancelled = true;
-    log_call(log_level::warning, "the call ran past its deadline and was stopped", state->tool_name, id,
-             deadline_code());
+    c_.log_call(log_level::warning, "the call ran past its deadline and was stopped", state->tool_name, id,
+                deadline_code());
     state->signal.emit(boost::asio::cancellation_type::terminal);
     answer_call(id, state->origin, envelope::failure({detail::deadline_exceeded_issue()}), true);
+}
+
+void detail::call_runner::cancel(const rpc::request_id& id) {
+    auto it = calls_.find(id);
+    // Unknown or finished: the spec says to ignore it (the response may be on its way).
+    if (it == calls_.end() || it->second->answered) return;
+    // A cancelled call is never answered. It keeps its place in `calls_` until its handler has
+    // returned (`finish_call`), so that `max_calls_in_flight` bounds the work really running.
+    auto& call = *it->second;
+    call.answered = true;
+    call.cancelled = true;
+    forget_deadline(call);
+    c_.log_call(log_level::info, "the call was cancelled by the client", call.tool_name, id);
+    call.signal.emit(boost::asio::cancellation_type::terminal);
+}
+
+void detail::call_runner::cancel_all() {
+    for (auto& [id, call] : calls_) {
+        call->answered = true;
+        call->cancelled = true;
+        forget_deadline(*call);
+        call->signal.emit(boost::asio::cancellation_type::terminal);
+    }
+    deadline_timer_.cancel();
+}
+
+std::shared_ptr<detail::call_state> detail::call_runner::hand_over(const rpc::request_id& id,
+                                                                   const std::string& task_id) {
+    auto it = calls_.find(id);
+    if (it == calls_.end() || it->second->answered || it->second->task_id != task_id) return nullptr;
+    auto state = it->second;
+    calls_.erase(it);
+    forget_deadline(*state);
+    return state;
 }
 
 issue detail::deadline_exceeded_issue() {
@@ -368,7 +402,7 @@ issue detail::deadline_exceeded_issue() {
     return i;
 }
 
-void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, tool_outcome out) {
+void detail::call_runner::finish_call(const rpc::request_id& id, std::exception_ptr ep, tool_outcome out) {
     auto it = calls_.find(id);
     if (it == calls_.end()) return;
     // `state` keeps the arguments' document alive until `out` (which may hold values copied
@@ -387,7 +421,7 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
         answer_input_required(id, *state);
     } else if (ep) {
         // A bug in the tool. The operator gets the details; the client gets none.
-        log_call(log_level::error, "the tool threw: " + detail::what_of(ep), state->tool_name, id, internal_code());
+        c_.log_call(log_level::error, "the tool threw: " + detail::what_of(ep), state->tool_name, id, internal_code());
         answer_call(id, state->origin, tool_outcome{}, true);  // an envelope without verdict
     } else {
         answer_call(id, state->origin, std::move(out), true);
@@ -395,7 +429,8 @@ void connection::finish_call(const rpc::request_id& id, std::exception_ptr ep, t
     out = tool_outcome{};
 }
 
-void connection::answer_call(const rpc::request_id& id, const call_origin& origin, tool_outcome out, bool handler_ran) {
+void detail::call_runner::answer_call(const rpc::request_id& id, const call_origin& origin, tool_outcome out,
+                                      bool handler_ran) {
     const std::string& tool_name = origin.tool->info().name;
     // The record of an irreversible action reaches the observers' storage before its answer.
     bool durable = handler_ran && origin.tool->info().action == action_class::irreversible_write;
@@ -413,12 +448,13 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
         if (auto valid = envelope::check(*env); !valid) {
             // Default-constructed outcomes (a thrown exception) land here too, already logged.
             if (env->status)
-                log_call(log_level::error,
-                         "the tool returned an envelope that breaks " + std::string(envelope::to_string(valid.error())),
-                         tool_name, id, internal_code());
+                c_.log_call(
+                    log_level::error,
+                    "the tool returned an envelope that breaks " + std::string(envelope::to_string(valid.error())),
+                    tool_name, id, internal_code());
             answer = &(fallback = envelope::internal_error());
         } else if (auto done = envelope::write_sealed(*env, tool_name, text, json::depth_ceiling); !done) {
-            log_call(
+            c_.log_call(
                 log_level::error,
                 "the tool returned data that cannot be serialized (" + std::string(json::to_string(done.error())) + ")",
                 tool_name, id, internal_code());
@@ -453,7 +489,7 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
             }
             message = call_result(id, origin, text, *answer->status == envelope::outcome::error);
         }
-        if (core_->opts.result_text_mode == result_text::summary && answer != &fallback) {
+        if (c_.core->opts.result_text_mode == result_text::summary && answer != &fallback) {
             // The text block says the verdict first, and holds the data only while the whole
             // answer stays within its budget (the envelope is whole in structuredContent).
             const bool err = *answer->status == envelope::outcome::error;
@@ -479,47 +515,47 @@ void connection::answer_call(const rpc::request_id& id, const call_origin& origi
             std::all_of(answer->errors.begin(), answer->errors.end(),
                         [](const issue& i) { return i.where == layer::intake || i.where == layer::contract; }))
             durable = false;
-        if (!observers_.empty())
-            record = record_call(id, origin, answer, std::string(envelope::to_string(*answer->status)));
+        if (!c_.observers.empty())
+            record = c_.record_call(id, origin, answer, std::string(envelope::to_string(*answer->status)));
         if (message) {
-            deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
+            c_.deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
             return;
         }
         // Not reached with a well-formed id (ids and the envelope's text passed the writer
         // already); kept as the general path.
         result["content"] = boost::json::array{text_block(text)};
-        if (origin.stateless || rules_.structured_content)
+        if (origin.stateless || c_.rules.structured_content)
             result["structuredContent"] = json::written::adopt(text).to_value();
         result["isError"] = is_error;
     } else {
         auto& content = std::get<content_result>(out);
         result["content"] = content.content;
-        if ((origin.stateless || rules_.structured_content) && content.structured_content)
+        if ((origin.stateless || c_.rules.structured_content) && content.structured_content)
             result["structuredContent"] = *content.structured_content;
         result["isError"] = content.is_error;
-        if (!observers_.empty())
-            record = record_call(id, origin, nullptr, content.is_error ? "content_error" : "content");
+        if (!c_.observers.empty())
+            record = c_.record_call(id, origin, nullptr, content.is_error ? "content_error" : "content");
         if (!json::to_string(result)) {
-            log_call(log_level::error, "the tool returned content that cannot be serialized", tool_name, id);
+            c_.log_call(log_level::error, "the tool returned content that cannot be serialized", tool_name, id);
             result = boost::json::object{{"content", boost::json::array{text_block("internal error in the tool")}},
                                          {"isError", true}};
         }
     }
-    dress(result, reply_style{origin.stateless, nullptr});
-    auto message = result_message(id, boost::json::value(std::move(result)));
+    c_.dress(result, reply_style{origin.stateless, nullptr});
+    auto message = c_.result_message(id, boost::json::value(std::move(result)));
     if (!message) return;
     if (origin.max_result_bytes != 0 && message->size() > origin.max_result_bytes) {
         // Content blocks have no completeness to mark: too large, they are never cut, never sent.
-        log_call(log_level::warning, "the tool's content result is larger than its byte budget", tool_name, id);
+        c_.log_call(log_level::warning, "the tool's content result is larger than its byte budget", tool_name, id);
         answer_call(id, origin, detail::result_too_large(message->size(), origin.max_result_bytes), handler_ran);
         return;
     }
-    deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
+    c_.deliver(std::move(*message), record ? &*record : nullptr, origin, message_route{id, true}, durable);
 }
 
-std::optional<std::string> connection::call_result(const rpc::request_id& id, const call_origin& origin,
-                                                   std::string_view text, bool is_error,
-                                                   std::optional<std::string_view> block) const {
+std::optional<std::string> detail::call_runner::call_result(const rpc::request_id& id, const call_origin& origin,
+                                                            std::string_view text, bool is_error,
+                                                            std::optional<std::string_view> block) const {
     // The envelope is serialized once: its text is both content[0].text (escaped) and
     // structuredContent (as it is) — unless the text block is a summary.
     auto message = rpc::open_result(id, 2 * text.size() + text.size() / 4 + 96);
@@ -527,38 +563,25 @@ std::optional<std::string> connection::call_result(const rpc::request_id& id, co
     *message += R"({"content":[{"type":"text","text":)";
     if (!json::write_string(block.value_or(text), *message)) return std::nullopt;
     *message += "}]";
-    if (origin.stateless || rules_.structured_content) {
+    if (origin.stateless || c_.rules.structured_content) {
         *message += R"(,"structuredContent":)";
         *message += text;
     }
     *message += is_error ? R"(,"isError":true)" : R"(,"isError":false)";
-    if (origin.stateless) append_stateless_fields(*message);
+    if (origin.stateless) c_.append_stateless_fields(*message);
     *message += "}}";
     return std::move(*message);
 }
 
-result_budget connection::result_budget_of(const rpc::request_id& id, const call_origin& origin, bool is_error) const {
+result_budget detail::call_runner::result_budget_of(const rpc::request_id& id, const call_origin& origin,
+                                                    bool is_error) const {
     result_budget b;
     b.limit = origin.max_result_bytes;
-    b.structured = origin.stateless || rules_.structured_content;
+    b.structured = origin.stateless || c_.rules.structured_content;
     // The response around an empty text: all but the text's copies (`""` in the text block).
     const auto empty = call_result(id, origin, {}, is_error);
     b.framing = empty ? empty->size() - 2 : 0;
     return b;
-}
-
-void connection::deliver(std::string message, call_record* record, const call_origin& origin,
-                         const message_route& route, bool durable) {
-    // Recorded before it leaves: whoever sees the answer sees it counted.
-    if (record) {
-        record->bytes_out = message.size();
-        if (durable) {
-            publish_durable(*record, origin, std::move(message), route);
-            return;
-        }
-        publish(*record, origin);
-    }
-    send_text(std::move(message), route);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -576,23 +599,22 @@ void call_state::send_progress(double done, std::optional<double> total, std::st
     if (total) params["total"] = *total;
     if (!message.empty()) params["message"] = std::move(message);
     boost::asio::dispatch(
-        c->strand_, [c, p = std::move(params), r = route] { c->send_notification("notifications/progress", p, r); });
+        c->strand, [c, p = std::move(params), r = route] { c->send_notification("notifications/progress", p, r); });
 }
 
 void call_state::send_log(log_level level, std::string message, boost::json::object data) {
     auto c = conn.lock();
     if (!c || answered) return;
-    boost::asio::dispatch(
-        c->strand_, [c, level, tool = tool_name, r = route, m = std::move(message), d = std::move(data),
-                     stateless = stateless, threshold = log_threshold]() mutable {
-            // The stateless revision: only when the request asked, and at its level.
-            if (stateless ? (!threshold || level < *threshold) : level < c->client_level_) return;
-            boost::json::object payload(std::move(d));
-            payload.insert_or_assign("message", std::move(m));
-            c->send_notification(
-                "notifications/message",
-                boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}}, r);
-        });
+    boost::asio::dispatch(c->strand, [c, level, tool = tool_name, r = route, m = std::move(message),
+                                      d = std::move(data), stateless = stateless, threshold = log_threshold]() mutable {
+        // The stateless revision: only when the request asked, and at its level.
+        if (stateless ? (!threshold || level < *threshold) : level < c->client_level) return;
+        boost::json::object payload(std::move(d));
+        payload.insert_or_assign("message", std::move(m));
+        c->send_notification(
+            "notifications/message",
+            boost::json::object{{"level", to_string(level)}, {"logger", tool}, {"data", std::move(payload)}}, r);
+    });
 }
 
 }  // namespace detail
@@ -623,7 +645,7 @@ std::optional<result_budget> call_state::budget() const {
     if (origin.max_result_bytes == 0 || task || !route.request) return std::nullopt;
     auto c = conn.lock();
     if (!c) return std::nullopt;
-    return c->result_budget_of(*route.request, origin, false);
+    return c->calls.result_budget_of(*route.request, origin, false);
 }
 
 }  // namespace detail

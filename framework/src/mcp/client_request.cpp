@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSL-1.0
 // Requests from the server to the client on behalf of a tool call (elicitation, sampling):
-// the outbound id, the pending-reply table of the connection, and routing the client's reply
-// (a separate inbound message; over HTTP a separate POST) back to the awaiting coroutine.
+// the outbound id, the pending-reply table of the connection (`client_requests`), and routing
+// the client's reply (a separate inbound message; over HTTP a separate POST) back to the
+// awaiting coroutine.
 //
 // Everything here runs on the connection's strand: the tool's coroutine does (it was spawned
-// there), and so does `connection::handle`, which delivers replies. No locks.
+// there), and so does the connection's dispatch, which delivers replies. No locks.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/json/document.hpp>
 
@@ -30,33 +31,6 @@ std::string_view capability_for(std::string_view method) noexcept {
 
 }  // namespace
 
-void connection::on_response(rpc::response& r) {
-    if (!r.id) {
-        // The client could not read one of our messages; nothing to route it to.
-        log(log_level::warning, "the client answered an unreadable message with an error" +
-                                    (r.error ? ": " + r.error->message : std::string()));
-        return;
-    }
-    auto it = pending_.find(*r.id);
-    if (it == pending_.end()) {
-        // Late (after a timeout or cancellation) or never asked: dropped, never answered.
-        log(log_level::debug, "dropped a response to an unknown or abandoned request");
-        return;
-    }
-    auto p = it->second;
-    pending_.erase(it);
-    if (r.error) {
-        log(log_level::info, "the client refused a request (JSON-RPC error " + std::to_string(r.error->code) + ")");
-        p->outcome = client_request_error::rejected;
-    } else if (r.result && r.result->is_object()) {
-        // Out of the inbound document's arena: the result outlives the message.
-        p->outcome = json::detach(*r.result).as_object();
-    } else {
-        p->outcome = client_request_error::malformed_reply;
-    }
-    p->timer.cancel();
-}
-
 bool call_context::can_elicit() const noexcept { return state_->session->client_capabilities.contains("elicitation"); }
 bool call_context::can_sample() const noexcept { return state_->session->client_capabilities.contains("sampling"); }
 
@@ -69,32 +43,78 @@ call_state::send_request(const std::string& method, const boost::json::object& p
     if (!needed.empty() && !session->client_capabilities.contains(needed)) return client_request_error::not_supported;
     if (task) return ask_in_task(*this, method, params, timeout, std::move(key));
     auto c = conn.lock();
-    if (!c || c->closed_ || cancelled || answered) return client_request_error::cancelled;
-    // Per connection, never reused; the client's own request ids are a separate space.
-    const rpc::request_id id(c->next_outbound_id_++);
-    auto text = rpc::encode_request(id, method, params);
-    if (!text) {
-        // The tool put something unserializable (NaN) into the params: its bug.
-        c->log(log_level::error, "tool " + tool_name + ": request " + method + " could not be serialized");
-        return client_request_error::malformed_reply;
-    }
-    auto p = std::make_shared<pending_reply>(c->strand_);
-    p->timer.expires_after(timeout);
-    c->pending_.emplace(id, p);
-    // Routed as the call's own messages: over HTTP on the call's stream, over stdio on stdout.
-    c->send_text(std::move(*text), route);
-    return std::make_pair(id, std::move(p));
+    if (!c || c->closed || cancelled || answered) return client_request_error::cancelled;
+    return c->to_client.send(tool_name, method, params, timeout, route);
 }
 
 void call_state::abandon_request(const rpc::request_id& id, bool timed_out) {
     if (task) return abandon_in_task(*task, id);
     auto c = conn.lock();
     if (!c) return;
-    c->pending_.erase(id);
+    c->to_client.abandon(id, timed_out, route);
+}
+
+boost::system::result<std::pair<rpc::request_id, std::shared_ptr<pending_reply>>, client_request_error>
+client_requests::send(const std::string& tool, const std::string& method, const boost::json::object& params,
+                      std::chrono::milliseconds timeout, const message_route& route) {
+    // Per connection, never reused; the client's own request ids are a separate space.
+    const rpc::request_id id(next_id_++);
+    auto text = rpc::encode_request(id, method, params);
+    if (!text) {
+        // The tool put something unserializable (NaN) into the params: its bug.
+        c_.log(log_level::error, "tool " + tool + ": request " + method + " could not be serialized");
+        return client_request_error::malformed_reply;
+    }
+    auto p = std::make_shared<pending_reply>(c_.strand);
+    p->timer.expires_after(timeout);
+    pending_.emplace(id, p);
+    // Routed as the call's own messages: over HTTP on the call's stream, over stdio on stdout.
+    c_.send_text(std::move(*text), route);
+    return std::make_pair(id, std::move(p));
+}
+
+void client_requests::abandon(const rpc::request_id& id, bool timed_out, const message_route& route) {
+    pending_.erase(id);
     // Tell the client to stop working on it; a late reply is dropped.
     boost::json::object params{{"requestId", id.to_json()},
                                {"reason", timed_out ? "timed out" : "the tool call was cancelled"}};
-    c->send_notification("notifications/cancelled", params, route);
+    c_.send_notification("notifications/cancelled", params, route);
+}
+
+void client_requests::on_response(rpc::response& r) {
+    if (!r.id) {
+        // The client could not read one of our messages; nothing to route it to.
+        c_.log(log_level::warning, "the client answered an unreadable message with an error" +
+                                       (r.error ? ": " + r.error->message : std::string()));
+        return;
+    }
+    auto it = pending_.find(*r.id);
+    if (it == pending_.end()) {
+        // Late (after a timeout or cancellation) or never asked: dropped, never answered.
+        c_.log(log_level::debug, "dropped a response to an unknown or abandoned request");
+        return;
+    }
+    auto p = it->second;
+    pending_.erase(it);
+    if (r.error) {
+        c_.log(log_level::info, "the client refused a request (JSON-RPC error " + std::to_string(r.error->code) + ")");
+        p->outcome = client_request_error::rejected;
+    } else if (r.result && r.result->is_object()) {
+        // Out of the inbound document's arena: the result outlives the message.
+        p->outcome = json::detach(*r.result).as_object();
+    } else {
+        p->outcome = client_request_error::malformed_reply;
+    }
+    p->timer.cancel();
+}
+
+void client_requests::cancel_all() {
+    // Requests to the client no reply can reach any more.
+    for (auto& [id, p] : pending_) {
+        if (!p->outcome) p->outcome = client_request_error::cancelled;
+        p->timer.cancel();
+    }
+    pending_.clear();
 }
 
 }  // namespace detail
@@ -106,7 +126,7 @@ std::optional<boost::system::result<boost::json::object, client_request_error>> 
     const auto needed = capability_for(method);
     if (!needed.empty() && !session->client_capabilities.contains(needed)) return client_request_error::not_supported;
     if (!inputs) {
-        if (auto c = conn.lock(); c && !c->core_->warned_no_sealer.exchange(true))
+        if (auto c = conn.lock(); c && !c->core->warned_no_sealer.exchange(true))
             c->log(log_level::warning,
                    "tool " + tool_name +
                        " asked the client something on the stateless protocol revision, but no request-state "

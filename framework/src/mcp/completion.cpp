@@ -2,7 +2,7 @@
 // `completion/complete`: the completer registry and the request, for a prompt's arguments or a
 // resource template's variables.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 namespace candor::mcp {
 
@@ -31,47 +31,49 @@ boost::system::result<void, registration_error> server::add_completion(completio
     return {};
 }
 
-void connection::on_complete(const rpc::request& req) {
+void detail::request_dispatcher::on_complete(const rpc::request& req) {
     const auto* ref = req.params ? req.params->if_contains("ref") : nullptr;
     const auto* argument = req.params ? req.params->if_contains("argument") : nullptr;
     if (!ref || !ref->is_object() || !argument || !argument->is_object())
-        return send_error(req.id,
-                          detail::invalid_params("completion/complete needs params.ref and params.argument (objects)"));
+        return c_.send_error(
+            req.id, detail::invalid_params("completion/complete needs params.ref and params.argument (objects)"));
     const auto* type = detail::string_param(&ref->get_object(), "type");
     const auto* arg_name = detail::string_param(&argument->get_object(), "name");
     const auto* arg_value = detail::string_param(&argument->get_object(), "value");
     if (!type || !arg_name || !arg_value)
-        return send_error(req.id, detail::invalid_params("ref.type, argument.name and argument.value must be strings"));
+        return c_.send_error(req.id,
+                             detail::invalid_params("ref.type, argument.name and argument.value must be strings"));
 
     completion_request cr;
     cr.argument = std::string(*arg_name);
     cr.value = std::string(*arg_value);
-    cr.caller = opts_.caller;
+    cr.caller = c_.opts.caller;
     std::shared_ptr<const completion_function> fn;
     {
-        std::lock_guard lock(core_->mu);
+        std::lock_guard lock(c_.core->mu);
         if (*type == "ref/prompt") {
             const auto* name = detail::string_param(&ref->get_object(), "name");
-            if (!name) return send_error(req.id, detail::invalid_params("ref.name (a string) is required"));
-            auto it = core_->prompts.find(std::string_view(*name));
-            if (it == core_->prompts.end())
-                return send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
+            if (!name) return c_.send_error(req.id, detail::invalid_params("ref.name (a string) is required"));
+            auto it = c_.core->prompts.find(std::string_view(*name));
+            if (it == c_.core->prompts.end())
+                return c_.send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
             const auto& declared = it->second->info.arguments;
             if (std::none_of(declared.begin(), declared.end(),
                              [&](const prompt_argument& a) { return a.name == cr.argument; }))
-                return send_error(
+                return c_.send_error(
                     req.id, detail::invalid_params("prompt " + std::string(*name) + " has no argument " + cr.argument));
             cr.ref = completion_ref{completion_ref::kind::prompt, std::string(*name)};
         } else if (*type == "ref/resource") {
             const auto* uri = detail::string_param(&ref->get_object(), "uri");
-            if (!uri) return send_error(req.id, detail::invalid_params("ref.uri (a string) is required"));
-            if (!core_->templates.count(std::string_view(*uri)))
-                return send_error(req.id, detail::invalid_params("unknown resource template: " + std::string(*uri)));
+            if (!uri) return c_.send_error(req.id, detail::invalid_params("ref.uri (a string) is required"));
+            if (!c_.core->templates.count(std::string_view(*uri)))
+                return c_.send_error(req.id, detail::invalid_params("unknown resource template: " + std::string(*uri)));
             cr.ref = completion_ref{completion_ref::kind::resource_template, std::string(*uri)};
         } else {
-            return send_error(req.id, detail::invalid_params("ref.type must be ref/prompt or ref/resource"));
+            return c_.send_error(req.id, detail::invalid_params("ref.type must be ref/prompt or ref/resource"));
         }
-        if (auto it = core_->completions.find(completion_key(cr.ref)); it != core_->completions.end()) fn = it->second;
+        if (auto it = c_.core->completions.find(completion_key(cr.ref)); it != c_.core->completions.end())
+            fn = it->second;
     }
     if (const auto* context = req.params->if_contains("context"); context && context->is_object()) {
         if (const auto* args = context->get_object().if_contains("arguments"); args && args->is_object())
@@ -92,14 +94,14 @@ void connection::on_complete(const rpc::request& req) {
     };
     if (!fn) {
         // Declared but without a completer: no suggestions.
-        send_result(req.id, std::get<boost::json::object>(to_result(completion_result{})), style_of());
+        c_.send_result(req.id, std::get<boost::json::object>(to_result(completion_result{})), c_.style_of());
         return;
     }
     auto op = [](std::shared_ptr<const completion_function> f,
                  completion_request r) -> boost::asio::awaitable<completion_result> {
         co_return co_await (*f)(r);
     }(fn, std::move(cr));
-    answer_async(req.id, "completer", std::move(op), to_result, style_of());
+    answer_async(req.id, "completer", std::move(op), to_result, c_.style_of());
 }
 
 }  // namespace candor::mcp

@@ -14,7 +14,7 @@
 // as the answer lives (`e`, the expiry of the state it was sent with): a replayed retry presents
 // the same nonce, so an approval recorded under it is used once.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/intake.hpp>
@@ -117,10 +117,10 @@ std::string input_key(std::string_view method, std::size_t index) {
 
 }  // namespace detail
 
-boost::system::result<std::optional<detail::input_round>, rpc::error_object> connection::open_inputs(
+boost::system::result<std::optional<detail::input_round>, rpc::error_object> detail::call_runner::open_inputs(
     const rpc::request& req, std::string_view target, const boost::json::value& arguments) {
     const auto* state_value = req.params ? req.params->if_contains("requestState") : nullptr;
-    const auto& sealer = core_->opts.request_state_sealer;
+    const auto& sealer = c_.core->opts.request_state_sealer;
     if (!sealer) {
         if (state_value)
             return state_error("REQUEST_STATE_INVALID",
@@ -131,7 +131,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
     detail::input_round round;
     round.sealer = sealer;
     round.binding = detail::request_binding(*sealer, req.method, target, arguments);
-    round.caller = detail::caller_binding(*sealer, opts_.caller);
+    round.caller = detail::caller_binding(*sealer, c_.opts.caller);
     const auto* responses_value = req.params->if_contains("inputResponses");
     const auto* responses = responses_value ? responses_value->if_object() : nullptr;
     if (responses_value && !responses)
@@ -144,9 +144,9 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
     const auto* sealed = state_value->if_string();
     if (!sealed) return state_error("REQUEST_STATE_INVALID", "requestState must be the string the server sent");
     // Never one the server sent (it seals none larger): refused before any work on it.
-    if (sealed->size() > core_->opts.max_request_state_bytes)
+    if (sealed->size() > c_.core->opts.max_request_state_bytes)
         return state_error("REQUEST_STATE_INVALID", "requestState is larger than any this server issues (" +
-                                                        std::to_string(core_->opts.max_request_state_bytes) +
+                                                        std::to_string(c_.core->opts.max_request_state_bytes) +
                                                         " bytes); send the request without requestState");
     auto payload = sealer->open(*sealed);
     if (!payload)
@@ -155,7 +155,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
                            "without requestState and inputResponses");
     // Ours (the MAC holds), so well formed; read it strictly anyway.
     json::limits lim;
-    lim.max_bytes = core_->opts.max_request_state_bytes;
+    lim.max_bytes = c_.core->opts.max_request_state_bytes;
     lim.max_depth = json::depth_ceiling;
     auto doc = json::parse(*payload, lim);
     const auto* state = doc ? doc->root().if_object() : nullptr;
@@ -217,10 +217,10 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> con
     return std::optional<detail::input_round>(std::move(round));
 }
 
-void connection::answer_input_required(const rpc::request_id& id, detail::call_state& state) {
+void detail::call_runner::answer_input_required(const rpc::request_id& id, detail::call_state& state) {
     auto& r = *state.inputs;
     boost::json::array answers, asked;
-    const std::int64_t expiry = now_ms() + core_->opts.request_state_ttl.count();
+    const std::int64_t expiry = now_ms() + c_.core->opts.request_state_ttl.count();
     for (const auto& a : r.answered) {
         // An answer sent before it was asked has no state of its own: it lives with this one.
         boost::json::object entry{{"h", a.digest}, {"r", a.result}, {"e", a.expiry_ms ? a.expiry_ms : expiry}};
@@ -241,55 +241,53 @@ void connection::answer_input_required(const rpc::request_id& id, detail::call_s
     auto text = json::to_string(payload);
     std::string sealed;
     if (text) sealed = r.sealer->seal(*text);
-    if ((!text || sealed.size() > core_->opts.max_request_state_bytes) && !state.origin.tool) {
-        send_error(id, rpc::error_object::make(
-                           rpc::error_code::internal_error,
-                           "this request needs more answers from the client than its request state can carry",
-                           boost::json::object{{"code", envelope::error_codes::request_state_too_large},
-                                               {"limit", core_->opts.max_request_state_bytes}}));
+    if ((!text || sealed.size() > c_.core->opts.max_request_state_bytes) && !state.origin.tool) {
+        c_.send_error(id, rpc::error_object::make(
+                              rpc::error_code::internal_error,
+                              "this request needs more answers from the client than its request state can carry",
+                              boost::json::object{{"code", envelope::error_codes::request_state_too_large},
+                                                  {"limit", c_.core->opts.max_request_state_bytes}}));
         return;
     }
-    if (!text || sealed.size() > core_->opts.max_request_state_bytes) {
+    if (!text || sealed.size() > c_.core->opts.max_request_state_bytes) {
         issue i;
         i.code = std::string(envelope::error_codes::request_state_too_large);
         i.message = "this call needs more answers from the client than its request state can carry (" +
-                    std::to_string(core_->opts.max_request_state_bytes) + " bytes)";
+                    std::to_string(c_.core->opts.max_request_state_bytes) + " bytes)";
         i.repairable = false;
         i.where = layer::external;
-        i.details["limit"] = core_->opts.max_request_state_bytes;
+        i.details["limit"] = c_.core->opts.max_request_state_bytes;
         answer_call(id, state.origin, envelope::failure({std::move(i)}));
         return;
     }
     boost::json::object result{
         {"resultType", "input_required"}, {"inputRequests", std::move(requests)}, {"requestState", std::move(sealed)}};
-    dress(result, reply_style{true, nullptr});
+    c_.dress(result, reply_style{true, nullptr});
     std::optional<call_record> record;
-    if (!observers_.empty()) record = record_call(id, state.origin, nullptr, "input_required");
-    auto message = result_message(id, boost::json::value(std::move(result)));
+    if (!c_.observers.empty()) record = c_.record_call(id, state.origin, nullptr, "input_required");
+    auto message = c_.result_message(id, boost::json::value(std::move(result)));
     if (!message) return;
-    deliver(std::move(*message), record ? &*record : nullptr, state.origin, message_route{id, true}, false);
+    c_.deliver(std::move(*message), record ? &*record : nullptr, state.origin, message_route{id, true}, false);
 }
 
-boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> connection::open_request_context(
+boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> detail::call_runner::open_request_context(
     const rpc::request& req, std::string_view target, const boost::json::value& arguments) {
-    auto state = std::make_shared<detail::call_state>(weak_from_this());
+    auto state = std::make_shared<detail::call_state>(c_.weak_from_this());
     state->route = message_route{req.id, false};
     state->tool_name = std::string(target);
-    state->origin = current_;
-    state->deadline = std::chrono::steady_clock::now() + core_->opts.default_deadline;
-    state->caller = opts_.caller;
-    state->session = current_.session ? current_.session : session_;
-    state->executor = strand_;
-    state->stateless = current_.stateless;
-    state->log_threshold = frame_.log_threshold;
-    if (current_.stateless) {
+    state->origin = c_.current;
+    state->deadline = std::chrono::steady_clock::now() + c_.core->opts.default_deadline;
+    state->caller = c_.opts.caller;
+    state->session = c_.current.session ? c_.current.session : c_.session;
+    state->executor = c_.strand;
+    state->stateless = c_.current.stateless;
+    state->log_threshold = c_.frame.log_threshold;
+    if (c_.current.stateless) {
         auto round = open_inputs(req, target, arguments);
         if (!round) return round.error();
         state->inputs = std::move(*round);
     }
     return state;
 }
-
-void connection::append_stateless_fields(std::string& message) const { message += core_->call_fields; }
 
 }  // namespace candor::mcp

@@ -1,50 +1,25 @@
 // SPDX-License-Identifier: BSL-1.0
-// The stateless revision's `server/discover` and `subscriptions/listen`: what the server is,
-// and change notifications for the clients that asked for them.
+// Who hears about changes: the stateless revision's `subscriptions/listen` (change
+// notifications for the clients that asked for them) and, for a session, every list change and
+// the resources it subscribed to (`resources/subscribe` is in resource.cpp).
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/mcp/stateless.hpp>
-
-#include <algorithm>
 
 namespace candor::mcp {
 
 namespace rpc = jsonrpc;
 
-void connection::on_discover(const rpc::request& req) {
-    const auto& o = core_->opts;
-    boost::json::array versions;
-    for (auto v : supported_versions) versions.emplace_back(v);
-    // Change notifications reach a stateless client through subscriptions/listen, which this
-    // server implements for every list and for resource updates.
-    boost::json::object capabilities{{"tools", boost::json::object{{"listChanged", true}}},
-                                     {"logging", boost::json::object{}}};
-    {
-        std::lock_guard lock(core_->mu);
-        if (!core_->resources.empty() || !core_->templates.empty())
-            capabilities["resources"] = boost::json::object{{"subscribe", true}, {"listChanged", true}};
-        if (!core_->prompts.empty()) capabilities["prompts"] = boost::json::object{{"listChanged", true}};
-        if (!core_->completions.empty()) capabilities["completions"] = boost::json::object{};
-        // The tasks extension, when a tool can run as a task (tasks/* are served either way).
-        if (std::any_of(core_->tools.begin(), core_->tools.end(),
-                        [](const auto& t) { return t.second->info().tasks != task_support::none; }))
-            detail::advertise_tasks(capabilities);
-    }
-    boost::json::object result{{"supportedVersions", std::move(versions)}, {"capabilities", std::move(capabilities)}};
-    if (!o.instructions.empty()) result["instructions"] = o.instructions;
-    send_result(req.id, std::move(result), style_of(&o.caching.discover));
-}
-
-void connection::on_listen(const rpc::request& req) {
-    if (listeners_.count(req.id) || calls_.count(req.id))
-        return send_error(
+void detail::subscription_table::on_listen(const rpc::request& req) {
+    if (listeners_.count(req.id) || c_.calls.in_flight(req.id))
+        return c_.send_error(
             req.id, rpc::error_object::make(rpc::error_code::invalid_request, "a request with this id is still open"));
     listener l;
     boost::json::object honored;
     const auto* filter = req.params ? req.params->if_contains("notifications") : nullptr;
     if (filter && !filter->is_object())
-        return send_error(req.id, detail::invalid_params("params.notifications must be an object"));
+        return c_.send_error(req.id, detail::invalid_params("params.notifications must be an object"));
     if (filter) {
         const auto& f = filter->get_object();
         auto flag = [&](std::string_view key, bool& into) -> bool {
@@ -57,21 +32,21 @@ void connection::on_listen(const rpc::request& req) {
         };
         if (!flag("toolsListChanged", l.tools) || !flag("promptsListChanged", l.prompts) ||
             !flag("resourcesListChanged", l.resources))
-            return send_error(req.id,
-                              detail::invalid_params("toolsListChanged, promptsListChanged and resourcesListChanged "
-                                                     "must be booleans"));
+            return c_.send_error(req.id,
+                                 detail::invalid_params("toolsListChanged, promptsListChanged and resourcesListChanged "
+                                                        "must be booleans"));
         if (const auto* uris = f.if_contains("resourceSubscriptions")) {
             if (!uris->is_array())
-                return send_error(req.id, detail::invalid_params("resourceSubscriptions must be an array of URIs"));
-            if (uris->get_array().size() > core_->opts.max_subscriptions)
-                return send_error(req.id,
-                                  detail::invalid_params("resourceSubscriptions names more than " +
-                                                         std::to_string(core_->opts.max_subscriptions) + " resources"));
+                return c_.send_error(req.id, detail::invalid_params("resourceSubscriptions must be an array of URIs"));
+            if (uris->get_array().size() > c_.core->opts.max_subscriptions)
+                return c_.send_error(
+                    req.id, detail::invalid_params("resourceSubscriptions names more than " +
+                                                   std::to_string(c_.core->opts.max_subscriptions) + " resources"));
             boost::json::array accepted;
             for (const auto& u : uris->get_array()) {
                 if (!u.is_string() || !is_valid_resource_uri(u.get_string()))
-                    return send_error(req.id,
-                                      detail::invalid_params("resourceSubscriptions must be an array of valid URIs"));
+                    return c_.send_error(
+                        req.id, detail::invalid_params("resourceSubscriptions must be an array of valid URIs"));
                 if (l.uris.emplace(std::string(u.get_string())).second) accepted.emplace_back(u.get_string());
             }
             if (!accepted.empty()) honored["resourceSubscriptions"] = std::move(accepted);
@@ -79,13 +54,23 @@ void connection::on_listen(const rpc::request& req) {
     }
     const auto id = req.id;
     listeners_.emplace(id, std::move(l));
-    send_notification("notifications/subscriptions/acknowledged",
-                      boost::json::object{{"notifications", std::move(honored)},
-                                          {"_meta", boost::json::object{{meta_key::subscription_id, id.to_json()}}}},
-                      message_route{id, false});
+    c_.send_notification("notifications/subscriptions/acknowledged",
+                         boost::json::object{{"notifications", std::move(honored)},
+                                             {"_meta", boost::json::object{{meta_key::subscription_id, id.to_json()}}}},
+                         message_route{id, false});
 }
 
-void connection::notify_listeners(std::string_view method, const std::string* uri) {
+void detail::subscription_table::list_changed(std::string_view method) {
+    if (c_.lifecycle != phase::awaiting_initialize) c_.send_notification(method, {});
+    notify_listeners(method, nullptr);
+}
+
+void detail::subscription_table::resource_updated(const std::string& uri) {
+    if (uris_.count(uri)) c_.send_notification("notifications/resources/updated", boost::json::object{{"uri", uri}});
+    notify_listeners("notifications/resources/updated", &uri);
+}
+
+void detail::subscription_table::notify_listeners(std::string_view method, const std::string* uri) {
     for (const auto& [id, l] : listeners_) {
         const bool wanted = uri ? l.uris.count(*uri) > 0
                                 : (method == "notifications/tools/list_changed" && l.tools) ||
@@ -94,11 +79,11 @@ void connection::notify_listeners(std::string_view method, const std::string* ur
         if (!wanted) continue;
         boost::json::object params{{"_meta", boost::json::object{{meta_key::subscription_id, id.to_json()}}}};
         if (uri) params["uri"] = *uri;
-        send_notification(method, params, message_route{id, false});
+        c_.send_notification(method, params, message_route{id, false});
     }
 }
 
-void connection::end_listeners() {
+void detail::subscription_table::end_listeners() {
     // A graceful end: the listen request's own response, tagged like every message of it.
     auto open = std::move(listeners_);
     listeners_.clear();
@@ -106,8 +91,8 @@ void connection::end_listeners() {
         boost::json::object result{
             {"resultType", "complete"},
             {"_meta", boost::json::object{{meta_key::subscription_id, id.to_json()},
-                                          {meta_key::server_info, detail::server_identity(core_->opts)}}}};
-        send_result(id, boost::json::value(std::move(result)));
+                                          {meta_key::server_info, detail::server_identity(c_.core->opts)}}}};
+        c_.send_result(id, boost::json::value(std::move(result)));
     }
 }
 

@@ -2,7 +2,7 @@
 // Call records for observers (journal, metrics, console): metadata taken from the answered
 // envelope as it was sealed — codes, paths, layers, numbers — and never a value, a message or
 // the data.
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
@@ -117,19 +117,19 @@ void notes(const std::vector<Note>& list, std::vector<std::string>& codes, std::
 
 }  // namespace
 
-call_record connection::record_call(const rpc::request_id& id, const call_origin& origin,
-                                    const envelope::envelope* answer, std::string status) {
+call_record detail::connection_impl::record_call(const rpc::request_id& id, const call_origin& origin,
+                                                 const envelope::envelope* answer, std::string status) {
     call_record r;
     r.request_id = detail::request_id_text(id);
-    const session_info& who = origin.session ? *origin.session : *session_;
+    const session_info& who = origin.session ? *origin.session : *session;
     r.session = who.id;
-    r.principal = opts_.caller.id;
+    r.principal = opts.caller.id;
     r.client_name = capped(who.client_name, max_name_bytes);
     r.client_version = capped(who.client_version, max_name_bytes);
     r.protocol_version = who.protocol_version;
     r.traceparent = origin.traceparent;
     r.tracestate = origin.tracestate;
-    r.method = origin.tool ? "tools/call" : std::string(current_method_.empty() ? "other" : current_method_);
+    r.method = origin.tool ? "tools/call" : std::string(current_method.empty() ? "other" : current_method);
     r.bytes_in = origin.bytes_in;
     r.status = std::move(status);
     if (origin.tool) {
@@ -140,7 +140,7 @@ call_record connection::record_call(const rpc::request_id& id, const call_origin
     }
     if (!answer) return r;
     const bool with_meta =
-        std::any_of(observers_.begin(), observers_.end(), [](const auto& o) { return o->reads_envelope_metadata(); });
+        std::any_of(observers.begin(), observers.end(), [](const auto& o) { return o->reads_envelope_metadata(); });
     detail::record_envelope(r, *answer, with_meta);
     return r;
 }
@@ -209,8 +209,22 @@ void detail::record_envelope(call_record& r, const envelope::envelope& e, bool w
     meta["errors"] = std::move(errors);
 }
 
-void connection::publish_durable(call_record& r, const call_origin& origin, std::string message,
-                                 const message_route& route) {
+void detail::connection_impl::deliver(std::string message, call_record* record, const call_origin& origin,
+                                      const message_route& route, bool durable) {
+    // Recorded before it leaves: whoever sees the answer sees it counted.
+    if (record) {
+        record->bytes_out = message.size();
+        if (durable) {
+            publish_durable(*record, origin, std::move(message), route);
+            return;
+        }
+        publish(*record, origin);
+    }
+    send_text(std::move(message), route);
+}
+
+void detail::connection_impl::publish_durable(call_record& r, const call_origin& origin, std::string message,
+                                              const message_route& route) {
     stamp(r, origin);
     {
         std::lock_guard lock(durable_mutex_);
@@ -218,7 +232,7 @@ void connection::publish_durable(call_record& r, const call_origin& origin, std:
         // The executor keeps running until the reply is sent, even when no call is left (a
         // transport that drains and stops when no work remains would drop it otherwise).
         if (durable_waiting_++ == 0)
-            durable_work_ = boost::asio::prefer(strand_, boost::asio::execution::outstanding_work.tracked);
+            durable_work_ = boost::asio::prefer(strand, boost::asio::execution::outstanding_work.tracked);
     }
     struct waiting {
         std::atomic<std::size_t> observers;
@@ -226,7 +240,7 @@ void connection::publish_durable(call_record& r, const call_origin& origin, std:
         message_route route;
     };
     auto reply = std::make_shared<waiting>();
-    reply->observers = observers_.size();
+    reply->observers = observers.size();
     reply->message = std::move(message);
     reply->route = route;
     auto stored = [weak = weak_from_this(), reply] {
@@ -235,21 +249,21 @@ void connection::publish_durable(call_record& r, const call_origin& origin, std:
         if (!self) return;
         std::lock_guard lock(self->durable_mutex_);
         if (self->durable_closed_) return;
-        boost::asio::post(self->strand_, [self, reply] {
+        boost::asio::post(self->strand, [self, reply] {
             self->send_text(std::move(reply->message), reply->route);
             std::lock_guard again(self->durable_mutex_);
             if (self->durable_waiting_ > 0 && --self->durable_waiting_ == 0) self->durable_work_ = {};
         });
     };
-    for (const auto& o : observers_) o->on_durable_record(r, stored);
+    for (const auto& o : observers) o->on_durable_record(r, stored);
 }
 
-void connection::publish(call_record& r, const call_origin& origin) {
+void detail::connection_impl::publish(call_record& r, const call_origin& origin) {
     stamp(r, origin);
-    for (const auto& o : observers_) o->on_record(r);
+    for (const auto& o : observers) o->on_record(r);
 }
 
-void connection::stamp(call_record& r, const call_origin& origin) {
+void detail::connection_impl::stamp(call_record& r, const call_origin& origin) {
     r.time = std::chrono::system_clock::now();
     r.duration =
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin.received);

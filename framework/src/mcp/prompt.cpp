@@ -2,7 +2,7 @@
 // Prompts: the registry and the connection's `prompts/list` and `prompts/get`, with the
 // arguments checked against the prompt's declaration before its function runs.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 namespace candor::mcp {
 
@@ -60,28 +60,27 @@ boost::json::object describe_prompt(const prompt_info& p, const protocol_rules& 
 
 }  // namespace
 
-void connection::on_prompts_list(const rpc::request& req) {
-    answer(req.id,
-           detail::list_page(*core_, core_->prompts, req.params, "prompts", "prompts",
-                             [&](const prompt_info& i) { return describe_prompt(i, frame_.rules); }),
-           style_of(&core_->opts.caching.lists));
+void detail::request_dispatcher::on_prompts_list(const rpc::request& req) {
+    answer_list(req, c_.core->prompts, "prompts", "prompts",
+                [&](const prompt_info& i) { return describe_prompt(i, c_.frame.rules); });
 }
 
-void connection::on_prompts_get(const rpc::request& req) {
+void detail::request_dispatcher::on_prompts_get(const rpc::request& req) {
     const auto* name = detail::string_param(req.params, "name");
-    if (!name) return send_error(req.id, detail::invalid_params("prompts/get needs params.name (a string)"));
+    if (!name) return c_.send_error(req.id, detail::invalid_params("prompts/get needs params.name (a string)"));
     std::shared_ptr<const detail::server_core::prompt_entry> entry;
     {
-        std::lock_guard lock(core_->mu);
-        if (auto it = core_->prompts.find(std::string_view(*name)); it != core_->prompts.end()) entry = it->second;
+        std::lock_guard lock(c_.core->mu);
+        if (auto it = c_.core->prompts.find(std::string_view(*name)); it != c_.core->prompts.end()) entry = it->second;
     }
-    if (!entry) return send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
+    if (!entry) return c_.send_error(req.id, detail::invalid_params("unknown prompt: " + std::string(*name)));
 
     // The arguments: an object of strings, each declared, every required one present.
     prompt_request pr;
     pr.name = entry->info.name;
     if (const auto* args = req.params->if_contains("arguments")) {
-        if (!args->is_object()) return send_error(req.id, detail::invalid_params("params.arguments must be an object"));
+        if (!args->is_object())
+            return c_.send_error(req.id, detail::invalid_params("params.arguments must be an object"));
         for (const auto& member : args->get_object()) {
             const std::string_view key = member.key();
             const auto& value = member.value();
@@ -89,22 +88,23 @@ void connection::on_prompts_get(const rpc::request& req) {
             const bool known = std::any_of(declared.begin(), declared.end(),
                                            [key](const prompt_argument& a) { return a.name == key; });
             if (!known)
-                return send_error(req.id,
-                                  detail::invalid_params("prompt " + pr.name + " has no argument " + std::string(key)));
+                return c_.send_error(
+                    req.id, detail::invalid_params("prompt " + pr.name + " has no argument " + std::string(key)));
             if (!value.is_string())
-                return send_error(req.id, detail::invalid_params("argument " + std::string(key) + " must be a string"));
+                return c_.send_error(req.id,
+                                     detail::invalid_params("argument " + std::string(key) + " must be a string"));
             pr.arguments.emplace(std::string(key), std::string(value.get_string()));
         }
     }
     for (const auto& a : entry->info.arguments)
         if (a.required && !pr.arguments.count(a.name))
-            return send_error(req.id, detail::invalid_params("prompt " + pr.name + " needs argument " + a.name));
-    pr.caller = opts_.caller;
-    pr.session = *current_.session;
+            return c_.send_error(req.id, detail::invalid_params("prompt " + pr.name + " needs argument " + a.name));
+    pr.caller = c_.opts.caller;
+    pr.session = *c_.current.session;
     static const boost::json::value no_arguments = boost::json::object{};
     const auto* given = req.params->if_contains("arguments");
-    auto asking = open_request_context(req, entry->info.name, given ? *given : no_arguments);
-    if (!asking) return send_error(req.id, asking.error());
+    auto asking = c_.calls.open_request_context(req, entry->info.name, given ? *given : no_arguments);
+    if (!asking) return c_.send_error(req.id, asking.error());
 
     auto op = [](std::shared_ptr<const detail::server_core::prompt_entry> e, prompt_request r,
                  std::shared_ptr<detail::call_state> state) -> boost::asio::awaitable<prompt_result> {
@@ -120,7 +120,7 @@ void connection::on_prompts_get(const rpc::request& req) {
             result["messages"] = std::move(r.messages);
             return result;
         },
-        style_of(), std::move(*asking));
+        c_.style_of(), std::move(*asking));
 }
 
 }  // namespace candor::mcp

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // The tool registry: names, listing order, list cursors and `tools/list` entries.
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/envelope/schema.hpp>
 
@@ -128,12 +128,16 @@ std::string what_of(std::exception_ptr ep) {
     return "unknown exception";
 }
 
-std::vector<std::shared_ptr<connection>> server_core::live_connections() const {
-    std::vector<std::shared_ptr<connection>> out;
+std::vector<std::shared_ptr<connection_impl>> server_core::live_connections() const {
+    std::vector<std::shared_ptr<connection_impl>> out;
     std::lock_guard lock(mu);
     for (const auto& w : connections)
         if (auto c = w.lock()) out.push_back(std::move(c));
     return out;
+}
+
+void server_core::notify_list_changed(std::string_view method) const {
+    for (auto& c : live_connections()) c->notify_list_changed(method);
 }
 
 std::shared_ptr<tool_handler> server_core::find(std::string_view name) const {

@@ -8,7 +8,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <boost/asio/post.hpp>
 
@@ -217,18 +217,14 @@ void server::notify_resource_updated(std::string_view uri) {
 // ---------------------------------------------------------------------------------------------
 // connection: resources/*
 
-void connection::on_resources_list(const rpc::request& req) {
-    answer(req.id,
-           detail::list_page(*core_, core_->resources, req.params, "resources", "resources",
-                             [&](const resource_info& i) { return describe_resource(i, frame_.rules); }),
-           style_of(&core_->opts.caching.lists));
+void detail::request_dispatcher::on_resources_list(const rpc::request& req) {
+    answer_list(req, c_.core->resources, "resources", "resources",
+                [&](const resource_info& i) { return describe_resource(i, c_.frame.rules); });
 }
 
-void connection::on_resource_templates_list(const rpc::request& req) {
-    answer(req.id,
-           detail::list_page(*core_, core_->templates, req.params, "templates", "resourceTemplates",
-                             [&](const resource_template_info& i) { return describe_template(i, frame_.rules); }),
-           style_of(&core_->opts.caching.lists));
+void detail::request_dispatcher::on_resource_templates_list(const rpc::request& req) {
+    answer_list(req, c_.core->templates, "templates", "resourceTemplates",
+                [&](const resource_template_info& i) { return describe_template(i, c_.frame.rules); });
 }
 
 namespace {
@@ -253,20 +249,20 @@ std::optional<std::pair<resource_reader, resource_request>> find_reader(const de
 
 }  // namespace
 
-void connection::on_resources_read(const rpc::request& req) {
+void detail::request_dispatcher::on_resources_read(const rpc::request& req) {
     const auto* uri = detail::string_param(req.params, "uri");
-    if (!uri) return send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
+    if (!uri) return c_.send_error(req.id, detail::invalid_params("resources/read needs params.uri (a string)"));
     if (!is_valid_resource_uri(*uri))
-        return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
-    const bool stateless = current_.stateless;
-    auto found = find_reader(*core_, *uri);
-    if (!found) return send_error(req.id, not_found(*uri, stateless));
+        return c_.send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    const bool stateless = c_.current.stateless;
+    auto found = find_reader(*c_.core, *uri);
+    if (!found) return c_.send_error(req.id, not_found(*uri, stateless));
     auto& [read, rr] = *found;
-    rr.caller = opts_.caller;
-    rr.session = *current_.session;
+    rr.caller = c_.opts.caller;
+    rr.session = *c_.current.session;
     static const boost::json::value no_arguments = boost::json::object{};
-    auto asking = open_request_context(req, *uri, no_arguments);
-    if (!asking) return send_error(req.id, asking.error());
+    auto asking = c_.calls.open_request_context(req, *uri, no_arguments);
+    if (!asking) return c_.send_error(req.id, asking.error());
     // The reader's request lives in the coroutine frame; the function is copied in too.
     auto op = [](resource_reader fn, resource_request r, std::shared_ptr<detail::call_state> state)
         -> boost::asio::awaitable<std::optional<std::vector<resource_contents>>> {
@@ -283,25 +279,25 @@ void connection::on_resources_read(const rpc::request& req) {
             for (const auto& c : *contents) items.emplace_back(c.to_json());
             return boost::json::object{{"contents", std::move(items)}};
         },
-        style_of(&core_->opts.caching.reads), std::move(*asking));
+        c_.style_of(&c_.core->opts.caching.reads), std::move(*asking));
 }
 
-void connection::on_resources_subscribe(const rpc::request& req, bool subscribe) {
+void detail::subscription_table::on_resources_subscribe(const rpc::request& req, bool subscribe) {
     const auto* uri = detail::string_param(req.params, "uri");
-    if (!uri) return send_error(req.id, detail::invalid_params("params.uri (a string) is required"));
+    if (!uri) return c_.send_error(req.id, detail::invalid_params("params.uri (a string) is required"));
     if (!subscribe) {
-        if (auto it = subscriptions_.find(std::string_view(*uri)); it != subscriptions_.end()) subscriptions_.erase(it);
-        send_result(req.id, boost::json::object{});
+        if (auto it = uris_.find(std::string_view(*uri)); it != uris_.end()) uris_.erase(it);
+        c_.send_result(req.id, boost::json::object{});
         return;
     }
     if (!is_valid_resource_uri(*uri))
-        return send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
-    if (!find_reader(*core_, *uri)) return send_error(req.id, not_found(*uri));
-    if (!subscriptions_.count(std::string_view(*uri)) && subscriptions_.size() >= core_->opts.max_subscriptions)
-        return send_error(req.id, detail::invalid_params("this session already has " +
-                                                         std::to_string(subscriptions_.size()) + " subscriptions"));
-    subscriptions_.emplace(*uri);
-    send_result(req.id, boost::json::object{});
+        return c_.send_error(req.id, detail::invalid_params("params.uri is not a valid URI"));
+    if (!find_reader(*c_.core, *uri)) return c_.send_error(req.id, not_found(*uri));
+    if (!uris_.count(std::string_view(*uri)) && uris_.size() >= c_.core->opts.max_subscriptions)
+        return c_.send_error(req.id, detail::invalid_params("this session already has " + std::to_string(uris_.size()) +
+                                                            " subscriptions"));
+    uris_.emplace(*uri);
+    c_.send_result(req.id, boost::json::object{});
 }
 
 }  // namespace candor::mcp

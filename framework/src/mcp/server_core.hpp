@@ -3,7 +3,6 @@
 // Server state shared by the server object and its connections, and the per-call state.
 // Private to the mcp module.
 
-#include <candor/mcp/connection.hpp>
 #include <candor/mcp/server.hpp>
 
 #include <candor/jsonrpc/encode.hpp>
@@ -46,6 +45,9 @@ boost::system::result<std::vector<header_param>, std::string> header_params_of(c
 bool is_stateless_method(std::string_view method) noexcept;
 
 struct server_core;
+class connection_impl;
+struct task_run;
+struct pending_reply;
 
 /// The checks of `server::preflight`, for the connection (no headers) and the server.
 std::optional<request_refusal> preflight(const server_core& core, const jsonrpc::request& req,
@@ -94,7 +96,7 @@ struct server_core {
     std::map<std::string, std::shared_ptr<tool_handler>, std::less<>> tools;
     /// Tools with `x-mcp-header` parameters, by name.
     std::map<std::string, std::shared_ptr<const std::vector<header_param>>, std::less<>> tool_headers;
-    std::vector<std::weak_ptr<connection>> connections;
+    std::vector<std::weak_ptr<connection_impl>> connections;
 
     struct resource_entry {
         resource_info info;
@@ -124,7 +126,9 @@ struct server_core {
     std::shared_ptr<task_run> find_run(std::string_view id) const;
 
     /// Every live connection (copied out under the lock).
-    std::vector<std::shared_ptr<connection>> live_connections() const;
+    std::vector<std::shared_ptr<connection_impl>> live_connections() const;
+    /// Tell every live connection that a registry changed (`method`: its list_changed).
+    void notify_list_changed(std::string_view method) const;
 
     /// Add `entry` to `registry` under `key` and tell initialized clients with `list_changed`.
     template <class Map, class Entry>
@@ -134,7 +138,7 @@ struct server_core {
             std::lock_guard lock(mu);
             if (!registry.emplace(std::move(key), std::move(entry)).second) return registration_error::duplicate_name;
         }
-        for (auto& c : live_connections()) c->notify_list_changed(list_changed);
+        notify_list_changed(list_changed);
         return {};
     }
 
@@ -281,11 +285,33 @@ std::string input_key(std::string_view method, std::size_t index);
 /// (ElicitResult, CreateMessageResult, ListRootsResult).
 bool well_formed_answer(std::string_view method, const boost::json::object& result);
 
+/// What observers need to know about a call besides its answer.
+struct call_origin {
+    std::chrono::steady_clock::time_point received{};
+    std::size_t bytes_in = 0;
+    std::shared_ptr<const tool_handler> tool{};
+    /// Who the client is for this request (the session's, or the stateless request's own).
+    std::shared_ptr<const session_info> session{};
+    /// The request is of the stateless revision: its result carries `resultType` and
+    /// `_meta` (serverInfo).
+    bool stateless = false;
+    /// W3C Trace Context from the request's `_meta` (any revision), for the records.
+    std::string traceparent{};
+    std::string tracestate{};
+    /// A tool call's result budget in bytes (0: none), and whether the request asked for
+    /// less than the floor and was raised to it (a warning says so).
+    std::size_t max_result_bytes = 0;
+    bool result_budget_raised = false;
+};
+
+/// Tool-call deadlines of a connection, earliest first.
+using deadline_queue = std::multimap<std::chrono::steady_clock::time_point, jsonrpc::request_id>;
+
 /// State of one tool call, shared by the connection (for cancellation and the answer), the
 /// call's coroutine and its `call_context`. Touched on the connection's strand only.
 class call_state {
 public:
-    explicit call_state(std::weak_ptr<connection> c) : conn(std::move(c)) {}
+    explicit call_state(std::weak_ptr<connection_impl> c) : conn(std::move(c)) {}
     call_state(const call_state&) = delete;
     call_state& operator=(const call_state&) = delete;
     /// The call is over for observers (answered, cancelled or abandoned): in-flight ends.
@@ -293,11 +319,11 @@ public:
         for (const auto& o : observers) o->on_call_finished();
     }
 
-    std::weak_ptr<connection> conn;
+    std::weak_ptr<connection_impl> conn;
     /// Where the call's notifications go (the request it runs for).
     message_route route;
     std::string tool_name;
-    connection::call_origin origin;
+    call_origin origin;
     std::vector<std::shared_ptr<call_observer>> observers;
     std::chrono::steady_clock::time_point deadline;
     /// `_meta.progressToken` of the request (copied out of the document).
@@ -310,7 +336,7 @@ public:
     std::shared_ptr<const json::document> doc;
     boost::asio::cancellation_signal signal;
     /// Its entry in the connection's deadline queue while it has one.
-    std::optional<connection::deadline_queue::iterator> deadline_entry;
+    std::optional<deadline_queue::iterator> deadline_entry;
     /// The call has been answered (deadline) or must never be (client cancellation).
     bool answered = false;
     bool cancelled = false;
@@ -440,12 +466,6 @@ inline jsonrpc::error_object invalid_params(std::string text) {
     return jsonrpc::error_object::make(jsonrpc::error_code::invalid_params, std::move(text));
 }
 
-}  // namespace candor::mcp::detail
-
-namespace candor::mcp {
-
-namespace detail {
-
 /// One reader, prompt or completer running: answered once, by its result or by its deadline.
 struct async_answer {
     explicit async_answer(const boost::asio::any_io_executor& ex) : timer(ex) {}
@@ -456,59 +476,6 @@ struct async_answer {
 
 /// The error a request past its deadline gets (`-32001`, `data.code` `DEADLINE_EXCEEDED`).
 jsonrpc::error_object deadline_error(std::string_view what, std::chrono::milliseconds limit);
-
-}  // namespace detail
-
-template <class T, class F>
-void connection::answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op,
-                              F result_of, reply_style style, std::shared_ptr<detail::call_state> asking) {
-    std::weak_ptr<connection> weak = weak_from_this();
-    // The server's default deadline bounds these as it bounds tool calls: at the deadline the
-    // request is answered with an error and the handler is cancelled; what it returns later is
-    // dropped.
-    auto state = std::make_shared<detail::async_answer>(strand_);
-    const auto limit = core_->opts.default_deadline;
-    state->timer.expires_after(limit);
-    state->timer.async_wait(
-        boost::asio::bind_executor(strand_, [weak, id, what, state, limit](boost::system::error_code ec) {
-            if (ec || state->answered) return;
-            state->answered = true;
-            state->stop.emit(boost::asio::cancellation_type::terminal);
-            auto self = weak.lock();
-            if (!self) return;
-            self->log(log_level::warning, what + " ran past its deadline; stopped");
-            self->send_error(id, detail::deadline_error(what, limit));
-        }));
-    boost::asio::co_spawn(
-        strand_, std::move(op),
-        boost::asio::bind_cancellation_slot(
-            state->stop.slot(),
-            boost::asio::bind_executor(
-                strand_, [weak, id, state, style, asking, what = std::move(what), result_of = std::move(result_of)](
-                             std::exception_ptr ep, T value) mutable {
-                    state->timer.cancel();
-                    if (state->answered) return;
-                    state->answered = true;
-                    auto self = weak.lock();
-                    if (!self) return;
-                    if (asking && asking->inputs && !asking->inputs->asked.empty()) {
-                        // It asked the client something not answered yet (stateless revision).
-                        asking->answered = true;
-                        self->answer_input_required(id, *asking);
-                        return;
-                    }
-                    if (asking) asking->answered = true;
-                    if (ep) {
-                        self->log(log_level::error, what + " threw: " + detail::what_of(ep));
-                        self->send_error(
-                            id, jsonrpc::error_object::make(jsonrpc::error_code::internal_error, "internal error"));
-                        return;
-                    }
-                    self->answer(id, result_of(std::move(value)), style);
-                })));
-}
-
-namespace detail {
 
 template <class Map, class Describe>
 std::variant<boost::json::object, jsonrpc::error_object> list_page(const server_core& core, const Map& registry,
@@ -530,6 +497,4 @@ std::variant<boost::json::object, jsonrpc::error_object> list_page(const server_
     return result;
 }
 
-}  // namespace detail
-
-}  // namespace candor::mcp
+}  // namespace candor::mcp::detail

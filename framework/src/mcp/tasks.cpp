@@ -9,7 +9,7 @@
 // client may read) and `server_core::task_runs` (cancellation, answers), posting to its strand;
 // no lock is held while anything runs.
 
-#include "server_core.hpp"
+#include "connection_impl.hpp"
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/document.hpp>
@@ -276,20 +276,20 @@ void end_task(call_state& state, std::exception_ptr ep, tool_outcome out) {
 
 }  // namespace detail
 
-bool connection::runs_as_task(const tool_handler& tool) const {
-    return current_.stateless && tool.info().tasks != task_support::none && current_.session &&
-           detail::declares_tasks_extension(current_.session->client_capabilities);
+bool detail::task_desk::runs_as_task(const tool_handler& tool) const {
+    return c_.current.stateless && tool.info().tasks != task_support::none && c_.current.session &&
+           detail::declares_tasks_extension(c_.current.session->client_capabilities);
 }
 
-boost::system::result<std::string, issue> connection::reserve_task(const tool_handler& tool) {
-    const auto& o = core_->opts.tasks;
+boost::system::result<std::string, issue> detail::task_desk::reserve_task(const tool_handler& tool) {
+    const auto& o = c_.core->opts.tasks;
     task_record r;
     r.id = detail::random_id();  // nobody can guess it (ownership is checked besides)
-    r.owner = opts_.caller.id;
+    r.owner = c_.opts.caller.id;
     r.tool = tool.info().name;
     r.created = r.updated = wall_now();
     auto id = r.id;
-    auto added = core_->tasks->insert(std::move(r), o.max_tasks, o.max_tasks_per_principal, wall_now());
+    auto added = c_.core->tasks->insert(std::move(r), o.max_tasks, o.max_tasks_per_principal, wall_now());
     if (added) return {boost::system::in_place_value, std::move(id)};
     const bool server_wide = added.error() == task_refusal::server_full;
     issue i;
@@ -300,27 +300,24 @@ boost::system::result<std::string, issue> connection::reserve_task(const tool_ha
     i.where = layer::external;
     i.details["limit"] = server_wide ? o.max_tasks : o.max_tasks_per_principal;
     i.details["scope"] = server_wide ? "server" : "principal";
-    log(log_level::warning, "tool " + tool.info().name + ": task refused (" + i.code + ", " +
-                                std::string(server_wide ? "server" : "principal") + " limit)");
+    c_.log(log_level::warning, "tool " + tool.info().name + ": task refused (" + i.code + ", " +
+                                   std::string(server_wide ? "server" : "principal") + " limit)");
     return i;
 }
 
-void connection::promote_to_task(const rpc::request_id& id, const std::string& task_id) {
-    auto it = calls_.find(id);
-    if (it == calls_.end() || it->second->answered || it->second->task_id != task_id) {
+void detail::task_desk::promote_to_task(const rpc::request_id& id, const std::string& task_id) {
+    auto state = c_.calls.hand_over(id, task_id);
+    if (!state) {
         // Answered in the request (finished, asked, refused, cancelled): no task was made.
-        core_->tasks->erase(task_id);
+        c_.core->tasks->erase(task_id);
         return;
     }
-    auto state = it->second;
-    calls_.erase(it);
-    forget_deadline(*state);
-    auto run = std::make_shared<detail::task_run>(task_id, strand_, core_);
+    auto run = std::make_shared<detail::task_run>(task_id, c_.strand, c_.core);
     run->call = state;
-    run->observers = observers_;
+    run->observers = c_.observers;
     run->received = state->origin.received;
-    if (!observers_.empty()) {
-        run->record = record_call(id, state->origin, nullptr, "task");
+    if (!c_.observers.empty()) {
+        run->record = c_.record_call(id, state->origin, nullptr, "task");
         run->record.task_id = task_id;
     }
     state->task = run;
@@ -328,8 +325,8 @@ void connection::promote_to_task(const rpc::request_id& id, const std::string& t
     state->progress_token.reset();
     state->log_threshold.reset();
     {
-        std::lock_guard lock(core_->tasks_mu);
-        core_->task_runs.insert_or_assign(task_id, run);
+        std::lock_guard lock(c_.core->tasks_mu);
+        c_.core->task_runs.insert_or_assign(task_id, run);
     }
     run->deadline.expires_at(state->deadline);
     run->deadline.async_wait([run](boost::system::error_code ec) {
@@ -340,54 +337,55 @@ void connection::promote_to_task(const rpc::request_id& id, const std::string& t
         call->cancelled = true;
         call->signal.emit(boost::asio::cancellation_type::terminal);
     });
-    auto record = core_->tasks->find(task_id, wall_now());
+    auto record = c_.core->tasks->find(task_id, wall_now());
     if (!record) {
         // Not reached: a working task does not expire, and nobody else knows its id yet.
-        send_error(id, rpc::error_object::make(rpc::error_code::internal_error, "the task was lost"));
+        c_.send_error(id, rpc::error_object::make(rpc::error_code::internal_error, "the task was lost"));
         return;
     }
-    auto result = task_fields(*record, core_->opts.tasks);
+    auto result = task_fields(*record, c_.core->opts.tasks);
     result["resultType"] = "task";
-    dress(result, reply_style{true, nullptr});
+    c_.dress(result, reply_style{true, nullptr});
     std::optional<call_record> created;  // the call's record: it became a task
-    if (!observers_.empty()) created = run->record;
-    auto message = result_message(id, boost::json::value(std::move(result)));
+    if (!c_.observers.empty()) created = run->record;
+    auto message = c_.result_message(id, boost::json::value(std::move(result)));
     if (!message) return;
-    deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
+    c_.deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
 }
 
-boost::system::result<task_record, rpc::error_object> connection::task_of(const rpc::request& req) const {
+boost::system::result<task_record, rpc::error_object> detail::task_desk::task_of(const rpc::request& req) const {
     const auto* id = detail::string_param(req.params, "taskId");
     if (!id)
         return rpc::error_object::make(rpc::error_code::invalid_params, req.method + " needs params.taskId (a string)");
-    auto r = core_->tasks->find(*id, wall_now());
-    if (!r || r->owner != opts_.caller.id) return unknown_task();
+    auto r = c_.core->tasks->find(*id, wall_now());
+    if (!r || r->owner != c_.opts.caller.id) return unknown_task();
     return std::move(*r);
 }
 
-void connection::on_tasks_get(const rpc::request& req) {
+void detail::task_desk::on_tasks_get(const rpc::request& req) {
     auto r = task_of(req);
-    if (!r) return send_error(req.id, r.error());
-    auto out = task_fields(*r, core_->opts.tasks);
+    if (!r) return c_.send_error(req.id, r.error());
+    auto out = task_fields(*r, c_.core->opts.tasks);
     switch (r->status) {
         case task_status::input_required: out["inputRequests"] = std::move(r->input_requests); break;
         case task_status::completed: out["result"] = std::move(r->result); break;
         case task_status::failed: out["error"] = std::move(r->error); break;
         default: break;
     }
-    send_result(req.id, std::move(out), style_of());
+    c_.send_result(req.id, std::move(out), c_.style_of());
 }
 
-void connection::on_tasks_update(const rpc::request& req) {
+void detail::task_desk::on_tasks_update(const rpc::request& req) {
     auto r = task_of(req);
-    if (!r) return send_error(req.id, r.error());
+    if (!r) return c_.send_error(req.id, r.error());
     const auto* responses_value = req.params->if_contains("inputResponses");
     const auto* responses = responses_value ? responses_value->if_object() : nullptr;
     if (!responses)
-        return send_error(req.id, rpc::error_object::make(
-                                      rpc::error_code::invalid_params,
-                                      "tasks/update needs params.inputResponses (an object keyed like inputRequests)",
-                                      boost::json::object{{"code", "INPUT_RESPONSES_INVALID"}}));
+        return c_.send_error(
+            req.id,
+            rpc::error_object::make(rpc::error_code::invalid_params,
+                                    "tasks/update needs params.inputResponses (an object keyed like inputRequests)",
+                                    boost::json::object{{"code", "INPUT_RESPONSES_INVALID"}}));
     // Answers to the task's outstanding requests, checked against their method; any other key
     // is ignored (a request answered already, or never asked).
     auto answers = std::make_shared<std::vector<std::pair<std::string, boost::json::object>>>();
@@ -398,7 +396,7 @@ void connection::on_tasks_update(const rpc::request& req) {
         const auto* method = e ? e->if_contains("method") : nullptr;
         const std::string_view m = method && method->is_string() ? std::string_view(method->get_string()) : "";
         if (!answer->is_object() || !detail::well_formed_answer(m, answer->get_object()))
-            return send_error(
+            return c_.send_error(
                 req.id, rpc::error_object::make(
                             rpc::error_code::invalid_params,
                             "inputResponses[\"" + std::string(key) + "\"] is not a valid answer to " + std::string(m),
@@ -409,12 +407,12 @@ void connection::on_tasks_update(const rpc::request& req) {
         // The record first, so that a `tasks/get` after this acknowledgement sees the answered
         // requests gone; then the tool, on its strand.
         const auto t = wall_now();
-        core_->tasks->modify(r->id, t, [&](task_record& rec) {
+        c_.core->tasks->modify(r->id, t, [&](task_record& rec) {
             bool changed = false;
             for (const auto& a : *answers) changed = drop_input(rec, a.first, t) || changed;
             return changed;
         });
-        if (auto run = core_->find_run(r->id)) {
+        if (auto run = c_.core->find_run(r->id)) {
             boost::asio::post(run->executor, [run, answers] {
                 for (auto& [key, answer] : *answers) {
                     auto it = run->open.find(key);
@@ -431,26 +429,26 @@ void connection::on_tasks_update(const rpc::request& req) {
             });
         }
     }
-    send_result(req.id, acknowledgement(), style_of());
+    c_.send_result(req.id, acknowledgement(), c_.style_of());
 }
 
-void connection::on_tasks_cancel(const rpc::request& req) {
+void detail::task_desk::on_tasks_cancel(const rpc::request& req) {
     auto r = task_of(req);
-    if (!r) return send_error(req.id, r.error());
+    if (!r) return c_.send_error(req.id, r.error());
     const auto t = wall_now();
     bool cancelled = false;
-    core_->tasks->modify(r->id, t, [&](task_record& rec) {
+    c_.core->tasks->modify(r->id, t, [&](task_record& rec) {
         if (is_terminal(rec.status)) return false;  // idempotent: a terminal task stays as it is
         rec.status = task_status::cancelled;
         rec.status_message = "cancelled by the client";
         rec.input_requests.clear();
         rec.updated = t;
-        rec.expires = t + core_->opts.tasks.ttl;
+        rec.expires = t + c_.core->opts.tasks.ttl;
         cancelled = true;
         return true;
     });
     if (cancelled) {
-        if (auto run = core_->find_run(r->id)) {
+        if (auto run = c_.core->find_run(r->id)) {
             boost::asio::post(run->executor, [run] {
                 auto call = run->call.lock();
                 if (!call || call->cancelled) return;
@@ -461,7 +459,7 @@ void connection::on_tasks_cancel(const rpc::request& req) {
             });
         }
     }
-    send_result(req.id, acknowledgement(), style_of());
+    c_.send_result(req.id, acknowledgement(), c_.style_of());
 }
 
 }  // namespace candor::mcp

@@ -12,7 +12,8 @@ namespace candor::state {
 
 std::vector<app::extra_option> command_line::flags() {
     return {{"--state", "URL",
-             "shared state (evidence, plan tokens, repair counts): postgres://… for replicas, or a SQLite path; "
+             "shared state (evidence, plan tokens, repair counts, HTTP sessions and events): postgres://… for "
+             "replicas, or a SQLite path; "
              "default $CANDOR_STATE_URL",
              [this](std::string_view v) {
                  if (v.empty()) return app::refuse("--state needs a URL or a path");
@@ -34,7 +35,7 @@ boost::system::result<state::opened_database, store::db_error> command_line::ope
     const std::string& url = url_.empty() ? fallback : url_;
     if (url.empty()) return store::db_error{"no state database: give --state URL or set CANDOR_STATE_URL"};
     auto r = state::open_url(url);
-    if (!r) return r.error();
+    if (!r) return store::db_error{"cannot open the state database '" + redacted_url(url) + "': " + r.error().message};
     worker_ = std::make_shared<offload::worker>(state::is_postgres_url(url) ? 4 : 1);
     opened_ = *r;
     return *opened_;
@@ -56,7 +57,7 @@ boost::system::result<server_state, store::db_error> command_line::make_stores(o
         return store::db_error{"cannot open the " + std::string(what) + " in the state database: " + e.message};
     };
     server_state out;
-    out.worker = worker_ && opened_ ? worker_ : std::make_shared<offload::worker>(db.pool ? 4 : 1);
+    out.worker = worker_ ? worker_ : std::make_shared<offload::worker>(db.pool ? 4 : 1);
     out.database = std::move(db);
     const auto& sql = out.database.db;
     auto evidence = open_sql_store(sql, out.worker);

@@ -175,10 +175,6 @@ struct connection_options {
 
 namespace detail {
 struct server_core;
-class call_state;
-struct pending_reply;
-struct input_round;
-struct task_run;
 }  // namespace detail
 
 /// Delivers one outbound message text. Called on the connection's strand, one message at a
