@@ -5,6 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/parse.hpp>
@@ -65,6 +66,22 @@ inline bool read_until(boost::asio::ip::tcp::socket& socket, std::string& receiv
         received.append(buf, n);
     }
     return true;
+}
+
+/// On `socket`, connected to the server, open the GET stream of `session` (the messages that
+/// belong to no request), with more header lines `headers` (each ending in CRLF), and read the
+/// response's head; what came after the head is dropped.
+/// @return the response's status
+inline unsigned open_get_stream(boost::asio::ip::tcp::socket& socket, const std::string& session,
+                                const std::string& headers = {}) {
+    namespace http = boost::beast::http;
+    const std::string get = "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n" + headers +
+                            "Mcp-Session-Id: " + session + "\r\n\r\n";
+    boost::asio::write(socket, boost::asio::buffer(get));
+    boost::beast::flat_buffer buf;
+    http::response_parser<http::empty_body> head;
+    http::read_header(socket, buf, head);
+    return head.get().result_int();
 }
 
 /// The data lines of an SSE body, one JSON message each (a priming event's empty data carries

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <pthread.h>
 #include <string>
 #include <sys/socket.h>
@@ -261,6 +262,49 @@ TEST_F(HttpHardening, AResponseLargerThanMaxQueuedBytesIsStillSent) {
     EXPECT_EQ(boost::json::parse(r.body).at("result").at("content").at(0).at("text").as_string().size(), 8000u);
 }
 
+TEST_F(HttpHardening, AGetStreamWhoseClientStopsReadingIsClosedWithinTheWriteTimeout) {
+    // Messages that belong to no request (a subscribed resource's updates, 2 KB each) go out on
+    // the GET stream. Its client reads nothing: once the socket buffers on both ends are full, a
+    // write waits, and the write timeout must end it and the connection. The queue's bounds are
+    // far above what is sent, so that nothing else ends the stream.
+    const std::string uri = "mem://" + std::string(2000, 'u');
+    srv_->add_resource(
+            {uri, "large", "", "", "text/plain", {}},
+            [uri](const mcp::resource_request&) -> net::awaitable<std::optional<std::vector<mcp::resource_contents>>> {
+                co_return std::vector{mcp::resource_contents::of_text(uri, "text/plain", "u")};
+            })
+        .value();
+    candor::transport::http_options opts;
+    opts.write_timeout = std::chrono::milliseconds(200);
+    opts.max_queued_messages = 1u << 20;
+    opts.max_queued_bytes = 1u << 30;
+    start(opts);
+    const auto session = initialize();
+    const auto subscribed =
+        post(R"({"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":")" + uri + R"("}})",
+             {{"Mcp-Session-Id", session}});
+    ASSERT_EQ(subscribed.status, 200u) << subscribed.body;
+
+    net::io_context ioc;
+    tcp::socket stream(ioc);
+    stream.open(tcp::v4());
+    stream.set_option(net::socket_base::receive_buffer_size(4096));  // a small window, soon full
+    stream.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+    ASSERT_EQ(candor::test::open_get_stream(stream, session), 200u);
+
+    // Updates go out, 128 KB a round, until the server closes the connection: every connection
+    // it served is gone, though this client still holds its end. A few MB fill the buffers
+    // (Linux lets a socket's send buffer grow to tcp_wmem's last value, 4 MB by default); 64 MB
+    // are more than any host's hold. Waited for well under the default write timeout (30 s).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    std::size_t sent = 0;
+    while (http_->connection_count() > 0 && std::chrono::steady_clock::now() < give_up) {
+        for (int i = 0; i < 64 && sent < (64u << 20); ++i, sent += uri.size()) srv_->notify_resource_updated(uri);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(http_->connection_count(), 0u) << "a client that reads nothing holds its stream past the write timeout";
+}
+
 TEST_F(HttpHardening, SilentConnectionsAtTheCapGiveWayToARealClient) {
     candor::transport::http_options opts;
     opts.max_connections = 50;
@@ -361,15 +405,7 @@ TEST_F(HttpHardening, ASessionWithAnOpenStreamNeverGivesWay) {
         const auto id = post(initialize_body(), bearer("admin-token")).header("Mcp-Session-Id");
         streams.push_back(std::make_unique<tcp::socket>(ioc));
         streams.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
-        const std::string get =
-            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
-            "Authorization: Bearer admin-token\r\nMcp-Session-Id: " +
-            id + "\r\n\r\n";
-        net::write(*streams.back(), net::buffer(get));
-        boost::beast::flat_buffer buf;
-        http::response_parser<http::empty_body> head;
-        http::read_header(*streams.back(), buf, head);
-        ASSERT_EQ(head.get().result_int(), 200u);
+        ASSERT_EQ(candor::test::open_get_stream(*streams.back(), id, "Authorization: Bearer admin-token\r\n"), 200u);
     }
     // Both of admin's sessions are busy: a third is refused rather than cut one off.
     const auto r = post(initialize_body(), bearer("admin-token"));

@@ -469,13 +469,7 @@ TEST_F(HttpFixture, GetStreamsPerSessionAreBounded) {
     net::io_context ioc;
     tcp::socket first(ioc);
     first.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), c_.port));
-    const std::string get =
-        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + session + "\r\n\r\n";
-    net::write(first, net::buffer(get));
-    boost::beast::flat_buffer buf;
-    http::response_parser<http::empty_body> head;
-    http::read_header(first, buf, head);
-    EXPECT_EQ(head.get().result_int(), 200u);
+    EXPECT_EQ(candor::test::open_get_stream(first, session), 200u);
     // The default bound is one GET stream per session.
     auto second = c_.send(http::verb::get, "/mcp", "", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}});
     EXPECT_EQ(second.status, 409u);

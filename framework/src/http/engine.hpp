@@ -2,23 +2,24 @@
 #pragma once
 // The HTTP transport's engine: accepting, reading requests under limits, the MCP endpoint's
 // POST/GET/DELETE, SSE streams, health endpoints and graceful shutdown. Private to the
-// transport module; `http_server` (candor/http/server.hpp) is its public face.
+// http module; `http_server` (candor/http/server.hpp) is its public face.
 //
 // Structure after Beast's server-flex-awaitable example: one coroutine per TCP connection on
 // its own strand; expected I/O outcomes come back as values (`as_tuple`), and anything thrown
 // is caught once where the connection's coroutine is spawned. The header rules are pure
-// functions (http_policy.cpp); session state and routing are in http_session.cpp.
+// functions (policy.cpp); session state and routing are in session.cpp.
 //
 // The engine's parts, a file each:
-//   http_engine.cpp    starting, draining and stopping; accepting connections, reading
-//                      requests, writing responses
-//   http_dispatch.cpp  what every request passes: health endpoints, admin paths, Host and
-//                      Origin, authentication, draining, the version header, then its method
-//   http_post.cpp      POST: a message's revision, its session, its answer (JSON or a stream)
-//   http_streams.cpp   SSE streams that hold their connection: GET, resumption, listen
-//   http_sessions.cpp  a request's session (held here, or taken over from its shared record),
-//                      an initialize's record, DELETE
-//   http_server.cpp    http_server and serve_http
+//   engine.cpp    starting, draining and stopping; accepting connections, reading requests,
+//                 writing responses
+//   dispatch.cpp  what every request passes: health endpoints, admin paths, Host and Origin,
+//                 authentication, draining, the version header, then its method
+//   post.cpp      POST: a message's revision, its session, its answer (JSON or a stream)
+//   streams.cpp   SSE streams: their wire form, and those that hold their connection: GET,
+//                 resumption, listen
+//   sessions.cpp  a request's session (held here, or taken over from its shared record), an
+//                 initialize's record, DELETE
+//   server.cpp    http_server and serve_http
 
 #include "admission.hpp"
 #include "event_log.hpp"
@@ -41,6 +42,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
 #include <boost/beast/http/status.hpp>
 
 #include <algorithm>
@@ -66,6 +69,8 @@ namespace candor::transport::detail {
 inline constexpr auto use_tuple = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 using header_list = std::vector<std::pair<std::string_view, std::string>>;
+/// The head of a streamed response (SSE): its body is written chunk by chunk.
+using stream_head_t = boost::beast::http::response<boost::beast::http::empty_body>;
 
 /// A list of one header.
 header_list one_header(std::string_view name, std::string value);
@@ -100,9 +105,6 @@ std::string sse_event(std::string_view json, std::string_view id = {});
 /// The event that opens a resumable stream: an id to resume from, no data, and how long to wait
 /// before reconnecting.
 std::string sse_priming(std::string_view id, std::chrono::milliseconds retry);
-/// One HTTP/1.1 chunk holding `data` (the chunked framing written by hand: one contiguous
-/// buffer, and no Beast chunk temporaries inside co_await expressions).
-std::string chunk(std::string_view data);
 
 /// One TCP connection: its stream, registered so that shutdown can close it.
 struct tcp_connection {
@@ -218,6 +220,13 @@ private:
                                    const response_gate* gate = nullptr);
     /// Write the head of a POST's SSE stream, with `headers`. @return false if the write failed
     awaitable<bool> open_event_stream(tcp_connection& conn, const request_t& req, const header_list& headers);
+    /// Write the head of a stream (its chunks follow), within write_timeout.
+    /// @return false if the write failed
+    awaitable<bool> write_stream_head(tcp_connection& conn, stream_head_t& head);
+    /// Write `data` as one chunk of a stream, within write_timeout, so that a client that stops
+    /// reading holds its connection no longer than that; empty `data` is the last chunk, which
+    /// ends the stream. @return false if the write failed
+    awaitable<bool> write_chunk(tcp_connection& conn, std::string_view data);
     /// Write one complete response. @return whether the connection may serve another request
     awaitable<bool> send(tcp_connection& conn, const request_t* req, const reply& r);
     /// Whose share of the session table a session opened by `who` on `conn` counts against: the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// The HTTP transport's public face: `http_server`, a handle on the engine (http_engine.hpp),
+// The HTTP transport's public face: `http_server`, a handle on the engine (engine.hpp),
 // and `serve_http`, which serves until a signal and then drains and stops.
 
 #include <candor/http/server.hpp>

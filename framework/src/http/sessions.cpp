@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // The HTTP engine's sessions: which session a request belongs to (one held here, or, with
 // shared records, one taken over from its record), an initialize's record, whose share of the
-// table a session counts against, and DELETE. The session itself is in http_session.cpp, the
-// shared records' calls in http_shared_sessions.cpp.
+// table a session counts against, and DELETE. The session itself is in session.cpp, the shared
+// records' calls in shared_sessions.cpp.
 
 #include "engine.hpp"
 

@@ -51,14 +51,27 @@ refusal event_log_unavailable() {
 constexpr std::string_view resumable_version = "2025-11-25";
 
 // The head of a stream that holds its connection to the end (a GET's, a listen's).
-http::response<http::empty_body> stream_head(const request_t& req) {
-    http::response<http::empty_body> head{http::status::ok, req.version()};
+stream_head_t stream_head(const request_t& req) {
+    stream_head_t head{http::status::ok, req.version()};
     head.set(http::field::server, "candor");
     head.set(http::field::content_type, "text/event-stream");
     head.set(http::field::cache_control, "no-cache");
     head.keep_alive(false);
     head.chunked(true);
     return head;
+}
+
+// One HTTP/1.1 chunk holding `data` (the chunked framing written by hand: one contiguous
+// buffer, and no Beast chunk temporaries inside co_await expressions).
+std::string chunk(std::string_view data) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string size;
+    for (std::size_t n = data.size(); n; n >>= 4) size.insert(size.begin(), hex[n & 0xF]);
+    if (size.empty()) size = "0";
+    std::string out;
+    out.reserve(size.size() + data.size() + 4);
+    out.append(size).append("\r\n").append(data).append("\r\n");
+    return out;
 }
 
 // Ends when the client closes the connection of a stream (it sends nothing else), so that a
@@ -97,15 +110,20 @@ std::string sse_priming(std::string_view id, std::chrono::milliseconds retry) {
     return out;
 }
 
-std::string chunk(std::string_view data) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string size;
-    for (std::size_t n = data.size(); n; n >>= 4) size.insert(size.begin(), hex[n & 0xF]);
-    if (size.empty()) size = "0";
-    std::string out;
-    out.reserve(size.size() + data.size() + 4);
-    out.append(size).append("\r\n").append(data).append("\r\n");
-    return out;
+net::awaitable<bool> http_engine::write_stream_head(tcp_connection& conn, stream_head_t& head) {
+    http::response_serializer<http::empty_body> sr(head);
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
+    conn.stream.expires_never();
+    co_return !ec;
+}
+
+net::awaitable<bool> http_engine::write_chunk(tcp_connection& conn, std::string_view data) {
+    const auto framed = chunk(data);
+    conn.stream.expires_after(opts_.write_timeout);
+    auto [ec, n] = co_await net::async_write(conn.stream, net::buffer(framed), use_tuple);
+    conn.stream.expires_never();
+    co_return !ec;
 }
 
 bool http_engine::resumable(const request_t& req, const http_session& session) const {
@@ -145,11 +163,7 @@ net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request
     }
 
     auto head = stream_head(req);
-    http::response_serializer<http::empty_body> sr(head);
-    conn.stream.expires_after(opts_.write_timeout);
-    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
-    conn.stream.expires_never();
-    if (ec) {
+    if (!co_await write_stream_head(conn, head)) {
         session->close_stream(ex);
         co_return false;
     }
@@ -164,13 +178,7 @@ net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request
         opening += sse_priming(priming, opts_.sse_retry);
     }
     bool open = true;
-    if (!opening.empty()) {
-        const auto data = chunk(opening);
-        conn.stream.expires_after(opts_.write_timeout);
-        auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(data), use_tuple);
-        conn.stream.expires_never();
-        open = !wec;
-    }
+    if (!opening.empty()) open = co_await write_chunk(conn, opening);
 
     // Pump messages until the stream ends; watch the socket meanwhile, so a client that goes
     // away frees its stream slot at once rather than at the next message.
@@ -180,9 +188,8 @@ net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request
             if (rec) co_return;
             std::string logged_as;
             if (cursor) logged_as = co_await journal_->record(*cursor, false, text);
-            const auto event = chunk(sse_event(text, logged_as));
-            auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
-            if (wec) co_return;
+            const auto event = sse_event(text, logged_as);
+            if (!co_await write_chunk(conn, event)) co_return;
         }
     };
     if (open) {
@@ -190,8 +197,7 @@ net::awaitable<bool> http_engine::stream_get(tcp_connection& conn, const request
         co_await (pump() || std::move(gone));
     }
     session->close_stream(ex);
-    const std::string last = "0\r\n\r\n";
-    co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
+    co_await write_chunk(conn, {});  // the last chunk
     co_return false;
 }
 
@@ -232,22 +238,13 @@ net::awaitable<bool> http_engine::resume_stream(tcp_connection& conn, const requ
     }
 
     auto head = stream_head(req);
-    http::response_serializer<http::empty_body> sr(head);
-    conn.stream.expires_after(opts_.write_timeout);
-    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
-    conn.stream.expires_never();
-    if (ec || ended) {
-        const std::string last = "0\r\n\r\n";
-        if (!ec) co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
-        co_return false;
+    if (!co_await write_stream_head(conn, head)) co_return false;
+    if (!ended) {
+        auto follow = follow_stream(conn, session->id(), ref->stream_id, ref->seq + 1);
+        auto gone = client_gone(conn.stream.socket());
+        co_await (std::move(follow) || std::move(gone));
     }
-    auto follow = follow_stream(conn, session->id(), ref->stream_id, ref->seq + 1);
-    auto gone = client_gone(conn.stream.socket());
-    co_await (std::move(follow) || std::move(gone));
-    const std::string last = "0\r\n\r\n";
-    conn.stream.expires_after(opts_.write_timeout);
-    co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
-    conn.stream.expires_never();
+    co_await write_chunk(conn, {});  // the last chunk
     co_return false;
 }
 
@@ -276,13 +273,7 @@ net::awaitable<void> http_engine::follow_stream(tcp_connection& conn, std::strin
                 break;
             }
         }
-        if (!events.empty()) {
-            const auto data = chunk(events);
-            conn.stream.expires_after(opts_.write_timeout);
-            auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(data), use_tuple);
-            conn.stream.expires_never();
-            if (wec) co_return;
-        }
+        if (!events.empty() && !co_await write_chunk(conn, events)) co_return;
         if (done) co_return;
     }
 }
@@ -298,11 +289,7 @@ net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const requ
     // `stream_keepalive`, so that proxies and clients do not time it out.
     auto head = stream_head(req);
     head.set("X-Accel-Buffering", "no");
-    http::response_serializer<http::empty_body> sr(head);
-    conn.stream.expires_after(opts_.write_timeout);
-    auto [ec, n] = co_await http::async_write_header(conn.stream, sr, use_tuple);
-    conn.stream.expires_never();
-    if (ec) co_return;
+    if (!co_await write_stream_head(conn, head)) co_return;
     net::steady_timer quiet(conn.stream.get_executor());
     auto pump = [&]() -> net::awaitable<void> {
         for (;;) {
@@ -313,15 +300,12 @@ net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const requ
             if (result.index() == 0) {
                 auto [rec, text, final] = std::get<0>(result);
                 if (rec) co_return;
-                event = chunk(sse_event(text));
+                event = sse_event(text);
                 last = final;
             } else {
-                event = chunk(":\n\n");
+                event = ":\n\n";
             }
-            conn.stream.expires_after(opts_.write_timeout);
-            auto [wec, wn] = co_await net::async_write(conn.stream, net::buffer(event), use_tuple);
-            conn.stream.expires_never();
-            if (wec || last) co_return;
+            if (!co_await write_chunk(conn, event) || last) co_return;
         }
     };
     auto gone = client_gone(conn.stream.socket());
@@ -335,10 +319,7 @@ net::awaitable<void> http_engine::stream_listen(tcp_connection& conn, const requ
         (void)co_await limit.async_wait(use_tuple);
     };
     co_await (pump() || std::move(gone) || evicted());
-    const std::string last = "0\r\n\r\n";
-    conn.stream.expires_after(opts_.write_timeout);
-    co_await net::async_write(conn.stream, net::buffer(last), use_tuple);
-    conn.stream.expires_never();
+    co_await write_chunk(conn, {});  // the last chunk
 }
 
 }  // namespace candor::transport::detail
