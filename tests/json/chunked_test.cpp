@@ -17,7 +17,7 @@ struct verdict {
     std::string path;
     std::size_t depth = 0;
     std::size_t nodes = 0;
-    std::string text;  // re-serialized document
+    std::string text{};  // re-serialized document
 
     bool operator==(const verdict&) const = default;
 };

@@ -346,6 +346,8 @@ void detail::call_runner::on_deadline_timer() {
 void detail::call_runner::on_deadline(const rpc::request_id& id) {
     auto it = calls_.find(id);
     if (it == calls_.end() || it->second->answered) return;
+    // Answered now; the call keeps its place in `calls_` until its handler has returned
+    // (`finish_call`), so that `max_calls_in_flight` bounds the work really running.
     auto state = it->second;
     state->answered = true;
     state->cancelled = true;
@@ -359,6 +361,8 @@ void detail::call_runner::cancel(const rpc::request_id& id) {
     auto it = calls_.find(id);
     // Unknown or finished: the spec says to ignore it (the response may be on its way).
     if (it == calls_.end() || it->second->answered) return;
+    // A cancelled call is never answered. It keeps its place in `calls_` until its handler has
+    // returned (`finish_call`), so that `max_calls_in_flight` bounds the work really running.
     auto& call = *it->second;
     call.answered = true;
     call.cancelled = true;

@@ -68,6 +68,7 @@ client_requests::send(const std::string& tool, const std::string& method, const 
     auto p = std::make_shared<pending_reply>(c_.strand);
     p->timer.expires_after(timeout);
     pending_.emplace(id, p);
+    // Routed as the call's own messages: over HTTP on the call's stream, over stdio on stdout.
     c_.send_text(std::move(*text), route);
     return std::make_pair(id, std::move(p));
 }

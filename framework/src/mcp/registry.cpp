@@ -85,6 +85,8 @@ std::optional<std::string> unbase64url(std::string_view in) {
 
 }  // namespace
 
+// List cursors are keysets (the list's name and the last key of the page): entries added or
+// removed between pages are never skipped or repeated.
 std::string seal_cursor(std::string_view list, std::string_view last_key) {
     std::string plain = cursor_prefix(list);
     plain += last_key;

@@ -200,12 +200,12 @@ std::optional<std::pair<std::vector<typename Map::mapped_type>, std::optional<st
 
 /// A request to the client answered in an earlier round (stateless revision).
 struct answered_input {
-    std::string digest;  ///< of the request it answers (method and params)
-    boost::json::object result;
+    std::string digest{};  ///< of the request it answers (method and params)
+    boost::json::object result{};
     bool used = false;  ///< handed to the tool in this run
     /// The question's nonce, drawn when it was asked: the same answer presented again (a
     /// replayed retry) has the same one. Empty for an answer sent before it was asked.
-    std::string nonce;
+    std::string nonce{};
     /// Until when a retry can present this answer: the expiry of the request state it was sent
     /// with (milliseconds since the epoch); later states carry it with that expiry, not theirs.
     std::int64_t expiry_ms = 0;
@@ -287,17 +287,17 @@ bool well_formed_answer(std::string_view method, const boost::json::object& resu
 
 /// What observers need to know about a call besides its answer.
 struct call_origin {
-    std::chrono::steady_clock::time_point received;
+    std::chrono::steady_clock::time_point received{};
     std::size_t bytes_in = 0;
-    std::shared_ptr<const tool_handler> tool;
+    std::shared_ptr<const tool_handler> tool{};
     /// Who the client is for this request (the session's, or the stateless request's own).
-    std::shared_ptr<const session_info> session;
+    std::shared_ptr<const session_info> session{};
     /// The request is of the stateless revision: its result carries `resultType` and
     /// `_meta` (serverInfo).
     bool stateless = false;
     /// W3C Trace Context from the request's `_meta` (any revision), for the records.
-    std::string traceparent;
-    std::string tracestate;
+    std::string traceparent{};
+    std::string tracestate{};
     /// A tool call's result budget in bytes (0: none), and whether the request asked for
     /// less than the floor and was raised to it (a warning says so).
     std::size_t max_result_bytes = 0;

@@ -104,7 +104,7 @@ public:
 /// A draft store that could not store (for the server log; the caller sees
 /// `SOURCE_UNAVAILABLE` with `details.source` "drafts", and nothing was stored).
 struct store_error {
-    std::string message;
+    std::string message{};
 };
 [[noreturn]] void throw_exception_from_error(const store_error& e, const boost::source_location& loc);
 
@@ -124,18 +124,18 @@ enum class stale_price_policy {
 };
 
 struct order_tool_options {
-    std::shared_ptr<order_draft::catalog> catalog;
-    std::shared_ptr<customer_access> access;
-    std::shared_ptr<draft_store> drafts;
+    std::shared_ptr<order_draft::catalog> catalog{};
+    std::shared_ptr<customer_access> access{};
+    std::shared_ptr<draft_store> drafts{};
     /// Today's date ("YYYY-MM-DD"); default: UTC today.
-    std::function<std::string()> today;
+    std::function<std::string()> today{};
     stale_price_policy stale_prices = stale_price_policy::substitute;
     std::size_t max_candidates = 5;
     std::chrono::milliseconds catalog_deadline{2000};
     std::chrono::milliseconds access_deadline{1000};
     std::string name = "create_order_draft";
     candor::mcp::action_class action = candor::mcp::action_class::reversible_write;
-    candor::validation::validation_options validation;
+    candor::validation::validation_options validation{};
 };
 
 class create_order_draft : public candor::validation::validated_tool<order_args> {

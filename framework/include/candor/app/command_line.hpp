@@ -27,11 +27,11 @@ namespace candor::app {
 
 /// A flag of the server's own (e.g. `--db PATH`), or of an extension.
 struct extra_option {
-    std::string name;        ///< e.g. "--db"
-    std::string value_name;  ///< e.g. "PATH"; empty for a switch
-    std::string help;
+    std::string name{};        ///< e.g. "--db"
+    std::string value_name{};  ///< e.g. "PATH"; empty for a switch
+    std::string help{};
     /// Receives the value ("" for a switch). Return false (and say why on stderr) to refuse it.
-    std::function<bool(std::string_view)> apply;
+    std::function<bool(std::string_view)> apply{};
 };
 
 /// A part of the standard command line that a component other than `core` adds (`--http`, the
@@ -76,19 +76,19 @@ public:
 
 struct app_options {
     /// One-line description for --help.
-    std::string summary;
-    std::vector<extra_option> options;
+    std::string summary{};
+    std::vector<extra_option> options{};
     /// The caller of every tool call over `--stdio` (stdio has no authentication of its own:
     /// whoever starts the process is the caller). Empty: anonymous.
-    mcp::principal stdio_caller;
+    mcp::principal stdio_caller{};
     /// Runs once the whole command line is parsed (every `extra_option` applied) and before
     /// any command: open what the flags name, register the tools that depend on them. Return
     /// false (and say why on stderr) to exit with status 1.
-    std::function<bool()> prepare;
+    std::function<bool()> prepare{};
     /// What other components add to the command line, e.g.
     /// `{std::make_shared<http_command_line>()}` for `--http` (candor/http/command_line.hpp).
     /// An extension records the flags of one `run`.
-    std::vector<std::shared_ptr<command_line_extension>> extensions;
+    std::vector<std::shared_ptr<command_line_extension>> extensions{};
 };
 
 /// Say on stderr why a flag's value is refused, the way `run` words its own usage errors.

@@ -38,16 +38,16 @@ enum class secret_error {
 std::string_view to_string(secret_error e) noexcept;
 
 struct secret {
-    std::string value;
+    std::string value{};
     /// Where it came from, for the log (never the value): "$NAME_FILE (PATH)", "credential
     /// NAME", "$NAME".
-    std::string source;
+    std::string source{};
 };
 
 /// Why a secret could not be read, with the place that was tried (never the value).
 struct secret_failure {
     secret_error code = secret_error::unreadable;
-    std::string where;
+    std::string where{};
 };
 
 /// Makes `result<…, secret_failure>::value()` throw `std::runtime_error` naming the place and the

@@ -62,42 +62,42 @@ decimal decimal_constant(std::string_view text);
 
 /// A bound on an integer or floating-point field. `value` holds an int64, uint64 or double.
 struct numeric_bound {
-    boost::json::value value;
+    boost::json::value value{};
     bool exclusive = false;
 };
 
 struct decimal_bound {
-    decimal value;
+    decimal value{};
     bool exclusive = false;
 };
 
 /// Everything declared about one field. Plain data; built by `field_builder`.
 struct field_spec {
-    std::string description;
+    std::string description{};
     /// Not required; when absent the default member initializer's value is kept.
     bool optional = false;
     /// Integer fields: accept 3.0 / 3e0 (JSON Schema's view) instead of TYPE_MISMATCH.
     bool allow_integral_float = false;
-    std::optional<numeric_bound> minimum, maximum;
-    std::optional<decimal_bound> decimal_minimum, decimal_maximum;
-    std::optional<int> max_digits, decimal_places;
+    std::optional<numeric_bound> minimum{}, maximum{};
+    std::optional<decimal_bound> decimal_minimum{}, decimal_maximum{};
+    std::optional<int> max_digits{}, decimal_places{};
     /// Strings: length in Unicode code points.
-    std::optional<std::size_t> min_length, max_length;
-    std::string pattern;
-    std::shared_ptr<const detail::compiled_pattern> compiled;
+    std::optional<std::size_t> min_length{}, max_length{};
+    std::string pattern{};
+    std::shared_ptr<const detail::compiled_pattern> compiled{};
     /// Advertised as `format`; asserted by the validator only when the contract opts in.
-    std::string format;
+    std::string format{};
     /// Strings: the allowed values (`enum`).
-    std::vector<std::string> choices;
+    std::vector<std::string> choices{};
     /// Vectors: items; maps: properties.
-    std::optional<std::size_t> min_items, max_items;
+    std::optional<std::size_t> min_items{}, max_items{};
 };
 
 /// Everything declared about one struct.
 struct struct_spec {
-    std::string description;
+    std::string description{};
     bool allow_unknown_fields = false;
-    std::vector<std::pair<std::string, field_spec>> fields;
+    std::vector<std::pair<std::string, field_spec>> fields{};
 
     const field_spec* find(std::string_view name) const noexcept {
         for (const auto& f : fields)

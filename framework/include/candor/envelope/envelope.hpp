@@ -39,18 +39,18 @@ std::string_view to_string(outcome s) noexcept;
 /// One entry of `incomplete_reasons`: serialized as `{code, message, …details}` (the details
 /// are merged into the entry, e.g. `{"code": "RESULT_LIMIT_REACHED", "message": …, "limit": 5}`).
 struct reason {
-    std::string code;
-    std::string message;
+    std::string code{};
+    std::string message{};
     /// Extra machine-readable facts (`limit`, `source`, `retry_after_ms`, …). Keys `code` and
     /// `message` are reserved and refused by `seal`.
-    boost::json::object details;
+    boost::json::object details{};
 };
 
 /// One entry of `warnings`: same shape as a reason, but it qualifies confidence only.
 struct warning {
-    std::string code;
-    std::string message;
-    boost::json::object details;
+    std::string code{};
+    std::string message{};
+    boost::json::object details{};
 };
 
 /// How a caller can go on from an incomplete or failed result.
@@ -64,7 +64,7 @@ struct continuation {
     };
     kind what = kind::restart;
     /// cursor, hint or reason, by kind.
-    std::string text;
+    std::string text{};
     /// seconds or minimum_ms, by kind.
     std::uint64_t amount = 0;
 
@@ -82,32 +82,32 @@ std::string_view to_string(continuation::kind k) noexcept;
 /// tool's name, `visibility` with "caller" (the caller's own view), `snapshot` with "none" (no
 /// snapshot semantics declared; the paging module adds "pinned" and "live").
 struct scope {
-    std::string resource;
-    std::string visibility;
-    std::string snapshot;
+    std::string resource{};
+    std::string visibility{};
+    std::string snapshot{};
 };
 
 /// The envelope of one tool result. Fill it in directly or use the named constructors.
 struct envelope {
     /// Unset means the tool never gave a verdict; `seal` refuses that.
-    std::optional<outcome> status;
-    std::optional<bool> complete;
-    std::vector<reason> incomplete_reasons;
-    std::optional<::candor::envelope::continuation> continuation;
-    ::candor::envelope::scope scope;
-    std::vector<warning> warnings;
+    std::optional<outcome> status{};
+    std::optional<bool> complete{};
+    std::vector<reason> incomplete_reasons{};
+    std::optional<::candor::envelope::continuation> continuation{};
+    ::candor::envelope::scope scope{};
+    std::vector<warning> warnings{};
     /// The tool's result; required unless `status` is error, forbidden when it is.
-    std::optional<boost::json::value> data;
+    std::optional<boost::json::value> data{};
     /// The result already written as JSON text, in place of `data` (a collection over typed
     /// items fills this when its page goes straight to the wire): counts as `data` for every
     /// rule, is sent as it is, and is read as a tree with `data_value`. When both are set this
     /// one is what is sent.
-    std::optional<json::written> data_written;
+    std::optional<json::written> data_written{};
     /// Only when `status` is error; at least one.
-    issue_list errors;
+    issue_list errors{};
     /// Further top-level members (the completeness machinery adds `page` and
     /// `snapshot_token`). Must not repeat an envelope field.
-    boost::json::object extensions;
+    boost::json::object extensions{};
 
     envelope& add_reason(reason r);
     envelope& add_warning(warning w);
@@ -185,9 +185,9 @@ bool has_amount(continuation::kind k) noexcept;
 
 /// A scope as sealed: an empty field takes its default (`default_resource`, "caller", "none").
 struct sealed_scope_view {
-    std::string_view resource;
-    std::string_view visibility;
-    std::string_view snapshot;
+    std::string_view resource{};
+    std::string_view visibility{};
+    std::string_view snapshot{};
 };
 sealed_scope_view sealed_scope(const scope& s, std::string_view default_resource) noexcept;
 

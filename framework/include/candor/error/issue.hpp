@@ -28,20 +28,20 @@ std::string_view to_string(layer l) noexcept;
 
 struct issue {
     /// Stable UPPER_SNAKE code, e.g. "TYPE_MISMATCH".
-    std::string code;
+    std::string code{};
     /// JSON Pointer (RFC 6901) into the tool's arguments; "" is the arguments object itself.
-    std::string path;
+    std::string path{};
     /// For a model: what is wrong and what would be right.
-    std::string message;
+    std::string message{};
     /// True when a model can fix it by re-reading the user's request and calling again; false
     /// for what only the backend knows (permissions, current price, stock, compliance).
     bool repairable = true;
     layer where = layer::contract;
     /// Schema location of the failing keyword (contract issues from the validator), else "".
-    std::string keyword;
+    std::string keyword{};
     /// Extra machine-readable facts, e.g. {"limit": 3} or {"candidates": [...]}. Never
     /// internal ids, ACL details or other callers' data.
-    boost::json::object details;
+    boost::json::object details{};
 };
 
 using issue_list = std::vector<issue>;

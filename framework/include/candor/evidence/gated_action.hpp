@@ -52,19 +52,19 @@ inline constexpr std::string_view target_changed = "TARGET_CHANGED";
 /// What evidence an action accepts.
 struct evidence_requirement {
     /// The collection tool whose walks count as inventory (`scope.resource` of the token).
-    std::string resource;
-    std::shared_ptr<const seal::key_ring> keys;
-    std::shared_ptr<evidence_store> store;
+    std::string resource{};
+    std::shared_ptr<const seal::key_ring> keys{};
+    std::shared_ptr<evidence_store> store{};
     /// At most this many ids per call.
     std::size_t max_ids = 100;
     /// Wall clock for expiry; defaults to `system_clock::now`.
-    std::function<seal::wall_time()> wall_clock;
+    std::function<seal::wall_time()> wall_clock{};
 };
 
 /// The accepted evidence (what `verify` found).
 struct verified_evidence {
-    snapshot_claims claims;
-    std::vector<std::string> ids;
+    snapshot_claims claims{};
+    std::vector<std::string> ids{};
 };
 
 /// Check a token and ids against a requirement without running anything (the gate itself).
@@ -81,8 +81,8 @@ boost::asio::awaitable<boost::system::result<verified_evidence, issue_list>> ver
 
 /// Why one object was skipped at execution.
 struct skip {
-    std::string code;
-    std::string message;
+    std::string code{};
+    std::string message{};
 };
 
 class gated_action : public mcp::json_tool {

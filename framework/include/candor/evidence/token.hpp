@@ -25,13 +25,13 @@ inline constexpr std::string_view snapshot_token_purpose = "candor.snapshot.v1";
 
 /// What a snapshot token says.
 struct snapshot_claims {
-    std::string resource;              ///< the collection tool that delivered the ids
-    std::string query;                 ///< fingerprint of the normalized query
-    std::string principal;             ///< fingerprint of the principal the walk ran for
-    std::string snapshot;              ///< the pinned snapshot id
-    std::string walk;                  ///< the walk's id in the evidence store
-    bool complete = false;             ///< every item of the snapshot in scope was delivered exactly once
-    std::vector<std::string> reasons;  ///< reason codes that made the walk incomplete
+    std::string resource{};              ///< the collection tool that delivered the ids
+    std::string query{};                 ///< fingerprint of the normalized query
+    std::string principal{};             ///< fingerprint of the principal the walk ran for
+    std::string snapshot{};              ///< the pinned snapshot id
+    std::string walk{};                  ///< the walk's id in the evidence store
+    bool complete = false;               ///< every item of the snapshot in scope was delivered exactly once
+    std::vector<std::string> reasons{};  ///< reason codes that made the walk incomplete
     seal::wall_time expiry{};
 };
 

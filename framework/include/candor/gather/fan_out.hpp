@@ -36,11 +36,11 @@ namespace candor::gather {
 
 struct source {
     /// Names the source in the data and in reasons.
-    std::string name;
+    std::string name{};
     /// How long this source may take.
     std::chrono::milliseconds deadline{1000};
     /// The source's call; an exception or an error envelope counts as a failure.
-    std::function<boost::asio::awaitable<envelope::envelope>()> call;
+    std::function<boost::asio::awaitable<envelope::envelope>()> call{};
 };
 
 /// Ask every source concurrently and join, within `budget` when there is one.

@@ -27,10 +27,10 @@ namespace candor::transport {
 struct auth_refusal {
     unsigned status = 401;
     /// Stable UPPER_SNAKE code (a string with static storage), catalogued in docs/codes.md.
-    std::string_view code;
+    std::string_view code{};
     /// For people; never holds a token.
-    std::string message;
-    std::vector<std::pair<std::string, std::string>> headers;
+    std::string message{};
+    std::vector<std::pair<std::string, std::string>> headers{};
 };
 
 /// Who is calling, or why not.

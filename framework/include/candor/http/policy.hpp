@@ -54,8 +54,8 @@ std::string new_session_id();
 struct refusal {
     unsigned status = 400;
     /// Stable UPPER_SNAKE code, e.g. `SESSION_NOT_FOUND` (catalogue in docs/http.md).
-    std::string_view code;
-    std::string message;
+    std::string_view code{};
+    std::string message{};
 };
 
 /// The body of a refusal: a JSON-RPC error response with `id: null`, code -32000 and the

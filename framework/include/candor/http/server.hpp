@@ -41,18 +41,18 @@ class session_records;
 
 /// A request to a path other than the MCP endpoint and the health probes (metrics, console).
 struct admin_request {
-    std::string_view method;  ///< "GET", "POST", …
-    std::string_view target;  ///< path and query, e.g. "/ops/feed?after=3"
-    std::string_view authorization;
-    std::string_view cookie;
+    std::string_view method{};  ///< "GET", "POST", …
+    std::string_view target{};  ///< path and query, e.g. "/ops/feed?after=3"
+    std::string_view authorization{};
+    std::string_view cookie{};
 };
 
 /// The answer to an `admin_request`.
 struct admin_response {
     unsigned status = 200;
     std::string content_type = "text/plain; charset=utf-8";
-    std::string body;
-    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body{};
+    std::vector<std::pair<std::string, std::string>> headers{};
 };
 
 /// Serves admin paths; nothing means "not mine" (the transport answers 404). Called on an I/O
@@ -76,22 +76,22 @@ struct http_options {
     /// Origins accepted besides the loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
     /// `http://[::1]:*`, also https). A request with any other `Origin` gets 403. Requests
     /// without `Origin` (non-browser clients) are accepted. "*" accepts every origin.
-    std::vector<std::string> allowed_origins;
+    std::vector<std::string> allowed_origins{};
     /// `Host` values (without port) accepted besides localhost, 127.0.0.1 and [::1]; others get
     /// 403. "*" accepts every host (for servers behind a proxy that checks it).
-    std::vector<std::string> allowed_hosts;
+    std::vector<std::string> allowed_hosts{};
     /// Bearer tokens and the principal each stands for. Empty: no authentication. Otherwise a
     /// request without a known token gets 401 with `WWW-Authenticate: Bearer`.
-    std::map<std::string, mcp::principal, std::less<>> tokens;
+    std::map<std::string, mcp::principal, std::less<>> tokens{};
     /// Decides who calls instead of `tokens` (OAuth 2.1: `candor::auth::make_oauth`; see
     /// authenticator.hpp and docs/auth.md). Null: `tokens` (or nobody) decides.
-    std::shared_ptr<transport::authenticator> authenticator;
+    std::shared_ptr<transport::authenticator> authenticator{};
 
     /// Bytes of the request line and headers; more gets 431 and the connection is closed.
     std::size_t max_header_bytes = 16 * 1024;
     /// Bytes of a POST body; default: the server's `message_limits.max_bytes`. A larger
     /// `Content-Length` gets 413 before any of the body is read, and the connection is closed.
-    std::optional<std::size_t> max_body_bytes;
+    std::optional<std::size_t> max_body_bytes{};
     /// Time to receive a request's line and headers, counted from the accept for a connection's
     /// first request and from the first byte for later ones; after it the connection is closed
     /// without an answer (a connection that sends nothing holds its place no longer).
@@ -139,10 +139,10 @@ struct http_options {
     /// replica may still use the session), and an expired record is gone everywhere. What stays
     /// per replica: streams, calls in flight, `logging/setLevel` and resource subscriptions.
     /// Null: sessions live in this process only. See docs/http.md, "Sessions across replicas".
-    std::shared_ptr<transport::session_records> shared_sessions;
+    std::shared_ptr<transport::session_records> shared_sessions{};
     /// The threads that run `shared_sessions`' statements (they block; never an I/O thread).
     /// Null: one thread of the transport's own.
-    std::shared_ptr<offload::worker> shared_sessions_worker;
+    std::shared_ptr<offload::worker> shared_sessions_worker{};
     /// How long a request waits for `shared_sessions` (a look-up, the write of `initialize`, a
     /// DELETE); past it, or when the records fail, the answer is 503 `SESSION_STORE_UNAVAILABLE`
     /// with `Retry-After` — never 404, which would tell the client to initialize again.
@@ -163,10 +163,10 @@ struct http_options {
     /// Where the events are logged. Null: in this process's memory (`memory_event_log`), so a
     /// stream resumes on the replica that sent it; share a log (`state::sql_event_log`) for
     /// replicas behind a load balancer without stickiness.
-    std::shared_ptr<transport::event_log> event_log;
+    std::shared_ptr<transport::event_log> event_log{};
     /// The threads that run `event_log`'s statements (they block; never an I/O thread). Null:
     /// one thread of the transport's own.
-    std::shared_ptr<offload::worker> event_log_worker;
+    std::shared_ptr<offload::worker> event_log_worker{};
     /// How long an event stays in the log after it was sent; a resume from an id older than
     /// that gets 410 `LAST_EVENT_ID_GONE`, and a resumed stream follows a call no longer.
     std::chrono::milliseconds event_retention{5 * 60'000};
@@ -212,7 +212,7 @@ struct http_options {
 
     /// Paths besides the endpoint, `/healthz` and `/readyz` (e.g. `/metrics`, `/ops`; see
     /// `ops::admin`). They get the same `Host` check as the endpoint, not the agents' tokens.
-    admin_handler admin;
+    admin_handler admin{};
 };
 
 namespace detail {

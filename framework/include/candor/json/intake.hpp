@@ -52,10 +52,10 @@ enum class on_semantic_violation {
 
 /// The outcome of a parse that went to the end of the text.
 struct scanned {
-    document doc;
+    document doc{};
     /// Semantic violations found on the way (only with `on_semantic_violation::collect`); the
     /// document holds the last value of a duplicated key and `null` for a non-finite number.
-    std::vector<violation> violations;
+    std::vector<violation> violations{};
 };
 
 /// Incremental strict parser: feed the text in chunks of any size and get the same verdict as

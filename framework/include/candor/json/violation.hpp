@@ -28,13 +28,13 @@ std::string_view to_string(intake_code code) noexcept;
 struct violation {
     intake_code code = intake_code::invalid_json;
     /// JSON Pointer (RFC 6901) to the offending value; "" is the root.
-    std::string path;
+    std::string path{};
     /// For people and models: what is wrong, and where.
-    std::string message;
+    std::string message{};
     /// The limit that was exceeded (limit codes only).
-    std::optional<std::size_t> limit;
+    std::optional<std::size_t> limit{};
     /// Byte offset of the error in the text (`INVALID_JSON` only).
-    std::optional<std::size_t> offset;
+    std::optional<std::size_t> offset{};
 };
 
 /// Makes `boost::system::result<T, violation>::value()` throw on a violation (a bug at the

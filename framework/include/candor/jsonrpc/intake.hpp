@@ -10,6 +10,10 @@
 /// duplicated `id` or `method`, which would make the message ambiguous — they refuse the
 /// message with -32700 and the intake code in `error.data`. The id of a refused message is
 /// reported when it was read unambiguously, so the client can match the error to its request.
+///
+/// Then the JSON-RPC 2.0 shape is checked strictly: a batch, an id that is null or not a
+/// 64-bit integer or a string, an unknown member or `jsonrpc` other than "2.0" is -32600;
+/// positional (array) `params` are -32602.
 
 #include <candor/json/intake.hpp>
 #include <candor/jsonrpc/message.hpp>

@@ -64,8 +64,8 @@ private:
 /// `{code, message, data?}` of an error response.
 struct error_object {
     int code = static_cast<int>(error_code::internal_error);
-    std::string message;
-    std::optional<boost::json::value> data;
+    std::string message{};
+    std::optional<boost::json::value> data{};
 
     static error_object make(error_code c, std::string text, std::optional<boost::json::value> data = {});
 };
@@ -73,14 +73,14 @@ struct error_object {
 /// A message that expects a response.
 struct request {
     request_id id;
-    std::string method;
+    std::string method{};
     /// Points into the inbound document; null when the message has no `params`.
     const boost::json::object* params = nullptr;
 };
 
 /// A message that expects none.
 struct notification {
-    std::string method;
+    std::string method{};
     const boost::json::object* params = nullptr;
 };
 
@@ -88,10 +88,10 @@ struct notification {
 struct response {
     /// Absent only for an error response with `id: null` (the client could not read one of
     /// our messages); such a response is never answered.
-    std::optional<request_id> id;
+    std::optional<request_id> id{};
     /// Exactly one of these is set.
     const boost::json::value* result = nullptr;
-    std::optional<error_object> error;
+    std::optional<error_object> error{};
 };
 
 using message = std::variant<request, notification, response>;
@@ -100,19 +100,19 @@ using message = std::variant<request, notification, response>;
 struct inbound {
     /// Owns every value the message points to (params, arguments, their number texts). Shared
     /// so that a tool call can keep its arguments alive for as long as it runs.
-    std::shared_ptr<const json::document> doc;
+    std::shared_ptr<const json::document> doc{};
     jsonrpc::message msg;
     /// Duplicate keys and non-finite numbers found inside `params`, with paths relative to
     /// `params` (e.g. "/arguments/limit"). The method decides what they mean: `tools/call`
     /// reports those inside its arguments as the tool's error.
-    std::vector<json::violation> param_violations;
+    std::vector<json::violation> param_violations{};
 };
 
 /// Why a text was refused, and the error response it gets. `id` is set when it could be read
 /// reliably (never from a duplicated `id` key); otherwise the response carries `id: null`.
 struct rejection {
-    std::optional<request_id> id;
-    error_object error;
+    std::optional<request_id> id{};
+    error_object error{};
 };
 
 /// Makes `result<T, rejection>::value()` throw `std::logic_error` (the caller should have

@@ -27,16 +27,16 @@ namespace candor::mcp {
 /// claims of the access token (never the token itself).
 struct credential {
     /// The token's issuer (`iss`) and subject (`sub`).
-    std::string issuer;
-    std::string subject;
+    std::string issuer{};
+    std::string subject{};
     /// The OAuth client the token was issued to (`client_id`, else `azp`); may be empty.
-    std::string client_id;
+    std::string client_id{};
     /// Granted scopes (broader scopes already expanded to the narrower ones they imply).
-    std::vector<std::string> scopes;
+    std::vector<std::string> scopes{};
     /// Groups or roles from the configured claim; empty when none is configured.
-    std::vector<std::string> groups;
+    std::vector<std::string> groups{};
     /// When the token expires.
-    std::chrono::system_clock::time_point expires_at;
+    std::chrono::system_clock::time_point expires_at{};
 
     /// @return true if `scope` was granted
     bool has_scope(std::string_view scope) const noexcept;
@@ -47,22 +47,22 @@ struct credential {
 /// Who is calling, as the transport established it (bearer token, OS user, …). An empty `id`
 /// is an anonymous caller (e.g. stdio without authentication).
 struct principal {
-    std::string id;
+    std::string id{};
     /// The verified facts behind `id` (OAuth); null when the transport has none (stdio, static
     /// bearer tokens, in-memory): then a tool's required scopes do not apply to the caller.
-    std::shared_ptr<const mcp::credential> credential;
+    std::shared_ptr<const mcp::credential> credential{};
 };
 
 /// The connection-level facts a tool may want: who the client is and what it speaks.
 struct session_info {
     /// Transport session id (HTTP `Mcp-Session-Id`); empty for stdio and in-memory.
-    std::string id;
+    std::string id{};
     /// The negotiated protocol version; empty before `initialize`.
-    std::string protocol_version;
-    std::string client_name;
-    std::string client_version;
+    std::string protocol_version{};
+    std::string client_name{};
+    std::string client_version{};
     /// `capabilities` the client declared in `initialize` (elicitation, sampling, …).
-    boost::json::object client_capabilities;
+    boost::json::object client_capabilities{};
 };
 
 /// Why a request the server sent to the client (elicitation, sampling) has no usable answer.
@@ -81,13 +81,13 @@ enum class elicitation_action { accept, decline, cancel };
 struct elicitation_result {
     elicitation_action action = elicitation_action::cancel;
     /// The submitted form (only for `accept`).
-    boost::json::object content;
+    boost::json::object content{};
     /// Names this answer for single use: a retry that presents the same answer again (the same
     /// `requestState` and `inputResponses` replayed, on the stateless revision) has the same
     /// id, any other answer another. Empty when the client answered before it was asked
     /// (`inputResponses` without `requestState`): then nothing tells the answer from a replay,
     /// and no user was shown the question.
-    std::string answer_id;
+    std::string answer_id{};
     /// Until when a retry can present this answer again (the expiry of the request state it
     /// came with; now for an answer that arrives once): a record of its use must outlive it.
     std::chrono::system_clock::time_point replayable_until{};
@@ -95,11 +95,11 @@ struct elicitation_result {
 
 /// The client's answer to `sampling/createMessage`.
 struct sampling_result {
-    std::string role;  ///< "assistant" (or "user")
+    std::string role{};  ///< "assistant" (or "user")
     /// One content block (an object), or several (an array, 2025-11-25 tool use).
-    boost::json::value content;
-    std::string model;
-    std::string stop_reason;  ///< empty when the client gave none
+    boost::json::value content{};
+    std::string model{};
+    std::string stop_reason{};  ///< empty when the client gave none
 };
 
 /// The byte budget of a call's result, and how its size is counted: a result whose envelope is
@@ -121,8 +121,8 @@ struct result_budget {
 
 /// One request to the client, for `call_context::request_client_all`.
 struct client_request {
-    std::string method;
-    boost::json::object params;
+    std::string method{};
+    boost::json::object params{};
     /// Its key in the `inputRequests` of an `input_required` result (stateless revision); empty:
     /// the framework names it ("elicitation_1", …). Keys must differ within one call.
     std::string key = {};

@@ -22,22 +22,22 @@ namespace candor::mcp {
 struct completion_ref {
     enum class kind { prompt, resource_template };
     kind of = kind::prompt;
-    std::string name;
+    std::string name{};
 };
 
 struct completion_request {
-    completion_ref ref;
-    std::string argument;  ///< the argument's (variable's) name
-    std::string value;     ///< what the user typed so far
+    completion_ref ref{};
+    std::string argument{};  ///< the argument's (variable's) name
+    std::string value{};     ///< what the user typed so far
     /// Values of the other arguments already chosen (`context.arguments`).
-    std::map<std::string, std::string, std::less<>> context;
-    mcp::principal caller;
+    std::map<std::string, std::string, std::less<>> context{};
+    mcp::principal caller{};
 };
 
 struct completion_result {
     /// Best first. More than 100 are cut to 100 (the spec's limit) and `has_more` is set.
-    std::vector<std::string> values;
-    std::optional<std::uint64_t> total;
+    std::vector<std::string> values{};
+    std::optional<std::uint64_t> total{};
     bool has_more = false;
 };
 

@@ -29,17 +29,17 @@ std::optional<log_level> parse_log_level(std::string_view name) noexcept;
 /// them copies them.
 struct log_fields {
     /// The registered tool the line is about.
-    std::string_view tool;
+    std::string_view tool{};
     /// The JSON-RPC id of the request, as text (strings capped at 64 bytes, as in the journal).
-    std::string_view request_id;
+    std::string_view request_id{};
     /// The caller's principal and the transport's session id.
-    std::string_view principal;
-    std::string_view session;
+    std::string_view principal{};
+    std::string_view session{};
     /// The codes the line reports (issue, reason or error codes).
-    std::span<const std::string_view> codes;
+    std::span<const std::string_view> codes{};
     /// The W3C trace context of the call (`traceparent`, `tracestate`), when it carries one.
-    std::string_view traceparent;
-    std::string_view tracestate;
+    std::string_view traceparent{};
+    std::string_view tracestate{};
 };
 
 /// Where the server writes its own log (operators' log, not the client's). Never receives

@@ -27,17 +27,17 @@ namespace candor::mcp {
 
 /// One issue of an error envelope, without its message.
 struct issue_record {
-    std::string code;
+    std::string code{};
     /// JSON Pointer into the arguments. A segment that is a caller-chosen key (the last
     /// segment of `UNKNOWN_FIELD` and `DUPLICATE_KEY`) is replaced by `*`.
-    std::string path;
+    std::string path{};
     layer where = layer::contract;
     bool repairable = true;
 };
 
 /// A limit that stopped or cut a call: the code that reported it and the limit's value.
 struct limit_record {
-    std::string code;
+    std::string code{};
     std::uint64_t limit = 0;
 };
 
@@ -48,28 +48,28 @@ struct call_record {
     };
     kind what = kind::tool_call;
     /// When the answer was sent.
-    std::chrono::system_clock::time_point time;
+    std::chrono::system_clock::time_point time{};
     /// The request id as text (strings capped at 64 bytes); empty when the message had none.
-    std::string request_id;
-    std::string session;
-    std::string principal;
-    std::string client_name;
-    std::string client_version;
+    std::string request_id{};
+    std::string session{};
+    std::string principal{};
+    std::string client_name{};
+    std::string client_version{};
     /// The protocol revision the request was served under (the session's, or the stateless
     /// request's own); empty before `initialize`.
-    std::string protocol_version;
+    std::string protocol_version{};
     /// W3C Trace Context (`traceparent`, `tracestate`) from the request's `_meta`, as sent (at
     /// most 512 bytes each; longer or malformed values are dropped); empty when absent.
-    std::string traceparent;
-    std::string tracestate;
+    std::string traceparent{};
+    std::string tracestate{};
     /// A known MCP method (`tools/call`, `initialize`, …), or "other" for anything else: method
     /// names a client invents are not recorded.
-    std::string method;
+    std::string method{};
     /// The tool (registered tools only; an unknown name a client sent is not recorded).
-    std::string tool;
-    std::string contract_version;
+    std::string tool{};
+    std::string contract_version{};
     /// "read_only", "reversible_write", "irreversible_write"; empty without a tool.
-    std::string action_class;
+    std::string action_class{};
     /// From the arrival of the message to the answer.
     std::chrono::nanoseconds duration{0};
     std::size_t bytes_in = 0;
@@ -77,31 +77,31 @@ struct call_record {
     /// "complete", "partial" or "error" for envelopes; "content" or "content_error" for tools
     /// that return raw content; "refused" for protocol refusals; "task" for a call answered
     /// with a task, "failed" or "cancelled" for a task's end without a result.
-    std::string status;
-    std::optional<bool> complete;
-    std::vector<std::string> reason_codes;
-    std::vector<std::string> warning_codes;
-    std::vector<issue_record> issues;
-    std::vector<limit_record> limits;
+    std::string status{};
+    std::optional<bool> complete{};
+    std::vector<std::string> reason_codes{};
+    std::vector<std::string> warning_codes{};
+    std::vector<issue_record> issues{};
+    std::vector<limit_record> limits{};
     /// Tasks extension: the task a `tools/call` created (status "task") or whose end this
     /// records (its final status, "failed" or "cancelled" besides the envelope statuses); empty
     /// for calls answered in their request.
-    std::string task_id;
+    std::string task_id{};
     /// The JSON-RPC error code of a protocol refusal (or of a task that failed).
-    std::optional<int> rpc_error;
+    std::optional<int> rpc_error{};
     /// The `EVIDENCE_*` code that refused an action, "accepted" when a gated action ran (set by
     /// code that knows), empty when no evidence gate was seen.
-    std::string evidence_verdict;
+    std::string evidence_verdict{};
     /// 0 for a first attempt; n when this call of the same tool on the same connection follows
     /// n answers that were refused with repairable issues only. The validation module may set
     /// its own count through `repairs_remaining` in an issue's details (see docs/operations.md).
     unsigned repair_attempt = 0;
     /// `repairs_remaining` from an issue's details, when the validation module reports it.
-    std::optional<std::int64_t> repairs_remaining;
+    std::optional<std::int64_t> repairs_remaining{};
     /// The envelope without `data` and without any message or string detail: status,
     /// complete, codes, numeric details, continuation kind, scope. Empty for content tools and
     /// protocol refusals, and when no observer reads it (`reads_envelope_metadata`).
-    boost::json::object envelope_metadata;
+    boost::json::object envelope_metadata{};
 };
 
 /// One step in the life of a client session, for observers that follow sessions one by one

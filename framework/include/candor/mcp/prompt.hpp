@@ -20,26 +20,26 @@
 namespace candor::mcp {
 
 struct prompt_argument {
-    std::string name;
-    std::string title;
-    std::string description;
+    std::string name{};
+    std::string title{};
+    std::string description{};
     bool required = false;
 };
 
 /// A prompt's `prompts/list` entry.
 struct prompt_info {
-    std::string name;  ///< 1–128 characters of [A-Za-z0-9_.-], unique per server
-    std::string title;
-    std::string description;
-    std::vector<prompt_argument> arguments;
+    std::string name{};  ///< 1–128 characters of [A-Za-z0-9_.-], unique per server
+    std::string title{};
+    std::string description{};
+    std::vector<prompt_argument> arguments{};
 };
 
 /// What a prompt function is asked for: checked arguments only.
 struct prompt_request {
-    std::string name;
-    std::map<std::string, std::string, std::less<>> arguments;
-    mcp::principal caller;
-    session_info session;
+    std::string name{};
+    std::map<std::string, std::string, std::less<>> arguments{};
+    mcp::principal caller{};
+    session_info session{};
     /// Asks the client (elicitation, sampling, roots) and knows the deadline, as a tool's
     /// context does, on both revisions (see `call_context::request_client`). Valid while the
     /// prompt function runs.
@@ -48,9 +48,9 @@ struct prompt_request {
 
 /// The `prompts/get` result.
 struct prompt_result {
-    std::string description;  ///< omitted when empty
+    std::string description{};  ///< omitted when empty
     /// `PromptMessage`s: `{role, content}`; see `prompt_message`.
-    boost::json::array messages;
+    boost::json::array messages{};
 };
 
 /// `{role, content}` — role is "user" or "assistant", content one MCP content block.

@@ -27,7 +27,7 @@ inline constexpr std::array<std::string_view, 3> handshake_versions = {"2025-11-
 
 /// What a protocol version allows or requires of the server.
 struct protocol_rules {
-    std::string_view version;
+    std::string_view version{};
     /// `Tool.title` and `Implementation.title` (serverInfo) exist (2025-06-18+); before, a
     /// tool's title travels as `annotations.title`.
     bool titles = true;

@@ -24,23 +24,23 @@ namespace candor::mcp {
 
 /// A resource's `resources/list` entry.
 struct resource_info {
-    std::string uri;                    ///< absolute URI (`scheme:…`), unique per server
-    std::string name;                   ///< short programmatic name (required by the spec)
-    std::string title;                  ///< display name (2025-06-18+)
-    std::string description;            ///< what it holds; omitted when empty
-    std::string mime_type;              ///< omitted when empty
-    std::optional<std::uint64_t> size;  ///< bytes, if known
+    std::string uri{};                    ///< absolute URI (`scheme:…`), unique per server
+    std::string name{};                   ///< short programmatic name (required by the spec)
+    std::string title{};                  ///< display name (2025-06-18+)
+    std::string description{};            ///< what it holds; omitted when empty
+    std::string mime_type{};              ///< omitted when empty
+    std::optional<std::uint64_t> size{};  ///< bytes, if known
 };
 
 /// A family of resources, `resources/templates/list` entry. The template is RFC 6570 level 1:
 /// literal text and `{name}` variables, each standing for one or more characters other than
 /// `/`; two variables may not touch.
 struct resource_template_info {
-    std::string uri_template;
-    std::string name;
-    std::string title;
-    std::string description;
-    std::string mime_type;
+    std::string uri_template{};
+    std::string name{};
+    std::string title{};
+    std::string description{};
+    std::string mime_type{};
 };
 
 /// Values of a template's variables in a URI, by variable name.
@@ -48,10 +48,10 @@ using uri_variables = std::map<std::string, std::string, std::less<>>;
 
 /// One item of a `resources/read` result: text, or binary data as base64 (`blob`).
 struct resource_contents {
-    std::string uri;
-    std::string mime_type;
-    std::string text;
-    std::string blob;
+    std::string uri{};
+    std::string mime_type{};
+    std::string text{};
+    std::string blob{};
     bool binary = false;
 
     static resource_contents of_text(std::string uri, std::string mime_type, std::string text);
@@ -62,11 +62,11 @@ struct resource_contents {
 
 /// What a reader is asked for.
 struct resource_request {
-    std::string uri;
+    std::string uri{};
     /// The template's variables (empty for a fixed resource).
-    uri_variables variables;
-    mcp::principal caller;
-    session_info session;
+    uri_variables variables{};
+    mcp::principal caller{};
+    session_info session{};
     /// Asks the client (elicitation, sampling, roots) and knows the deadline, as a tool's
     /// context does, on both revisions (see `call_context::request_client`). Valid while the
     /// reader runs.

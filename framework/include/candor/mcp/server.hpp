@@ -77,7 +77,7 @@ struct task_options {
     /// `pollIntervalMs`: how often a client should poll `tasks/get`.
     std::chrono::milliseconds poll_interval{500};
     /// The task table; null: this process's own (`make_memory_task_store`).
-    std::shared_ptr<task_store> store;
+    std::shared_ptr<task_store> store{};
 };
 
 /// Server-wide settings, each with a documented default.
@@ -88,9 +88,9 @@ struct server_options {
     /// `serverInfo.name` / `.version` / `.title`.
     std::string name = "candor-server";
     std::string version = "0.1.0";
-    std::string title;
+    std::string title{};
     /// `instructions` in the initialize result (omitted when empty).
-    std::string instructions;
+    std::string instructions{};
     /// Limits on every inbound message (bytes, depth, nodes).
     json::limits message_limits{};
     /// Deadline of a tool call unless the tool sets its own (`DEADLINE_EXCEEDED` envelope), and
@@ -126,21 +126,21 @@ struct server_options {
     log_sink log = stderr_log_sink();
     /// Told about every answered call and refused message (journal, metrics, console); see
     /// observer.hpp. More can be added with `server::add_observer` before clients connect.
-    std::vector<std::shared_ptr<call_observer>> observers;
+    std::vector<std::shared_ptr<call_observer>> observers{};
     /// Caching hints on the stateless revision.
-    cache_options caching;
+    cache_options caching{};
     /// Seals the `requestState` of multi round-trip requests (stateless revision). Without one,
     /// a tool's requests to the client (elicitation, sampling, roots) get `not_supported` on
     /// that revision (said once in the log); `app::run` and `evidence::state_sealer_from` set
     /// it from the server's key ring.
-    std::shared_ptr<const state_sealer> request_state_sealer;
+    std::shared_ptr<const state_sealer> request_state_sealer{};
     /// How long a client may take to answer an `input_required` result and retry.
     std::chrono::milliseconds request_state_ttl{std::chrono::minutes(15)};
     /// Largest sealed `requestState` (it carries the answers of earlier rounds); a call whose
     /// state would be larger is answered `REQUEST_STATE_TOO_LARGE`.
     std::size_t max_request_state_bytes = 256u << 10;
     /// The tasks extension's limits and table.
-    task_options tasks;
+    task_options tasks{};
 };
 
 /// Why a tool, resource, prompt or completion could not be registered.
@@ -161,16 +161,16 @@ struct message_route {
     /// The request this message answers, or was sent on behalf of (a call's progress and log
     /// notifications); empty for messages that belong to no request (`list_changed`, an error
     /// answering an unreadable message).
-    std::optional<jsonrpc::request_id> request;
+    std::optional<jsonrpc::request_id> request{};
     /// True for the response itself: the last message that belongs to `request`.
     bool is_response = false;
 };
 
 /// What a transport knows about a client before the first message.
 struct connection_options {
-    mcp::principal caller;
+    mcp::principal caller{};
     /// Transport session id (HTTP); empty otherwise.
-    std::string session_id;
+    std::string session_id{};
 };
 
 namespace detail {

@@ -47,7 +47,7 @@ bool claims_stateless(const jsonrpc::request& req) noexcept;
 /// missing client capabilities; 404 for methods the revision does not have).
 struct request_refusal {
     unsigned http_status = 400;
-    jsonrpc::error_object error;
+    jsonrpc::error_object error{};
 };
 
 /// A request header by name (case-insensitive), for the checks that only exist over HTTP.
@@ -71,14 +71,14 @@ public:
 
 /// What a stateless revision request's `_meta` says (views into the request; valid while it is).
 struct request_meta {
-    std::string_view protocol_version;
+    std::string_view protocol_version{};
     const boost::json::object* client_capabilities = nullptr;
     /// Null when the client did not identify itself (a SHOULD, not a MUST).
     const boost::json::object* client_info = nullptr;
     /// Set when the client asked for `notifications/message` on this request.
-    std::optional<std::string_view> log_level;
-    std::string_view traceparent;
-    std::string_view tracestate;
+    std::optional<std::string_view> log_level{};
+    std::string_view traceparent{};
+    std::string_view tracestate{};
 };
 
 /// Read and check `params._meta` of a stateless request: an object with a string

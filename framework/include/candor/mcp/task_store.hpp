@@ -35,22 +35,22 @@ bool is_terminal(task_status s) noexcept;
 /// One task as a client may see it, and who owns it.
 struct task_record {
     /// Opaque, unguessable (128 random bits, hex).
-    std::string id;
+    std::string id{};
     /// The principal that created it; nobody else sees it.
-    std::string owner;
-    std::string tool;
+    std::string owner{};
+    std::string tool{};
     task_status status = task_status::working;
-    std::chrono::system_clock::time_point created;
-    std::chrono::system_clock::time_point updated;
-    std::string status_message;
+    std::chrono::system_clock::time_point created{};
+    std::chrono::system_clock::time_point updated{};
+    std::string status_message{};
     /// `input_required`: the outstanding requests to the client by key (`{method, params}`).
-    boost::json::object input_requests;
+    boost::json::object input_requests{};
     /// `completed`: the CallToolResult.
-    boost::json::object result;
+    boost::json::object result{};
     /// `failed`: the JSON-RPC error (`{code, message, data?}`).
-    boost::json::object error;
+    boost::json::object error{};
     /// Set when the task reaches a terminal status: from then on it is forgotten.
-    std::optional<std::chrono::system_clock::time_point> expires;
+    std::optional<std::chrono::system_clock::time_point> expires{};
 };
 
 /// Why a task could not be created.

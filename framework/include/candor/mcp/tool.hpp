@@ -163,8 +163,8 @@ std::vector<std::string> missing_scopes(const tool_info& info, const principal& 
 
 /// Result of a low-level tool: MCP content blocks as they go on the wire.
 struct content_result {
-    boost::json::array content;
-    std::optional<boost::json::object> structured_content;
+    boost::json::array content{};
+    std::optional<boost::json::object> structured_content{};
     bool is_error = false;
 };
 

@@ -24,14 +24,14 @@ namespace candor::ops {
 
 struct admin_options {
     /// Serves `/metrics` when set.
-    std::shared_ptr<call_metrics> metrics;
+    std::shared_ptr<call_metrics> metrics{};
     /// Serves `/ops` when set together with a non-empty `console_token`.
-    std::shared_ptr<ops::console> console;
-    std::string console_token;
+    std::shared_ptr<ops::console> console{};
+    std::string console_token{};
     /// Its drop count is exposed on `/metrics`.
-    std::shared_ptr<ops::journal> journal;
+    std::shared_ptr<ops::journal> journal{};
     /// The server's log; its drop count is exposed on `/metrics`.
-    std::shared_ptr<ops::log_writer> log;
+    std::shared_ptr<ops::log_writer> log{};
 };
 
 /// The name of the console's cookie.

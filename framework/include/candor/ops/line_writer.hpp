@@ -28,7 +28,7 @@ namespace candor::ops {
 
 struct line_writer_options {
     /// File to append to; empty: no file.
-    std::string path;
+    std::string path{};
     /// Also write every line to stderr.
     bool to_stderr = false;
     /// When the file would grow past this many bytes it is rotated: PATH → PATH.1 → … →

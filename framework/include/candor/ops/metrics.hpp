@@ -98,8 +98,8 @@ private:
 struct metrics_options {
     /// `candor_build_info`'s `server` and `server_version` labels: the server's name and
     /// version (`serverInfo`). Empty: "-".
-    std::string server_name;
-    std::string server_version;
+    std::string server_name{};
+    std::string server_version{};
     /// An open session that has made no request since `initialize` for this long or longer is
     /// counted as idle (`candor_sessions_idle`); 0: every session not used yet.
     std::chrono::steady_clock::duration session_idle_after = std::chrono::seconds(60);

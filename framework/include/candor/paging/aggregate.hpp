@@ -38,15 +38,15 @@ struct walk_limits {
 };
 
 struct walk_request {
-    boost::json::object query;
+    boost::json::object query{};
     /// Resume a walk (`continuation.cursor` of an earlier aggregation or page).
-    std::optional<std::string> cursor;
-    mcp::principal caller;
+    std::optional<std::string> cursor{};
+    mcp::principal caller{};
     steady_time deadline = steady_time::max();
-    walk_limits limits;
+    walk_limits limits{};
     /// The byte budget of the response the walk goes out in (`call_context::budget()`); none:
     /// the walk is bounded by its limits alone (and the framework cuts its strings if it must).
-    std::optional<mcp::result_budget> budget;
+    std::optional<mcp::result_budget> budget{};
 };
 
 /// Walk the collection. `data` is the concatenation of the pages' items; the extension `walk`

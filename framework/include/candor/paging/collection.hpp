@@ -72,8 +72,8 @@ inline constexpr std::string_view order_by = "order_by";
 
 /// An ordering a caller may choose by name (`order_by`).
 struct named_ordering {
-    std::string name;
-    ordering order;
+    std::string name{};
+    ordering order{};
 };
 
 using steady_time = std::chrono::steady_clock::time_point;
@@ -82,7 +82,7 @@ struct collection_options {
     /// Orderings the caller may choose with the argument `order_by` (an enum of their names; the
     /// source must follow `fetch_request::order`); without `order_by` a walk goes by the
     /// tool's own ordering. Each ends with the unique field.
-    std::vector<named_ordering> orders;
+    std::vector<named_ordering> orders{};
     std::size_t default_page_size = 20;
     std::size_t max_page_size = 100;
     /// How long a cursor stays valid after its page (`CURSOR_EXPIRED` after).
@@ -90,7 +90,7 @@ struct collection_options {
     /// How long a snapshot token and its evidence set stay valid.
     std::chrono::seconds token_ttl{15 * 60};
     /// Server-side limit on the items one walk may deliver (`RESULT_LIMIT_REACHED`); none if unset.
-    std::optional<std::uint64_t> max_walk_items;
+    std::optional<std::uint64_t> max_walk_items{};
     /// Accept `deadline_ms` (1..max_deadline_ms) as an argument.
     bool accept_deadline = false;
     std::uint64_t max_deadline_ms = 60'000;
@@ -98,30 +98,30 @@ struct collection_options {
     /// `TIME_BUDGET_EXCEEDED` and its items instead of being cut off by `DEADLINE_EXCEEDED`.
     std::chrono::milliseconds deadline_margin{50};
     /// Seals cursors and tokens. Required.
-    std::shared_ptr<const seal::key_ring> keys;
+    std::shared_ptr<const seal::key_ring> keys{};
     /// Where delivered ids of pinned walks go; without one, no snapshot tokens are issued.
-    std::shared_ptr<evidence::evidence_store> evidence;
+    std::shared_ptr<evidence::evidence_store> evidence{};
     /// How often (at most) a page also purges the store of expired and abandoned walks.
     std::chrono::seconds evidence_purge_interval{60};
     /// Wall clock for cursor and token times; defaults to `system_clock::now`.
-    std::function<wall_time()> wall_clock;
+    std::function<wall_time()> wall_clock{};
     /// Monotonic clock for deadlines; defaults to `steady_clock::now`.
-    std::function<steady_time()> steady_clock;
+    std::function<steady_time()> steady_clock{};
     /// JSON Schema of one item (`data` is an array of them).
     boost::json::value item_schema = true;
     /// Checks the query (the arguments without the paging controls) beyond the schema, before
     /// any cursor is opened or anything read — e.g. a filter language's rules. Issues make an
     /// error envelope (their paths point into the arguments). Optional.
-    std::function<issue_list(const boost::json::object& query)> check_query;
+    std::function<issue_list(const boost::json::object& query)> check_query{};
 };
 
 /// One page asked for in-process (by `call`, or by an aggregation).
 struct page_request {
     /// The normalized query (arguments without the paging controls).
-    boost::json::object query;
-    std::optional<std::string> cursor;
-    std::optional<std::size_t> page_size;
-    mcp::principal caller;
+    boost::json::object query{};
+    std::optional<std::string> cursor{};
+    std::optional<std::size_t> page_size{};
+    mcp::principal caller{};
     steady_time deadline = steady_time::max();
     /// The page goes straight to the wire: a source may write its items as text, and the
     /// envelope then carries them in `data_written` (read them with `envelope::data_value`).
@@ -129,27 +129,27 @@ struct page_request {
     /// The byte budget of the response the page goes out in (`call_context::budget`): the
     /// page ends at the last whole item that fits (`RESULT_SIZE_LIMIT`, `returned`, and a cursor
     /// right after it on the same snapshot); the evidence holds the items sent, no others.
-    std::optional<mcp::result_budget> budget;
+    std::optional<mcp::result_budget> budget{};
     /// With a budget, a page none of whose items fits ends empty (`RESULT_SIZE_LIMIT` with
     /// `returned: 0`, its cursor where the walk stood) instead of sending one item over it —
     /// for an aggregation that already holds items. Without it a page always moves a walk on.
     bool may_be_empty = false;
     /// The item fields asked for (`fields`; the ordering fields come too); none: every field.
     /// Not part of the query: a walk may ask for other fields on each page.
-    std::optional<std::vector<std::string>> fields;
+    std::optional<std::vector<std::string>> fields{};
 };
 
 /// One page and what a caller walking on needs to know about it.
 struct page {
     /// The page's envelope, exactly as the tool returns it.
-    envelope::envelope result;
+    envelope::envelope result{};
     /// The cursor to continue from, when the walk can go on from here.
-    std::optional<std::string> next_cursor;
+    std::optional<std::string> next_cursor{};
     /// The page reached the end of the collection (no more items in scope).
     bool ended = false;
     std::uint64_t items_scanned = 0;
     /// The walk's state after this page (absent on cursor errors).
-    std::optional<cursor_claims> state;
+    std::optional<cursor_claims> state{};
 };
 
 class collection_tool : public mcp::json_tool {

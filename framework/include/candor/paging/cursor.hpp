@@ -35,20 +35,20 @@ inline constexpr std::string_view cursor_purpose = "candor.cursor.v1";
 
 /// Everything a cursor says.
 struct cursor_claims {
-    std::string tool;             ///< the collection tool
-    std::string query;            ///< fingerprint of the normalized query
-    std::string ordering;         ///< `ordering::to_string()`
-    std::string principal;        ///< fingerprint of the principal id
-    std::string snapshot;         ///< pinned snapshot id; empty for live sources
+    std::string tool{};           ///< the collection tool
+    std::string query{};          ///< fingerprint of the normalized query
+    std::string ordering{};       ///< `ordering::to_string()`
+    std::string principal{};      ///< fingerprint of the principal id
+    std::string snapshot{};       ///< pinned snapshot id; empty for live sources
     wall_time issued{};           ///< when this cursor was sealed (TTL)
-    boost::json::array after;     ///< key of the last item delivered
-    std::string walk;             ///< walk id (evidence store)
+    boost::json::array after{};   ///< key of the last item delivered
+    std::string walk{};           ///< walk id (evidence store)
     std::uint64_t delivered = 0;  ///< items delivered by the walk so far
     std::uint64_t pages = 0;      ///< pages delivered by the walk so far
     /// No page so far had a reason other than `MORE_PAGES_AVAILABLE`.
     bool clean = true;
     /// Reason codes of earlier pages that made the walk unclean (for the token).
-    std::vector<std::string> taints;
+    std::vector<std::string> taints{};
 };
 
 /// Why a cursor was refused when opened.

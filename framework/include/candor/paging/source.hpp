@@ -52,10 +52,10 @@ std::string_view to_string(snapshot_mode m) noexcept;
 
 /// The total order of a collection: item fields, the last one unique.
 struct ordering {
-    std::vector<std::string> fields;
+    std::vector<std::string> fields{};
     /// Per field, whether it is walked descending (the last field, the unique one, too); empty:
     /// all ascending. Null sorts first ascending and last descending (`compare_keys`).
-    std::vector<bool> descending;
+    std::vector<bool> descending{};
     /// "f1,-f2,…" (a descending field with a '-') — shown in `page.ordering` and bound into cursors.
     std::string to_string() const;
     bool descends(std::size_t field) const noexcept { return field < descending.size() && descending[field]; }
@@ -84,7 +84,7 @@ struct fetch_request {
     const std::string& snapshot;
     const mcp::principal& caller;
     /// Stop when past this and return what was found with `out_of_time` set.
-    std::chrono::steady_clock::time_point deadline;
+    std::chrono::steady_clock::time_point deadline{};
     /// Set when the page goes straight to the wire (a `tools/call`): the items will only be
     /// serialized, so a source may answer with `items_written` instead of `items` (typed
     /// sources do). These are the ordering fields whose values it then reports per item.
@@ -104,14 +104,14 @@ struct fetch_request {
 struct fetch_result {
     /// Items in ascending key order, each after `request.after`, at most `limit`. Each item is
     /// an object holding every ordering field (the unique one becomes the item's evidence id).
-    std::vector<boost::json::value> items;
+    std::vector<boost::json::value> items{};
     /// Instead of `items`, when `request.written_keys` is set: the same items written as one
     /// JSON array (`[` item `,` item … `]`, the way `json::write` writes it), with
     /// `written_ends[i]` the offset just past item i and `written_keys` holding each item's
     /// values of the requested ordering fields, item after item.
-    std::optional<json::written> items_written;
-    std::vector<std::size_t> written_ends;
-    std::vector<boost::json::value> written_keys;
+    std::optional<json::written> items_written{};
+    std::vector<std::size_t> written_ends{};
+    std::vector<boost::json::value> written_keys{};
     /// Set with `items_written` by a source that checked, itself, what the collection would
     /// check on every key: the items' keys strictly increasing, the first after
     /// `request.after` (typed sources do, on the C++ members, when not every key is wanted).
@@ -120,7 +120,7 @@ struct fetch_result {
     /// Where `items` live, when the source built them in an arena of their own (a shared
     /// storage, e.g. `boost::json::make_shared_resource<monotonic_resource>()`): the page and
     /// the envelope around them are then built in it too, and freed at once. Default: the heap.
-    boost::json::storage_ptr storage;
+    boost::json::storage_ptr storage{};
     /// The deadline stopped the scan: `items` is a correct prefix, but not everything.
     bool out_of_time = false;
     /// Rows examined (for `TIME_BUDGET_EXCEEDED`'s `items_scanned`); 0 if unknown.
@@ -135,7 +135,7 @@ struct fetch_result {
     /// The snapshot this fetch pinned, when `request.snapshot` was empty on a pinned source
     /// (see `data_source::open_snapshot`): every later page of the walk reads it. A fetch that
     /// delivered nothing and ran out of time may leave it empty: the next fetch pins instead.
-    std::string snapshot;
+    std::string snapshot{};
 };
 
 /// Why a fetch could not answer.
@@ -151,7 +151,7 @@ struct source_error {
     };
     kind what = kind::unavailable;
     /// For the server log only (never shown to the caller).
-    std::string message;
+    std::string message{};
     std::chrono::milliseconds retry_after{1000};
 };
 

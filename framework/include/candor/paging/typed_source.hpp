@@ -37,7 +37,7 @@ namespace candor::paging {
 /// A typed fetch result: like `fetch_result`, with C++ items.
 template <class Item>
 struct typed_page {
-    std::vector<Item> items;
+    std::vector<Item> items{};
     bool out_of_time = false;
     std::uint64_t items_scanned = 0;
     bool hidden_in_scope = false;

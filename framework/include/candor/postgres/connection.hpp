@@ -49,8 +49,8 @@ using row = std::vector<value>;
 
 /// What a statement returned.
 struct result_set {
-    std::vector<std::string> columns;
-    std::vector<row> rows;
+    std::vector<std::string> columns{};
+    std::vector<row> rows{};
     /// Rows inserted, updated or deleted (`PQcmdTuples`); 0 for a query.
     std::int64_t affected = 0;
 };
@@ -67,15 +67,15 @@ struct error {
     };
     kind what = kind::unavailable;
     /// The five-character SQLSTATE of a `rejected` statement (e.g. `23505`, `40001`), else empty.
-    std::string sqlstate;
+    std::string sqlstate{};
     /// For the server log only: libpq's message (it may name the host, never a parameter value).
-    std::string message;
+    std::string message{};
 };
 
 /// The settings of one connection (the pool passes its own).
 struct connection_options {
     /// A libpq connection string or URI (`postgres://user@host:5432/db`, `host=/tmp dbname=x`).
-    std::string conninfo;
+    std::string conninfo{};
     /// At most this many statements are prepared on one connection; more run unnamed.
     std::size_t max_prepared_statements = 256;
     /// How long the server has, after a deadline, to confirm a cancel before the connection is

@@ -22,11 +22,11 @@ namespace candor::postgres {
 /// One step of a component's schema.
 struct migration {
     /// 1, 2, 3, …: strictly increasing within a component; a step once released never changes.
-    int version;
+    int version{};
     /// What the step does, recorded beside its version.
-    std::string_view name;
+    std::string_view name{};
     /// One or more statements (the simple query protocol); fixed text, never built from input.
-    std::string_view sql;
+    std::string_view sql{};
 };
 
 /// Apply the steps of `component` whose versions the database has not recorded, in order.

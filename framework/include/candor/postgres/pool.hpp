@@ -31,7 +31,7 @@ namespace candor::postgres {
 
 struct pool_options {
     /// A libpq connection string or URI.
-    std::string conninfo;
+    std::string conninfo{};
     /// Connections open at once, at most.
     std::size_t max_connections = 8;
     /// Calls waiting for a free connection, at most; the next is refused (`busy`).

@@ -45,9 +45,9 @@ namespace candor::schema {
 struct schema_error {
     /// JSON Pointer to the offending keyword, prefixed with the absolute URI of its document
     /// when that is not the root document (e.g. "/properties/limit/minimum").
-    std::string keyword_location;
+    std::string keyword_location{};
     /// For people: what is wrong with the keyword.
-    std::string message;
+    std::string message{};
 };
 
 /// Makes `result<validator, schema_error>::value()` throw `std::invalid_argument` (with the
@@ -62,7 +62,7 @@ struct options {
     bool format_assertion = false;
     /// Resolve an absolute URI (no fragment) to a schema document; nothing is ever fetched
     /// from the network. The 2020-12 metaschema documents are built in and need no resolver.
-    std::function<std::optional<boost::json::value>(std::string_view uri)> resolve;
+    std::function<std::optional<boost::json::value>(std::string_view uri)> resolve{};
     /// Stop collecting issues after this many (`validate` still returns the right verdict).
     std::size_t max_issues = 64;
     /// Maximum nesting of schema evaluations for one instance (in-place applicators such as

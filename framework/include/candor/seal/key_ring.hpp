@@ -55,8 +55,8 @@ inline std::optional<wall_time> payload_time(std::int64_t ms) noexcept {
 
 /// One HMAC key. `secret` holds raw bytes, at least 32 of them.
 struct sealing_key {
-    std::string id;      ///< 1–32 characters of [A-Za-z0-9_.-]; written into every sealed text
-    std::string secret;  ///< raw key bytes (≥ 32)
+    std::string id{};      ///< 1–32 characters of [A-Za-z0-9_.-]; written into every sealed text
+    std::string secret{};  ///< raw key bytes (≥ 32)
 };
 
 /// Why a key ring could not be built.

@@ -29,7 +29,7 @@ namespace candor::sqlite {
 /// A failure reported by SQLite: its result code and message (for the server log only).
 struct error {
     int code = 0;
-    std::string message;
+    std::string message{};
 };
 [[noreturn]] void throw_exception_from_error(const error& e, const boost::source_location& loc);
 

@@ -45,18 +45,18 @@ namespace candor::state {
 
 /// What a server keeps in its state database, each store made and its tables created.
 struct server_state {
-    opened_database database;
+    opened_database database{};
     /// Runs the stores' statements off the I/O threads: four threads on PostgreSQL (its pool
     /// serves several at once), one on SQLite (one connection).
-    std::shared_ptr<offload::worker> worker;
-    std::shared_ptr<evidence::evidence_store> evidence;
+    std::shared_ptr<offload::worker> worker{};
+    std::shared_ptr<evidence::evidence_store> evidence{};
     /// Executed plan tokens (`candor_plan_use`), for approval gates whose actions do not write
     /// this database (an action that does records its plan in its own transaction instead).
-    std::shared_ptr<sql_plan_ledger> plans;
+    std::shared_ptr<sql_plan_ledger> plans{};
     /// For `validation::repair_budget_options::shared`.
-    std::shared_ptr<validation::shared_repair_counts> repair_counts;
-    std::shared_ptr<transport::session_records> sessions;
-    std::shared_ptr<transport::event_log> events;
+    std::shared_ptr<validation::shared_repair_counts> repair_counts{};
+    std::shared_ptr<transport::session_records> sessions{};
+    std::shared_ptr<transport::event_log> events{};
 };
 
 class command_line final : public app::command_line_extension {

@@ -20,11 +20,11 @@ namespace candor::state {
 
 /// A database named by a URL, and what keeps it open.
 struct opened_database {
-    std::shared_ptr<store::sql_database> db;
+    std::shared_ptr<store::sql_database> db{};
     /// PostgreSQL only (else null): the pool, for its round-trip counter and sizes.
-    std::shared_ptr<postgres::pool> pool;
+    std::shared_ptr<postgres::pool> pool{};
     /// The URL without a password, for the server log.
-    std::string description;
+    std::string description{};
 };
 
 /// Whether `url` names a PostgreSQL database (`postgres://…` or `postgresql://…`).

@@ -38,7 +38,7 @@ using sql_row = std::vector<sql_value>;
 
 /// A database failure (for the server log; callers see `SOURCE_UNAVAILABLE`).
 struct db_error {
-    std::string message;
+    std::string message{};
 };
 [[noreturn]] void throw_exception_from_error(const db_error& e, const boost::source_location& loc);
 
@@ -52,7 +52,7 @@ struct view_error {
         limit,   ///< `open` only: as many views are held as allowed
         failed,  ///< the database failed
     } what = kind::failed;
-    std::string message;
+    std::string message{};
 };
 
 /// The bounds of held read views (`sql_database::read_views`).
@@ -63,7 +63,7 @@ struct read_view_options {
     /// `idle_in_transaction_session_timeout`, when that is set).
     std::chrono::seconds max_age{600};
     /// The clock a view's age is measured with; defaults to `steady_clock::now` (tests move it).
-    std::function<std::chrono::steady_clock::time_point()> clock;
+    std::function<std::chrono::steady_clock::time_point()> clock{};
 };
 
 /// Read views held open across calls: every statement run in one reads the database as it was

@@ -38,24 +38,24 @@ namespace candor::transport {
 /// One SSE event of a stream.
 struct logged_event {
     /// The session (`Mcp-Session-Id`) the stream belongs to.
-    std::string session_id;
+    std::string session_id{};
     /// The stream, unique within the session.
-    std::string stream_id;
+    std::string stream_id{};
     /// Its place in the stream: 0 for the priming event, then 1, 2, … in the order sent.
     std::uint64_t seq = 0;
     /// The stream's last event: nothing follows it.
     bool final = false;
     /// The JSON-RPC message it carries; empty for the priming event and for the end of a stream
     /// that ended without its response.
-    std::string text;
+    std::string text{};
     /// From then on the event is gone (`http_options::event_retention` after it was sent).
-    std::chrono::system_clock::time_point expires;
+    std::chrono::system_clock::time_point expires{};
 };
 
 /// Why the log could not be read or written (for the server log; a resume that cannot read it
 /// is answered 503 `EVENT_LOG_UNAVAILABLE`).
 struct event_log_error {
-    std::string message;
+    std::string message{};
 };
 [[noreturn]] inline void throw_exception_from_error(const event_log_error& e, const boost::source_location&) {
     throw std::runtime_error(e.message);

@@ -28,27 +28,27 @@ namespace candor::transport {
 /// What one session's record holds.
 struct session_record {
     /// The session id (`Mcp-Session-Id`).
-    std::string id;
+    std::string id{};
     /// The id of the principal that initialized it (empty without authentication): only the same
     /// principal may use the session, on any replica.
-    std::string owner;
+    std::string owner{};
     /// The protocol version `initialize` negotiated.
-    std::string protocol_version;
+    std::string protocol_version{};
     /// `clientInfo` of `initialize`.
-    std::string client_name;
-    std::string client_version;
+    std::string client_name{};
+    std::string client_version{};
     /// `capabilities` of `initialize`, as JSON text (an object).
     std::string client_capabilities = "{}";
     /// When a replica last recorded a use (touches are throttled: see `session_records::touch`).
-    std::chrono::system_clock::time_point last_used;
+    std::chrono::system_clock::time_point last_used{};
     /// From then on the session is gone on every replica.
-    std::chrono::system_clock::time_point expires;
+    std::chrono::system_clock::time_point expires{};
 };
 
 /// Why the records could not be read or written (for the server log; the client is answered
 /// 503 `SESSION_STORE_UNAVAILABLE`).
 struct session_records_error {
-    std::string message;
+    std::string message{};
 };
 [[noreturn]] inline void throw_exception_from_error(const session_records_error& e, const boost::source_location&) {
     throw std::runtime_error(e.message);

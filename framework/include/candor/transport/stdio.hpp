@@ -28,7 +28,7 @@ struct stdio_options {
     int input_fd = 0;
     int output_fd = 1;
     /// Longest inbound line in bytes; default: the server's `message_limits.max_bytes`.
-    std::optional<std::size_t> max_line_bytes;
+    std::optional<std::size_t> max_line_bytes{};
     /// When the output is a pipe smaller than this, ask the kernel to grow it to this many bytes
     /// (`F_SETPIPE_SZ`; it rounds up to a power-of-two number of pages). Replies to a burst of
     /// calls then leave in fewer writes, with fewer wake-ups of the reader: 64 KiB, the usual
@@ -49,7 +49,7 @@ struct stdio_options {
     std::chrono::milliseconds shutdown_grace{30'000};
     /// Install SIGINT/SIGTERM handlers (off for embedding and tests).
     bool handle_signals = true;
-    mcp::connection_options connection;
+    mcp::connection_options connection{};
 };
 
 /// Serve one client until end of input or a termination signal.

@@ -29,24 +29,24 @@ struct evidence_state {
     bool declared = false;
     bool complete = true;
     /// Reason codes that made it incomplete.
-    std::vector<std::string> reasons;
+    std::vector<std::string> reasons{};
 };
 
 /// What would be done: the proposed action and its exact target scope.
 struct action_plan {
     /// One sentence for a human, e.g. "Archive 3 notes of project Apollo".
-    std::string summary;
+    std::string summary{};
     /// The objects the action touches (empty: the action has no listable targets).
-    std::vector<std::string> targets;
-    evidence_state evidence;
+    std::vector<std::string> targets{};
+    evidence_state evidence{};
 
     /// `{action, targets, count, evidence{declared, complete, reasons}}`.
     boost::json::object to_json() const;
 };
 
 struct approval_request {
-    std::string tool;
-    action_plan plan;
+    std::string tool{};
+    action_plan plan{};
 };
 
 struct approval_decision {
@@ -58,13 +58,13 @@ struct approval_decision {
         unavailable,  ///< no usable answer (timeout, client error, malformed reply)
     };
     choice what = choice::unavailable;
-    std::vector<std::string> ids;
+    std::vector<std::string> ids{};
     /// For `unavailable`: why (for the server log and the envelope's message).
-    std::string why;
+    std::string why{};
     /// Names the answer that approved (`elicitation_result::answer_id`): the approval gate
     /// records its use in the plan ledger, so the same answer presented again runs nothing.
     /// An approver that leaves it empty gets a fresh one (its answers cannot be replayed).
-    std::string answer_id;
+    std::string answer_id{};
     /// Until when the same answer could be presented again; the ledger keeps its use as long.
     std::chrono::system_clock::time_point replayable_until{};
 };

@@ -29,16 +29,16 @@ namespace candor::validation {
 
 struct approval_options {
     /// Default: `elicitation_approver`.
-    std::shared_ptr<validation::approver> approver;
+    std::shared_ptr<validation::approver> approver{};
     /// Keys that seal plan tokens. Default: an ephemeral ring (tokens die with the process;
     /// harmless for tokens that live minutes, but configure a ring for several replicas).
-    std::shared_ptr<const seal::key_ring> plan_keys;
+    std::shared_ptr<const seal::key_ring> plan_keys{};
     std::chrono::seconds plan_ttl{600};
     /// Executed plan tokens (single use). Default: a `memory_plan_ledger` per gate (forgotten at
     /// a restart); a server that keeps its state on disk passes a `sql_plan_ledger`.
-    std::shared_ptr<validation::plan_ledger> plan_ledger;
+    std::shared_ptr<validation::plan_ledger> plan_ledger{};
     /// Wall clock for plan expiry; defaults to `system_clock::now`.
-    std::function<std::chrono::system_clock::time_point()> wall_clock;
+    std::function<std::chrono::system_clock::time_point()> wall_clock{};
 };
 
 /// When `approval_gate::approve` records the use of an approval (a plan token, or the answer
@@ -58,13 +58,13 @@ struct approval_outcome {
     /// waiting for approval (`PLAN_TOKEN_REQUIRED`, repairable, with `details.plan` and
     /// `details.plan_token`), or why the action is not approved (`ACTION_DECLINED`,
     /// `ACTION_CANCELLED`, `ACTION_NOT_APPROVED`, `APPROVAL_USED`, `PLAN_TOKEN_*`).
-    issue_list refusal;
+    issue_list refusal{};
     /// When approved: `proceed`, or `narrow` with the ids (a non-empty subset of the plan's
     /// targets) to act on instead.
-    approval_decision decision;
+    approval_decision decision{};
     /// The approval's use, still to be recorded (`with_action` only): the plan token's, or the
     /// answer's when the user was asked (every approval is used once, however it was given).
-    std::optional<plan_use> use;
+    std::optional<plan_use> use{};
     /// `use` names an answer, not a plan token (a replay is refused `APPROVAL_USED`).
     bool use_by_answer = false;
 

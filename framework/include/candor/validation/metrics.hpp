@@ -38,8 +38,8 @@ struct counters {
     /// Failed attempts answered `REPAIR_LIMIT_EXCEEDED`.
     std::uint64_t repair_limit_hits = 0;
     /// Issues reported, by code and by layer ("intake", "contract", "business", "external").
-    std::map<std::string, std::uint64_t> issues_by_code;
-    std::map<std::string, std::uint64_t> issues_by_layer;
+    std::map<std::string, std::uint64_t> issues_by_code{};
+    std::map<std::string, std::uint64_t> issues_by_layer{};
     /// Values the backend substituted itself (`VALUE_NORMALIZED`).
     std::uint64_t fixed_by_backend = 0;
     /// Write tools (reversible or irreversible) stopped before their side effect: refused by
@@ -67,9 +67,9 @@ struct counters {
 };
 
 struct series {
-    std::string tool;
-    std::string client;
-    counters values;
+    std::string tool{};
+    std::string client{};
+    counters values{};
 };
 
 /// What one validated call contributes (filled in by the pipeline, recorded once).
@@ -81,12 +81,12 @@ struct call_observation {
     bool stopped_before_write = false;
     bool unverified_draft = false;
     std::uint64_t fixed_by_backend = 0;
-    std::vector<std::pair<std::string, layer>> issues;
+    std::vector<std::pair<std::string, layer>> issues{};
     struct check_timing {
         std::chrono::microseconds latency{};
         bool unavailable = false;
     };
-    std::vector<check_timing> external_checks;
+    std::vector<check_timing> external_checks{};
 };
 
 /// Thread-safe; the lock is held only while a call's observation is added or a snapshot copied.

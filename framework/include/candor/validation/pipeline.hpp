@@ -37,9 +37,9 @@ enum class approval_policy {
 
 struct validation_options {
     /// Shared between tools if you like (keys include the tool name); default: one per tool.
-    std::shared_ptr<repair_budget> repairs;
+    std::shared_ptr<repair_budget> repairs{};
     /// Default: `metrics::shared()`.
-    std::shared_ptr<validation::metrics> metrics;
+    std::shared_ptr<validation::metrics> metrics{};
     /// reversible_write only: run the handler with an unverified draft when the only issues
     /// are unavailable sources (the envelope says so: `UNVERIFIED_DRAFT`, `SOURCE_UNAVAILABLE`).
     bool allow_unverified_draft = false;
@@ -47,37 +47,37 @@ struct validation_options {
     /// How approval is asked for and remembered when `approval` applies: the approver, the
     /// keys and lifetime of plan tokens, the ledger of executed ones, the wall clock. After
     /// construction `options().approvals` holds the defaults the gate filled in.
-    approval_options approvals;
+    approval_options approvals{};
 };
 
 /// A value the backend replaced with the truth it knows (`VALUE_NORMALIZED`).
 struct substitution {
-    std::string path;  ///< JSON Pointer into the arguments
-    boost::json::value old_value;
-    boost::json::value new_value;
-    std::string message;
+    std::string path{};  ///< JSON Pointer into the arguments
+    boost::json::value old_value{};
+    boost::json::value new_value{};
+    std::string message{};
 };
 
 /// What the pipeline hands to the tool's `execute` besides the arguments.
 struct verdict {
     /// `VALUE_NORMALIZED` warnings for the substitutions already applied to the arguments.
-    std::vector<envelope::warning> warnings;
+    std::vector<envelope::warning> warnings{};
     /// Sources that could not confirm the arguments (only for read_only tools and
     /// unverified drafts; empty otherwise). The framework marks the envelope accordingly.
-    std::vector<std::string> unavailable_sources;
+    std::vector<std::string> unavailable_sources{};
     /// True when a human approved (elicitation or plan token).
     bool approved = false;
     /// The ids the user narrowed the action to (empty: as planned).
-    std::vector<std::string> narrowed_to;
+    std::vector<std::string> narrowed_to{};
 
     bool unverified() const noexcept { return !unavailable_sources.empty(); }
 };
 
 /// What `check_evidence` found.
 struct evidence_result {
-    evidence_state state;
+    evidence_state state{};
     /// Refusals (e.g. the evidence module's `verify` issues); any one stops an irreversible write.
-    issue_list issues;
+    issue_list issues{};
 };
 
 namespace detail {

@@ -39,7 +39,7 @@ namespace candor::validation {
 /// One use of a plan token: its nonce (what makes it single-use) and its expiry (after which
 /// the ledger may forget it: a later use fails as expired anyway).
 struct plan_use {
-    std::string nonce;
+    std::string nonce{};
     std::chrono::system_clock::time_point expiry{};
 };
 

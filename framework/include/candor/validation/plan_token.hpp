@@ -33,14 +33,14 @@ inline constexpr std::string_view plan_token_argument = "plan_token";
 
 /// What a plan token says.
 struct plan_claims {
-    std::string tool;
-    std::string principal;  ///< `evidence::principal_fingerprint` of the caller
-    std::string arguments;  ///< `arguments_fingerprint` of the call
-    std::string targets;    ///< `targets_fingerprint` of the target ids
+    std::string tool{};
+    std::string principal{};  ///< `evidence::principal_fingerprint` of the caller
+    std::string arguments{};  ///< `arguments_fingerprint` of the call
+    std::string targets{};    ///< `targets_fingerprint` of the target ids
     std::chrono::system_clock::time_point expiry{};
     /// Random per plan (filled in by `seal_plan_token` when empty); what makes a token
     /// single-use (`plan_ledger`, plan_ledger.hpp).
-    std::string nonce;
+    std::string nonce{};
 };
 
 std::string seal_plan_token(const seal::key_ring& keys, const plan_claims& claims);

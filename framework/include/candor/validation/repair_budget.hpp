@@ -62,11 +62,11 @@ struct repair_budget_options {
     /// At most this many keys are remembered.
     std::size_t max_entries = 10'000;
     /// Defaults to `steady_clock::now` (tests inject their own).
-    std::function<std::chrono::steady_clock::time_point()> clock;
+    std::function<std::chrono::steady_clock::time_point()> clock{};
     /// Counts shared with other processes; none: this process's own.
-    std::shared_ptr<shared_repair_counts> shared;
+    std::shared_ptr<shared_repair_counts> shared{};
     /// The wall clock for `shared` (defaults to `system_clock::now`).
-    std::function<shared_repair_counts::wall_time()> wall_clock;
+    std::function<shared_repair_counts::wall_time()> wall_clock{};
 };
 
 /// Thread-safe; the lock is held only inside each member function, never across a tool call.

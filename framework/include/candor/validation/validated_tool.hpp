@@ -62,16 +62,16 @@ namespace candor::validation {
 /// A substitution and how to apply it to the typed arguments.
 template <class Args>
 struct correction {
-    substitution what;
-    std::function<void(Args&)> apply;
+    substitution what{};
+    std::function<void(Args&)> apply{};
 };
 
 /// What one external check found: issues (layer external is set by the framework) and
 /// substitutions the backend makes itself.
 template <class Args>
 struct check_result {
-    issue_list issues;
-    std::vector<correction<Args>> corrections;
+    issue_list issues{};
+    std::vector<correction<Args>> corrections{};
 
     /// Report that the backend replaces the value at `path` (a JSON Pointer) with the truth.
     check_result& normalize(std::string path, boost::json::value old_value, boost::json::value new_value,
@@ -87,9 +87,9 @@ struct check_result {
 /// and the source is reported unavailable. An exception from it counts as unavailable too.
 template <class Args>
 struct external_check {
-    std::string source;
+    std::string source{};
     std::chrono::milliseconds deadline{2000};
-    std::function<boost::asio::awaitable<check_result<Args>>(const Args&, mcp::call_context&)> run;
+    std::function<boost::asio::awaitable<check_result<Args>>(const Args&, mcp::call_context&)> run{};
 };
 
 template <class Args>

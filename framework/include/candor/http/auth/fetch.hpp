@@ -29,7 +29,7 @@ struct fetch_options {
     /// Bytes of the status line and headers of a response (`fetch_error::too_large`).
     std::size_t max_header_bytes = 16 * 1024;
     /// PEM file of the certificate authorities trusted for https; empty: the system's store.
-    std::string ca_file;
+    std::string ca_file{};
 };
 
 /// Why a fetch brought no response.
@@ -49,7 +49,7 @@ std::string_view to_string(fetch_error e) noexcept;
 /// A complete response, whatever its status.
 struct fetch_response {
     unsigned status = 0;
-    std::string body;
+    std::string body{};
 };
 
 /// Fetches documents. Thread-safe; one TLS context (trust store loaded once) shared by every

@@ -46,26 +46,26 @@ namespace candor::auth {
 struct oauth_options {
     /// The authorization server's issuer identifier (`iss` of its tokens, the base of its
     /// metadata URLs). https, or http on a loopback host.
-    std::string issuer;
+    std::string issuer{};
     /// This server's canonical URI, e.g. `https://mcp.example.com/mcp`: the `resource` of its
     /// metadata and the audience every token must name. Absolute, no fragment.
-    std::string resource;
+    std::string resource{};
     /// Where the keys are: empty — the `jwks_uri` of the issuer's metadata; an https (or
     /// loopback http) URL — fetched from there.
-    std::string jwks_uri;
+    std::string jwks_uri{};
     /// A JWKS document to use as it is (read from a file): never fetched, never refreshed.
-    std::optional<std::string> jwks_document;
+    std::optional<std::string> jwks_document{};
     /// Scopes every request needs (`scopes_supported` of the metadata, and the `scope` of the
     /// 401 challenge: the set a client asks for first).
-    std::vector<std::string> scopes;
+    std::vector<std::string> scopes{};
     /// `resource_name` of the metadata (shown by clients); empty: left out.
-    std::string resource_name;
+    std::string resource_name{};
     /// What a valid token is and how it becomes a principal; `issuer` and `audience` are set
     /// from the fields above.
-    token_policy policy;
+    token_policy policy{};
     /// The HTTP client that reads metadata and keys.
-    fetch_options fetch;
-    key_set_limits key_limits;
+    fetch_options fetch{};
+    key_set_limits key_limits{};
     /// Keys are fetched again after this long (rotation of keys the issuer still publishes),
     /// in the background: requests go on with the keys at hand meanwhile.
     std::chrono::seconds keys_max_age{3600};
@@ -79,9 +79,9 @@ struct oauth_options {
     /// all.
     std::size_t max_cached_tokens = 10'000;
     /// The server's log (key loads and failures; never a token). Empty: none.
-    mcp::log_sink log;
+    mcp::log_sink log{};
     /// The clock of `exp`/`nbf` checks; empty: `system_clock::now`. For tests.
-    std::function<std::chrono::system_clock::time_point()> clock;
+    std::function<std::chrono::system_clock::time_point()> clock{};
 };
 
 /// The RFC 9728 metadata URL of `resource`: `/.well-known/oauth-protected-resource` inserted

@@ -26,11 +26,11 @@ class server;
 namespace candor::auth {
 
 struct oauth_settings {
-    std::string issuer;
-    std::string resource;
-    std::string jwks;
-    std::string scopes;
-    std::string groups_claim;
+    std::string issuer{};
+    std::string resource{};
+    std::string jwks{};
+    std::string scopes{};
+    std::string groups_claim{};
 
     /// OAuth is on when an issuer is set.
     bool enabled() const noexcept { return !issuer.empty(); }

@@ -40,11 +40,11 @@ struct token_limits {
 /// What a valid access token must be, and how its claims become a principal.
 struct token_policy {
     /// `iss` must equal it exactly.
-    std::string issuer;
+    std::string issuer{};
     /// `aud` (a string, or an array of strings) must contain it — the canonical URI of this
     /// resource (RFC 8707): a token for another resource is refused. Scheme and host compare
     /// case-insensitively.
-    std::string audience;
+    std::string audience{};
     /// Accepted `alg` values.
     std::vector<algorithm> algorithms = all_algorithms();
     /// Clock skew allowed on `exp`, `nbf` and `iat`.
@@ -57,11 +57,11 @@ struct token_policy {
     std::string principal_claim = "sub";
     /// Dotted path of the claim holding groups or roles (`groups`, `roles`,
     /// `realm_access.roles`): an array of strings or a space-separated string. Empty: none.
-    std::string groups_claim;
+    std::string groups_claim{};
     /// Broader scopes and the narrower ones each implies (one level, applied once): a token
     /// granting a key is treated as granting its values too.
-    std::map<std::string, std::vector<std::string>, std::less<>> scope_implies;
-    token_limits limits;
+    std::map<std::string, std::vector<std::string>, std::less<>> scope_implies{};
+    token_limits limits{};
 };
 
 /// Why a token was refused. Every one of them is answered 401 `invalid_token`.

@@ -58,7 +58,7 @@ enum class pin_policy {
 
 /// A field of an ordering, and its direction.
 struct sort_field {
-    std::string field;
+    std::string field{};
     bool descending = false;
 };
 
@@ -67,39 +67,39 @@ struct sort_field {
 /// sorts first ascending and last descending, on both engines.
 struct table_order {
     /// The value of `order_by` that chooses it.
-    std::string name;
-    std::vector<sort_field> fields;
+    std::string name{};
+    std::vector<sort_field> fields{};
 };
 
 struct collection_spec {
-    table_spec table;
+    table_spec table{};
     /// The orderings a walk may go by: the first is the default; with more than one the tool
     /// takes `order_by` (an enum of their names; a cursor keeps its walk's). Empty: the key,
     /// ascending.
-    std::vector<table_order> orders;
-    filter_limits limits;
+    std::vector<table_order> orders{};
+    filter_limits limits{};
     /// The rows a principal may see, as a filter over the table (trusted: written by the
     /// server author); nothing: every row. Unset: every principal sees every row.
-    std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility;
+    std::function<std::optional<boost::json::value>(const mcp::principal&)> visibility{};
     /// Name of the filter argument added to the tool's schema; empty: none (then
     /// `query_filter` derives the filter from the tool's own arguments).
     std::string filter_argument = "filter";
     /// The filter for a query (the arguments without paging controls). Default: the
     /// `filter_argument` member, or `{}` when absent. A custom one is trusted like `visibility`.
-    std::function<boost::json::value(const boost::json::object& query)> query_filter;
+    std::function<boost::json::value(const boost::json::object& query)> query_filter{};
     /// Names the source in `SOURCE_UNAVAILABLE` (default: the table name).
-    std::string source_name;
+    std::string source_name{};
     /// Runs the source's statements. Default: a worker of one thread of the source's own, so a
     /// collection works as it is; a server with several SQL tools passes one worker to all
     /// (one thread for SQLite's one connection, about as many as the pool has connections for
     /// PostgreSQL). A page waits for its statements until its deadline: a statement still
     /// running then makes the page end `TIME_BUDGET_EXCEEDED` with no more rows (it finishes
     /// on the worker and its rows are dropped); a cancelled wait is `SOURCE_UNAVAILABLE`.
-    std::shared_ptr<offload::worker> worker;
+    std::shared_ptr<offload::worker> worker{};
     /// Foreign tables: how a walk is pinned, and the bounds of the views held for walks
     /// (`max_held` per process, `max_age`; see `store::read_views`).
     pin_policy pin = pin_policy::required;
-    store::read_view_options views;
+    store::read_view_options views{};
     /// Views one principal may hold at once; past it, that principal's oldest walk loses its
     /// view (its next page: `SNAPSHOT_EXPIRED`), so that nobody's abandoned walks take the
     /// views others need.

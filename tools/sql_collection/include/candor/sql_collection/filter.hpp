@@ -67,7 +67,7 @@ struct filter_limits {
 /// bytewise on both: see `create_table`).
 struct sql_condition {
     std::string sql = "TRUE";
-    std::vector<sql_value> params;
+    std::vector<sql_value> params{};
 };
 
 /// Check and translate a filter.

@@ -42,12 +42,12 @@ std::string_view to_string(field_type t) noexcept;
 
 struct field {
     /// [a-z_][a-z0-9_]{0,62}: used as the column name, the item member and the filter name.
-    std::string name;
+    std::string name{};
     field_type type = field_type::text;
     /// May hold null (filters may ask `{"f": null}` / `{"f": {"ne": null}}`).
     bool nullable = false;
     /// Shown to the model in the tool's description of `filter`.
-    std::string description;
+    std::string description{};
 };
 
 /// Who writes a table, and so how a walk over it stays one snapshot.
@@ -65,10 +65,10 @@ enum class table_layout {
 
 struct table_spec {
     /// [a-z_][a-z0-9_]{0,62}
-    std::string table;
-    std::vector<field> fields;
+    std::string table{};
+    std::vector<field> fields{};
     /// The unique sort key (a text or integer field, not nullable): keyset pages go by it.
-    std::string key;
+    std::string key{};
     table_layout layout = table_layout::detect;
 
     /// @throws std::invalid_argument for names outside the patterns, a missing or nullable key
