@@ -36,6 +36,15 @@ inline void describe_contract(candor::contract::spec<profile_args>& s) {
     s.field(&profile_args::age).optional().range(0, 150);
 }
 
+struct inner_args {
+    int x = 0;
+};
+BOOST_DESCRIBE_STRUCT(inner_args, (), (x))
+struct outer_args {
+    inner_args inner;
+};
+BOOST_DESCRIBE_STRUCT(outer_args, (), (inner))
+
 }  // namespace seeds
 
 namespace {
@@ -46,14 +55,7 @@ using candor::contract::contract;
 template <class Args>
 boost::system::result<Args, candor::issue_list> check_text(const contract<Args>& c, std::string_view text) {
     auto doc = candor::json::parse(text);
-    if (!doc) {
-        candor::issue i;
-        i.code = std::string(candor::json::to_string(doc.error().code));
-        i.path = doc.error().path;
-        i.message = doc.error().message;
-        i.where = candor::layer::intake;
-        return {boost::system::in_place_error, candor::issue_list{i}};
-    }
+    if (!doc) return {boost::system::in_place_error, candor::issue_list{candor::contract::intake_issue(doc.error())}};
     return c.check(doc.value().root(), &doc.value());
 }
 
@@ -193,6 +195,78 @@ TEST(SearchContract, BudgetIsCheckedBeforeTheSchema) {
     auto n = check_text(small, R"({"limit":1,"a":2,"b":3})");
     ASSERT_FALSE(n);
     EXPECT_EQ(n.error().front().code, "NODE_LIMIT");
+}
+
+// A caller that measured the budget (the MCP server, against the tool's) skips that layer only.
+TEST(SearchContract, WithinBudgetTheSchemaAndConversionStillRun) {
+    candor::contract::contract_options opts;
+    opts.budget.max_depth = 2;
+    contract<seeds::search_args> c{"search/1", opts};
+    auto doc = candor::json::parse(R"({"limit":[[1]]})");
+    ASSERT_TRUE(doc);
+    auto r = c.check_within_budget(doc->root(), &*doc);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().front().code, "TYPE_MISMATCH") << codes(r.error());
+    EXPECT_EQ(r.error().front().where, candor::layer::contract);
+    auto over = candor::contract::over_budget(doc->root(), opts.budget);
+    ASSERT_TRUE(over);
+    EXPECT_EQ(over->code, "DEPTH_LIMIT");
+    EXPECT_EQ(over->details.at("limit").as_uint64(), 2u);
+    EXPECT_FALSE(candor::contract::over_budget(doc->root(), {}));
+    auto fine = candor::json::parse(R"({"limit":4})");
+    ASSERT_TRUE(fine);
+    auto ok = c.check_within_budget(fine->root(), &*fine);
+    ASSERT_TRUE(ok) << codes(ok.error());
+    EXPECT_EQ(ok->limit, 4);
+}
+
+// An argument beside the struct's fields (an approval's plan_token): declared in the schema,
+// checked by it, and passed over by the conversion — at the root only.
+TEST(SearchContract, AnExtraArgumentIsDeclaredCheckedAndPassedOver) {
+    candor::contract::contract_options opts;
+    opts.extra_arguments["note"] = boost::json::object{{"type", "string"}, {"maxLength", 4}};
+    contract<seeds::search_args> c{"search/1", opts};
+    EXPECT_EQ(c.schema().at("properties").at("note").at("type"), "string");
+    EXPECT_EQ(c.schema().at("additionalProperties"), false);
+
+    auto with = check_text(c, R"({"limit":2,"note":"abc"})");
+    ASSERT_TRUE(with) << codes(with.error());
+    EXPECT_EQ(with->limit, 2);
+    auto without = check_text(c, R"({"limit":2})");
+    ASSERT_TRUE(without) << codes(without.error());
+
+    auto wrong = check_text(c, R"({"limit":2,"note":7})");
+    ASSERT_FALSE(wrong);
+    EXPECT_TRUE(has_code(wrong.error(), "TYPE_MISMATCH", "/note")) << codes(wrong.error());
+    auto long_note = check_text(c, R"({"limit":2,"note":"abcde"})");
+    ASSERT_FALSE(long_note);
+    EXPECT_EQ(long_note.error().front().path, "/note");
+    // Still unknown to a contract without it.
+    auto plain = check_text(search(), R"({"limit":2,"note":"abc"})");
+    ASSERT_FALSE(plain);
+    EXPECT_TRUE(has_code(plain.error(), "UNKNOWN_FIELD", "/note"));
+
+    // The conversion alone (the schema skipped) passes over the extra argument too.
+    boost::json::object o{{"limit", 3}, {"note", "x"}};
+    auto converted = c.convert(o);
+    ASSERT_TRUE(converted) << codes(converted.error());
+
+    // Below the root the name is an unknown field again, for the schema and the conversion.
+    candor::contract::contract_options nested_opts;
+    nested_opts.extra_arguments["note"] = boost::json::object{{"type", "string"}};
+    contract<seeds::outer_args> nested{"outer/1", nested_opts};
+    auto deep = check_text(nested, R"({"inner":{"x":1,"note":"a"},"note":"b"})");
+    ASSERT_FALSE(deep);
+    EXPECT_EQ(deep.error().front().path, "/inner/note");
+    boost::json::object deep_o{{"inner", {{"x", 1}, {"note", "a"}}}, {"note", "b"}};
+    auto deep_converted = nested.convert(deep_o);
+    ASSERT_FALSE(deep_converted);
+    EXPECT_EQ(deep_converted.error().front().code, "UNKNOWN_FIELD");
+    EXPECT_EQ(deep_converted.error().front().path, "/inner/note");
+
+    candor::contract::contract_options clash;
+    clash.extra_arguments["limit"] = boost::json::object{{"type", "string"}};
+    EXPECT_THROW((contract<seeds::search_args>{"search/1", clash}), std::logic_error);
 }
 
 // --- profile: required string email ---------------------------------------------------------

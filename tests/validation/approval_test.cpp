@@ -272,10 +272,13 @@ TEST_F(approval_fixture, TamperedOrMistypedTokensAreInvalid) {
                 ElementsAre("PLAN_TOKEN_INVALID"));
     EXPECT_THAT(harness::call(alice, "archive_notes", with_token(two_notes, "")).codes(),
                 ElementsAre("PLAN_TOKEN_INVALID"));
+    // A token that is not a string is refused by the schema tools/list advertises for it (as the
+    // approval gate of a plain tool refuses it), before any plan is looked at.
     auto v = boost::json::parse(two_notes);
     v.as_object()["plan_token"] = 42;
-    EXPECT_THAT(harness::call(alice, "archive_notes", boost::json::serialize(v)).codes(),
-                ElementsAre("PLAN_TOKEN_INVALID"));
+    auto mistyped = harness::call(alice, "archive_notes", boost::json::serialize(v));
+    EXPECT_THAT(mistyped.codes(), ElementsAre("TYPE_MISMATCH"));
+    EXPECT_EQ(text(at(mistyped.error("TYPE_MISMATCH"), "path")), "/plan_token");
     EXPECT_TRUE(w->archived.empty());
 }
 

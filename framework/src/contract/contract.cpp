@@ -39,22 +39,34 @@ std::shared_ptr<const core> core::make(boost::json::value schema, std::string ve
 
 bool core::check_structure(const boost::json::value& arguments, candor::issue_list& out) const {
     // Budget first: the validator and the converter may then rely on the bounds.
-    auto shape = candor::json::measure(arguments, opts_.budget);
-    if (!shape) {
-        const auto& viol = shape.error();
-        candor::issue i;
-        i.code = std::string(candor::json::to_string(viol.code));
-        i.path = viol.path;
-        i.message = viol.message;
-        i.repairable = true;
-        i.where = candor::layer::intake;
-        if (viol.limit) i.details["limit"] = *viol.limit;
-        out.push_back(std::move(i));
+    if (auto over = over_budget(arguments, opts_.budget)) {
+        out.push_back(std::move(*over));
         return false;
     }
+    return check_schema(arguments, out);
+}
+
+bool core::check_schema(const boost::json::value& arguments, candor::issue_list& out) const {
     return compiled_->validator.validate(arguments, out);
 }
 
 }  // namespace detail
+
+candor::issue intake_issue(const candor::json::violation& v) {
+    candor::issue i;
+    i.code = std::string(candor::json::to_string(v.code));
+    i.path = v.path;
+    i.message = v.message;
+    i.repairable = true;
+    i.where = candor::layer::intake;
+    if (v.limit) i.details["limit"] = *v.limit;
+    return i;
+}
+
+std::optional<candor::issue> over_budget(const boost::json::value& arguments, const candor::json::limits& budget) {
+    auto shape = candor::json::measure(arguments, budget);
+    if (shape) return std::nullopt;
+    return intake_issue(shape.error());
+}
 
 }  // namespace candor::contract

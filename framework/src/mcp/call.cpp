@@ -4,6 +4,7 @@
 
 #include "connection_impl.hpp"
 
+#include <candor/contract/contract.hpp>
 #include <candor/envelope/envelope.hpp>
 #include <candor/json/intake.hpp>
 #include <candor/json/write.hpp>
@@ -100,13 +101,8 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
                                                           boost::json::value(rpc::to_json(v))));
             return;
         }
-        issue i;
-        i.code = std::string(json::to_string(v.code));
-        i.path = v.path.substr(arguments_prefix.size());
-        i.message = v.message;
-        i.repairable = true;
-        i.where = layer::intake;
-        argument_issues.push_back(std::move(i));
+        v.path.erase(0, arguments_prefix.size());
+        argument_issues.push_back(contract::intake_issue(v));
     }
 
     const boost::json::value* name = req.params ? req.params->if_contains("name") : nullptr;
@@ -162,19 +158,10 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
     // depth and node budget (the intake counted both), so are they, and nothing is walked again.
     const auto& budget = tool->info().budget;
     const bool message_fits = in.doc && in.doc->depth() <= budget.max_depth && in.doc->nodes() <= budget.max_nodes;
-    if (auto shape = message_fits ? boost::system::result<json::shape, json::violation>(json::shape{})
-                                  : json::measure(*arguments, budget);
-        !shape) {
-        issue i;
-        i.code = std::string(json::to_string(shape.error().code));
-        i.path = shape.error().path;
-        i.message = shape.error().message;
-        i.repairable = true;
-        i.where = layer::intake;
-        if (shape.error().limit) i.details["limit"] = *shape.error().limit;
-        const std::string_view code = i.code;
+    if (auto over = message_fits ? std::nullopt : contract::over_budget(*arguments, budget)) {
+        const std::string_view code = over->code;
         c_.log_call(log_level::info, "arguments over the tool's budget", tool_name, req.id, {&code, 1});
-        answer_error_envelope(req.id, origin, std::move(i));
+        answer_error_envelope(req.id, origin, std::move(*over));
         return;
     }
     std::optional<detail::input_round> inputs;

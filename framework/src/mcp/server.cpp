@@ -3,6 +3,8 @@
 // opening connections (connection.cpp, dispatch.cpp and call.cpp are what a connection does).
 #include "connection_impl.hpp"
 
+#include <candor/contract/contract.hpp>
+
 #include <stdexcept>
 
 namespace candor::mcp {
@@ -120,20 +122,11 @@ std::optional<issue_list> server::check_arguments(std::string_view name, std::st
     if (!tool) return std::nullopt;
     json::limits lim = tool->info().budget;
     lim.max_bytes = core_->opts.message_limits.max_bytes;
-    auto intake_issue = [](const json::violation& v) {
-        issue i;
-        i.code = std::string(json::to_string(v.code));
-        i.path = v.path;
-        i.message = v.message;
-        i.where = layer::intake;
-        if (v.limit) i.details["limit"] = *v.limit;
-        return i;
-    };
     auto scanned = json::scan(arguments_text, lim);
-    if (!scanned) return issue_list{intake_issue(scanned.error())};
+    if (!scanned) return issue_list{contract::intake_issue(scanned.error())};
     if (!scanned->violations.empty()) {
         issue_list issues;
-        for (const auto& v : scanned->violations) issues.push_back(intake_issue(v));
+        for (const auto& v : scanned->violations) issues.push_back(contract::intake_issue(v));
         return issues;
     }
     const auto& args = scanned->doc.root();

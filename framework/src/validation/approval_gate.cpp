@@ -54,7 +54,11 @@ std::chrono::system_clock::time_point approval_gate::now() const {
 void approval_gate::declare_token(boost::json::object& input_schema) {
     auto& props = input_schema["properties"];
     if (!props.is_object()) props = boost::json::object{};
-    props.as_object()[plan_token_argument] = boost::json::object{
+    props.as_object()[plan_token_argument] = token_schema();
+}
+
+boost::json::object approval_gate::token_schema() {
+    return boost::json::object{
         {"type", "string"},
         {"maxLength", 4096},
         {"description", "The plan_token of an earlier answer to the same call, once the user approved that plan."}};

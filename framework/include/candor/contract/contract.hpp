@@ -39,6 +39,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace candor::contract {
@@ -51,7 +53,20 @@ struct contract_options {
     bool format_assertion = false;
     /// At most this many issues are reported per layer.
     std::size_t max_issues = 64;
+    /// Root arguments beside the struct's fields (name → JSON Schema): the generated schema
+    /// declares them, the schema layer checks them, and the conversion passes over them (the
+    /// caller reads them itself). An action with approval declares its `plan_token` so.
+    boost::json::object extra_arguments{};
 };
+
+/// The issue an intake violation of the arguments becomes: its code, path, message and limit,
+/// `layer::intake`, repairable (the model can send smaller or well-formed arguments).
+candor::issue intake_issue(const candor::json::violation& v);
+
+/// The arguments' structural budget (`max_depth`, `max_nodes`; walked with an explicit stack).
+/// @return nothing when they fit, else the issue of the first limit passed (DEPTH_LIMIT or
+///         NODE_LIMIT, `layer::intake`).
+std::optional<candor::issue> over_budget(const boost::json::value& arguments, const candor::json::limits& budget);
 
 namespace detail {
 
@@ -73,6 +88,8 @@ public:
     /// Budget then schema. @return true when both pass; otherwise the failing layer's issues
     /// are appended to `out`.
     bool check_structure(const boost::json::value& arguments, candor::issue_list& out) const;
+    /// The schema alone, on arguments whose budget the caller measured.
+    bool check_schema(const boost::json::value& arguments, candor::issue_list& out) const;
 
     struct compiled;  // holds the validator (kept out of this header)
     static std::shared_ptr<const core> make(boost::json::value schema, std::string version,
@@ -121,6 +138,16 @@ public:
         return convert(arguments, doc);
     }
 
+    /// `check` without its first layer, for arguments already measured against this contract's
+    /// budget: the MCP server measures every call's arguments against its tool's budget (the
+    /// contract's) before the tool sees them, so a typed tool walks them once, not twice.
+    boost::system::result<Args, candor::issue_list> check_within_budget(
+        const boost::json::value& arguments, const candor::json::document* doc = nullptr) const {
+        candor::issue_list issues;
+        if (!core_->check_schema(arguments, issues)) return {boost::system::in_place_error, std::move(issues)};
+        return convert(arguments, doc);
+    }
+
     /// The typed conversion alone (no budget, no schema pass). The converter re-checks every
     /// rule it converts by (the property tests hold it to refusing whatever the validator
     /// refuses), so this is for arguments that already passed this contract's schema on their
@@ -149,6 +176,7 @@ private:
         detail::convert_context cx;
         cx.doc = doc;
         cx.max_issues = core_->options().max_issues;
+        if (!core_->options().extra_arguments.empty()) cx.passed_over = &core_->options().extra_arguments;
         Args out{};
         const detail::cursor root;
         convert(root, cx, out);
@@ -160,6 +188,16 @@ private:
         boost::json::object s;
         s["$schema"] = "https://json-schema.org/draft/2020-12/schema";
         for (auto& kv : detail::object_schema<Args>(0)) s[kv.key()] = std::move(kv.value());
+        if (!opts.extra_arguments.empty()) {
+            auto& props = s["properties"];
+            if (!props.is_object()) props = boost::json::object{};
+            for (const auto& kv : opts.extra_arguments) {
+                if (props.as_object().contains(kv.key()))
+                    throw std::logic_error("candor::contract: the extra argument '" + std::string(kv.key()) +
+                                           "' is also a field of the arguments");
+                props.as_object()[kv.key()] = kv.value();
+            }
+        }
         return detail::core::make(std::move(s), std::move(version), opts, nullptr);
     }
 

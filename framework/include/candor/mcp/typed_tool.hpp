@@ -69,13 +69,13 @@ public:
     const tool_info& info() const noexcept final { return info_; }
 
     issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final {
-        auto args = contract_.check(arguments, doc);
+        auto args = contract_.check_within_budget(arguments, doc);
         return args ? issue_list{} : std::move(args.error());
     }
 
     boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                 call_context& ctx) final {
-        auto args = contract_.check(arguments, &doc);
+        auto args = contract_.check_within_budget(arguments, &doc);
         if (!args) co_return envelope::failure(std::move(args.error()));
         co_return co_await call(std::move(*args), ctx);
     }

@@ -109,6 +109,8 @@ public:
         const approval_outcome& approved, std::shared_ptr<store::sql_database> db, offload::worker& worker,
         ledger_work work) const;
 
+    /// The JSON Schema of the `plan_token` argument: a string of at most 4,096 characters.
+    static boost::json::object token_schema();
     /// Add the optional `plan_token` string property to an object input schema.
     static void declare_token(boost::json::object& input_schema);
     /// The input schema of an action whose only argument of its own is `plan_token`: an object

@@ -31,7 +31,6 @@
 
 #include <candor/contract/contract.hpp>
 #include <candor/envelope/codes.hpp>
-#include <candor/json/intake.hpp>
 #include <candor/mcp/detail/within.hpp>
 #include <candor/mcp/tool.hpp>
 #include <candor/mcp/typed_tool.hpp>
@@ -98,25 +97,17 @@ public:
     /// @param info the declaration; its input schema is the contract's (plus `plan_token` when
     ///        approval applies); formats such as `date` are asserted
     explicit validated_tool(mcp::tool_info info, validation_options opts = {}, std::string contract_version = "1")
-        : contract_(contract_version, contract::contract_options{info.budget, true}),
-          info_(std::move(info)),
-          pipeline_(info_, std::move(opts)) {
+        : info_(std::move(info)),
+          pipeline_(info_, std::move(opts)),
+          contract_(contract_version, contract_options_for(info_, pipeline_)) {
         mcp::detail::declare_contract(info_, contract_.schema(), std::move(contract_version));
-        if (pipeline_.approval_applies()) approval_gate::declare_token(info_.input_schema);
     }
 
     const mcp::tool_info& info() const noexcept final { return info_; }
 
     /// Structure and business layers, offline (no external checks, no approval).
     issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final {
-        std::optional<json::document> stripped;
-        const boost::json::value* v = &arguments;
-        if (pipeline_.approval_applies() && strip_token(arguments, doc, stripped, nullptr)) {
-            if (!stripped) return {};  // unreachable: canonical text of budgeted arguments parses
-            v = &stripped->root();
-            doc = &*stripped;
-        }
-        auto args = contract_.check(*v, doc);
+        auto args = contract_.check_within_budget(arguments, doc);
         if (!args) return std::move(args.error());
         return business(*args);
     }
@@ -124,18 +115,9 @@ public:
     boost::asio::awaitable<mcp::tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                      mcp::call_context& ctx) final {
         auto t = pipeline_.begin(ctx);
-        // The token is not an argument of the action: it is taken out before the contract and
-        // the arguments' fingerprint.
-        std::optional<json::document> stripped;
-        std::optional<std::string> token;
-        const boost::json::value* v = &arguments;
-        const json::document* d = &doc;
-        if (pipeline_.approval_applies() && strip_token(arguments, &doc, stripped, &token) && stripped) {
-            v = &stripped->root();
-            d = &*stripped;
-        }
-
-        auto parsed = contract_.check(*v, d);
+        // The token is not an argument of the action: the contract declares it (a string) and
+        // its conversion passes over it; the arguments' fingerprint leaves it out.
+        auto parsed = contract_.check_within_budget(arguments, &doc);
         if (!parsed) co_return co_await pipeline_.refuse(t, std::move(parsed.error()));
         Args args = std::move(*parsed);
 
@@ -191,6 +173,9 @@ public:
                 const auto fp = arguments_fingerprint(
                     canonical_arguments(arguments, &doc, plan_token_argument, info_.budget.max_depth + 1));
                 approval_decision decision;
+                std::optional<std::string> token;
+                if (const auto* given = arguments.get_object().if_contains(plan_token_argument))
+                    token.emplace(given->get_string());
                 if (auto refused = co_await pipeline_.approve(t, ctx, planned, token, fp, decision))
                     co_return std::move(*refused);
                 if (decision.what == approval_decision::choice::narrow) {
@@ -253,23 +238,17 @@ private:
         return out;
     }
 
-    /// True when `arguments` carry `plan_token`; then `stripped` holds them without it (exact
-    /// number texts kept) and `token` the token ("" when it is not a string).
-    bool strip_token(const boost::json::value& arguments, const json::document* doc,
-                     std::optional<json::document>& stripped, std::optional<std::string>* token) const {
-        const auto* o = arguments.if_object();
-        const auto* found = o != nullptr ? o->if_contains(plan_token_argument) : nullptr;
-        if (found == nullptr) return false;
-        if (token != nullptr) *token = found->is_string() ? std::string(found->get_string()) : std::string();
-        auto text = canonical_arguments(arguments, doc, plan_token_argument, info_.budget.max_depth + 1);
-        auto reparsed = json::parse(text);
-        if (reparsed) stripped.emplace(std::move(*reparsed));
-        return true;
+    // The contract's options: the tool's budget, formats asserted, and the plan token beside
+    // the arguments when approval applies.
+    static contract::contract_options contract_options_for(const mcp::tool_info& info, const detail::pipeline& p) {
+        contract::contract_options o{.budget = info.budget, .format_assertion = true};
+        if (p.approval_applies()) o.extra_arguments[plan_token_argument] = approval_gate::token_schema();
+        return o;
     }
 
-    contract::contract<Args> contract_;
     mcp::tool_info info_;
     detail::pipeline pipeline_;
+    contract::contract<Args> contract_;
     std::vector<std::function<issue_list(const Args&)>> invariants_;
     std::vector<external_check<Args>> checks_;
 };

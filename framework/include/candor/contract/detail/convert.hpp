@@ -231,7 +231,7 @@ void convert_members(const boost::json::object& o, T& out, const cursor& c, conv
     // Unknown keys first, so that a misspelt argument is reported next to its missing twin.
     if (!ss.allow_unknown_fields) {
         for (const auto& kv : o) {
-            bool known = false;
+            bool known = c.parent == nullptr && cx.passed_over != nullptr && cx.passed_over->contains(kv.key());
             boost::mp11::mp_for_each<members_of<T>>([&](auto d) { known = known || kv.key() == decltype(d)::name; });
             if (!known) {
                 const std::string path = cursor{&c, cursor::step::key, kv.key(), 0}.path();

@@ -58,6 +58,8 @@ inline constexpr int max_type_depth = 32;
 struct convert_context {
     const candor::json::document* doc = nullptr;
     std::size_t max_issues = 64;
+    /// Root members the conversion passes over (`contract_options::extra_arguments`), or null.
+    const boost::json::object* passed_over = nullptr;
     candor::issue_list issues;
 
     bool full() const noexcept { return issues.size() >= max_issues; }
