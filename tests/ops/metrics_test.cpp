@@ -94,6 +94,38 @@ TEST(Metrics, PagingIsCountedApartFromRealGaps) {
     EXPECT_EQ(sample(text, R"(candor_partial_results_total{tool="walk",reason="MORE_PAGES_AVAILABLE"})"), 5);
 }
 
+// A call that becomes a task is recorded when the task is made and again at its end (the records
+// tests/mcp/tasks_test.cpp checks): one call, with its final status; its bytes once.
+TEST(Metrics, ACallThatBecameATaskCountsOnceAtItsEnd) {
+    ops::call_metrics m;
+    auto made = answered("reindex", "task");
+    made.task_id = "t-1";
+    made.bytes_in = 120;
+    made.bytes_out = 300;
+    made.limits = {{"DEADLINE", 5}};
+    auto ended = made;
+    ended.status = "complete";
+    ended.duration = std::chrono::seconds(2);
+    auto cancelled = answered("reindex", "task");
+    cancelled.task_id = "t-2";
+    cancelled.bytes_in = 80;
+    cancelled.bytes_out = 200;
+    auto cancelled_end = cancelled;
+    cancelled_end.status = "cancelled";
+    for (const auto* r : {&made, &cancelled, &ended, &cancelled_end}) m.on_record(*r);
+    m.on_record(answered("reindex", "complete"));  // answered in its request
+    const auto text = m.exposition();
+    EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="reindex",status="complete",client="agent"})"), 2);
+    EXPECT_EQ(sample(text, R"(candor_tool_calls_total{tool="reindex",status="cancelled",client="agent"})"), 1);
+    EXPECT_EQ(text.find(R"(status="task")"), std::string::npos) << text;
+    EXPECT_EQ(sample(text, R"(candor_tool_call_duration_seconds_count{tool="reindex"})"), 3);
+    EXPECT_GE(sample(text, R"(candor_tool_call_duration_seconds_sum{tool="reindex"})"), 2);
+    EXPECT_EQ(sample(text, R"(candor_received_bytes_total{tool="reindex"})"), 200);
+    EXPECT_EQ(sample(text, R"(candor_sent_bytes_total{tool="reindex"})"), 500);
+    EXPECT_EQ(sample(text, R"(candor_limits_hit_total{code="DEADLINE"})"), 1);
+    EXPECT_EQ(sample(text, R"(candor_result_bytes_count{tool="reindex"})"), 1);
+}
+
 TEST(Metrics, OnlyArgumentLayersCountAsArgumentIssues) {
     ops::call_metrics m;
     m.on_record(answered("archive", "error", {}, {{"PLAN_TOKEN_REQUIRED", "", layer::external, true}}));

@@ -320,17 +320,27 @@ void call_metrics::set_log_drops(std::uint64_t n) { log_dropped_.set({}, static_
 
 void call_metrics::on_record(const mcp::call_record& r) {
     const std::string_view tool = r.tool.empty() ? std::string_view("-") : std::string_view(r.tool);
-    bytes_in_.add({tool}, static_cast<double>(r.bytes_in));
-    bytes_out_.add({tool}, static_cast<double>(r.bytes_out));
-    for (const auto& l : r.limits) limits_.add({l.code});
+    // A call that became a task has two records, one when the task is made (status "task") and
+    // one at its end (the end's copy of the first). Its exchange — the request, the reply that
+    // named the task, the limits met on the way — counts at the first; the call, its outcome and
+    // its duration at the end: a task is one call.
+    const bool task_made = !r.task_id.empty() && r.status == "task";
+    const bool task_ended = !r.task_id.empty() && !task_made;
+    if (!task_ended) {
+        bytes_in_.add({tool}, static_cast<double>(r.bytes_in));
+        bytes_out_.add({tool}, static_cast<double>(r.bytes_out));
+        for (const auto& l : r.limits) limits_.add({l.code});
+    }
     if (r.what == mcp::call_record::kind::protocol_refusal) {
         protocol_refusals_.add({r.method, std::to_string(r.rpc_error.value_or(0))});
         return;
     }
+    if (task_made) return;
     const std::string_view client = r.client_name.empty() ? std::string_view("-") : std::string_view(r.client_name);
     calls_.add({tool, r.status, client});
     duration_.observe({tool}, std::chrono::duration<double>(r.duration).count());
-    result_bytes_.observe({tool}, static_cast<double>(r.bytes_out));
+    // A task's result goes out in the answer to tasks/get, which no record measures.
+    if (!task_ended) result_bytes_.observe({tool}, static_cast<double>(r.bytes_out));
     outcomes_.add({tool, to_string(outcome_of(r))});
     for (const auto& c : r.reason_codes) {
         partial_.add({tool, c});
