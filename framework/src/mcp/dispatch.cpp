@@ -97,9 +97,11 @@ void request_dispatcher::enter_session_frame() {
 
 void request_dispatcher::handle_stateless(rpc::inbound& in, rpc::request& req) {
     c_.current.stateless = true;
-    if (auto refused = detail::preflight(*c_.core, req, nullptr)) {
-        c_.send_error(req.id, refused->error);
-        return;
+    if (!c_.opts.preflighted) {
+        if (auto refused = detail::preflight(*c_.core, req, nullptr)) {
+            c_.send_error(req.id, refused->error);
+            return;
+        }
     }
     const auto meta = read_request_meta(req).value();  // preflight accepted it
     c_.frame.rules = *rules_for(meta.protocol_version);

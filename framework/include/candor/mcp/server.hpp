@@ -171,6 +171,10 @@ struct connection_options {
     mcp::principal caller{};
     /// Transport session id (HTTP); empty otherwise.
     std::string session_id{};
+    /// The transport ran `server::preflight` (with the request's headers) on every stateless
+    /// request it hands this connection, and refused what it refused: the connection does not
+    /// run those checks a second time.
+    bool preflighted = false;
 };
 
 namespace detail {
