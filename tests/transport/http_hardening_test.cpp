@@ -308,6 +308,7 @@ TEST_F(HttpHardening, AGetStreamWhoseClientStopsReadingIsClosedWithinTheWriteTim
 TEST_F(HttpHardening, SilentConnectionsAtTheCapGiveWayToARealClient) {
     candor::transport::http_options opts;
     opts.max_connections = 50;
+    opts.min_idle_to_evict = std::chrono::milliseconds(0);  // waiting at all is enough here
     start(opts);
     net::io_context ioc;
     std::vector<std::unique_ptr<tcp::socket>> silent;
@@ -324,6 +325,39 @@ TEST_F(HttpHardening, SilentConnectionsAtTheCapGiveWayToARealClient) {
     EXPECT_EQ(r.status, 200u) << r.body;
     // The first silent connection was closed for it, without an answer.
     EXPECT_EQ(wait_for_close(*silent.front()), 0);
+}
+
+// A crowd of newcomers at the cap (4,000 clients for 1,024 connections, say) is refused; it
+// does not close, one by one, connections whose clients are between two quick requests.
+TEST_F(HttpHardening, AtTheCapClientsBetweenTwoRequestsKeepTheirConnections) {
+    candor::transport::http_options opts;
+    opts.max_connections = 8;
+    opts.min_idle_to_evict = std::chrono::hours(1);
+    start(opts);
+    net::io_context ioc;
+    const std::string request = raw_post("Content-Length: " + std::to_string(initialize_body().size()) + "\r\n",
+                                         initialize_body());
+    auto ask = [&](tcp::socket& s) {
+        net::write(s, net::buffer(request));
+        boost::beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        boost::system::error_code ec;
+        http::read(s, buf, res, ec);
+        return ec ? 0u : res.result_int();
+    };
+    std::vector<std::unique_ptr<tcp::socket>> kept;
+    for (int i = 0; i < 8; ++i) {
+        kept.push_back(std::make_unique<tcp::socket>(ioc));
+        kept.back()->connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_));
+        ASSERT_EQ(ask(*kept.back()), 200u) << "client " << i;
+    }
+    for (int i = 0; i < 20; ++i) {
+        const auto r = send_raw(port_, request);
+        EXPECT_EQ(r.status, 503u) << "newcomer " << i << ": " << r.body;
+        EXPECT_NE(r.body.find("TOO_MANY_CONNECTIONS"), std::string::npos) << r.body;
+    }
+    // Every kept-alive client is still served on its own connection.
+    for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(ask(*kept[i]), 200u) << "client " << i;
 }
 
 TEST_F(HttpHardening, AConnectionThatSendsNothingIsClosedAfterTheHeaderTimeout) {

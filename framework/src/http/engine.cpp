@@ -241,6 +241,9 @@ net::awaitable<void> http_engine::accept_loop() {
 }
 
 bool http_engine::close_longest_idle() {
+    // Only a connection that has waited since `cutoff` or earlier may give way.
+    const auto cutoff =
+        (std::chrono::steady_clock::now() - opts_.min_idle_to_evict).time_since_epoch().count();
     // A few tries: the one found may start a request before it is claimed.
     for (int attempt = 0; attempt < 3; ++attempt) {
         std::shared_ptr<tcp_connection> oldest;
@@ -250,7 +253,7 @@ bool http_engine::close_longest_idle() {
             for (const auto& [n, weak] : live_) {
                 auto c = weak.lock();
                 const auto t = c ? c->idle_since() : 0;
-                if (t > 0 && (since == 0 || t < since)) {
+                if (t > 0 && t <= cutoff && (since == 0 || t < since)) {
                     since = t;
                     oldest = std::move(c);
                 }

@@ -104,9 +104,15 @@ struct http_options {
     /// Time to write one chunk of a response; a client that stops reading is cut off.
     std::chrono::milliseconds write_timeout{30'000};
     /// Open TCP connections. At the cap, the connection that has waited longest for a request
-    /// (kept alive between requests, or silent since its accept) is closed to make room; only
-    /// when none waits is a new one answered 503 and closed.
+    /// (kept alive between requests, or silent since its accept) is closed to make room, if it
+    /// has waited `min_idle_to_evict`; otherwise the new one is answered 503
+    /// `TOO_MANY_CONNECTIONS` and closed.
     std::size_t max_connections = 1024;
+    /// How long a connection must have waited for a request before it may give its place to a
+    /// newcomer at `max_connections`. A client between two quick requests keeps its connection,
+    /// so a crowd of newcomers is refused instead of each closing a connection that was about
+    /// to be used (a churn in which no call completes).
+    std::chrono::milliseconds min_idle_to_evict{1'000};
     /// JSON-RPC requests being answered at once, server-wide; 0: 128 per I/O thread, at least
     /// 256. Past it a request waits for a slot in a first-in-first-out queue (below); only one
     /// that finds the queue full, or waits past `max_queue_delay`, gets 503 with `Retry-After`.
