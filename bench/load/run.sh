@@ -62,19 +62,13 @@ server_pid=""
 cleanup() { if [ -n "$server_pid" ]; then kill -INT "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; }
 trap cleanup EXIT
 
-free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'; }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# CPU ticks of this script's waited-for children so far (cutime + cstime): wrk's, after it exits.
-children_ticks() { awk '{print $16 + $17}' "/proc/$$/stat"; }
-hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+source "$here/lib.sh"
 # Steal: ticks (1/100 s) in which the hypervisor ran something else while this guest wanted the
 # CPU. steal_ticks PIN: of the server's CPU when pinned (CPU 0), else per CPU on average.
 steal_ticks() {
   if [ "$1" = pinned ]; then awk '$1 == "cpu0" {print $9}' /proc/stat
   else awk -v n="$(nproc)" '$1 == "cpu" {printf "%d\n", $9 / n}' /proc/stat; fi
 }
-now_ns() { date +%s%N; }
-field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # start_http NAME PIN WIRE -> sets server_pid and url
 start_http() {
@@ -92,10 +86,7 @@ start_http() {
   if [ "$pin" = pinned ]; then taskset -c 0 "${cmd[@]}" 2>/dev/null & else "${cmd[@]}" 2>/dev/null & fi
   server_pid=$!
   url="http://127.0.0.1:$port/mcp"
-  for _ in $(seq 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0
-    sleep 0.1
-  done
+  wait_for_port "$port" && return 0
   echo "load: $name did not start on port $port" >&2
   exit 1
 }
