@@ -335,8 +335,8 @@ TEST_F(HttpHardening, AtTheCapClientsBetweenTwoRequestsKeepTheirConnections) {
     opts.min_idle_to_evict = std::chrono::hours(1);
     start(opts);
     net::io_context ioc;
-    const std::string request = raw_post("Content-Length: " + std::to_string(initialize_body().size()) + "\r\n",
-                                         initialize_body());
+    const std::string request =
+        raw_post("Content-Length: " + std::to_string(initialize_body().size()) + "\r\n", initialize_body());
     auto ask = [&](tcp::socket& s) {
         net::write(s, net::buffer(request));
         boost::beast::flat_buffer buf;

@@ -242,8 +242,7 @@ net::awaitable<void> http_engine::accept_loop() {
 
 bool http_engine::close_longest_idle() {
     // Only a connection that has waited since `cutoff` or earlier may give way.
-    const auto cutoff =
-        (std::chrono::steady_clock::now() - opts_.min_idle_to_evict).time_since_epoch().count();
+    const auto cutoff = (std::chrono::steady_clock::now() - opts_.min_idle_to_evict).time_since_epoch().count();
     // A few tries: the one found may start a request before it is claimed.
     for (int attempt = 0; attempt < 3; ++attempt) {
         std::shared_ptr<tcp_connection> oldest;
