@@ -68,9 +68,9 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
     : srv_(srv),
       opts_(std::move(opts)),
       max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
-      // One thread: Asio then keeps handlers posted from it on a private queue and never
-      // wakes another thread for them.
-      ioc_(opts_.threads == 1 ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT),
+      // Each io_context has one thread: Asio then keeps handlers posted from it on a private
+      // queue and never wakes another thread for them.
+      ioc_(1),
       acceptor_(net::make_strand(ioc_)),
       sweep_timer_(ioc_),
       sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
@@ -83,6 +83,7 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
                                                : std::max<std::size_t>(256, 128 * io_threads(opts_)),
                   opts_.max_queued_requests, opts_.max_queued_request_bytes, opts_.max_queued_requests_per_principal,
                   opts_.max_queue_delay}) {
+    for (std::size_t i = 1; i < io_threads(opts_); ++i) more_iocs_.push_back(std::make_unique<net::io_context>(1));
     if (opts_.shared_sessions) {
         // Moved out of the options: the worker is joined (with the engine) before the
         // io_context its work resumes on is destroyed.
@@ -117,8 +118,14 @@ boost::system::result<void> http_engine::start() {
     port_ = acceptor_.local_endpoint().port();
     net::co_spawn(acceptor_.get_executor(), accept_loop(), net::detached);
     net::co_spawn(ioc_, sweep_loop(), net::detached);
-    const std::size_t n = io_threads(opts_);
-    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+    threads_.emplace_back([this] { ioc_.run(); });
+    for (auto& more : more_iocs_) {
+        // Its work comes from the accept loop: kept running until stop() while it has none.
+        threads_.emplace_back([ioc = more.get()] {
+            auto guard = net::make_work_guard(*ioc);
+            ioc->run();
+        });
+    }
     std::lock_guard lock(mu_);
     started_ = true;
     return {};
@@ -174,6 +181,7 @@ void http_engine::stop() {
         done_.wait_for(lock, std::chrono::seconds(5), [this] { return connections_.load() == 0; });
     }
     ioc_.stop();
+    for (auto& more : more_iocs_) more->stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
     // A request that gave up on the records left its work running on their worker (which may
@@ -206,13 +214,16 @@ net::awaitable<void> http_engine::sweep_loop() {
 
 net::awaitable<void> http_engine::accept_loop() {
     for (;;) {
-        auto strand = net::make_strand(ioc_);
+        // Each connection to the next I/O thread in turn.
+        const auto turn = next_home_.fetch_add(1, std::memory_order_relaxed) % (more_iocs_.size() + 1);
+        auto& home = turn == 0 ? ioc_ : *more_iocs_[turn - 1];
+        auto strand = net::make_strand(home);
         auto [ec, socket] = co_await acceptor_.async_accept(strand, use_tuple);
         if (ec) {
             if (!acceptor_.is_open()) co_return;
             continue;  // e.g. EMFILE: keep serving the connections we have
         }
-        auto conn = std::make_shared<tcp_connection>(std::move(socket));
+        auto conn = std::make_shared<tcp_connection>(std::move(socket), home.get_executor());
         conn->mark_idle();
         const auto n = next_connection_++;
         // At the cap, a connection that only waits gives its place to the newcomer.

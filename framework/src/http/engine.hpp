@@ -108,8 +108,12 @@ std::string sse_priming(std::string_view id, std::chrono::milliseconds retry);
 
 /// One TCP connection: its stream, registered so that shutdown can close it.
 struct tcp_connection {
-    explicit tcp_connection(boost::asio::ip::tcp::socket s) : stream(std::move(s)) {}
+    tcp_connection(boost::asio::ip::tcp::socket s, boost::asio::io_context::executor_type h)
+        : stream(std::move(s)), home(std::move(h)) {}
     boost::beast::tcp_stream stream;
+    /// The I/O thread's context the connection lives on: its socket, and the MCP connections
+    /// it opens, are served there alone.
+    boost::asio::io_context::executor_type home;
     const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
 
     /// It waits for a request (its first, or the next on a kept-alive connection).
@@ -258,8 +262,14 @@ private:
     std::size_t max_body_;
     std::uint16_t port_ = 0;
 
-    // Declared first among the I/O members: destroyed last, after everything that uses it.
+    // Declared first among the I/O members: destroyed last, after everything that uses them.
+    // One io_context per I/O thread, each run by its thread alone, so that a connection's work
+    // never leaves its thread (no scheduler or strand lock shared between threads, no memory
+    // freed on another thread than the one that took it). `ioc_` is the first thread's: it
+    // also holds the acceptor and the sweep; accepted connections go to each in turn.
     boost::asio::io_context ioc_;
+    std::vector<std::unique_ptr<boost::asio::io_context>> more_iocs_;
+    std::atomic<std::size_t> next_home_{0};
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::steady_timer sweep_timer_;
     session_table sessions_;

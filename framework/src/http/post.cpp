@@ -157,7 +157,7 @@ net::awaitable<bool> http_engine::handle_post_without_sessions(tcp_connection& c
         co_return co_await send(conn, &req, reply_);
     }
     auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
-    session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, {}}));
+    session->attach(srv_.connect_routed(conn.home, session->router(), {who, {}}));
     auto ex = new_exchange(conn);
     session->open_request(request->id, ex);
     if (request->method != "initialize") {
@@ -187,7 +187,7 @@ net::awaitable<bool> http_engine::handle_post_in_session(tcp_connection& conn, r
             const auto reply_ = refused(*r, retry_after());
             co_return co_await send(conn, &req, reply_);
         }
-        session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(), {who, new_id}));
+        session->attach(srv_.connect_routed(conn.home, session->router(), {who, new_id}));
         if (shared_) {
             gate = [this, session, rec = record_of_initialize(*request, new_id, who)](const std::string& response) {
                 return record_session(session, rec, response);
@@ -269,7 +269,7 @@ net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, re
         }
     }
     auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
-    session->attach(srv_.connect_routed(ioc_.get_executor(), session->router(),
+    session->attach(srv_.connect_routed(conn.home, session->router(),
                                         {.caller = who, .session_id = {}, .preflighted = true}));
     auto ex = new_exchange(conn);
     const auto id = request->id;
