@@ -19,7 +19,7 @@
 # shared: single runs vary). An overload row's p50/p99 are of every answer, 503s included;
 # `invalid` counts answers that are neither a valid page nor a refusal.
 # Settings (environment): SCALING_SECONDS (5), SCALING_WARMUP (2), SCALING_CONNECTIONS (64),
-# SCALING_REPS (3), SCALING_OVERLOAD ("512 4000"), SCALING_BUILD (build/bench, which
+# SCALING_REPS (3), SCALING_OVERLOAD ("512 4000"; empty: none), SCALING_BUILD (build/bench, which
 # scripts/bench builds).
 # Exits 1 when any reply is invalid or a scaling row (not an overload row) is refused.
 set -euo pipefail
@@ -29,7 +29,7 @@ seconds="${SCALING_SECONDS:-5}"
 warmup="${SCALING_WARMUP:-2}"
 conns="${SCALING_CONNECTIONS:-64}"
 reps="${SCALING_REPS:-3}"
-overload="${SCALING_OVERLOAD:-512 4000}"
+overload="${SCALING_OVERLOAD-512 4000}"
 build="${SCALING_BUILD:-$root/build/bench}"
 candor="$build/bench/bench-server"
 source "$here/lib.sh"

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -280,6 +281,42 @@ TEST(Metrics, ValuesThatAreExposedAlikeCountInOneSeries) {
     EXPECT_EQ(sample(text, R"(candor_test_total{tool="a_b",code="C"})"), 2);
     EXPECT_EQ(sample(text, R"(candor_test_total{tool=")" + std::string(64, 'x') + R"(",code="C"})"), 2);
     EXPECT_EQ(sample(text, R"(candor_test_total{tool="solo",code=""})"), 3);
+}
+
+// Threads that count at once each count in a shard of their own; the scrape sums them exactly,
+// and the bound on label sets holds across the shards.
+TEST(Metrics, CountsFromManyThreadsAddUpAndStayBounded) {
+    ops::registry reg;
+    auto& calls = reg.counter("test_calls_total", "Calls.", {"tool"}, 10);
+    auto& sizes = reg.histogram("test_sizes", "Sizes.", {"tool"}, {10, 100});
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 24; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 2000; ++i) {
+                calls.add({"search"});
+                sizes.observe({"search"}, i % 2 ? 5 : 50);
+                // Every thread also brings label sets of its own: far more than the bound.
+                calls.add({"tool-" + std::to_string(t) + "-" + std::to_string(i % 7)});
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    const auto text = reg.exposition();
+    EXPECT_EQ(sample(text, R"(test_calls_total{tool="search"})"), 24 * 2000);
+    EXPECT_EQ(sample(text, R"(test_sizes_count{tool="search"})"), 24 * 2000);
+    EXPECT_EQ(sample(text, R"(test_sizes_bucket{tool="search",le="10"})"), 24 * 1000);
+    EXPECT_EQ(sample(text, R"(test_sizes_sum{tool="search"})"), 24 * 1000 * 55);
+    EXPECT_LE(calls.series(), 10u);
+    // Every add is counted somewhere: the invented names that did not fit went to "other".
+    double total = 0;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("test_calls_total{", 0) == 0) total += std::strtod(line.c_str() + line.rfind(' ') + 1, nullptr);
+    EXPECT_EQ(total, 2 * 24 * 2000);
+    std::size_t lines = 0;
+    std::istringstream again(text);
+    for (std::string line; std::getline(again, line);) lines += line.rfind("test_calls_total{", 0) == 0;
+    EXPECT_LE(lines, 10u);
 }
 
 TEST(Metrics, HistogramBucketsAreCumulative) {

@@ -98,9 +98,29 @@ registry::family::family(std::string name, std::string help, type t, std::vector
       type_(t),
       labels_(std::move(labels)),
       buckets_(std::move(buckets)),
-      max_series_(std::max<std::size_t>(max_series, 1)) {}
+      max_series_(std::max<std::size_t>(max_series, 1)),
+      shards_(std::make_unique<shard[]>(shard_count)) {}
 
-registry::family::series_data& registry::family::find(label_values raw) {
+registry::family::shard& registry::family::mine() {
+    if (type_ == type::gauge) return shards_[0];
+    // Each thread its shard, in turn: the first shard_count threads have one of their own.
+    static std::atomic<std::size_t> next{0};
+    thread_local const std::size_t index = next.fetch_add(1, std::memory_order_relaxed) % shard_count;
+    return shards_[index];
+}
+
+std::vector<std::string> registry::family::admit(std::vector<std::string> wanted) {
+    std::lock_guard lock(known_mu_);
+    if (known_.contains(wanted)) return wanted;
+    if (known_.size() + 1 >= max_series_) {
+        // Full: one last series takes every label set not seen before.
+        wanted.assign(labels_.size(), "other");
+    }
+    known_.insert(wanted);
+    return wanted;
+}
+
+registry::family::series_data& registry::family::find(shard& sh, label_values raw) {
     // The common case: every value is already what `label_value` would make of it, so the
     // series is looked up with the values as they are; nothing is allocated for a series held.
     boost::container::small_vector<std::string_view, 4> wanted;
@@ -112,37 +132,36 @@ registry::family::series_data& registry::family::find(label_values raw) {
         wanted.push_back(v);
     }
     if (as_is) {
-        if (auto it = series_.find(wanted); it != series_.end()) return it->second;
+        if (auto it = sh.series.find(wanted); it != sh.series.end()) return it->second;
     }
     std::vector<std::string> labels;
     labels.reserve(labels_.size());
     for (std::string_view v : wanted) labels.push_back(label_value(v));
-    auto it = series_.find(labels);
-    if (it != series_.end()) return it->second;
-    if (series_.size() + 1 >= max_series_) {
-        // Full: one last series takes every label set not seen before.
-        labels.assign(labels_.size(), "other");
-        it = series_.find(labels);
-        if (it != series_.end()) return it->second;
-    }
+    if (auto it = sh.series.find(labels); it != sh.series.end()) return it->second;
+    labels = admit(std::move(labels));
+    auto it = sh.series.find(labels);
+    if (it != sh.series.end()) return it->second;
     series_data fresh;
     fresh.bucket_counts.assign(buckets_.size(), 0);
-    return series_.emplace(std::move(labels), std::move(fresh)).first->second;
+    return sh.series.emplace(std::move(labels), std::move(fresh)).first->second;
 }
 
 void registry::family::add(label_values labels, double v) {
-    std::lock_guard lock(mu_);
-    find(labels).value += v;
+    auto& sh = mine();
+    std::lock_guard lock(sh.mu);
+    find(sh, labels).value += v;
 }
 
 void registry::family::set(label_values labels, double v) {
-    std::lock_guard lock(mu_);
-    find(labels).value = v;
+    auto& sh = mine();
+    std::lock_guard lock(sh.mu);
+    find(sh, labels).value = v;
 }
 
 void registry::family::observe(label_values labels, double v) {
-    std::lock_guard lock(mu_);
-    auto& s = find(labels);
+    auto& sh = mine();
+    std::lock_guard lock(sh.mu);
+    auto& s = find(sh, labels);
     for (std::size_t i = 0; i < buckets_.size(); ++i)
         if (v <= buckets_[i]) ++s.bucket_counts[i];
     s.sum += v;
@@ -150,8 +169,8 @@ void registry::family::observe(label_values labels, double v) {
 }
 
 std::size_t registry::family::series() const {
-    std::lock_guard lock(mu_);
-    return series_.size();
+    std::lock_guard lock(known_mu_);
+    return known_.size();
 }
 
 void registry::family::write(std::string& out) const {
@@ -160,12 +179,26 @@ void registry::family::write(std::string& out) const {
     out += "# TYPE " + name_ + " ";
     out += type_names[static_cast<int>(type_)];
     out += '\n';
-    std::lock_guard lock(mu_);
-    if (series_.empty() && labels_.empty() && type_ != type::histogram) {
+    // The shards summed, one at a time under its own lock.
+    series_map merged;
+    for (std::size_t k = 0; k < shard_count; ++k) {
+        const auto& sh = shards_[k];
+        std::lock_guard lock(sh.mu);
+        for (const auto& [labels, s] : sh.series) {
+            auto [it, fresh] = merged.try_emplace(labels, s);
+            if (fresh) continue;
+            auto& m = it->second;
+            m.value += s.value;
+            for (std::size_t i = 0; i < m.bucket_counts.size(); ++i) m.bucket_counts[i] += s.bucket_counts[i];
+            m.sum += s.sum;
+            m.count += s.count;
+        }
+    }
+    if (merged.empty() && labels_.empty() && type_ != type::histogram) {
         out += name_ + " 0\n";
         return;
     }
-    for (const auto& [labels, s] : series_) {
+    for (const auto& [labels, s] : merged) {
         if (type_ != type::histogram) {
             out += name_;
             write_labels(out, labels_, labels);

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,7 +34,10 @@ class registry {
 public:
     enum class type { counter, gauge, histogram };
 
-    /// One metric family. Thread-safe.
+    /// One metric family. Thread-safe. A counter's or histogram's series are kept in shards,
+    /// one per thread in turn (at most `shard_count`), each behind its own lock, and summed
+    /// when the family is written: threads that count at once take no lock and write no cache
+    /// line in common. A gauge has one shard (its value is set, not summed).
     class family {
     public:
         family(std::string name, std::string help, type t, std::vector<std::string> labels, std::vector<double> buckets,
@@ -68,7 +72,20 @@ public:
                                                     [](std::string_view x, std::string_view y) { return x < y; });
             }
         };
-        series_data& find(label_values labels);
+        using series_map = std::map<std::vector<std::string>, series_data, labels_less>;
+        static constexpr std::size_t shard_count = 16;
+        struct alignas(64) shard {
+            mutable std::mutex mu;
+            series_map series;
+        };
+        /// The calling thread's shard (shard 0 for a gauge).
+        shard& mine();
+        /// The series of `labels` in `sh` (its lock held), made there the first time; a label
+        /// set the family has not seen counts against `max_series` first.
+        series_data& find(shard& sh, label_values labels);
+        /// The exposed label set of `wanted` (under `known_mu_`): itself while the family may
+        /// hold one more set, else every value "other".
+        std::vector<std::string> admit(std::vector<std::string> wanted);
 
         std::string name_;
         std::string help_;
@@ -76,8 +93,10 @@ public:
         std::vector<std::string> labels_;
         std::vector<double> buckets_;
         std::size_t max_series_;
-        mutable std::mutex mu_;
-        std::map<std::vector<std::string>, series_data, labels_less> series_;
+        mutable std::mutex known_mu_;
+        /// Every label set held in any shard (the bound on series counts these).
+        std::set<std::vector<std::string>, labels_less> known_;
+        std::unique_ptr<shard[]> shards_;
     };
 
     /// @param name a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*); counters end in `_total`
