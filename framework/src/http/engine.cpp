@@ -68,9 +68,6 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
     : srv_(srv),
       opts_(std::move(opts)),
       max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
-      // Each io_context has one thread: Asio then keeps handlers posted from it on a private
-      // queue and never wakes another thread for them.
-      ioc_(1),
       acceptor_(net::make_strand(ioc_)),
       sweep_timer_(ioc_),
       sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
@@ -83,7 +80,9 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
                                                : std::max<std::size_t>(256, 128 * io_threads(opts_)),
                   opts_.max_queued_requests, opts_.max_queued_request_bytes, opts_.max_queued_requests_per_principal,
                   opts_.max_queue_delay}) {
-    for (std::size_t i = 1; i < io_threads(opts_); ++i) more_iocs_.push_back(std::make_unique<net::io_context>(1));
+    // Each io_context has one thread (concurrency hint 1): Asio then keeps handlers posted from
+    // it on a private queue and never wakes another thread for them.
+    for (std::size_t i = 1; i < io_threads(opts_); ++i) more_iocs_.push_back(std::make_unique<thread_context>());
     if (opts_.shared_sessions) {
         // Moved out of the options: the worker is joined (with the engine) before the
         // io_context its work resumes on is destroyed.

@@ -106,6 +106,15 @@ std::string sse_event(std::string_view json, std::string_view id = {});
 /// before reconnecting.
 std::string sse_priming(std::string_view id, std::chrono::milliseconds retry);
 
+/// An I/O thread's io_context (run by that thread alone), whose pending handlers and operations
+/// can be destroyed while its siblings still live: a handler queued here may hold an object of
+/// another thread's context (a session opened on one thread, used from another).
+class thread_context : public boost::asio::io_context {
+public:
+    thread_context() : io_context(1) {}
+    void shut_down() { shutdown(); }
+};
+
 /// One TCP connection: its stream, registered so that shutdown can close it.
 struct tcp_connection {
     tcp_connection(boost::asio::ip::tcp::socket s, boost::asio::io_context::executor_type h)
@@ -143,7 +152,12 @@ private:
 class http_engine {
 public:
     http_engine(mcp::server& srv, http_options opts);
-    ~http_engine() { stop(); }
+    ~http_engine() {
+        stop();
+        // Every context's leftovers are destroyed while all of them live, then the contexts.
+        ioc_.shut_down();
+        for (auto& more : more_iocs_) more->shut_down();
+    }
 
     boost::system::result<void> start();
     void drain();
@@ -267,8 +281,8 @@ private:
     // never leaves its thread (no scheduler or strand lock shared between threads, no memory
     // freed on another thread than the one that took it). `ioc_` is the first thread's: it
     // also holds the acceptor and the sweep; accepted connections go to each in turn.
-    boost::asio::io_context ioc_;
-    std::vector<std::unique_ptr<boost::asio::io_context>> more_iocs_;
+    thread_context ioc_;
+    std::vector<std::unique_ptr<thread_context>> more_iocs_;
     std::atomic<std::size_t> next_home_{0};
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::steady_timer sweep_timer_;
