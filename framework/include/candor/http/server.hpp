@@ -70,7 +70,8 @@ struct http_options {
     /// No sessions: every POST is self-contained (a fresh connection, initialized implicitly
     /// when the message is not `initialize`); GET and DELETE answer 405.
     bool stateless = false;
-    /// Threads running the io_context; 0 means one per core.
+    /// I/O threads, each running an io_context of its own that the accepted connections are
+    /// handed to in turn; 0 means one per core.
     std::size_t threads = 0;
 
     /// Origins accepted besides the loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
@@ -225,7 +226,7 @@ namespace detail {
 class http_engine;
 }
 
-/// A running HTTP transport. Non-blocking: `start` binds and runs the io_context threads,
+/// A running HTTP transport. Non-blocking: `start` binds and runs the I/O threads,
 /// `stop` drains. For a process whose whole job is serving, use `serve_http`.
 class http_server {
 public:
