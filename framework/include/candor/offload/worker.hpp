@@ -93,31 +93,36 @@ public:
         };
         const auto ex = co_await boost::asio::this_coro::executor;
         auto state = std::make_shared<shared_state>(ex);
-        boost::asio::post(pool_.get_executor(), [state,
-                                                 back = boost::asio::prefer(
-                                                     ex, boost::asio::execution::outstanding_work.tracked),
-                                                 fn = std::move(fn)]() mutable {
-            std::optional<R> r;
-            std::exception_ptr e;
-            try {
-                r.emplace(fn());
-            } catch (...) {
-                e = std::current_exception();
-            }
-            // The state is the caller's executor's: it is touched there only,
-            // and it goes there with the result, so that this thread holds no
-            // reference to it afterwards (its timer would outlive the executor's
-            // io_context). So does `back`, the work it counts: released here, after
-            // the post, it could reach an io_context that ended meanwhile.
-            const auto there = boost::asio::prefer(back, boost::asio::execution::outstanding_work.untracked);
-            boost::asio::post(there, [state = std::move(state), r = std::move(r), e, keep = std::move(back)]() mutable {
-                state->result = std::move(r);
-                state->error = e;
-                state->done = true;
-                state->wake.cancel();
-                keep = {};  // the caller's executor may end once this returns
+        boost::asio::post(
+            pool_.get_executor(),
+            [state, back = boost::asio::prefer(ex, boost::asio::execution::outstanding_work.tracked),
+             fn = std::move(fn)]() mutable {
+                std::optional<R> r;
+                std::exception_ptr e;
+                try {
+                    r.emplace(fn());
+                } catch (...) {
+                    e = std::current_exception();
+                }
+                // The state is the caller's executor's: it is touched there only,
+                // and it goes there with the result, so that this thread holds no
+                // reference to it afterwards (its timer would outlive the executor's
+                // io_context). So does `back`, the work it counts: released here, after
+                // the post, it could reach an io_context that ended meanwhile. And so does
+                // `fn`, with what it captured: its last owner may be the caller, gone by
+                // now, and what it holds may own this worker, which a thread of its own
+                // must never destroy.
+                const auto there = boost::asio::prefer(back, boost::asio::execution::outstanding_work.untracked);
+                boost::asio::post(there, [state = std::move(state), r = std::move(r), e, keep = std::move(back),
+                                          spent = std::optional<F>(std::move(fn))]() mutable {
+                    state->result = std::move(r);
+                    state->error = e;
+                    state->done = true;
+                    state->wake.cancel();
+                    spent.reset();
+                    keep = {};  // the caller's executor may end once this returns
+                });
             });
-        });
         (void)co_await state->wake.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
         if (!state->done) throw boost::system::system_error(boost::asio::error::operation_aborted);
         if (state->error) std::rethrow_exception(state->error);
