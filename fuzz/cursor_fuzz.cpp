@@ -21,7 +21,6 @@
 #include <string_view>
 
 namespace pg = candor::paging;
-namespace ev = candor::evidence;
 
 namespace {
 
