@@ -129,14 +129,16 @@ two() {
   read -r pb qb < <(start "$each" "$(server_cpus "$threads")")
   pids+=("$pa" "$pb")
   load "$qa" $((conns / 2)) "$warmup" >/dev/null &
+  local bg=$!
   load "$qb" $((conns / 2)) "$warmup" >/dev/null
-  wait %1 2>/dev/null || true
+  wait "$bg" || true
   local ta tb fa fb
   ta="$(ticks "$pa")"; tb="$(ticks "$pb")"
   fa="$(mktemp)"; fb="$(mktemp)"
   load "$qa" $((conns / 2)) "$seconds" > "$fa" &
+  bg=$!
   load "$qb" $((conns / 2)) "$seconds" > "$fb"
-  wait %1 2>/dev/null || true
+  wait "$bg" || true
   local t=$(($(ticks "$pa") - ta + $(ticks "$pb") - tb))
   a="$(grep '^WRK_RESULT' "$fa")"; b="$(grep '^WRK_RESULT' "$fb")"
   cat "$fa" "$fb" | grep '^WRK_FIRST_FAILURE' >&2 || true
