@@ -83,9 +83,12 @@ boost::system::result<opened_database, store::db_error> open_url(const std::stri
     // The pool, kept alive by (and with) its runtime.
     std::shared_ptr<pg::pool> pool(runtime, &*runtime->pool);
 
-    auto migrate = [pool,
+    // The coroutine borrows the pool: its frame ends on the pool's own thread after the future is
+    // set, and an owner there could be the last one (when the migration failed), whose release
+    // would join that thread from itself. This function holds the pool until the future is set.
+    auto migrate = [borrowed = pool.get(),
                     deadline = pg::clock::now() + wait]() -> asio::awaitable<boost::system::result<int, pg::error>> {
-        co_return co_await pg::migrate(*pool, "candor_state", migrations(), deadline);
+        co_return co_await pg::migrate(*borrowed, "candor_state", migrations(), deadline);
     };
     auto f = asio::co_spawn(runtime->io, migrate, asio::use_future);
     auto migrated = f.get();
