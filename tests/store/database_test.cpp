@@ -14,6 +14,8 @@
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -125,4 +127,72 @@ TEST(StoreWorker, AnExceptionOfTheWorkReachesTheCaller) {
         boost::asio::use_future);
     io.run();
     EXPECT_THROW(done.get(), std::runtime_error);
+}
+
+namespace {
+
+// An executor that counts the copies of itself that still refer to its io_context (a moved-from
+// copy does not), and that makes a thread other than the io_context's linger a little after it
+// has handed a function over: the window in which that thread still holds the executor.
+std::atomic<int> holders{0};
+std::thread::id io_thread;
+
+template <class Inner>
+struct counted_executor {
+    Inner inner;
+    bool holds = true;
+
+    explicit counted_executor(Inner i) noexcept : inner(std::move(i)) { ++holders; }
+    counted_executor(const counted_executor& o) noexcept : inner(o.inner), holds(o.holds) {
+        if (holds) ++holders;
+    }
+    counted_executor(counted_executor&& o) noexcept : inner(std::move(o.inner)), holds(o.holds) { o.holds = false; }
+    counted_executor& operator=(const counted_executor&) = delete;
+    ~counted_executor() {
+        if (holds) --holders;
+    }
+
+    template <class Fn>
+    void execute(Fn f) const {
+        inner.execute(std::move(f));
+        if (std::this_thread::get_id() != io_thread) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    template <class P>
+    auto query(const P& p) const noexcept -> decltype(boost::asio::query(inner, p)) {
+        return boost::asio::query(inner, p);
+    }
+    template <class P>
+    auto require(const P& p) const -> counted_executor<std::decay_t<decltype(boost::asio::require(inner, p))>> {
+        return counted_executor<std::decay_t<decltype(boost::asio::require(inner, p))>>(boost::asio::require(inner, p));
+    }
+    template <class P>
+    auto prefer(const P& p) const -> counted_executor<std::decay_t<decltype(boost::asio::prefer(inner, p))>> {
+        return counted_executor<std::decay_t<decltype(boost::asio::prefer(inner, p))>>(boost::asio::prefer(inner, p));
+    }
+    friend bool operator==(const counted_executor& a, const counted_executor& b) noexcept { return a.inner == b.inner; }
+};
+
+// Once the caller has resumed with the result, the worker's thread holds nothing of the caller's
+// executor: the caller may end its io_context at once (a tool's connection does, when it closes).
+template <class Await>
+void expect_nothing_held_once_resumed(Await await) {
+    candor::offload::worker w;
+    boost::asio::io_context io;
+    io_thread = std::this_thread::get_id();
+    const boost::asio::any_io_executor ex{counted_executor<boost::asio::io_context::executor_type>(io.get_executor())};
+    auto done = boost::asio::co_spawn(ex, await(w), boost::asio::use_future);
+    io.run();
+    EXPECT_EQ(done.get(), 42);
+    EXPECT_EQ(holders.load(), 1);  // `ex` itself
+}
+
+}  // namespace
+
+TEST(StoreWorker, NoWorkerThreadStillHoldsTheCallersExecutorWhenTheCallerResumes) {
+    expect_nothing_held_once_resumed(
+        [](candor::offload::worker& w) -> boost::asio::awaitable<int> { co_return co_await w.run([] { return 42; }); });
+    expect_nothing_held_once_resumed([](candor::offload::worker& w) -> boost::asio::awaitable<int> {
+        auto work = [] { return 42; };
+        co_return co_await w.run_cancellable(std::move(work));
+    });
 }

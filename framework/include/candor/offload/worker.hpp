@@ -12,8 +12,8 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/post.hpp>
@@ -24,6 +24,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <exception>
 #include <memory>
@@ -45,26 +46,29 @@ public:
 
     /// Run `fn` on a worker thread. `fn` may refer to the awaiting coroutine's locals (they
     /// live until it resumes) but must not touch state that belongs to the caller's strand.
+    /// The wait cannot be cancelled: the coroutine resumes when `fn` has returned.
     /// @return what `fn` returned; an exception `fn` threw is rethrown in the caller
     template <class F>
     boost::asio::awaitable<std::invoke_result_t<F&>> run(F fn) {
         using R = std::invoke_result_t<F&>;
-        // co_spawn's callable form keeps the lambda alive in the new coroutine's frame; the
-        // reference to `fn` stays valid because this frame waits for that coroutine.
         if constexpr (std::is_void_v<R>) {
-            co_await boost::asio::co_spawn(
-                pool_.get_executor(),
-                [&fn]() -> boost::asio::awaitable<void> {
-                    fn();
-                    co_return;
-                },
-                boost::asio::use_awaitable);
+            auto as_value = [f = std::move(fn)]() mutable {
+                f();
+                return true;
+            };
+            (void)co_await run(std::move(as_value));
         } else {
-            // std::optional: co_spawn's completion needs a default-constructible value.
-            auto out = co_await boost::asio::co_spawn(
-                pool_.get_executor(),
-                [&fn]() -> boost::asio::awaitable<std::optional<R>> { co_return std::optional<R>(fn()); },
-                boost::asio::use_awaitable);
+            const auto ex = co_await boost::asio::this_coro::executor;
+            // No cancellation slot is connected: the operation ends only when `fn` has.
+            auto out = co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),
+                                                            void(std::exception_ptr, std::optional<R>)>(
+                [this, &ex](auto handler, F f) {
+                    hand_off(ex, std::move(f),
+                             [h = std::move(handler)](std::optional<R> r, std::exception_ptr e) mutable {
+                                 std::move(h)(e, std::move(r));
+                             });
+                },
+                boost::asio::use_awaitable, std::move(fn));
             co_return std::move(*out);
         }
     }
@@ -93,36 +97,14 @@ public:
         };
         const auto ex = co_await boost::asio::this_coro::executor;
         auto state = std::make_shared<shared_state>(ex);
-        boost::asio::post(
-            pool_.get_executor(),
-            [state, back = boost::asio::prefer(ex, boost::asio::execution::outstanding_work.tracked),
-             fn = std::move(fn)]() mutable {
-                std::optional<R> r;
-                std::exception_ptr e;
-                try {
-                    r.emplace(fn());
-                } catch (...) {
-                    e = std::current_exception();
-                }
-                // The state is the caller's executor's: it is touched there only,
-                // and it goes there with the result, so that this thread holds no
-                // reference to it afterwards (its timer would outlive the executor's
-                // io_context). So does `back`, the work it counts: released here, after
-                // the post, it could reach an io_context that ended meanwhile. And so does
-                // `fn`, with what it captured: its last owner may be the caller, gone by
-                // now, and what it holds may own this worker, which a thread of its own
-                // must never destroy.
-                const auto there = boost::asio::prefer(back, boost::asio::execution::outstanding_work.untracked);
-                boost::asio::post(there, [state = std::move(state), r = std::move(r), e, keep = std::move(back),
-                                          spent = std::optional<F>(std::move(fn))]() mutable {
-                    state->result = std::move(r);
-                    state->error = e;
-                    state->done = true;
-                    state->wake.cancel();
-                    spent.reset();
-                    keep = {};  // the caller's executor may end once this returns
-                });
-            });
+        // The state is the caller's executor's (its timer belongs to that io_context): it is
+        // touched there only, and only the delivery holds it on the worker's side.
+        hand_off(ex, std::move(fn), [state](std::optional<R> r, std::exception_ptr e) {
+            state->result = std::move(r);
+            state->error = e;
+            state->done = true;
+            state->wake.cancel();
+        });
         (void)co_await state->wake.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
         if (!state->done) throw boost::system::system_error(boost::asio::error::operation_aborted);
         if (state->error) std::rethrow_exception(state->error);
@@ -132,6 +114,57 @@ public:
     boost::asio::thread_pool::executor_type executor() noexcept { return pool_.get_executor(); }
 
 private:
+    /// What a worker thread hands back to the caller's executor: the result, the work with
+    /// what it captured (its last owner may be the caller, gone by now, and what it holds may
+    /// own this worker, which a thread of its own must never destroy), and the caller's
+    /// counted work. It runs `done` only once the worker thread has let go of every copy of
+    /// the caller's executor: until then it posts itself again. Otherwise the caller could
+    /// resume, finish and end its io_context while the worker thread, still returning from the
+    /// post, released a strand of that io_context (a use after free).
+    template <class R, class F, class Done>
+    struct delivery {
+        std::optional<R> result{};
+        std::exception_ptr error{};
+        std::optional<F> spent{};
+        Done done;
+        boost::asio::any_io_executor keep{};  // tracked: the caller's executor stays busy
+        std::shared_ptr<std::atomic<bool>> released{};
+
+        void operator()() {
+            if (!released->load(std::memory_order_acquire)) {
+                const auto again = keep;
+                boost::asio::post(again, std::move(*this));
+                return;
+            }
+            const auto busy = std::move(keep);  // the caller's executor may end once this returns
+            spent.reset();
+            std::move(done)(std::move(result), error);
+        }
+    };
+
+    template <class F, class Done>
+    void hand_off(const boost::asio::any_io_executor& ex, F fn, Done done) {
+        using R = std::invoke_result_t<F&>;
+        boost::asio::post(
+            pool_.get_executor(), [back = boost::asio::prefer(ex, boost::asio::execution::outstanding_work.tracked),
+                                   fn = std::move(fn), done = std::move(done)]() mutable {
+                delivery<R, F, Done> d{.done = std::move(done), .released = std::make_shared<std::atomic<bool>>(false)};
+                try {
+                    d.result.emplace(fn());
+                } catch (...) {
+                    d.error = std::current_exception();
+                }
+                d.spent.emplace(std::move(fn));
+                const auto released = d.released;
+                {
+                    const auto there = boost::asio::prefer(back, boost::asio::execution::outstanding_work.untracked);
+                    d.keep = std::move(back);
+                    boost::asio::post(there, std::move(d));
+                }
+                released->store(true, std::memory_order_release);
+            });
+    }
+
     boost::asio::thread_pool pool_;
 };
 
