@@ -117,6 +117,13 @@ std::string input_key(std::string_view method, std::size_t index) {
 
 }  // namespace detail
 
+void detail::input_round::bind(const principal& who) {
+    if (!pending) return;
+    binding = request_binding(*sealer, pending->method, pending->target, *pending->arguments);
+    caller = caller_binding(*sealer, who);
+    pending.reset();
+}
+
 boost::system::result<std::optional<detail::input_round>, rpc::error_object> detail::call_runner::open_inputs(
     const rpc::request& req, std::string_view target, const boost::json::value& arguments) {
     const auto* state_value = req.params ? req.params->if_contains("requestState") : nullptr;
@@ -130,16 +137,18 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> det
     }
     detail::input_round round;
     round.sealer = sealer;
-    round.binding = detail::request_binding(*sealer, req.method, target, arguments);
-    round.caller = detail::caller_binding(*sealer, c_.opts.caller);
     const auto* responses_value = req.params->if_contains("inputResponses");
     const auto* responses = responses_value ? responses_value->if_object() : nullptr;
     if (responses_value && !responses)
         return state_error("INPUT_RESPONSES_INVALID", "inputResponses must be an object keyed like inputRequests");
     if (!state_value) {
+        // No state to check: the bindings wait until the run asks the client something.
+        round.pending = detail::input_round::unbound_request{std::string(req.method), std::string(target), &arguments};
         if (responses) round.unbound = json::detach(*responses_value).as_object();
         return std::optional<detail::input_round>(std::move(round));
     }
+    round.binding = detail::request_binding(*sealer, req.method, target, arguments);
+    round.caller = detail::caller_binding(*sealer, c_.opts.caller);
 
     const auto* sealed = state_value->if_string();
     if (!sealed) return state_error("REQUEST_STATE_INVALID", "requestState must be the string the server sent");
@@ -286,6 +295,8 @@ boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> de
         auto round = open_inputs(req, target, arguments);
         if (!round) return round.error();
         state->inputs = std::move(*round);
+        // A prompt's or a resource's arguments do not outlive this request: bound now.
+        if (state->inputs) state->inputs->bind(state->caller);
     }
     return state;
 }

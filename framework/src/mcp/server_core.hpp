@@ -259,9 +259,20 @@ struct input_round {
     /// before being asked, or the result it answers carried no state): taken by key, for the
     /// question asked under that key, when well formed for its method.
     boost::json::object unbound;
-    /// Binds the sealed state to this request (method, target, arguments) and caller.
+    /// Binds the sealed state to this request (method, target, arguments) and caller: computed
+    /// at once when a state comes in, otherwise when the run first asks the client something
+    /// (most calls never do, and then cost no digest).
     std::string binding;
     std::string caller;
+    /// What `bind` computes the bindings from, until it has; `arguments` lives as long as the run.
+    struct unbound_request {
+        std::string method;
+        std::string target;
+        const boost::json::value* arguments = nullptr;
+    };
+    std::optional<unbound_request> pending;
+    /// Computes `binding` and `caller` if still pending.
+    void bind(const principal& who);
     /// 0 for the first attempt, n for the n-th retry.
     std::int64_t round = 0;
 };
