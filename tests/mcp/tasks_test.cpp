@@ -73,6 +73,14 @@ protected:
                 co_await pause(ctx);
                 co_return mcp::content_result{array{object{{"type", "text"}, {"text", "failed"}}}, std::nullopt, true};
             });
+        // says, at its start and at its end, under which task id it runs.
+        add("named", mcp::task_support::optional,
+            [](const object&, mcp::call_context& ctx) -> awaitable<mcp::content_result> {
+                const std::string at_start = ctx.task_id();
+                co_await pause(ctx);
+                co_return mcp::content_result{
+                    array{object{{"type", "text"}, {"text", at_start + "|" + ctx.task_id()}}}};
+            });
         add("instant", mcp::task_support::optional,
             [](const object&, mcp::call_context&) -> awaitable<mcp::content_result> {
                 co_return mcp::content_result{array{object{{"type", "text"}, {"text", "at once"}}}};
@@ -175,6 +183,15 @@ protected:
         return r;
     }
 };
+
+TEST_F(Tasks, AToolKnowsItsTaskIdFromItsStartAndACallInTheRequestHasNone) {
+    const auto id = new_task("named");
+    auto done = wait_for(id, "completed");
+    EXPECT_EQ(at(item(at(done, "result", "result", "content"), 0), "text"), boost::json::value(id + "|" + id));
+    // Without the extension the call is answered in its request: no task, no id.
+    auto r = call("named", {}, object{});
+    EXPECT_EQ(at(item(at(r, "result", "content"), 0), "text"), "|");
+}
 
 TEST_F(Tasks, CallDeclaringTheExtensionAnswersWithATaskThatCompletes) {
     auto r = call("gated");

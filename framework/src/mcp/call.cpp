@@ -197,9 +197,8 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
         }
         task_id = std::move(*reserved);
     }
-    start_call(std::move(tool), in.doc, *arguments, req, std::move(inputs));
+    start_call(std::move(tool), in.doc, *arguments, req, std::move(inputs), task_id);
     if (task_id.empty()) return;
-    if (auto it = calls_.find(req.id); it != calls_.end()) it->second->task_id = task_id;
     // Runs after the tool's first slice (co_spawn started it already, or its start is queued
     // ahead on the strand): a tool that finished or asked by then was answered in the request.
     boost::asio::post(c_.strand, [weak = c_.weak_from_this(), server = c_.core, id = req.id, task_id]() {
@@ -210,8 +209,9 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
 
 void detail::call_runner::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
                                      const boost::json::value& arguments, const rpc::request& req,
-                                     std::optional<detail::input_round> inputs) {
+                                     std::optional<detail::input_round> inputs, std::string task_id) {
     auto state = std::make_shared<detail::call_state>(c_.weak_from_this());
+    state->task_id = std::move(task_id);  // before the tool's first slice, which may read it
     const auto& info = tool->info();
     state->tool_name = info.name;
     state->origin = c_.current;
@@ -616,6 +616,7 @@ std::chrono::milliseconds call_context::remaining() const noexcept {
     return std::max(left, std::chrono::milliseconds(0));
 }
 bool call_context::cancelled() const noexcept { return state_->cancelled; }
+const std::string& call_context::task_id() const noexcept { return state_->task_id; }
 void call_context::progress(double done, std::optional<double> total, std::string message) {
     state_->send_progress(done, total, std::move(message));
 }

@@ -139,8 +139,8 @@ public:
 
 private:
     void start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
-                    const boost::json::value& arguments, const jsonrpc::request& req,
-                    std::optional<input_round> inputs);
+                    const boost::json::value& arguments, const jsonrpc::request& req, std::optional<input_round> inputs,
+                    std::string task_id);
     /// A stateless call's multi round-trip state: the answers its retry brings (its
     /// `requestState`, checked, and its `inputResponses`), or a fresh round; nothing when no
     /// sealer is configured (requests to the client are then `not_supported`).

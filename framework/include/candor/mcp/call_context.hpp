@@ -150,6 +150,12 @@ public:
     /// operations awaited by the tool are cancelled too, through the coroutine's cancellation
     /// slot; this flag is for loops that do not await.
     bool cancelled() const noexcept;
+    /// The id under which the client follows this call as a task (`tool_info::tasks`, on the
+    /// stateless revision when the request declared the extension), from the tool's start;
+    /// empty when the call is answered in its request. A job that records its runs can name
+    /// them by it. A call that returns before it first waits is answered in the request all the
+    /// same, and its id is never shown to the client.
+    const std::string& task_id() const noexcept;
 
     /// Send `notifications/progress` if the request carried `_meta.progressToken`; otherwise do
     /// nothing. Values that do not increase are dropped (the spec requires an increase).
