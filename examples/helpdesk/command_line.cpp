@@ -36,7 +36,7 @@ std::string command_line::default_db_path() {
 std::string summary() {
     return "Candor's helpdesk demo over an embedded SQLite database or PostgreSQL (--db): search_tickets,\n"
            "list_service_accounts, find_unowned_accounts, archive_service_accounts (evidence-gated),\n"
-           "search_everywhere.\n"
+           "search_everywhere, reindex_knowledge_base (a task), read_article, create_order_draft.\n"
            "Over --stdio the caller is $CANDOR_PRINCIPAL (default admin); over --http, the principal of the\n"
            "bearer token (--tokens; no token: anonymous, who sees no service accounts).\n"
            "Cursors and snapshot tokens are sealed with the keys of --sealing-keys FILE (or the\n"
@@ -86,6 +86,16 @@ std::vector<candor::app::extra_option> flags(command_line& cli) {
                  return false;
              }
              cli.config.kb_stale_after = std::chrono::seconds(s);
+             return true;
+         }},
+        {"--reindex-seconds", "N", "how long reindex_knowledge_base takes (default 5)",
+         [&cli](std::string_view v) {
+             long s = 0;
+             if (!positive(v, 86'400, s)) {
+                 std::cerr << "error: --reindex-seconds expects 0..86400\n";
+                 return false;
+             }
+             cli.config.reindex_duration = std::chrono::seconds(s);
              return true;
          }},
     };

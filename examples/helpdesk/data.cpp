@@ -188,6 +188,11 @@ boost::system::result<void, sc::db_error> open_and_seed(sc::sql_database& db, in
         const char* plain[] = {
             "CREATE TABLE IF NOT EXISTS helpdesk_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS kb_articles(id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)",
+            // reindex_knowledge_base's index, and one row per run that finished (finished_at in
+            // epoch milliseconds; task_id NULL when the run was answered in its request).
+            "CREATE TABLE IF NOT EXISTS kb_index(word TEXT NOT NULL, article_id TEXT NOT NULL, PRIMARY KEY(word, "
+            "article_id))",
+            "CREATE TABLE IF NOT EXISTS kb_index_runs(task_id TEXT, finished_at BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS chat_messages(id TEXT PRIMARY KEY, channel TEXT NOT NULL, author TEXT NOT "
             "NULL, text TEXT NOT NULL, at TEXT NOT NULL)",
         };

@@ -172,6 +172,8 @@ public:
                               "SOURCE_UNAVAILABLE and the others' results are kept.")
                    .with_title("Search everywhere")
                    .with_action(mcp::action_class::read_only)
+                   // A client that declares the tasks extension may follow a slow search as a task.
+                   .with_task_support(mcp::task_support::optional)
                    .with_deadline(std::chrono::seconds(65))),
           db_(s.db),
           worker_(s.worker),

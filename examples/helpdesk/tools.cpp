@@ -470,6 +470,7 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
     srv.add_tool(std::make_shared<archive_accounts>(s)).value();
     srv.add_tool(make_search_everywhere(s)).value();
+    srv.add_tool(make_reindex_knowledge_base(s)).value();
     srv.add_tool(std::make_shared<read_article>(s)).value();
     srv.add_tool(make_order_tool(s.db, s.worker, s.repairs)).value();
     return {};

@@ -24,8 +24,9 @@ namespace helpdesk {
 struct settings {
     std::chrono::seconds token_ttl{15 * 60};
     std::chrono::seconds kb_stale_after{60 * 60};
-    std::string slow_source;  ///< this search_everywhere source answers after 5 s
-    std::string fail_source;  ///< this search_everywhere source fails at once
+    std::chrono::seconds reindex_duration{5};  ///< how long reindex_knowledge_base takes
+    std::string slow_source;                   ///< this search_everywhere source answers after 5 s
+    std::string fail_source;                   ///< this search_everywhere source fails at once
 };
 
 struct shared {
@@ -46,11 +47,14 @@ struct shared {
 };
 
 /// Register search_tickets, list_service_accounts, find_unowned_accounts,
-/// archive_service_accounts, search_everywhere and read_article.
+/// archive_service_accounts, search_everywhere, reindex_knowledge_base and read_article.
 /// @return the database's failure when the plan ledger's table could not be created
 boost::system::result<void, sc::db_error> add_tools(candor::mcp::server& srv, shared s);
 
 /// search_everywhere (search_everywhere.cpp).
 std::shared_ptr<candor::mcp::tool_handler> make_search_everywhere(const shared& s);
+
+/// reindex_knowledge_base (reindex.cpp).
+std::shared_ptr<candor::mcp::tool_handler> make_reindex_knowledge_base(const shared& s);
 
 }  // namespace helpdesk
