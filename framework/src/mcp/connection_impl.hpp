@@ -66,6 +66,12 @@ public:
     /// Start handling a message of `bytes` (the call records' origin); false once closed.
     bool begin_message(std::size_t bytes);
     void dispatch_message(jsonrpc::inbound& in);
+    /// Answer `id` with what `result_of` makes of the awaited value, or -32603 if it throws.
+    /// `asking`: the state behind the handler's `call_context`, if it has one (a handler that asked
+    /// the client something on the stateless revision is answered `input_required`).
+    template <class T, class F>
+    void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of,
+                      reply_style style, std::shared_ptr<call_state> asking = nullptr);
 
 private:
     void handle_request(jsonrpc::inbound& in, jsonrpc::request& req);
@@ -87,12 +93,6 @@ private:
     void on_prompts_list(const jsonrpc::request& req);
     void on_prompts_get(const jsonrpc::request& req);
     void on_complete(const jsonrpc::request& req);
-    /// Answer `id` with what `result_of` makes of the awaited value, or -32603 if it throws.
-    /// `asking`: the state behind the handler's `call_context`, if it has one (a handler that asked
-    /// the client something on the stateless revision is answered `input_required`).
-    template <class T, class F>
-    void answer_async(const jsonrpc::request_id& id, std::string what, boost::asio::awaitable<T> op, F result_of,
-                      reply_style style, std::shared_ptr<call_state> asking = nullptr);
     /// Answer a list method with one page of `registry` (`list_page`), with the lists' caching hint.
     template <class Map, class Describe>
     void answer_list(const jsonrpc::request& req, const Map& registry, std::string_view list, std::string_view key,
@@ -210,8 +210,12 @@ public:
     void on_tasks_cancel(const jsonrpc::request& req);
 
 private:
-    /// The task a `tasks/*` request names, if its caller owns it; else the -32602 it is answered.
-    boost::system::result<task_record, jsonrpc::error_object> task_of(const jsonrpc::request& req) const;
+    /// The task a `tasks/*` request names: its record here, none when this process does not
+    /// know it (another replica may), or the -32602 it is answered (no id, another's task).
+    boost::system::result<std::optional<task_record>, jsonrpc::error_object> task_of(const jsonrpc::request& req,
+                                                                                     std::string& id) const;
+    /// The shared table when a task is not known here (`task_options::shared`), else null.
+    std::shared_ptr<shared_task_table> shared() const;
 
     connection_impl& c_;
 };

@@ -49,6 +49,11 @@ void server::set_request_state_sealer(std::shared_ptr<const state_sealer> sealer
     core_->opts.request_state_sealer = std::move(sealer);
 }
 
+void server::set_shared_tasks(std::shared_ptr<shared_task_table> table) {
+    std::lock_guard lock(core_->tasks_mu);
+    core_->opts.tasks.shared = std::move(table);
+}
+
 void server::set_max_result_bytes(std::size_t bytes) {
     std::lock_guard lock(core_->mu);
     core_->opts.max_result_bytes = bytes;

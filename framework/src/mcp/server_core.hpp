@@ -80,6 +80,9 @@ std::string stateless_call_fields(const server_options& o);
 /// The error of a call whose caller lacks scopes the tool requires (`INSUFFICIENT_SCOPE`).
 issue insufficient_scope(const tool_info& info, std::vector<std::string> missing);
 
+/// 128 random bits as hex: ids nobody can guess (task ids, question nonces, replica ids).
+std::string random_id();
+
 struct server_core {
     explicit server_core(server_options o) : opts(std::move(o)), call_fields(stateless_call_fields(opts)) {
         if (!opts.log) opts.log = [](log_level, std::string_view) {};
@@ -124,6 +127,14 @@ struct server_core {
     mutable std::mutex tasks_mu;
     std::map<std::string, std::shared_ptr<task_run>, std::less<>> task_runs;
     std::shared_ptr<task_run> find_run(std::string_view id) const;
+    /// This server's name as the holder of the tasks it runs (`opts.tasks.shared`).
+    const std::string replica_id = random_id();
+    /// The version of this holder's next publication of a task (grows with every one).
+    std::atomic<std::uint64_t> task_version{static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count())};
+    /// A loop renews the leases of the tasks this server runs (guarded by `tasks_mu`).
+    bool renewing_leases = false;
 
     /// Every live connection (copied out under the lock).
     std::vector<std::shared_ptr<connection_impl>> live_connections() const;
@@ -226,9 +237,6 @@ struct answer_identity {
     std::string id;
     std::chrono::system_clock::time_point replayable_until{};
 };
-
-/// 128 random bits as hex: ids nobody can guess (task ids, question nonces).
-std::string random_id();
 
 /// The smallest result budget a request may ask for; a smaller one is raised to it.
 inline constexpr std::size_t min_result_bytes = 1024;

@@ -19,6 +19,13 @@ std::string_view to_string(task_status s) noexcept {
     return "working";
 }
 
+std::optional<task_status> task_status_from(std::string_view name) noexcept {
+    for (auto s : {task_status::working, task_status::input_required, task_status::completed, task_status::failed,
+                   task_status::cancelled})
+        if (to_string(s) == name) return s;
+    return std::nullopt;
+}
+
 bool is_terminal(task_status s) noexcept {
     return s == task_status::completed || s == task_status::failed || s == task_status::cancelled;
 }

@@ -7,16 +7,32 @@
 // outlives the connection), detached from it: the connection's close, deadline queue and
 // in-flight count no longer see it. Other connections reach it through the task table (what a
 // client may read) and `server_core::task_runs` (cancellation, answers), posting to its strand;
-// no lock is held while anything runs.
+// no lock is held while anything runs. With a shared task table (`task_options::shared`,
+// shared_tasks.hpp) every change of a task's record is published there, a loop renews the
+// leases of the tasks this process runs and reads what other replicas did to them, and a task
+// this process does not know is looked up in the table.
+
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 
 #include "connection_impl.hpp"
+
+#include <candor/mcp/shared_tasks.hpp>
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/document.hpp>
 #include <candor/json/time.hpp>
 #include <candor/json/write.hpp>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <random>
@@ -58,6 +74,261 @@ bool drop_input(task_record& r, std::string_view key, std::chrono::system_clock:
     if (r.input_requests.empty() && r.status == task_status::input_required) r.status = task_status::working;
     r.updated = t;
     return true;
+}
+
+// A task ended by its client: cancelled, readable for `ttl`.
+void mark_cancelled(task_record& r, std::chrono::system_clock::time_point t, std::chrono::milliseconds ttl) {
+    r.status = task_status::cancelled;
+    r.status_message = "cancelled by the client";
+    r.input_requests.clear();
+    r.updated = t;
+    r.expires = t + ttl;
+}
+
+// A task whose replica stopped renewing its lease: failed with TASK_LOST, readable for `ttl`.
+void mark_lost(task_record& r, std::chrono::system_clock::time_point t, std::chrono::milliseconds ttl) {
+    r.status = task_status::failed;
+    r.status_message = "the replica that ran the task stopped";
+    r.error =
+        boost::json::object{{"code", static_cast<int>(rpc::error_code::internal_error)},
+                            {"message", "the replica that ran the task stopped before the task ended; start it again"},
+                            {"data", boost::json::object{{"code", "TASK_LOST"}}}};
+    r.input_requests.clear();
+    r.updated = t;
+    r.expires = t + ttl;
+}
+
+// What `tasks/get` answers for `r`.
+boost::json::object task_view(task_record r, const task_options& o) {
+    auto out = task_fields(r, o);
+    switch (r.status) {
+        case task_status::input_required: out["inputRequests"] = std::move(r.input_requests); break;
+        case task_status::completed: out["result"] = std::move(r.result); break;
+        case task_status::failed: out["error"] = std::move(r.error); break;
+        default: break;
+    }
+    return out;
+}
+
+// The shared task table did not answer: nothing is known of the task, and nothing was changed.
+rpc::error_object table_unavailable() {
+    return rpc::error_object::make(rpc::error_code::internal_error,
+                                   "the tasks shared by this deployment cannot be read now; try again",
+                                   boost::json::object{{"code", "TASK_STORE_UNAVAILABLE"}});
+}
+
+using answers_list = std::vector<std::pair<std::string, boost::json::object>>;
+
+// The answers in `responses` to the outstanding requests of `r`, each checked against its
+// method; any other key is ignored (a request answered already, or never asked).
+boost::system::result<answers_list, rpc::error_object> answers_for(const task_record& r,
+                                                                   const boost::json::object& responses) {
+    answers_list answers;
+    for (const auto& [key, entry] : r.input_requests) {
+        const auto* answer = responses.if_contains(key);
+        if (!answer) continue;
+        const auto* e = entry.if_object();
+        const auto* method = e ? e->if_contains("method") : nullptr;
+        const std::string_view m = method && method->is_string() ? std::string_view(method->get_string()) : "";
+        if (!answer->is_object() || !detail::well_formed_answer(m, answer->get_object()))
+            return rpc::error_object::make(
+                rpc::error_code::invalid_params,
+                "inputResponses[\"" + std::string(key) + "\"] is not a valid answer to " + std::string(m),
+                boost::json::object{{"code", "INPUT_RESPONSES_INVALID"}});
+        answers.emplace_back(std::string(key), json::detach(*answer).as_object());
+    }
+    return answers;
+}
+
+// Hand answers to the requests the task's tool awaits, on its strand.
+void hand_answers(const std::shared_ptr<detail::task_run>& run, std::shared_ptr<answers_list> answers) {
+    boost::asio::post(run->executor, [run, answers] {
+        for (auto& [key, answer] : *answers) {
+            auto it = run->open.find(key);
+            if (it == run->open.end()) continue;
+            it->second->outcome = std::move(answer);
+            it->second->timer.cancel();
+            run->open.erase(it);
+            for (auto k = run->key_of.begin(); k != run->key_of.end(); ++k)
+                if (k->second == key) {
+                    run->key_of.erase(k);
+                    break;
+                }
+        }
+    });
+}
+
+// Stop the task's tool, on its strand: its waits (timers, requests to the client) end through
+// its cancellation slot.
+void stop_run(const std::shared_ptr<detail::task_run>& run) {
+    boost::asio::post(run->executor, [run] {
+        auto call = run->call.lock();
+        if (!call || call->cancelled) return;
+        call->cancelled = true;
+        call->signal.emit(boost::asio::cancellation_type::terminal);
+    });
+}
+
+// Publish the task's record as this process has it to the shared table, if there is one.
+void share(detail::server_core& core, std::string_view id) {
+    const auto& table = core.opts.tasks.shared;
+    if (!table) return;
+    const auto now = wall_now();
+    auto r = core.tasks->find(id, now);
+    if (!r) return;
+    table->publish(std::move(*r), core.task_version.fetch_add(1) + 1, core.replica_id, now + core.opts.tasks.lease);
+}
+
+// What another replica did to a task this process runs: it ended it (cancelled, or declared it
+// lost while this process could not renew its lease), or answered its requests.
+void deliver_mail(detail::server_core& core, task_mail m) {
+    auto run = core.find_run(m.id);
+    if (!run) return;
+    const auto t = wall_now();
+    const auto ttl = core.opts.tasks.ttl;
+    if (is_terminal(m.status)) {
+        core.tasks->modify(m.id, t, [&](task_record& r) {
+            if (is_terminal(r.status)) return false;
+            if (m.status == task_status::failed) mark_lost(r, t, ttl);
+            else mark_cancelled(r, t, ttl);
+            return true;
+        });
+        stop_run(run);
+        return;
+    }
+    if (m.answers.empty()) return;
+    auto answers = std::make_shared<answers_list>();
+    for (auto& [key, answer] : m.answers)
+        if (answer.is_object()) answers->emplace_back(std::string(key), std::move(answer.as_object()));
+    core.tasks->modify(m.id, t, [&](task_record& r) {
+        bool changed = false;
+        for (const auto& a : *answers) changed = drop_input(r, a.first, t) || changed;
+        return changed;
+    });
+    share(core, m.id);
+    hand_answers(run, std::move(answers));
+}
+
+// While this server runs tasks and shares them: renew their leases and read what other replicas
+// did to them, every `shared_poll_interval`. Ends when no task runs here (the next one starts
+// it again).
+boost::asio::awaitable<void> renew_leases(std::weak_ptr<detail::server_core> weak, boost::asio::any_io_executor ex) {
+    // Should the loop's executor end under it, the next task starts another.
+    struct restart_later {
+        std::weak_ptr<detail::server_core> core;
+        bool armed = true;
+        ~restart_later() {
+            if (!armed) return;
+            if (auto c = core.lock()) {
+                std::lock_guard lock(c->tasks_mu);
+                c->renewing_leases = false;
+            }
+        }
+    } guard{weak};
+    boost::asio::steady_timer timer(ex);
+    bool warned = false;
+    for (;;) {
+        std::shared_ptr<shared_task_table> table;
+        std::chrono::milliseconds lease{};
+        std::string holder;
+        {
+            auto core = weak.lock();
+            if (!core) co_return;
+            std::lock_guard lock(core->tasks_mu);
+            if (core->task_runs.empty() || !core->opts.tasks.shared) {
+                core->renewing_leases = false;  // under the lock that a new task checks it with
+                guard.armed = false;
+                co_return;
+            }
+            table = core->opts.tasks.shared;
+            lease = core->opts.tasks.lease;
+            holder = core->replica_id;
+            timer.expires_after(core->opts.tasks.shared_poll_interval);
+        }
+        auto [ec] = co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        if (ec) co_return;
+        const auto now = wall_now();
+        auto mail = co_await table->renew(holder, now + lease, now);
+        auto core = weak.lock();
+        if (!core) co_return;
+        if (!mail) {
+            if (!warned)
+                core->opts.log(log_level::warning,
+                               "the shared task table cannot be written (" + mail.error().message +
+                                   "): this replica's tasks are lost to the others once their lease passes");
+            warned = true;
+            continue;
+        }
+        warned = false;
+        for (auto& m : *mail) deliver_mail(*core, std::move(m));
+    }
+}
+
+// `tasks/get`, `tasks/update` and `tasks/cancel` of a task another replica runs (or ran).
+using reply = std::variant<boost::json::object, rpc::error_object>;
+
+boost::asio::awaitable<reply> remote_get(std::shared_ptr<shared_task_table> table, std::string id, std::string caller,
+                                         task_options o) {
+    const auto now = wall_now();
+    auto found = co_await table->find(id, now);
+    if (!found) co_return table_unavailable();
+    if (!*found || (*found)->record.owner != caller) co_return unknown_task();
+    shared_task t = std::move(**found);
+    if (!is_terminal(t.record.status) && t.lease_until < now) {
+        // Its replica stopped renewing: whoever reads it first ends it. (Named, not temporaries
+        // in the co_await expression: GCC 12 destroys those twice.)
+        std::function<bool(shared_task&)> end_it = [now, ttl = o.ttl](shared_task& s) {
+            if (is_terminal(s.record.status) || s.lease_until >= now) return false;
+            mark_lost(s.record, now, ttl);
+            return true;
+        };
+        boost::json::object no_answers;
+        auto lost = co_await table->modify(id, now, std::move(end_it), std::move(no_answers));
+        if (!lost) co_return table_unavailable();
+        if (!*lost) co_return unknown_task();
+        t = std::move(**lost);
+    }
+    co_return task_view(std::move(t.record), o);
+}
+
+boost::asio::awaitable<reply> remote_cancel(std::shared_ptr<shared_task_table> table, std::string id,
+                                            std::string caller, std::chrono::milliseconds ttl) {
+    const auto now = wall_now();
+    std::function<bool(shared_task&)> cancel_it = [caller, now, ttl](shared_task& s) {
+        if (s.record.owner != caller || is_terminal(s.record.status)) return false;
+        mark_cancelled(s.record, now, ttl);
+        return true;
+    };
+    boost::json::object no_answers;
+    auto done = co_await table->modify(id, now, std::move(cancel_it), std::move(no_answers));
+    if (!done) co_return table_unavailable();
+    if (!*done || (*done)->record.owner != caller) co_return unknown_task();
+    co_return acknowledgement();
+}
+
+boost::asio::awaitable<reply> remote_update(std::shared_ptr<shared_task_table> table, std::string id,
+                                            std::string caller, boost::json::object responses) {
+    const auto now = wall_now();
+    auto found = co_await table->find(id, now);
+    if (!found) co_return table_unavailable();
+    if (!*found || (*found)->record.owner != caller) co_return unknown_task();
+    auto answers = answers_for((*found)->record, responses);
+    if (!answers) co_return answers.error();
+    if (answers->empty()) co_return acknowledgement();
+    boost::json::object mail;
+    std::vector<std::string> keys;
+    for (auto& [key, a] : *answers) {
+        keys.push_back(key);
+        mail[key] = std::move(a);
+    }
+    std::function<bool(shared_task&)> take_answers = [keys, now](shared_task& s) {
+        bool changed = false;
+        for (const auto& k : keys) changed = drop_input(s.record, k, now) || changed;
+        return changed;
+    };
+    auto done = co_await table->modify(id, now, std::move(take_answers), std::move(mail));
+    if (!done) co_return table_unavailable();
+    co_return acknowledgement();
 }
 
 // The CallToolResult a task keeps for `out` (the stateless shape: structured content always),
@@ -183,6 +454,7 @@ boost::system::result<std::pair<rpc::request_id, std::shared_ptr<pending_reply>>
         r.updated = t;
         return true;
     });
+    share(*core, run.id);
     return std::make_pair(id, std::move(p));
 }
 
@@ -195,6 +467,7 @@ void abandon_in_task(task_run& run, const rpc::request_id& id) {
     if (auto core = run.core.lock()) {
         const auto t = wall_now();
         core->tasks->modify(run.id, t, [&](task_record& r) { return drop_input(r, key, t); });
+        share(*core, run.id);
     }
 }
 
@@ -255,6 +528,7 @@ void end_task(call_state& state, std::exception_ptr ep, tool_outcome out) {
         r.expires = t + o.tasks.ttl;
         return true;
     });
+    share(*core, run->id);
     if (run->observers.empty()) return;
     call_record rec = run->record;
     rec.time = t;
@@ -324,10 +598,14 @@ void detail::task_desk::promote_to_task(const rpc::request_id& id, const std::st
     // Progress and log messages had the request's stream, which is answered now.
     state->progress_token.reset();
     state->log_threshold.reset();
+    bool renew = false;
     {
         std::lock_guard lock(c_.core->tasks_mu);
         c_.core->task_runs.insert_or_assign(task_id, run);
+        if (c_.core->opts.tasks.shared && !c_.core->renewing_leases) renew = c_.core->renewing_leases = true;
     }
+    share(*c_.core, task_id);
+    if (renew) boost::asio::co_spawn(c_.strand, renew_leases(c_.core, c_.strand), boost::asio::detached);
     run->deadline.expires_at(state->deadline);
     run->deadline.async_wait([run](boost::system::error_code ec) {
         if (ec) return;
@@ -353,30 +631,37 @@ void detail::task_desk::promote_to_task(const rpc::request_id& id, const std::st
     c_.deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
 }
 
-boost::system::result<task_record, rpc::error_object> detail::task_desk::task_of(const rpc::request& req) const {
-    const auto* id = detail::string_param(req.params, "taskId");
-    if (!id)
+boost::system::result<std::optional<task_record>, rpc::error_object> detail::task_desk::task_of(const rpc::request& req,
+                                                                                                std::string& id) const {
+    const auto* given = detail::string_param(req.params, "taskId");
+    if (!given)
         return rpc::error_object::make(rpc::error_code::invalid_params, req.method + " needs params.taskId (a string)");
-    auto r = c_.core->tasks->find(*id, wall_now());
-    if (!r || r->owner != c_.opts.caller.id) return unknown_task();
-    return std::move(*r);
+    id = std::string(*given);
+    auto r = c_.core->tasks->find(id, wall_now());
+    if (r && r->owner != c_.opts.caller.id) return unknown_task();
+    return r;
+}
+
+std::shared_ptr<shared_task_table> detail::task_desk::shared() const {
+    std::lock_guard lock(c_.core->tasks_mu);
+    return c_.core->opts.tasks.shared;
 }
 
 void detail::task_desk::on_tasks_get(const rpc::request& req) {
-    auto r = task_of(req);
+    std::string id;
+    auto r = task_of(req, id);
     if (!r) return c_.send_error(req.id, r.error());
-    auto out = task_fields(*r, c_.core->opts.tasks);
-    switch (r->status) {
-        case task_status::input_required: out["inputRequests"] = std::move(r->input_requests); break;
-        case task_status::completed: out["result"] = std::move(r->result); break;
-        case task_status::failed: out["error"] = std::move(r->error); break;
-        default: break;
-    }
-    c_.send_result(req.id, std::move(out), c_.style_of());
+    if (*r) return c_.send_result(req.id, task_view(std::move(**r), c_.core->opts.tasks), c_.style_of());
+    auto table = shared();
+    if (!table) return c_.send_error(req.id, unknown_task());
+    c_.dispatcher.answer_async(
+        req.id, "tasks/get", remote_get(std::move(table), std::move(id), c_.opts.caller.id, c_.core->opts.tasks),
+        [](reply a) { return a; }, c_.style_of());
 }
 
 void detail::task_desk::on_tasks_update(const rpc::request& req) {
-    auto r = task_of(req);
+    std::string id;
+    auto r = task_of(req, id);
     if (!r) return c_.send_error(req.id, r.error());
     const auto* responses_value = req.params->if_contains("inputResponses");
     const auto* responses = responses_value ? responses_value->if_object() : nullptr;
@@ -386,78 +671,58 @@ void detail::task_desk::on_tasks_update(const rpc::request& req) {
             rpc::error_object::make(rpc::error_code::invalid_params,
                                     "tasks/update needs params.inputResponses (an object keyed like inputRequests)",
                                     boost::json::object{{"code", "INPUT_RESPONSES_INVALID"}}));
-    // Answers to the task's outstanding requests, checked against their method; any other key
-    // is ignored (a request answered already, or never asked).
-    auto answers = std::make_shared<std::vector<std::pair<std::string, boost::json::object>>>();
-    for (const auto& [key, entry] : r->input_requests) {
-        const auto* answer = responses->if_contains(key);
-        if (!answer) continue;
-        const auto* e = entry.if_object();
-        const auto* method = e ? e->if_contains("method") : nullptr;
-        const std::string_view m = method && method->is_string() ? std::string_view(method->get_string()) : "";
-        if (!answer->is_object() || !detail::well_formed_answer(m, answer->get_object()))
-            return c_.send_error(
-                req.id, rpc::error_object::make(
-                            rpc::error_code::invalid_params,
-                            "inputResponses[\"" + std::string(key) + "\"] is not a valid answer to " + std::string(m),
-                            boost::json::object{{"code", "INPUT_RESPONSES_INVALID"}}));
-        answers->emplace_back(std::string(key), json::detach(*answer).as_object());
+    if (!*r) {
+        auto table = shared();
+        if (!table) return c_.send_error(req.id, unknown_task());
+        c_.dispatcher.answer_async(
+            req.id, "tasks/update",
+            remote_update(std::move(table), std::move(id), c_.opts.caller.id,
+                          json::detach(*responses_value).as_object()),
+            [](reply a) { return a; }, c_.style_of());
+        return;
     }
-    if (!answers->empty()) {
+    auto checked = answers_for(**r, *responses);
+    if (!checked) return c_.send_error(req.id, checked.error());
+    if (!checked->empty()) {
+        auto answers = std::make_shared<answers_list>(std::move(*checked));
         // The record first, so that a `tasks/get` after this acknowledgement sees the answered
         // requests gone; then the tool, on its strand.
         const auto t = wall_now();
-        c_.core->tasks->modify(r->id, t, [&](task_record& rec) {
+        c_.core->tasks->modify(id, t, [&](task_record& rec) {
             bool changed = false;
             for (const auto& a : *answers) changed = drop_input(rec, a.first, t) || changed;
             return changed;
         });
-        if (auto run = c_.core->find_run(r->id)) {
-            boost::asio::post(run->executor, [run, answers] {
-                for (auto& [key, answer] : *answers) {
-                    auto it = run->open.find(key);
-                    if (it == run->open.end()) continue;
-                    it->second->outcome = std::move(answer);
-                    it->second->timer.cancel();
-                    run->open.erase(it);
-                    for (auto k = run->key_of.begin(); k != run->key_of.end(); ++k)
-                        if (k->second == key) {
-                            run->key_of.erase(k);
-                            break;
-                        }
-                }
-            });
-        }
+        share(*c_.core, id);
+        if (auto run = c_.core->find_run(id)) hand_answers(run, std::move(answers));
     }
     c_.send_result(req.id, acknowledgement(), c_.style_of());
 }
 
 void detail::task_desk::on_tasks_cancel(const rpc::request& req) {
-    auto r = task_of(req);
+    std::string id;
+    auto r = task_of(req, id);
     if (!r) return c_.send_error(req.id, r.error());
+    if (!*r) {
+        auto table = shared();
+        if (!table) return c_.send_error(req.id, unknown_task());
+        c_.dispatcher.answer_async(
+            req.id, "tasks/cancel",
+            remote_cancel(std::move(table), std::move(id), c_.opts.caller.id, c_.core->opts.tasks.ttl),
+            [](reply a) { return a; }, c_.style_of());
+        return;
+    }
     const auto t = wall_now();
     bool cancelled = false;
-    c_.core->tasks->modify(r->id, t, [&](task_record& rec) {
+    c_.core->tasks->modify(id, t, [&](task_record& rec) {
         if (is_terminal(rec.status)) return false;  // idempotent: a terminal task stays as it is
-        rec.status = task_status::cancelled;
-        rec.status_message = "cancelled by the client";
-        rec.input_requests.clear();
-        rec.updated = t;
-        rec.expires = t + c_.core->opts.tasks.ttl;
+        mark_cancelled(rec, t, c_.core->opts.tasks.ttl);
         cancelled = true;
         return true;
     });
     if (cancelled) {
-        if (auto run = c_.core->find_run(r->id)) {
-            boost::asio::post(run->executor, [run] {
-                auto call = run->call.lock();
-                if (!call || call->cancelled) return;
-                call->cancelled = true;
-                // Ends the tool's waits (timers, requests to the client) through its
-                // cancellation slot.
-                call->signal.emit(boost::asio::cancellation_type::terminal);
-            });
-        }
+        share(*c_.core, id);
+        if (auto run = c_.core->find_run(id)) stop_run(run);
     }
     c_.send_result(req.id, acknowledgement(), c_.style_of());
 }

@@ -5,6 +5,7 @@
 #include <candor/state/sql_evidence_store.hpp>
 #include <candor/state/sql_repair_counts.hpp>
 #include <candor/state/sql_session_records.hpp>
+#include <candor/state/sql_task_table.hpp>
 
 #include <cstdlib>
 
@@ -69,6 +70,9 @@ boost::system::result<server_state, store::db_error> command_line::make_stores(o
     auto counts = sql_repair_counts::open(sql, out.worker);
     if (!counts) return failed("repair counts", counts.error());
     out.repair_counts = *counts;
+    auto tasks = sql_task_table::open(sql, out.worker);
+    if (!tasks) return failed("task table", tasks.error());
+    out.tasks = *tasks;
     auto sessions = sql_session_records::open(sql);
     if (!sessions) return failed("session records", sessions.error());
     out.sessions = *sessions;

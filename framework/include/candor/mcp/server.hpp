@@ -19,6 +19,7 @@
 #include <candor/mcp/prompt.hpp>
 #include <candor/mcp/protocol.hpp>
 #include <candor/mcp/resource.hpp>
+#include <candor/mcp/shared_tasks.hpp>
 #include <candor/mcp/stateless.hpp>
 #include <candor/mcp/task_store.hpp>
 #include <candor/mcp/tool.hpp>
@@ -78,6 +79,16 @@ struct task_options {
     std::chrono::milliseconds poll_interval{500};
     /// The task table; null: this process's own (`make_memory_task_store`).
     std::shared_ptr<task_store> store{};
+    /// The table the replicas of one deployment share their tasks in (`state::sql_task_table`,
+    /// `server::set_shared_tasks`): `tasks/get`, `tasks/update` and `tasks/cancel` then work from
+    /// any replica (shared_tasks.hpp). Null: a task is known only to the process that runs it.
+    std::shared_ptr<shared_task_table> shared{};
+    /// How long a replica's lease on a task it runs holds without renewal: a task whose replica
+    /// died is `failed` with `TASK_LOST` once this has passed.
+    std::chrono::milliseconds lease{std::chrono::seconds(15)};
+    /// How often a replica that runs tasks renews their leases and reads what other replicas
+    /// did to them (a cancellation, answers): what was done elsewhere reaches the tool within it.
+    std::chrono::milliseconds shared_poll_interval{500};
 };
 
 /// Server-wide settings, each with a documented default.
@@ -280,6 +291,9 @@ public:
     /// Set `server_options::request_state_sealer` (servers that load their keys after the
     /// server is built, e.g. in `app_options::prepare`). Call it before clients connect.
     void set_request_state_sealer(std::shared_ptr<const state_sealer> sealer);
+    /// `task_options::shared` (servers that open their state after the server is built, e.g. in
+    /// `app_options::prepare`). Call it before clients connect.
+    void set_shared_tasks(std::shared_ptr<shared_task_table> table);
     /// `server_options::max_result_bytes` (`--max-result-bytes`); before clients connect.
     void set_max_result_bytes(std::size_t bytes);
     /// `server_options::result_text_mode` (`--result-text`); before clients connect.

@@ -28,6 +28,8 @@ enum class task_status { working, input_required, completed, failed, cancelled }
 
 /// "working", "input_required", "completed", "failed" or "cancelled" (the wire names).
 std::string_view to_string(task_status s) noexcept;
+/// The status a wire name names, or none.
+std::optional<task_status> task_status_from(std::string_view name) noexcept;
 
 /// True for `completed`, `failed` and `cancelled`: a terminal status never changes again.
 bool is_terminal(task_status s) noexcept;

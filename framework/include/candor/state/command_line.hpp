@@ -30,6 +30,7 @@
 #include <candor/app/command_line.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/http/command_line.hpp>
+#include <candor/mcp/shared_tasks.hpp>
 #include <candor/offload/worker.hpp>
 #include <candor/state/open_url.hpp>
 #include <candor/state/sql_plan_ledger.hpp>
@@ -55,6 +56,8 @@ struct server_state {
     std::shared_ptr<sql_plan_ledger> plans{};
     /// For `validation::repair_budget_options::shared`.
     std::shared_ptr<validation::shared_repair_counts> repair_counts{};
+    /// For `server::set_shared_tasks`: tasks that any replica answers for.
+    std::shared_ptr<mcp::shared_task_table> tasks{};
     std::shared_ptr<transport::session_records> sessions{};
     std::shared_ptr<transport::event_log> events{};
 };
