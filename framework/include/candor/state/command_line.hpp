@@ -3,7 +3,7 @@
 /// @file
 /// The server's state, opened in one call: `--state URL` (or `CANDOR_STATE_URL`) names where a
 /// server keeps what its replicas share — evidence of complete walks, executed plan tokens,
-/// repair counts, the HTTP sessions' records and SSE events (component `state`).
+/// repair counts, tasks, the HTTP sessions' records and SSE events (component `state`).
 ///
 ///     SERVER --http 0.0.0.0:8080 --state postgres://candor@db.internal/candor
 ///
