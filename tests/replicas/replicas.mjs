@@ -43,6 +43,7 @@ async function post(i, method, params, { version = modern, session, principalTok
   if (version === modern) {
     headers["mcp-method"] = method;
     if (params.name) headers["mcp-name"] = params.name;
+    if (params.taskId) headers["mcp-name"] = params.taskId;
   }
   if (session) headers["mcp-session-id"] = session;
   const started = Date.now();
@@ -347,6 +348,60 @@ const customersInOrder = () =>
           "cust-1100,cust-1102");
 }
 
+// --- tasks across replicas (the tasks extension of 2026-07-28) ---------------------------------
+// Any replica answers tasks/get, tasks/update and tasks/cancel for a task another one runs.
+const withTasks = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+async function startTask(i, name, args) {
+  return (await post(i, "tools/call", { name, arguments: args }, { capabilities: withTasks })).message?.result;
+}
+async function taskRequest(i, method, taskId) {
+  return (await post(i, method, { taskId }, { capabilities: withTasks })).message;
+}
+// Poll tasks/get on `replicas` in turn (as a client behind a balancer would) until the task is
+// `status`; bounded by `maxMs`. Returns the last answer and the replicas that answered.
+async function pollTask(replicas, taskId, status, maxMs = 30_000) {
+  const until = Date.now() + maxMs;
+  const seen = new Set();
+  let last = null;
+  for (let n = 0; Date.now() < until; ++n) {
+    const i = replicas[n % replicas.length];
+    last = await taskRequest(i, "tasks/get", taskId);
+    if (last?.result) seen.add(i);
+    if (last?.result?.status === status) break;
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  return { last, seen };
+}
+const runsOf = (taskId) => Number(psql(`SELECT count(*) FROM kb_index_runs WHERE task_id = '${taskId}'`));
+{
+  const started = await startTask(0, "search_everywhere", { query: "password" });
+  check("tasks: search_everywhere started on replica 1 is a task", started?.resultType === "task", started);
+  const { last } = await pollTask([1, 2], started?.taskId, "completed");
+  const onThird = await taskRequest(2, "tasks/get", started?.taskId);
+  const onSecond = await taskRequest(1, "tasks/get", started?.taskId);
+  check("tasks: polled on replicas 2 and 3 to its result",
+        last?.result?.status === "completed" && last?.result?.result?.structuredContent?.status === "complete" &&
+          JSON.stringify(onSecond?.result?.result) === JSON.stringify(onThird?.result?.result), last);
+}
+let lostTask;
+{
+  const job = await startTask(0, "reindex_knowledge_base", {});
+  check("tasks: reindex_knowledge_base on replica 1 is a task", job?.resultType === "task", job);
+  const working = await taskRequest(1, "tasks/get", job?.taskId);
+  check("tasks: replica 2 sees it working", working?.result?.status === "working", working);
+  const ack = await taskRequest(2, "tasks/cancel", job?.taskId);
+  check("tasks: cancelled on replica 3", ack?.result?.resultType === "complete", ack);
+  const after = await taskRequest(1, "tasks/get", job?.taskId);
+  check("tasks: replica 2 sees it cancelled at once", after?.result?.status === "cancelled", after);
+  // The replica that runs it stops the tool when it next reads the table (its own record says so).
+  const { last } = await pollTask([0], job?.taskId, "cancelled", 10_000);
+  check("tasks: the replica that runs it has stopped it", last?.result?.status === "cancelled", last);
+  check("tasks: the cancelled run recorded nothing in kb_index_runs", runsOf(job?.taskId) === 0);
+  // One to lose: started on replica 2, which the next part kills in the middle of a walk.
+  lostTask = (await startTask(1, "reindex_knowledge_base", {}))?.taskId;
+  check("tasks: a second job runs on replica 2", typeof lostTask === "string", lostTask);
+}
+
 // --- replica 2 killed with SIGKILL in the middle of a walk --------------------------------------
 {
   const w = await walk(filter, 5, {}, async (page) => {
@@ -357,6 +412,12 @@ const customersInOrder = () =>
   });
   check("a walk goes on after replica 2 died, on the others, with the same cursor",
         w.env?.complete === true && JSON.stringify(w.ids) === JSON.stringify(truth), w.error ?? w.ids.length);
+  // Its task: failed with TASK_LOST on the others once its lease (15 s) has passed.
+  const { last, seen } = await pollTask([0, 2], lostTask, "failed", 40_000);
+  check("tasks: the task of the killed replica is failed with TASK_LOST on replicas 1 and 3",
+        last?.result?.status === "failed" && last?.result?.error?.data?.code === "TASK_LOST" && seen.has(0) && seen.has(2),
+        last);
+  check("tasks: the lost run recorded nothing in kb_index_runs", runsOf(lostTask) === 0);
 }
 
 // --- the replica holding a foreign walk's snapshot killed with SIGKILL ---------------------------
@@ -384,7 +445,11 @@ const customersInOrder = () =>
 // --- PostgreSQL stopped for a moment -------------------------------------------------------------
 {
   const before = psql("SELECT count(*) FROM service_accounts WHERE archived = 1 AND candor_to IS NULL");
+  const job = await startTask(0, "reindex_knowledge_base", {});
   execSync(process.env.PG_STOP);
+  const meanwhile = await taskRequest(0, "tasks/get", job?.taskId);
+  check("PostgreSQL down: the replica running a task still answers for it", meanwhile?.result?.status === "working",
+        meanwhile);
   const read = await callTool(0, "search_tickets", { filter, page_size: 5 });
   check("PostgreSQL down: a read answers SOURCE_UNAVAILABLE, not complete",
         read.env?.complete === false && reasons(read.env).includes("SOURCE_UNAVAILABLE"), read.env);
@@ -399,6 +464,10 @@ const customersInOrder = () =>
         w.env?.complete === true && JSON.stringify(w.ids) === JSON.stringify(truth), w.error ?? w.ids.length);
   const after = psql("SELECT count(*) FROM service_accounts WHERE archived = 1 AND candor_to IS NULL");
   check("PostgreSQL back: nothing was applied twice or lost", after === before, { before, after });
+  const ack = await taskRequest(0, "tasks/cancel", job?.taskId);
+  const ended = await taskRequest(0, "tasks/get", job?.taskId);
+  check("PostgreSQL back: the task that ran through it is still there, and is cancelled",
+        ack?.result !== undefined && ended?.result?.status === "cancelled", ended);
 }
 
 finish();

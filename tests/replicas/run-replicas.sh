@@ -30,7 +30,9 @@ export CANDOR_SEALING_KEYS="replicas:$(printf 'cd%.0s' $(seq 1 32))"
 urls=()
 for n in 1 2 3; do
   # They start together, on an empty database: migrations and seeding must not race.
-  "$server" --http 127.0.0.1:0 --tokens "$work/tokens.txt" --db "$db" --seed-tickets 2000 2>"$work/replica$n.log" &
+  # reindex_knowledge_base runs a minute: long enough to cancel it, or to kill its replica, mid-way.
+  "$server" --http 127.0.0.1:0 --tokens "$work/tokens.txt" --db "$db" --seed-tickets 2000 --reindex-seconds 60 \
+    2>"$work/replica$n.log" &
   pids+=($!)
 done
 for n in 1 2 3; do

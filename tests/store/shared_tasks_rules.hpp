@@ -29,6 +29,11 @@ public:
     void publish(mcp::task_record r, std::uint64_t version, std::string holder, time_point lease_until) override {
         if (!paused) inner_->publish(std::move(r), version, std::move(holder), lease_until);
     }
+    awaitable<boost::system::result<void, store::db_error>> publish_now(mcp::task_record r, std::uint64_t version,
+                                                                        std::string holder,
+                                                                        time_point lease_until) override {
+        return inner_->publish_now(std::move(r), version, std::move(holder), lease_until);
+    }
     awaitable<boost::system::result<std::optional<mcp::shared_task>, store::db_error>> find(std::string id,
                                                                                             time_point now) override {
         return inner_->find(std::move(id), now);

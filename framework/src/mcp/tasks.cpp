@@ -604,7 +604,6 @@ void detail::task_desk::promote_to_task(const rpc::request_id& id, const std::st
         c_.core->task_runs.insert_or_assign(task_id, run);
         if (c_.core->opts.tasks.shared && !c_.core->renewing_leases) renew = c_.core->renewing_leases = true;
     }
-    share(*c_.core, task_id);
     if (renew) boost::asio::co_spawn(c_.strand, renew_leases(c_.core, c_.strand), boost::asio::detached);
     run->deadline.expires_at(state->deadline);
     run->deadline.async_wait([run](boost::system::error_code ec) {
@@ -628,7 +627,29 @@ void detail::task_desk::promote_to_task(const rpc::request_id& id, const std::st
     if (!c_.observers.empty()) created = run->record;
     auto message = c_.result_message(id, boost::json::value(std::move(result)));
     if (!message) return;
-    c_.deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
+    const auto table = c_.core->opts.tasks.shared;
+    if (!table) {
+        c_.deliver(std::move(*message), created ? &*created : nullptr, state->origin, message_route{id, true}, false);
+        return;
+    }
+    // The task is in the shared table before its id reaches the client: whichever replica the
+    // client polls next knows it.
+    const auto now = wall_now();
+    auto answer_when_shared = [weak = c_.weak_from_this(), table, record = std::move(*record),
+                               version = c_.core->task_version.fetch_add(1) + 1, holder = c_.core->replica_id,
+                               lease_until = now + c_.core->opts.tasks.lease, message = std::move(*message),
+                               created = std::move(created), origin = state->origin,
+                               id]() mutable -> boost::asio::awaitable<void> {
+        auto written = co_await table->publish_now(record, version, holder, lease_until);
+        auto self = weak.lock();
+        if (!self) co_return;
+        if (!written)
+            self->log(log_level::warning, "task " + std::string(record.id) +
+                                              " could not be written to the shared task table (" +
+                                              written.error().message + "): only this replica knows it");
+        self->deliver(std::move(message), created ? &*created : nullptr, origin, message_route{id, true}, false);
+    };
+    boost::asio::co_spawn(c_.strand, std::move(answer_when_shared), boost::asio::detached);
 }
 
 boost::system::result<std::optional<task_record>, rpc::error_object> detail::task_desk::task_of(const rpc::request& req,

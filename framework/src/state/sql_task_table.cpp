@@ -98,6 +98,29 @@ found_row read_row(store::sql_database& db, const std::string& id, std::int64_t 
     return out;
 }
 
+// Write `r` as its holder sees it: a new row, or a newer version of a row that is not terminal.
+boost::system::result<void, store::db_error> upsert(store::sql_database& db, const mcp::task_record& r,
+                                                    std::uint64_t version, const std::string& holder,
+                                                    std::chrono::system_clock::time_point lease_until) {
+    const store::sql_value p[] = {r.id,
+                                  r.owner,
+                                  std::string(mcp::to_string(r.status)),
+                                  static_cast<std::int64_t>(version),
+                                  boost::json::serialize(mcp::record_to_json(r)),
+                                  holder,
+                                  ms(lease_until),
+                                  nullable(expiry_of(r))};
+    auto done = db.execute(
+        "INSERT INTO candor_tasks(id, owner, status, version, record, holder, lease_until, expires) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, "
+        "version = excluded.version, record = excluded.record, lease_until = excluded.lease_until, "
+        "expires = excluded.expires WHERE candor_tasks.version < excluded.version AND candor_tasks.status IN " +
+            std::string(live),
+        p);
+    if (!done) return done.error();
+    return {};
+}
+
 }  // namespace
 
 std::span<const std::string_view> sql_task_table::schema() noexcept { return schema_statements; }
@@ -113,24 +136,17 @@ boost::system::result<std::shared_ptr<sql_task_table>, store::db_error> sql_task
 void sql_task_table::publish(mcp::task_record r, std::uint64_t version, std::string holder, time_point lease_until) {
     // The worker runs it when it can; nothing waits for it. A failure shows as a lease that is
     // not renewed either (the renewal's failure is logged).
-    boost::asio::post(
-        worker_->executor(), [db = db_, r = std::move(r), version, holder = std::move(holder), lease_until]() {
-            const store::sql_value p[] = {r.id,
-                                          r.owner,
-                                          std::string(mcp::to_string(r.status)),
-                                          static_cast<std::int64_t>(version),
-                                          boost::json::serialize(mcp::record_to_json(r)),
-                                          holder,
-                                          ms(lease_until),
-                                          nullable(expiry_of(r))};
-            (void)db->execute(
-                "INSERT INTO candor_tasks(id, owner, status, version, record, holder, lease_until, expires) "
-                "VALUES(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, "
-                "version = excluded.version, record = excluded.record, lease_until = excluded.lease_until, "
-                "expires = excluded.expires WHERE candor_tasks.version < excluded.version AND candor_tasks.status IN " +
-                    std::string(live),
-                p);
-        });
+    boost::asio::post(worker_->executor(), [db = db_, r = std::move(r), version, holder = std::move(holder),
+                                            lease_until]() { (void)upsert(*db, r, version, holder, lease_until); });
+}
+
+boost::asio::awaitable<boost::system::result<void, store::db_error>> sql_task_table::publish_now(
+    mcp::task_record r, std::uint64_t version, std::string holder, time_point lease_until) {
+    auto work = [db = db_, r = std::move(r), version, holder = std::move(holder), lease_until]() {
+        return upsert(*db, r, version, holder, lease_until);
+    };
+    auto done = co_await worker_->run_cancellable(std::move(work));
+    co_return done;
 }
 
 boost::asio::awaitable<boost::system::result<std::optional<mcp::shared_task>, store::db_error>> sql_task_table::find(

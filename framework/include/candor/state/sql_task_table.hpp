@@ -36,6 +36,10 @@ public:
         std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker);
 
     void publish(mcp::task_record r, std::uint64_t version, std::string holder, time_point lease_until) override;
+    boost::asio::awaitable<boost::system::result<void, store::db_error>> publish_now(mcp::task_record r,
+                                                                                     std::uint64_t version,
+                                                                                     std::string holder,
+                                                                                     time_point lease_until) override;
     boost::asio::awaitable<boost::system::result<std::optional<mcp::shared_task>, store::db_error>> find(
         std::string id, time_point now) override;
     boost::asio::awaitable<boost::system::result<std::optional<mcp::shared_task>, store::db_error>> modify(
