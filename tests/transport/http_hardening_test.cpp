@@ -581,6 +581,19 @@ struct listen_stream {
         return status;
     }
 
+    // Read until `text` arrives (ten seconds at most). @return whether it did
+    bool hears(std::string_view text) {
+        const timeval ten_seconds{10, 0};
+        ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
+        char buf[4096];
+        while (received.find(text) == std::string::npos) {
+            const auto n = ::recv(socket.native_handle(), buf, sizeof buf, 0);
+            if (n <= 0) return false;
+            received.append(buf, static_cast<std::size_t>(n));
+        }
+        return true;
+    }
+
     // Read until the server closes the stream (ten seconds at most). @return whether it did
     bool ends() {
         const timeval ten_seconds{10, 0};
@@ -633,6 +646,20 @@ TEST_F(HttpHardening, OnePrincipalsListenStreamsNeverCrowdOutOthers) {
     }
     // The 8 newest are still live.
     for (auto& s : open) EXPECT_TRUE(s->socket.is_open());
+}
+
+TEST_F(HttpHardening, AListenStreamHearsAChangeMadeAfterItOpened) {
+    // Its connection serves that one request, and joins the connections told of changes when
+    // the request is a listen (an ordinary stateless request never does).
+    start(listen_limits(8, 32));
+    listen_stream s;
+    ASSERT_EQ(s.open(port_, "admin-token", 1), 200u) << s.received;
+    srv_->add_tool(mcp::make_content_tool(mcp::tool_info("added_later", "Registered while a client listens."),
+                                          [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                              co_return text_result("here");
+                                          }))
+        .value();
+    EXPECT_TRUE(s.hears("notifications/tools/list_changed")) << s.received;
 }
 
 TEST_F(HttpHardening, ListenStreamsAreBoundedServerWide) {

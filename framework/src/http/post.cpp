@@ -269,8 +269,8 @@ net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, re
         }
     }
     auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
-    session->attach(
-        srv_.connect_routed(conn.home, session->router(), {.caller = who, .session_id = {}, .preflighted = true}));
+    session->attach(srv_.connect_routed(
+        conn.home, session->router(), {.caller = who, .session_id = {}, .preflighted = true, .single_request = true}));
     auto ex = new_exchange(conn);
     const auto id = request->id;
     session->open_request(id, ex);

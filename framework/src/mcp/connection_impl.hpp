@@ -256,6 +256,8 @@ private:
         std::set<std::string, std::less<>> uris;
     };
     std::map<jsonrpc::request_id, listener> listeners_;
+    /// A single-request connection joined the connections told of changes (`on_listen`).
+    bool enlisted_ = false;
     /// What `resources/subscribe` asked for.
     std::set<std::string, std::less<>> uris_;
 };

@@ -156,9 +156,7 @@ std::shared_ptr<connection> server::connect_routed(boost::asio::any_io_executor 
                                                    connection::routed_send_function send, connection_options opts) {
     std::shared_ptr<connection> c(new connection(core_, std::move(ex), std::move(send), std::move(opts)));
     c->impl_->adopt(c);
-    std::lock_guard lock(core_->mu);
-    std::erase_if(core_->connections, [](const auto& w) { return w.expired(); });
-    core_->connections.push_back(c->impl_->weak_from_this());
+    if (!c->impl_->opts.single_request) core_->enlist(c->impl_->weak_from_this());
     return c;
 }
 

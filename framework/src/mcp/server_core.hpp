@@ -136,8 +136,10 @@ struct server_core {
     /// A loop renews the leases of the tasks this server runs (guarded by `tasks_mu`).
     bool renewing_leases = false;
 
-    /// Every live connection (copied out under the lock).
+    /// Every live connection told of changes (copied out under the lock).
     std::vector<std::shared_ptr<connection_impl>> live_connections() const;
+    /// Tell `c` of changes from now on (list_changed, resources/updated).
+    void enlist(std::weak_ptr<connection_impl> c);
     /// Tell every live connection that a registry changed (`method`: its list_changed).
     void notify_list_changed(std::string_view method) const;
 

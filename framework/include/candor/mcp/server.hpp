@@ -186,6 +186,10 @@ struct connection_options {
     /// request it hands this connection, and refused what it refused: the connection does not
     /// run those checks a second time.
     bool preflighted = false;
+    /// The connection serves one stateless request (HTTP on the 2026-07-28 revision): it joins
+    /// the connections told of changes only if that request is `subscriptions/listen`, so that
+    /// an ordinary request takes no server-wide lock to open its connection.
+    bool single_request = false;
 };
 
 namespace detail {
