@@ -41,6 +41,11 @@ TEST(PostgresSharedTasks, ACancellationOnTheOtherReplicaStopsTheTool) {
     candor::test::cancelled_elsewhere_stops_the_tool(table(t), table(t));
 }
 
+TEST(PostgresSharedTasks, ACancellationElsewhereWinsOverAnEndThatCameLater) {
+    candor_test::io_thread t;
+    candor::test::a_cancellation_elsewhere_wins_over_a_later_end(table(t), table(t));
+}
+
 TEST(PostgresSharedTasks, ARequestToTheClientIsAnsweredOnTheOtherReplica) {
     candor_test::io_thread t;
     candor::test::answered_elsewhere(table(t), table(t));

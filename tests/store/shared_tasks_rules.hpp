@@ -25,11 +25,13 @@ class pausable_table final : public mcp::shared_task_table {
 public:
     explicit pausable_table(std::shared_ptr<mcp::shared_task_table> inner) : inner_(std::move(inner)) {}
     bool paused = false;
+    /// Renewals only are held back: the replica writes, but has not read the table yet.
+    bool deaf = false;
 
     void publish(mcp::task_record r, std::uint64_t version, std::string holder, time_point lease_until) override {
         if (!paused) inner_->publish(std::move(r), version, std::move(holder), lease_until);
     }
-    awaitable<boost::system::result<void, store::db_error>> publish_now(mcp::task_record r, std::uint64_t version,
+    awaitable<boost::system::result<bool, store::db_error>> publish_now(mcp::task_record r, std::uint64_t version,
                                                                         std::string holder,
                                                                         time_point lease_until) override {
         return inner_->publish_now(std::move(r), version, std::move(holder), lease_until);
@@ -47,6 +49,7 @@ public:
                                                                                          time_point lease_until,
                                                                                          time_point now) override {
         if (paused) co_return store::db_error{"paused by the test"};
+        if (deaf) co_return std::vector<mcp::task_mail>{};
         co_return co_await inner_->renew(std::move(holder), lease_until, now);
     }
 
@@ -191,6 +194,22 @@ inline void cancelled_elsewhere_stops_the_tool(const std::shared_ptr<mcp::shared
     EXPECT_EQ(at(two_replicas::task_request(*r.on_second, "tasks/get", id), "result", "status"), "cancelled");
     r.run_until([&] { return r.saw_cancellation; });
     r.wait_for(*r.on_first, id, "cancelled");
+}
+
+/// Cancelled on the other replica while its tool finishes here before this replica read the
+/// table: the cancellation came first, and every replica says `cancelled`.
+inline void a_cancellation_elsewhere_wins_over_a_later_end(
+    const std::shared_ptr<mcp::shared_task_table>& table,
+    const std::shared_ptr<mcp::shared_task_table>& other = nullptr) {
+    two_replicas r(table, other);
+    const auto id = two_replicas::start(*r.on_first, "gated");
+    ASSERT_FALSE(id.empty());
+    r.wait_for(*r.on_second, id, "working");
+    r.table_of_first->deaf = true;
+    EXPECT_EQ(at(two_replicas::task_request(*r.on_second, "tasks/cancel", id), "result", "resultType"), "complete");
+    r.gate->cancel();  // the tool ends, unaware of the cancellation
+    r.wait_for(*r.on_first, id, "cancelled");
+    EXPECT_EQ(at(two_replicas::task_request(*r.on_second, "tasks/get", id), "result", "status"), "cancelled");
 }
 
 /// A request to the client raised on one replica is answered by `tasks/update` on the other.

@@ -23,6 +23,10 @@ TEST(SqliteSharedTasks, ACancellationOnTheOtherReplicaStopsTheTool) {
     candor::test::cancelled_elsewhere_stops_the_tool(memory_table());
 }
 
+TEST(SqliteSharedTasks, ACancellationElsewhereWinsOverAnEndThatCameLater) {
+    candor::test::a_cancellation_elsewhere_wins_over_a_later_end(memory_table());
+}
+
 TEST(SqliteSharedTasks, ARequestToTheClientIsAnsweredOnTheOtherReplica) {
     candor::test::answered_elsewhere(memory_table());
 }

@@ -179,6 +179,34 @@ void share(detail::server_core& core, std::string_view id) {
     table->publish(std::move(*r), core.task_version.fetch_add(1) + 1, core.replica_id, now + core.opts.tasks.lease);
 }
 
+// The end of a task this process ran, in the shared table: written there, unless another
+// replica ended it first (a cancellation this process had not read yet) — then the table's end
+// is the task's end here too, so that every replica tells the same.
+void settle_shared(const std::shared_ptr<detail::server_core>& core, const std::string& id,
+                   const boost::asio::any_io_executor& ex) {
+    const auto table = core->opts.tasks.shared;
+    if (!table) return;
+    const auto now = wall_now();
+    auto r = core->tasks->find(id, now);
+    if (!r) return;
+    auto settle = [weak = std::weak_ptr<detail::server_core>(core), table, record = std::move(*r),
+                   version = core->task_version.fetch_add(1) + 1, holder = core->replica_id,
+                   lease_until = now + core->opts.tasks.lease]() -> boost::asio::awaitable<void> {
+        auto written = co_await table->publish_now(record, version, holder, lease_until);
+        if (!written || *written) co_return;
+        auto there = co_await table->find(record.id, wall_now());
+        auto c = weak.lock();
+        if (!c || !there || !*there || !is_terminal((*there)->record.status)) co_return;
+        c->tasks->modify(record.id, wall_now(), [&](task_record& mine) {
+            const auto expires = mine.expires;  // the local table forgets it when it planned to
+            mine = std::move((*there)->record);
+            mine.expires = expires;
+            return true;
+        });
+    };
+    boost::asio::co_spawn(ex, std::move(settle), boost::asio::detached);
+}
+
 // What another replica did to a task this process runs: it ended it (cancelled, or declared it
 // lost while this process could not renew its lease), or answered its requests.
 void deliver_mail(detail::server_core& core, task_mail m) {
@@ -528,7 +556,7 @@ void end_task(call_state& state, std::exception_ptr ep, tool_outcome out) {
         r.expires = t + o.tasks.ttl;
         return true;
     });
-    share(*core, run->id);
+    settle_shared(core, run->id, run->executor);
     if (run->observers.empty()) return;
     call_record rec = run->record;
     rec.time = t;

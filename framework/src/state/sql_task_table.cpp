@@ -99,7 +99,8 @@ found_row read_row(store::sql_database& db, const std::string& id, std::int64_t 
 }
 
 // Write `r` as its holder sees it: a new row, or a newer version of a row that is not terminal.
-boost::system::result<void, store::db_error> upsert(store::sql_database& db, const mcp::task_record& r,
+// @return whether it was written
+boost::system::result<bool, store::db_error> upsert(store::sql_database& db, const mcp::task_record& r,
                                                     std::uint64_t version, const std::string& holder,
                                                     std::chrono::system_clock::time_point lease_until) {
     const store::sql_value p[] = {r.id,
@@ -118,7 +119,7 @@ boost::system::result<void, store::db_error> upsert(store::sql_database& db, con
             std::string(live),
         p);
     if (!done) return done.error();
-    return {};
+    return *done == 1;
 }
 
 }  // namespace
@@ -140,7 +141,7 @@ void sql_task_table::publish(mcp::task_record r, std::uint64_t version, std::str
                                             lease_until]() { (void)upsert(*db, r, version, holder, lease_until); });
 }
 
-boost::asio::awaitable<boost::system::result<void, store::db_error>> sql_task_table::publish_now(
+boost::asio::awaitable<boost::system::result<bool, store::db_error>> sql_task_table::publish_now(
     mcp::task_record r, std::uint64_t version, std::string holder, time_point lease_until) {
     auto work = [db = db_, r = std::move(r), version, holder = std::move(holder), lease_until]() {
         return upsert(*db, r, version, holder, lease_until);

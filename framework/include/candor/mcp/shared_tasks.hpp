@@ -59,8 +59,11 @@ public:
     /// an earlier one that lands after it, and a task that is terminal in the table (cancelled
     /// or declared lost elsewhere) is never changed by its holder again.
     virtual void publish(task_record r, std::uint64_t version, std::string holder, time_point lease_until) = 0;
-    /// `publish`, awaited: a new task is in the table before its id reaches the client.
-    virtual boost::asio::awaitable<boost::system::result<void, store::db_error>> publish_now(
+    /// `publish`, awaited: a new task is in the table before its id reaches the client, and a
+    /// task's end is checked against an end another replica gave it first.
+    /// @return true when written; false when the table kept what it had (a later version, or
+    ///         a task already terminal there)
+    virtual boost::asio::awaitable<boost::system::result<bool, store::db_error>> publish_now(
         task_record r, std::uint64_t version, std::string holder, time_point lease_until) = 0;
 
     /// Task `id`, unless unknown or expired at `now`.

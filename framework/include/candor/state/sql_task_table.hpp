@@ -36,7 +36,7 @@ public:
         std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker);
 
     void publish(mcp::task_record r, std::uint64_t version, std::string holder, time_point lease_until) override;
-    boost::asio::awaitable<boost::system::result<void, store::db_error>> publish_now(mcp::task_record r,
+    boost::asio::awaitable<boost::system::result<bool, store::db_error>> publish_now(mcp::task_record r,
                                                                                      std::uint64_t version,
                                                                                      std::string holder,
                                                                                      time_point lease_until) override;
