@@ -169,14 +169,40 @@ void stop_run(const std::shared_ptr<detail::task_run>& run) {
     });
 }
 
+// A task's record as this process publishes it to the shared table: with this holder's next
+// version, and a lease from now.
+struct publication {
+    task_record record;
+    std::uint64_t version = 0;
+    std::string holder;
+    std::chrono::system_clock::time_point lease_until;
+};
+
+publication publication_of(detail::server_core& core, task_record r) {
+    return {std::move(r), core.task_version.fetch_add(1) + 1, core.replica_id, wall_now() + core.opts.tasks.lease};
+}
+
 // Publish the task's record as this process has it to the shared table, if there is one.
 void share(detail::server_core& core, std::string_view id) {
     const auto& table = core.opts.tasks.shared;
     if (!table) return;
-    const auto now = wall_now();
-    auto r = core.tasks->find(id, now);
+    auto r = core.tasks->find(id, wall_now());
     if (!r) return;
-    table->publish(std::move(*r), core.task_version.fetch_add(1) + 1, core.replica_id, now + core.opts.tasks.lease);
+    auto p = publication_of(core, std::move(*r));
+    table->publish(std::move(p.record), p.version, std::move(p.holder), p.lease_until);
+}
+
+// Answers to the task's outstanding requests: off the record first, so that a `tasks/get` after
+// the acknowledgement sees them gone; then to the tool, on its strand (if it runs here).
+void take_answers(detail::server_core& core, const std::string& id, std::shared_ptr<answers_list> answers) {
+    const auto t = wall_now();
+    core.tasks->modify(id, t, [&](task_record& r) {
+        bool changed = false;
+        for (const auto& a : *answers) changed = drop_input(r, a.first, t) || changed;
+        return changed;
+    });
+    share(core, id);
+    if (auto run = core.find_run(id)) hand_answers(run, std::move(answers));
 }
 
 // The end of a task this process ran, in the shared table: written there, unless another
@@ -186,18 +212,16 @@ void settle_shared(const std::shared_ptr<detail::server_core>& core, const std::
                    const boost::asio::any_io_executor& ex) {
     const auto table = core->opts.tasks.shared;
     if (!table) return;
-    const auto now = wall_now();
-    auto r = core->tasks->find(id, now);
+    auto r = core->tasks->find(id, wall_now());
     if (!r) return;
-    auto settle = [weak = std::weak_ptr<detail::server_core>(core), table, record = std::move(*r),
-                   version = core->task_version.fetch_add(1) + 1, holder = core->replica_id,
-                   lease_until = now + core->opts.tasks.lease]() -> boost::asio::awaitable<void> {
-        auto written = co_await table->publish_now(record, version, holder, lease_until);
+    auto settle = [weak = std::weak_ptr<detail::server_core>(core), table,
+                   p = publication_of(*core, std::move(*r))]() -> boost::asio::awaitable<void> {
+        auto written = co_await table->publish_now(p.record, p.version, p.holder, p.lease_until);
         if (!written || *written) co_return;
-        auto there = co_await table->find(record.id, wall_now());
+        auto there = co_await table->find(p.record.id, wall_now());
         auto c = weak.lock();
         if (!c || !there || !*there || !is_terminal((*there)->record.status)) co_return;
-        c->tasks->modify(record.id, wall_now(), [&](task_record& mine) {
+        c->tasks->modify(p.record.id, wall_now(), [&](task_record& mine) {
             const auto expires = mine.expires;  // the local table forgets it when it planned to
             mine = std::move((*there)->record);
             mine.expires = expires;
@@ -228,13 +252,7 @@ void deliver_mail(detail::server_core& core, task_mail m) {
     auto answers = std::make_shared<answers_list>();
     for (auto& [key, answer] : m.answers)
         if (answer.is_object()) answers->emplace_back(std::string(key), std::move(answer.as_object()));
-    core.tasks->modify(m.id, t, [&](task_record& r) {
-        bool changed = false;
-        for (const auto& a : *answers) changed = drop_input(r, a.first, t) || changed;
-        return changed;
-    });
-    share(core, m.id);
-    hand_answers(run, std::move(answers));
+    take_answers(core, m.id, std::move(answers));
 }
 
 // While this server runs tasks and shares them: renew their leases and read what other replicas
@@ -662,18 +680,14 @@ void detail::task_desk::promote_to_task(const rpc::request_id& id, const std::st
     }
     // The task is in the shared table before its id reaches the client: whichever replica the
     // client polls next knows it.
-    const auto now = wall_now();
-    auto answer_when_shared = [weak = c_.weak_from_this(), table, record = std::move(*record),
-                               version = c_.core->task_version.fetch_add(1) + 1, holder = c_.core->replica_id,
-                               lease_until = now + c_.core->opts.tasks.lease, message = std::move(*message),
-                               created = std::move(created), origin = state->origin,
+    auto answer_when_shared = [weak = c_.weak_from_this(), table, p = publication_of(*c_.core, std::move(*record)),
+                               message = std::move(*message), created = std::move(created), origin = state->origin,
                                id]() mutable -> boost::asio::awaitable<void> {
-        auto written = co_await table->publish_now(record, version, holder, lease_until);
+        auto written = co_await table->publish_now(p.record, p.version, p.holder, p.lease_until);
         auto self = weak.lock();
         if (!self) co_return;
         if (!written)
-            self->log(log_level::warning, "task " + std::string(record.id) +
-                                              " could not be written to the shared task table (" +
+            self->log(log_level::warning, "task " + p.record.id + " could not be written to the shared task table (" +
                                               written.error().message + "): only this replica knows it");
         self->deliver(std::move(message), created ? &*created : nullptr, origin, message_route{id, true}, false);
     };
@@ -732,19 +746,7 @@ void detail::task_desk::on_tasks_update(const rpc::request& req) {
     }
     auto checked = answers_for(**r, *responses);
     if (!checked) return c_.send_error(req.id, checked.error());
-    if (!checked->empty()) {
-        auto answers = std::make_shared<answers_list>(std::move(*checked));
-        // The record first, so that a `tasks/get` after this acknowledgement sees the answered
-        // requests gone; then the tool, on its strand.
-        const auto t = wall_now();
-        c_.core->tasks->modify(id, t, [&](task_record& rec) {
-            bool changed = false;
-            for (const auto& a : *answers) changed = drop_input(rec, a.first, t) || changed;
-            return changed;
-        });
-        share(*c_.core, id);
-        if (auto run = c_.core->find_run(id)) hand_answers(run, std::move(answers));
-    }
+    if (!checked->empty()) take_answers(*c_.core, id, std::make_shared<answers_list>(std::move(*checked)));
     c_.send_result(req.id, acknowledgement(), c_.style_of());
 }
 
