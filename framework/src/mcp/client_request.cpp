@@ -154,7 +154,7 @@ std::optional<boost::system::result<boost::json::object, client_request_error>> 
             return boost::system::result<boost::json::object, client_request_error>(std::move(answer));
         }
     }
-    inputs->bind(caller);  // the state this question goes out with names this request
+    inputs->bind(caller, tool_name);  // the state this question goes out with names this request
     inputs->asked.push_back({std::move(key), std::move(method), std::move(params), std::move(digest)});
     return std::nullopt;
 }

@@ -117,9 +117,9 @@ std::string input_key(std::string_view method, std::size_t index) {
 
 }  // namespace detail
 
-void detail::input_round::bind(const principal& who) {
+void detail::input_round::bind(const principal& who, std::string_view target) {
     if (!pending) return;
-    binding = request_binding(*sealer, pending->method, pending->target, *pending->arguments);
+    binding = request_binding(*sealer, pending->method, target, *pending->arguments);
     caller = caller_binding(*sealer, who);
     pending.reset();
 }
@@ -143,7 +143,7 @@ boost::system::result<std::optional<detail::input_round>, rpc::error_object> det
         return state_error("INPUT_RESPONSES_INVALID", "inputResponses must be an object keyed like inputRequests");
     if (!state_value) {
         // No state to check: the bindings wait until the run asks the client something.
-        round.pending = detail::input_round::unbound_request{std::string(req.method), std::string(target), &arguments};
+        round.pending = detail::input_round::unbound_request{std::string(req.method), &arguments};
         if (responses) round.unbound = json::detach(*responses_value).as_object();
         return std::optional<detail::input_round>(std::move(round));
     }
@@ -296,7 +296,7 @@ boost::system::result<std::shared_ptr<detail::call_state>, rpc::error_object> de
         if (!round) return round.error();
         state->inputs = std::move(*round);
         // A prompt's or a resource's arguments do not outlive this request: bound now.
-        if (state->inputs) state->inputs->bind(state->caller);
+        if (state->inputs) state->inputs->bind(state->caller, state->tool_name);
     }
     return state;
 }

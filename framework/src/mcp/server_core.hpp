@@ -277,12 +277,12 @@ struct input_round {
     /// What `bind` computes the bindings from, until it has; `arguments` lives as long as the run.
     struct unbound_request {
         std::string method;
-        std::string target;
         const boost::json::value* arguments = nullptr;
     };
     std::optional<unbound_request> pending;
-    /// Computes `binding` and `caller` if still pending.
-    void bind(const principal& who);
+    /// Computes `binding` and `caller` if still pending. @param target the request's tool,
+    /// prompt or URI (its call state's `tool_name`)
+    void bind(const principal& who, std::string_view target);
     /// 0 for the first attempt, n for the n-th retry.
     std::int64_t round = 0;
 };
