@@ -28,9 +28,6 @@ constexpr std::array<std::string_view, 3> schema_statements = {
     "CREATE INDEX IF NOT EXISTS candor_tasks_expires ON candor_tasks(expires)",
 };
 
-// Statuses a task can still leave.
-constexpr std::string_view live = "('working', 'input_required')";
-
 std::int64_t ms(std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
@@ -115,8 +112,8 @@ boost::system::result<bool, store::db_error> upsert(store::sql_database& db, con
         "INSERT INTO candor_tasks(id, owner, status, version, record, holder, lease_until, expires) "
         "VALUES(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, "
         "version = excluded.version, record = excluded.record, lease_until = excluded.lease_until, "
-        "expires = excluded.expires WHERE candor_tasks.version < excluded.version AND candor_tasks.status IN " +
-            std::string(live),
+        "expires = excluded.expires WHERE candor_tasks.version < excluded.version AND candor_tasks.status IN "
+        "('working', 'input_required')",
         p);
     if (!done) return done.error();
     return *done == 1;
@@ -199,7 +196,8 @@ boost::asio::awaitable<boost::system::result<std::vector<mcp::task_mail>, store:
     auto work = [db = db_, holder = std::move(holder), lease_ms = ms(lease_until), now_ms = ms(now)]() -> out {
         const store::sql_value renew[] = {lease_ms, holder};
         if (auto r = db->execute(
-                "UPDATE candor_tasks SET lease_until = ? WHERE holder = ? AND status IN " + std::string(live), renew);
+                "UPDATE candor_tasks SET lease_until = ? WHERE holder = ? AND status IN ('working', 'input_required')",
+                renew);
             !r)
             return r.error();
         const store::sql_value purge[] = {now_ms};
@@ -215,8 +213,7 @@ boost::asio::awaitable<boost::system::result<std::vector<mcp::task_mail>, store:
         const store::sql_value mine[] = {holder};
         auto q = db->query(
             "SELECT id, status, mail, version FROM candor_tasks WHERE holder = ? AND (mail <> '{}' OR "
-            "(status NOT IN " +
-                std::string(live) + " AND ended_seen = 0))",
+            "(status NOT IN ('working', 'input_required') AND ended_seen = 0))",
             mine, [&](const store::sql_row& cols) {
                 const auto* id = std::get_if<std::string>(&cols.at(0));
                 const auto* status = std::get_if<std::string>(&cols.at(1));
@@ -230,9 +227,10 @@ boost::asio::awaitable<boost::system::result<std::vector<mcp::task_mail>, store:
         for (auto& w : found) {
             // Taken once: cleared only if the row is still what was read.
             const store::sql_value p[] = {w.id, w.version};
-            auto taken = db->execute("UPDATE candor_tasks SET mail = '{}', ended_seen = CASE WHEN status IN " +
-                                         std::string(live) + " THEN 0 ELSE 1 END WHERE id = ? AND version = ?",
-                                     p);
+            auto taken = db->execute(
+                "UPDATE candor_tasks SET mail = '{}', ended_seen = CASE WHEN status IN ('working', 'input_required') "
+                "THEN 0 ELSE 1 END WHERE id = ? AND version = ?",
+                p);
             if (!taken) return taken.error();
             if (*taken != 1) continue;  // changed meanwhile: read again next time
             mcp::task_mail m;
