@@ -10,7 +10,7 @@
 // SQLite, against a bare hash-set lookup of the same ids.
 // Run: scripts/bench --benchmark_filter='Paging|Evidence'
 
-#include <candor/evidence/gated_action.hpp>
+#include <candor/evidence/gate.hpp>
 #include <candor/evidence/token.hpp>
 #include <candor/paging/collection.hpp>
 #include <candor/state/sqlite_evidence_store.hpp>

@@ -132,11 +132,11 @@ int main(int argc, char** argv) {
         o.keys = keys->ring();
         o.default_page_size = 20;
         o.max_page_size = 100;
-        srv.add_tool(std::make_shared<pg::typed_collection<ticket_query, const ticket*>>(
-                         candor::mcp::tool_info("search_tickets",
-                                                "Search support tickets by department and status, in id order, "
-                                                "one page at a time."),
-                         pg::ordering{{"id"}}, std::make_shared<ticket_source>(make_tickets()), o))
+        pg::add_collection(srv,
+                           candor::mcp::tool_info("search_tickets",
+                                                  "Search support tickets by department and status, in id order, "
+                                                  "one page at a time."),
+                           pg::ordering{{"id"}}, std::make_shared<ticket_source>(make_tickets()), o)
             .value();
         candor::mcp::add_tool(
             srv,

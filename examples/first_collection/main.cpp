@@ -112,10 +112,9 @@ int main(int argc, char** argv) {
         // The ids a pinned walk delivered are kept here, so that a snapshot token can later prove
         // which objects a complete inventory held (SQLite or PostgreSQL stores keep them durably).
         options.evidence = candor::evidence::make_memory_store();
-        return srv
-            .add_tool(std::make_shared<candor::paging::typed_collection<book_query, book>>(
-                candor::mcp::tool_info("search_books", "Search the library's books, a page at a time."),
-                candor::paging::ordering{{"id"}}, std::make_shared<library>(), std::move(options)))
+        return candor::paging::add_collection(
+                   srv, candor::mcp::tool_info("search_books", "Search the library's books, a page at a time."),
+                   candor::paging::ordering{{"id"}}, std::make_shared<library>(), std::move(options))
             .has_value();
     };
     // Over --stdio the caller is $BOOKS_READER (e.g. librarian); over --http, a token's principal.

@@ -3,7 +3,7 @@
 // the chat log), each under its own deadline; late or failing sources are named, the rest kept.
 // GCC 12 (at -O1 with the sanitizers) reports -Wmismatched-new-delete on coroutine frames:
 // Asio's awaitable frame has its own operator new/delete pair; the warning is a false positive
-// (see also validation/validated_tool.hpp).
+// (see also validation/layers.hpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif

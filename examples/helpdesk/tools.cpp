@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // GCC 12 (at -O1 with the sanitizers) reports -Wmismatched-new-delete on coroutine frames:
 // Asio's awaitable frame has its own operator new/delete pair; the warning is a false positive
-// (see also validation/validated_tool.hpp).
+// (see also validation/layers.hpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
@@ -14,6 +14,7 @@
 #include <candor/paging/aggregate.hpp>
 #include <candor/sql_collection/collection.hpp>
 #include <candor/state/sql_plan_ledger.hpp>
+#include <candor/validation/layers.hpp>
 
 #include <algorithm>
 #include <set>
@@ -30,6 +31,14 @@ namespace ev = candor::evidence;
 namespace mcp = candor::mcp;
 namespace pg = candor::paging;
 namespace cv = candor::validation;
+
+// The evidence-gated actions take no arguments of their own: the evidence layer adds `ids` and
+// `snapshot_token`, the approval layer `plan_token`. (Outside the anonymous namespace: GCC warns
+// of coroutine frames of the framework's templates that name a type of this file only.)
+struct archive_args {};
+BOOST_DESCRIBE_STRUCT(archive_args, (), ())
+struct suspend_args {};
+BOOST_DESCRIBE_STRUCT(suspend_args, (), ())
 
 namespace {
 
@@ -177,132 +186,99 @@ private:
     std::shared_ptr<pg::collection_tool> accounts_;
 };
 
-class archive_accounts final : public ev::gated_action {
-public:
-    explicit archive_accounts(const shared& s)
-        : gated_action(mcp::tool_info("archive_service_accounts",
-                                      "Archive service accounts (irreversible: they stop authenticating). Needs the "
-                                      "snapshot_token of a complete list_service_accounts walk (e.g. from "
-                                      "find_unowned_accounts) and ids that walk returned, and the user's approval: "
-                                      "asked through elicitation when the client supports it; otherwise the first "
-                                      "call answers PLAN_TOKEN_REQUIRED with the plan and a plan_token, and a second "
-                                      "call with the same arguments plus that plan_token archives. Each account is "
-                                      "checked again (still unowned, not archived) when it is archived; the result "
-                                      "lists archived and skipped ids.")
-                           .with_title("Archive service accounts")
-                           .with_input_schema(cv::approval_gate::token_only_schema())
-                           .with_action(mcp::action_class::irreversible_write)
-                           .with_scopes({"accounts:archive"}),
-                       ev::evidence_requirement{"list_service_accounts", s.keys, s.evidence, 100, {}}),
-          db_(s.db),
-          worker_(s.worker),
-          approval_(s.approval) {}
+// Archive unowned service accounts found by a complete list_service_accounts walk, once the
+// user approved. All or nothing: every account is re-checked and archived in one transaction,
+// together with the approval's use, so a crash leaves either all of it or none of it.
 
-    /// One account alone (the batch in `run` archives all of them in one transaction).
-    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,
-                                                                      mcp::call_context& ctx) override {
-        std::optional<ev::skip> skipped;
-        const auto caller = ctx.caller();
-        auto r = co_await worker_->run([&] {
-            return db_->transaction([&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
-                auto one = archive_one(tx, id, caller);
-                if (!one) return one.error();
-                skipped = *one;
-                return {};
-            });
+/// Re-check one account against the current state and archive it, in one serialized step inside
+/// `tx` (no other archive can come between the check and the write, on any replica).
+/// @return why it was skipped, or nothing when it was archived
+boost::system::result<std::optional<ev::skip>, sc::db_error> archive_one(sc::sql_database& tx, const std::string& id,
+                                                                         const mcp::principal& caller) {
+    std::optional<ev::skip> skipped;
+    auto written = sc::update_current(
+        tx, accounts_table(), boost::json::value(id),
+        [&](const std::optional<boost::json::object>& current) -> std::optional<boost::json::object> {
+            if (!current) skipped = ev::skip{"ACCOUNT_NOT_FOUND", "no such account"};
+            else if (!may_see_team(caller, std::string_view(current->at("team").as_string())))
+                skipped = ev::skip{"ACCOUNT_NOT_VISIBLE", "the account is not visible to this caller"};
+            else if (current->at("archived").as_bool())
+                skipped = ev::skip{"ACCOUNT_ALREADY_ARCHIVED", "the account was archived already"};
+            else if (!current->at("owner").is_null())
+                skipped = ev::skip{"ACCOUNT_HAS_OWNER", "the account has an owner now"};
+            else return boost::json::object{{"archived", true}};
+            return std::nullopt;
         });
-        if (!r) co_return ev::skip{"SOURCE_UNAVAILABLE", "the database failed; the account was left unchanged"};
-        if (skipped) co_return *skipped;
-        // Named, not a temporary: GCC 12 at -O1 (the sanitizer build) takes a coroutine's
-        // `co_return result{}` for a moved, uninitialized error (-Wmaybe-uninitialized).
-        boost::system::result<void, ev::skip> ok;
-        co_return ok;
-    }
+    if (!written) return written.error();
+    return skipped;
+}
 
-protected:
-    boost::asio::awaitable<ce::envelope> run(const ev::verified_evidence& evidence, const boost::json::object& args,
-                                             mcp::call_context& ctx) override {
-        cv::action_plan plan;
-        plan.summary = "Archive " + std::to_string(evidence.ids.size()) +
-                       " service account(s); archived accounts stop authenticating.";
-        plan.targets = evidence.ids;
-        // The gate refuses incomplete inventories, so what reaches here is complete.
-        plan.evidence = {.declared = true, .complete = evidence.claims.complete, .reasons = {}};
-        // The plan token's use is recorded in the batch's transaction (below), not before it.
-        auto approval = co_await approval_->approve(ctx, plan, args, 8, cv::plan_use_timing::with_action);
-        if (!approval.approved()) co_return ce::failure(std::move(approval.refusal));
-        const bool narrowed = approval.decision.what == cv::approval_decision::choice::narrow;
-        const std::vector<std::string>& ids = narrowed ? approval.decision.ids : evidence.ids;
-        // All or nothing: every account is re-checked and archived in one transaction, together
-        // with the plan token's use, so a crash leaves either all of it or none of it.
-        const auto caller = ctx.caller();
-        boost::json::array archived;
-        boost::json::array skipped;
-        auto done = co_await approval_->run_approved(
-            approval, db_, *worker_, [&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
-                fault_point(0);
-                for (const auto& id : ids) {
-                    auto one = archive_one(tx, id, caller);
-                    if (!one) return one.error();
-                    if (*one) {
-                        skipped.push_back(
-                            boost::json::object{{"id", id}, {"code", (*one)->code}, {"message", (*one)->message}});
-                    } else {
-                        archived.emplace_back(id);
-                        fault_point(archived.size());
-                    }
-                }
-                return {};
-            });
-        if (!done) co_return ce::failure(std::move(done.error()));
-        fault_point(fault_after_commit);
-        // Ids the user left out when narrowing are skipped too, and say so.
-        if (narrowed) {
-            const std::set<std::string> kept(ids.begin(), ids.end());
-            for (const auto& id : evidence.ids)
-                if (kept.count(id) == 0)
-                    skipped.push_back(
-                        boost::json::object{{"id", id},
-                                            {"code", "NARROWED_BY_USER"},
-                                            {"message", "the user approved the action for other ids only"}});
+boost::asio::awaitable<ce::envelope> archive(const shared& s, const cv::verdict& v, const mcp::principal& caller) {
+    boost::json::array archived;
+    boost::json::array skipped;
+    cv::ledger_work batch = [&](sc::sql_database& tx) -> boost::system::result<void, sc::db_error> {
+        fault_point(0);
+        for (const auto& id : v.targets) {
+            auto one = archive_one(tx, id, caller);
+            if (!one) return one.error();
+            if (*one) {
+                skipped.push_back(
+                    boost::json::object{{"id", id}, {"code", (*one)->code}, {"message", (*one)->message}});
+            } else {
+                archived.emplace_back(id);
+                fault_point(archived.size());
+            }
         }
-        const bool any_skipped = !skipped.empty();
-        auto e = ce::complete(boost::json::object{{"archived", std::move(archived)}, {"skipped", std::move(skipped)}});
-        if (any_skipped)
-            e.add_warning(
-                {std::string(ev::codes::objects_skipped), "some ids were not archived; see skipped for why", {}});
-        co_return e;
-    }
+        return {};
+    };
+    auto done = co_await v.commit(s.db, *s.worker, std::move(batch));
+    if (!done) co_return ce::failure(std::move(done.error()));
+    fault_point(fault_after_commit);
+    // Ids the user left out when narrowing are skipped too, and say so.
+    const std::set<std::string> kept(v.targets.begin(), v.targets.end());
+    for (const auto& id : v.evidence->ids)
+        if (kept.count(id) == 0)
+            skipped.push_back(boost::json::object{{"id", id},
+                                                  {"code", "NARROWED_BY_USER"},
+                                                  {"message", "the user approved the action for other ids only"}});
+    const bool any_skipped = !skipped.empty();
+    auto e = ce::complete(boost::json::object{{"archived", std::move(archived)}, {"skipped", std::move(skipped)}});
+    if (any_skipped)
+        e.add_warning({std::string(ev::codes::objects_skipped), "some ids were not archived; see skipped for why", {}});
+    co_return e;
+}
 
-private:
-    /// Re-check one account against the current state and archive it, in one serialized step
-    /// inside `tx` (no other archive can come between the check and the write, on any replica).
-    /// @return why it was skipped, or nothing when it was archived
-    static boost::system::result<std::optional<ev::skip>, sc::db_error> archive_one(sc::sql_database& tx,
-                                                                                    const std::string& id,
-                                                                                    const mcp::principal& caller) {
-        std::optional<ev::skip> skipped;
-        auto written = sc::update_current(
-            tx, accounts_table(), boost::json::value(id),
-            [&](const std::optional<boost::json::object>& current) -> std::optional<boost::json::object> {
-                if (!current) skipped = ev::skip{"ACCOUNT_NOT_FOUND", "no such account"};
-                else if (!may_see_team(caller, std::string_view(current->at("team").as_string())))
-                    skipped = ev::skip{"ACCOUNT_NOT_VISIBLE", "the account is not visible to this caller"};
-                else if (current->at("archived").as_bool())
-                    skipped = ev::skip{"ACCOUNT_ALREADY_ARCHIVED", "the account was archived already"};
-                else if (!current->at("owner").is_null())
-                    skipped = ev::skip{"ACCOUNT_HAS_OWNER", "the account has an owner now"};
-                else return boost::json::object{{"archived", true}};
-                return std::nullopt;
-            });
-        if (!written) return written.error();
-        return skipped;
-    }
-
-    std::shared_ptr<sc::sql_database> db_;
-    std::shared_ptr<candor::offload::worker> worker_;
-    std::shared_ptr<const cv::approval_gate> approval_;
-};
+std::shared_ptr<mcp::tool_handler> archive_accounts(const shared& s) {
+    return cv::make_tool(
+        mcp::tool_info("archive_service_accounts",
+                       "Archive service accounts (irreversible: they stop authenticating). Needs the "
+                       "snapshot_token of a complete list_service_accounts walk (e.g. from "
+                       "find_unowned_accounts) and ids that walk returned, and the user's approval: "
+                       "asked through elicitation when the client supports it; otherwise the first "
+                       "call answers PLAN_TOKEN_REQUIRED with the plan and a plan_token, and a second "
+                       "call with the same arguments plus that plan_token archives. Each account is "
+                       "checked again (still unowned, not archived) when it is archived; the result "
+                       "lists archived and skipped ids.")
+            .with_title("Archive service accounts")
+            .with_action(mcp::action_class::irreversible_write)
+            .with_scopes({"accounts:archive"}),
+        [s](archive_args, const cv::verdict& v, mcp::call_context& ctx) -> boost::asio::awaitable<ce::envelope> {
+            // Named: GCC 12 destroys temporaries of a co_await expression twice.
+            const mcp::principal caller = ctx.caller();
+            co_return co_await archive(s, v, caller);
+        },
+        ev::evidence_requirement{"list_service_accounts", s.keys, s.evidence, 100, {}},
+        cv::approval<archive_args>{
+            .plan =
+                [](const archive_args&, const cv::verdict& v) {
+                    return cv::action_plan{.summary = "Archive " + std::to_string(v.targets.size()) +
+                                                      " service account(s); archived accounts stop authenticating.",
+                                           .targets = v.targets};
+                },
+            // The approval's use is recorded in the batch's transaction (`commit`), not before it.
+            .use = cv::plan_use_timing::with_action,
+            .options = s.approval});
+}
 
 struct read_article_args {
     std::string id;
@@ -323,63 +299,56 @@ void describe_contract(candor::contract::spec<read_article_args>& s) {
 // Suspend customers (they may no longer order) found by a complete search_customers walk. The
 // table is written by other programs too: a customer changed or deleted since the walk delivered
 // it is skipped with TARGET_CHANGED — the agent (and whoever approved) saw the row as it was.
-class suspend_customers final : public ev::gated_action {
-public:
-    explicit suspend_customers(const shared& s)
-        : gated_action(mcp::tool_info("suspend_customers",
-                                      "Suspend customers: they may no longer order. Needs the snapshot_token of a "
-                                      "complete search_customers walk and ids that walk returned. Other programs "
-                                      "change customers too: one changed or deleted since that walk is skipped with "
-                                      "TARGET_CHANGED (walk again to see it as it is now). The result lists "
-                                      "suspended (done) and skipped ids.")
-                           .with_title("Suspend customers")
-                           .with_action(mcp::action_class::reversible_write),
-                       ev::evidence_requirement{"search_customers", s.keys, s.evidence, 100, {}}),
-          db_(s.db),
-          worker_(s.worker),
-          keys_(s.keys),
-          evidence_(s.evidence) {}
 
-    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id,
-                                                                      const boost::json::object& arguments,
-                                                                      mcp::call_context&) override {
-        // The gate opened this token already; the walk it names is the one to compare with.
-        auto claims = ev::open_snapshot_token(*keys_, arguments.at("snapshot_token").as_string());
-        if (!claims) co_return ev::skip{"EVIDENCE_INVALID", "the snapshot_token no longer opens"};
-        enum class outcome { done, changed, failed };
-        auto suspend = [db = db_, evidence = evidence_, walk = claims->walk, id]() {
-            // The row checked against the walk, then a write that happens only while the row is
-            // still what was checked (another program may write in between).
-            const std::string ids[] = {id};
-            std::vector<boost::json::object> now;
-            auto changed = sc::changed_since_walk(*db, customers_table(), *evidence, walk, ids,
-                                                  std::chrono::system_clock::now(), &now);
-            if (!changed) return outcome::failed;
-            if (!changed->empty()) return outcome::changed;
-            const auto& row = now.front();
-            const sc::sql_value cas[] = {id, sc::detail::to_sql(row.at("name")), sc::detail::to_sql(row.at("region")),
-                                         sc::detail::to_sql(row.at("since"))};
-            auto written = db->execute(
-                "UPDATE customers SET may_order = 0 WHERE id = ? AND name = ? AND region = ? AND since = ?", cas);
-            if (!written) return outcome::failed;
-            return *written == 1 ? outcome::done : outcome::changed;
-        };
-        const auto result = co_await worker_->run(std::move(suspend));
-        if (result == outcome::failed)
-            co_return ev::skip{"SOURCE_UNAVAILABLE", "the database failed; the customer was left unchanged"};
-        if (result == outcome::changed)
-            co_return ev::skip{std::string(ev::codes::target_changed),
-                               "the customer changed or was deleted after the walk that found it; walk again"};
-        boost::system::result<void, ev::skip> ok;
-        co_return ok;
-    }
+/// Suspend one customer if it is still as the walk `walk` delivered it.
+boost::asio::awaitable<boost::system::result<void, ev::skip>> suspend_one(const shared& s, std::string walk,
+                                                                          std::string id) {
+    enum class outcome { done, changed, failed };
+    auto suspend = [db = s.db, evidence = s.evidence, walk, id]() {
+        // The row checked against the walk, then a write that happens only while the row is
+        // still what was checked (another program may write in between).
+        const std::string ids[] = {id};
+        std::vector<boost::json::object> now;
+        auto changed = sc::changed_since_walk(*db, customers_table(), *evidence, walk, ids,
+                                              std::chrono::system_clock::now(), &now);
+        if (!changed) return outcome::failed;
+        if (!changed->empty()) return outcome::changed;
+        const auto& row = now.front();
+        const sc::sql_value cas[] = {id, sc::detail::to_sql(row.at("name")), sc::detail::to_sql(row.at("region")),
+                                     sc::detail::to_sql(row.at("since"))};
+        auto written = db->execute(
+            "UPDATE customers SET may_order = 0 WHERE id = ? AND name = ? AND region = ? AND since = ?", cas);
+        if (!written) return outcome::failed;
+        return *written == 1 ? outcome::done : outcome::changed;
+    };
+    const auto result = co_await s.worker->run(std::move(suspend));
+    if (result == outcome::failed)
+        co_return ev::skip{"SOURCE_UNAVAILABLE", "the database failed; the customer was left unchanged"};
+    if (result == outcome::changed)
+        co_return ev::skip{std::string(ev::codes::target_changed),
+                           "the customer changed or was deleted after the walk that found it; walk again"};
+    boost::system::result<void, ev::skip> ok;
+    co_return ok;
+}
 
-private:
-    std::shared_ptr<sc::sql_database> db_;
-    std::shared_ptr<candor::offload::worker> worker_;
-    std::shared_ptr<const candor::seal::key_ring> keys_;
-    std::shared_ptr<candor::evidence::evidence_store> evidence_;
-};
+std::shared_ptr<mcp::tool_handler> suspend_customers(const shared& s) {
+    return cv::make_tool(
+        mcp::tool_info("suspend_customers",
+                       "Suspend customers: they may no longer order. Needs the snapshot_token of a "
+                       "complete search_customers walk and ids that walk returned. Other programs "
+                       "change customers too: one changed or deleted since that walk is skipped with "
+                       "TARGET_CHANGED (walk again to see it as it is now). The result lists "
+                       "suspended (done) and skipped ids.")
+            .with_title("Suspend customers")
+            .with_action(mcp::action_class::reversible_write),
+        [s](suspend_args, const cv::verdict& v, mcp::call_context&) -> boost::asio::awaitable<ce::envelope> {
+            // The walk the evidence names is the one each customer is compared with.
+            const std::string walk = v.evidence->claims.walk;
+            ev::object_action suspend = [&s, walk](const std::string& id) { return suspend_one(s, walk, id); };
+            co_return co_await ev::act_on_each(v.targets, std::move(suspend));
+        },
+        ev::evidence_requirement{"search_customers", s.keys, s.evidence, 100, {}});
+}
 
 // A knowledge-base article, whole or from an offset. A body longer than the result's byte budget
 // is cut by the framework (FIELD_TRUNCATED), and its warning says how to read on.
@@ -454,21 +423,21 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     if (!s.worker)
         s.worker =
             std::make_shared<candor::offload::worker>(s.db->dialect() == candor::store::sql_dialect::postgres ? 4 : 1);
-    if (!s.approval) {
+    if (!s.approval.plan_ledger) {
         // Executed plans are remembered in the helpdesk's own database: across restarts, and in
         // the same transaction as the archive they approve.
         auto ledger = candor::state::sql_plan_ledger::open(s.db, s.worker);
         if (!ledger) return ledger.error();
-        s.approval = std::make_shared<const cv::approval_gate>(
-            "archive_service_accounts", cv::approval_options{.plan_keys = s.keys, .plan_ledger = *ledger});
+        s.approval.plan_ledger = *ledger;
     }
+    if (!s.approval.plan_keys) s.approval.plan_keys = s.keys;
     auto accounts = list_service_accounts(s);
     srv.add_tool(search_tickets(s)).value();
     srv.add_tool(search_customers(s)).value();
-    srv.add_tool(std::make_shared<suspend_customers>(s)).value();
+    srv.add_tool(suspend_customers(s)).value();
     srv.add_tool(accounts).value();
     srv.add_tool(std::make_shared<find_unowned>(accounts)).value();
-    srv.add_tool(std::make_shared<archive_accounts>(s)).value();
+    srv.add_tool(archive_accounts(s)).value();
     srv.add_tool(make_search_everywhere(s)).value();
     srv.add_tool(make_reindex_knowledge_base(s)).value();
     srv.add_tool(std::make_shared<read_article>(s)).value();

@@ -5,7 +5,7 @@
 #include "data.hpp"
 
 #include <candor/envelope/envelope.hpp>
-#include <candor/evidence/gated_action.hpp>
+#include <candor/evidence/gate.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/mcp/server.hpp>
 #include <candor/offload/worker.hpp>
@@ -38,9 +38,9 @@ struct shared {
     /// (default: one thread for SQLite, four for PostgreSQL).
     std::shared_ptr<candor::offload::worker> worker;
     /// Approval before archiving: elicitation when the client can be asked, else a plan and a
-    /// `plan_token` (default: a gate whose plan tokens are sealed with `keys` and whose ledger of
-    /// executed plans is the `candor_plan_use` table of `db`).
-    std::shared_ptr<const candor::validation::approval_gate> approval;
+    /// `plan_token` (defaults: plan tokens sealed with `keys`, the ledger of executed plans the
+    /// `candor_plan_use` table of `db`).
+    candor::validation::approval_options approval;
     /// The repair budget of create_order_draft (default: one of its own, counted in this
     /// process); replicas share its counts (`repair_budget_options::shared`).
     std::shared_ptr<candor::validation::repair_budget> repairs;

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: BSL-1.0
 // GCC 12 at -O1 with the sanitizers reports -Wmismatched-new-delete on the frame of the
 // coroutine lambda below (Asio's frame allocator pairs its own operator new and delete; see
-// framework/include/candor/validation/validated_tool.hpp): a false positive.
+// framework/include/candor/validation/layers.hpp): a false positive.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 
-#include <candor/evidence/gated_action.hpp>
+#include <candor/evidence/gate.hpp>
 
 #include "paging/support.hpp"
 
 #include <candor/agent/decide.hpp>
 #include <candor/paging/aggregate.hpp>
+#include <candor/validation/layers.hpp>
+
+#include <boost/describe/class.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -22,42 +25,53 @@
 using namespace candor::test;
 namespace ce = candor::envelope;
 namespace ag = candor::agent;
+namespace cv = candor::validation;
+
+namespace gated_test {
+// The actions below take no arguments of their own: the evidence layer adds `ids` and
+// `snapshot_token`, the approval layer `plan_token`.
+struct no_args {};
+BOOST_DESCRIBE_STRUCT(no_args, (), ())
+}  // namespace gated_test
 
 namespace {
 
-// Archives items: re-checks at execution that the item still exists and is not archived.
-class archive_items final : public ev::gated_action {
-public:
-    archive_items(ev::evidence_requirement r, std::shared_ptr<pg::memory_source> src, std::set<std::string>& archived)
-        : gated_action(mcp::tool_info("archive_items", "Archives items from a complete inventory.")
-                           .with_action(mcp::action_class::irreversible_write),
-                       std::move(r)),
-          src_(std::move(src)),
-          archived_(archived) {}
+// Archives items: re-checks at execution that the item still exists and is not archived. The
+// approval is left out (`never`): these tests are about the evidence gate alone.
+struct archive_items {
+    std::shared_ptr<pg::memory_source> src;
+    std::set<std::string>* archived = nullptr;
     int runs = 0;
 
-    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,
-                                                                      mcp::call_context&) override {
+    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id) {
         ++runs;
-        if (archived_.contains(id)) co_return ev::skip{"ALREADY_ARCHIVED", "the item was archived before"};
+        if (archived->contains(id)) co_return ev::skip{"ALREADY_ARCHIVED", "the item was archived before"};
         bool exists = false;
-        for (const auto& i : src_->items_at(src_->version()))
+        for (const auto& i : src->items_at(src->version()))
             if (i.at("id").as_string() == id) exists = true;
         if (!exists) co_return ev::skip{"NO_LONGER_EXISTS", "the item was deleted after the inventory"};
-        archived_.insert(id);
+        archived->insert(id);
         co_return boost::system::result<void, ev::skip>{};
     }
 
-private:
-    std::shared_ptr<pg::memory_source> src_;
-    std::set<std::string>& archived_;
+    std::shared_ptr<mcp::tool_handler> tool(ev::evidence_requirement r) {
+        return cv::make_tool(
+            mcp::tool_info("archive_items", "Archives items from a complete inventory.")
+                .with_action(mcp::action_class::irreversible_write),
+            [this](gated_test::no_args, const cv::verdict& v,
+                   mcp::call_context&) -> boost::asio::awaitable<ce::envelope> {
+                ev::object_action each = [this](const std::string& id) { return act(id); };
+                co_return co_await ev::act_on_each(v.targets, std::move(each));
+            },
+            std::move(r), cv::approval<gated_test::no_args>{.when = cv::approval_policy::never});
+    }
 };
 
 class Gated : public ::testing::Test {
 protected:
     collection_harness h;
     std::set<std::string> archived;
-    std::shared_ptr<archive_items> action;
+    std::shared_ptr<archive_items> action = std::make_shared<archive_items>();
 
     void SetUp() override {
         h.fill(8);
@@ -70,8 +84,9 @@ protected:
         r.store = h.store;
         r.max_ids = 5;
         r.wall_clock = h.clocks.wall_fn();
-        action = std::make_shared<archive_items>(r, h.source, archived);
-        h.srv->add_tool(action).value();
+        action->src = h.source;
+        action->archived = &archived;
+        h.srv->add_tool(action->tool(r)).value();
         // An aggregating inventory over `items`, to prove a stopped walk cannot justify an action.
         auto tool = h.tool;
         h.srv
@@ -266,59 +281,46 @@ TEST_F(Gated, SchemaRequiresIdsAndBoundsThem) {
     EXPECT_EQ(action->runs, 0);
 }
 
-namespace {
-
-// An action with an approval step: without `approve: true` it only returns the plan.
-class planned_archive final : public ev::gated_action {
-public:
-    planned_archive(ev::evidence_requirement r, std::set<std::string>& archived)
-        : gated_action(mcp::tool_info("planned_archive", "Archives after approval.")
-                           .with_action(mcp::action_class::irreversible_write)
-                           .with_input_schema(
-                               boost::json::parse(R"({"type":"object","properties":{"approve":{"type":"boolean"}}})")
-                                   .as_object()),
-                       std::move(r)),
-          archived_(archived) {}
-    int plans = 0;
-
-    boost::asio::awaitable<boost::system::result<void, ev::skip>> act(const std::string& id, const boost::json::object&,
-                                                                      mcp::call_context&) override {
-        archived_.insert(id);
-        co_return boost::system::result<void, ev::skip>{};
-    }
-
-protected:
-    boost::asio::awaitable<ce::envelope> run(const ev::verified_evidence& e, const boost::json::object& args,
-                                             mcp::call_context& ctx) override {
-        if (const auto* a = args.if_contains("approve"); a && a->is_bool() && a->get_bool())
-            co_return co_await act_each(e, args, ctx);
-        ++plans;
-        boost::json::array ids;
-        for (const auto& id : e.ids) ids.emplace_back(id);
-        co_return ce::complete(boost::json::object{{"plan", std::move(ids)}});
-    }
-
-private:
-    std::set<std::string>& archived_;
-};
-
-}  // namespace
-
+// The evidence layer and the approval layer together: the gate first, then the plan, then the
+// action once approved (the client cannot be asked: the two-step plan token).
 TEST_F(Gated, ApprovalStepRunsOnlyAfterTheGateAndActsOnlyWhenApproved) {
     ev::evidence_requirement r;
     r.resource = "items";
     r.keys = h.keys;
     r.store = h.store;
     r.wall_clock = h.clocks.wall_fn();
-    auto planned = std::make_shared<planned_archive>(r, archived);
-    h.srv->add_tool(planned).value();
+    int plans = 0;
+    h.srv
+        ->add_tool(cv::make_tool(
+            mcp::tool_info("planned_archive", "Archives after approval.")
+                .with_action(mcp::action_class::irreversible_write),
+            [&](gated_test::no_args, const cv::verdict& v, mcp::call_context&) {
+                for (const auto& id : v.targets) archived.insert(id);
+                return ce::complete(boost::json::object{{"done", v.targets.size()}});
+            },
+            r,
+            cv::approval<gated_test::no_args>{.plan =
+                                                  [&](const gated_test::no_args&, const cv::verdict& v) {
+                                                      ++plans;
+                                                      return cv::action_plan{.summary = "Archive items",
+                                                                             .targets = v.targets};
+                                                  },
+                                              .options = {.plan_keys = h.keys}}))
+        .value();
     EXPECT_EQ(first_error_code(h.call("planned_archive", {{"ids", {id_of(1)}}})), "EVIDENCE_MISSING");
-    EXPECT_EQ(planned->plans, 0);
+    EXPECT_EQ(plans, 0);
     auto t = token_of(walk("alice"));
     auto plan = h.call("planned_archive", {{"ids", {id_of(1)}}, {"snapshot_token", t}});
-    EXPECT_EQ(at(plan, "data", "plan"), boost::json::array{id_of(1)});
+    ASSERT_EQ(first_error_code(plan), "PLAN_TOKEN_REQUIRED");
+    EXPECT_EQ(plans, 1);
+    const auto refusal = at(plan, "errors").as_array()[0];
+    EXPECT_EQ(at(refusal, "plan", "targets"), boost::json::array{id_of(1)});
+    EXPECT_EQ(at(at(refusal, "plan", "evidence"), "declared"), true);
+    EXPECT_EQ(at(at(refusal, "plan", "evidence"), "complete"), true);
     EXPECT_TRUE(archived.empty());
-    auto done = h.call("planned_archive", {{"ids", {id_of(1)}}, {"snapshot_token", t}, {"approve", true}});
-    EXPECT_EQ(at(done, "data", "done"), boost::json::array{id_of(1)});
+    const auto plan_token = at(refusal, "plan_token");
+    ASSERT_TRUE(plan_token.is_string()) << boost::json::serialize(plan);
+    auto done = h.call("planned_archive", {{"ids", {id_of(1)}}, {"snapshot_token", t}, {"plan_token", plan_token}});
+    EXPECT_EQ(at(done, "status"), "complete") << boost::json::serialize(done);
     EXPECT_EQ(archived, std::set<std::string>{id_of(1)});
 }

@@ -88,10 +88,7 @@ struct typed_library {
         o.keys = h.keys;
         o.default_page_size = 100;
         o.max_page_size = 100;
-        h.srv
-            ->add_tool(std::make_shared<pg::typed_collection<books::book_query, books::book>>(
-                mcp::tool_info("books", "Lists books."), pg::ordering{{"id"}}, source, o))
-            .value();
+        pg::add_collection(*h.srv, mcp::tool_info("books", "Lists books."), pg::ordering{{"id"}}, source, o).value();
     }
 };
 
@@ -157,7 +154,7 @@ TEST(TypedCollection, AQueryMemberNamedLikeAPagingArgumentIsRefusedAtConstructio
     collection_harness h;
     pg::collection_options o;
     o.keys = h.keys;
-    EXPECT_THROW((pg::typed_collection<books::bad_query, books::book>(
-                     mcp::tool_info("bad", "Bad."), pg::ordering{{"id"}}, std::make_shared<books::bad_source>(), o)),
+    EXPECT_THROW(pg::make_collection(mcp::tool_info("bad", "Bad."), pg::ordering{{"id"}},
+                                     std::make_shared<books::bad_source>(), o),
                  std::invalid_argument);
 }

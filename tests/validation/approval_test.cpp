@@ -3,8 +3,9 @@
 
 #include "support.hpp"
 
+#include <candor/evidence/store.hpp>
 #include <candor/validation/approval_gate.hpp>
-#include <candor/validation/validated_tool.hpp>
+#include <candor/validation/layers.hpp>
 
 #include <boost/describe/class.hpp>
 #include <boost/json/parse.hpp>
@@ -31,12 +32,19 @@ inline void describe_contract(candor::contract::spec<archive_args>& s) {
     s.field(&archive_args::reason).length(1, 200);
 }
 
+// An action's own argument beside the evidence layer's.
+struct purge_reason {
+    std::string reason;
+};
+BOOST_DESCRIBE_STRUCT(purge_reason, (), (reason))
+
 }  // namespace notes
 
 namespace {
 
 namespace cv = candor::validation;
 using notes::archive_args;
+using notes::purge_reason;
 using ::testing::ElementsAre;
 using validation_test::answer;
 using validation_test::at;
@@ -63,16 +71,25 @@ struct scripted_approver : cv::approver {
     }
 };
 
-class archive_notes : public cv::validated_tool<archive_args> {
-public:
-    archive_notes(std::shared_ptr<world> w, cv::validation_options o, std::string name = "archive_notes",
-                  bool incomplete_evidence = false)
-        : validated_tool(candor::mcp::tool_info(std::move(name), "Archives notes for good.")
-                             .with_action(candor::mcp::action_class::irreversible_write),
-                         std::move(o)),
-          world_(std::move(w)),
-          incomplete_evidence_(incomplete_evidence) {
-        add_invariant([](const archive_args& a) {
+// Archives notes for good: a business rule (no id twice), an external check (the notes exist),
+// and approval, with narrowing.
+void add_archive_notes(candor::mcp::server& srv, std::shared_ptr<world> w, cv::validation_options o,
+                       cv::approval_options approvals, std::string name = "archive_notes") {
+    cv::add_tool(
+        srv,
+        candor::mcp::tool_info(std::move(name), "Archives notes for good.")
+            .with_action(candor::mcp::action_class::irreversible_write),
+        [w](archive_args a, const cv::verdict& v,
+            candor::mcp::call_context&) -> boost::asio::awaitable<candor::envelope::envelope> {
+            boost::json::array done;
+            for (auto& id : a.ids) {
+                w->archived.push_back(id);
+                done.emplace_back(id);
+            }
+            co_return candor::envelope::complete(
+                boost::json::object{{"archived", std::move(done)}, {"approved", v.approved}});
+        },
+        std::move(o), cv::invariant<archive_args>{[](const archive_args& a) {
             candor::issue_list out;
             std::set<std::string> seen;
             for (std::size_t i = 0; i < a.ids.size(); ++i)
@@ -85,62 +102,38 @@ public:
                                    {},
                                    {}});
             return out;
-        });
-        add_external_check({"notes", std::chrono::milliseconds(500),
-                            [this](const archive_args& a, candor::mcp::call_context&)
-                                -> boost::asio::awaitable<cv::check_result<archive_args>> {
-                                ++world_->external_checks;
-                                cv::check_result<archive_args> r;
-                                for (std::size_t i = 0; i < a.ids.size(); ++i)
-                                    if (!world_->notes.contains(a.ids[i]))
-                                        r.issues.push_back({"NOTE_NOT_FOUND",
-                                                            "/ids/" + std::to_string(i),
-                                                            "no such note",
-                                                            true,
-                                                            candor::layer::contract,
-                                                            {},
-                                                            {}});
-                                co_return r;
-                            }});
-    }
-
-    cv::action_plan plan(const archive_args& a) const override {
-        cv::action_plan p;
-        p.summary = "Archive " + std::to_string(a.ids.size()) + " note(s)";
-        p.targets = a.ids;
-        return p;
-    }
-    bool narrow(archive_args& a, const std::vector<std::string>& ids) const override {
-        a.ids = ids;
-        return true;
-    }
-    boost::asio::awaitable<cv::evidence_result> check_evidence(const archive_args&,
-                                                               candor::mcp::call_context&) override {
-        cv::evidence_result r;
-        r.state.declared = true;
-        if (incomplete_evidence_) {
-            r.state.complete = false;
-            r.state.reasons = {"MORE_PAGES_AVAILABLE"};
-            r.issues.push_back(
-                {"EVIDENCE_INCOMPLETE", "", "the inventory was incomplete", false, candor::layer::external, {}, {}});
-        }
-        co_return r;
-    }
-    boost::asio::awaitable<candor::envelope::envelope> execute(archive_args a, const cv::verdict& v,
-                                                               candor::mcp::call_context&) override {
-        boost::json::array done;
-        for (auto& id : a.ids) {
-            world_->archived.push_back(id);
-            done.emplace_back(id);
-        }
-        co_return candor::envelope::complete(
-            boost::json::object{{"archived", std::move(done)}, {"approved", v.approved}});
-    }
-
-private:
-    std::shared_ptr<world> world_;
-    bool incomplete_evidence_;
-};
+        }},
+        cv::external_check<archive_args>{"notes", std::chrono::milliseconds(500),
+                                         [w](const archive_args& a, candor::mcp::call_context&)
+                                             -> boost::asio::awaitable<cv::check_result<archive_args>> {
+                                             ++w->external_checks;
+                                             cv::check_result<archive_args> r;
+                                             for (std::size_t i = 0; i < a.ids.size(); ++i)
+                                                 if (!w->notes.contains(a.ids[i]))
+                                                     r.issues.push_back({"NOTE_NOT_FOUND",
+                                                                         "/ids/" + std::to_string(i),
+                                                                         "no such note",
+                                                                         true,
+                                                                         candor::layer::contract,
+                                                                         {},
+                                                                         {}});
+                                             co_return r;
+                                         }},
+        cv::approval<archive_args>{.plan =
+                                       [](const archive_args& a, const cv::verdict&) {
+                                           cv::action_plan p;
+                                           p.summary = "Archive " + std::to_string(a.ids.size()) + " note(s)";
+                                           p.targets = a.ids;
+                                           return p;
+                                       },
+                                   .narrow =
+                                       [](archive_args& a, const std::vector<std::string>& ids) {
+                                           a.ids = ids;
+                                           return true;
+                                       },
+                                   .options = std::move(approvals)})
+        .value();
+}
 
 struct approval_fixture : ::testing::Test {
     std::shared_ptr<world> w = std::make_shared<world>();
@@ -150,19 +143,21 @@ struct approval_fixture : ::testing::Test {
     std::chrono::system_clock::time_point wall = std::chrono::system_clock::now();
     harness h;
 
-    cv::validation_options options(bool with_approver) {
+    cv::validation_options options() {
         cv::validation_options o;
         o.metrics = std::make_shared<cv::metrics>();
-        o.approvals.plan_keys = keys;
-        o.approvals.plan_ttl = std::chrono::seconds(60);
-        o.approvals.wall_clock = [this] { return wall; };
-        if (with_approver) o.approvals.approver = approver;
         return o;
     }
-    void mount(bool with_approver, std::string name = "archive_notes", bool incomplete_evidence = false) {
-        h.server()
-            .add_tool(std::make_shared<archive_notes>(w, options(with_approver), std::move(name), incomplete_evidence))
-            .value();
+    cv::approval_options approvals(bool with_approver) {
+        cv::approval_options o;
+        o.plan_keys = keys;
+        o.plan_ttl = std::chrono::seconds(60);
+        o.wall_clock = [this] { return wall; };
+        if (with_approver) o.approver = approver;
+        return o;
+    }
+    void mount(bool with_approver, std::string name = "archive_notes") {
+        add_archive_notes(h.server(), w, options(), approvals(with_approver), std::move(name));
     }
     static std::string with_token(std::string_view args, const std::string& token) {
         auto v = boost::json::parse(args);
@@ -329,8 +324,8 @@ TEST_F(approval_fixture, ApproverSeesThePlanAndProceedExecutes) {
     ASSERT_EQ(approver->asked.size(), 1u);
     EXPECT_EQ(approver->asked[0].tool, "archive_notes");
     EXPECT_THAT(approver->asked[0].plan.targets, ElementsAre("n1", "n2"));
-    EXPECT_TRUE(approver->asked[0].plan.evidence.declared);
-    EXPECT_TRUE(approver->asked[0].plan.evidence.complete);
+    // No evidence layer: the plan says that nothing vouches for the targets.
+    EXPECT_FALSE(approver->asked[0].plan.evidence.declared);
     EXPECT_THAT(w->archived, ElementsAre("n1", "n2"));
 }
 
@@ -367,13 +362,49 @@ TEST_F(approval_fixture, NarrowActsOnTheChosenIdsOnly) {
     EXPECT_THAT(w->archived, ElementsAre("n2"));
 }
 
-TEST_F(approval_fixture, IncompleteEvidenceRefusesBeforeAsking) {
-    mount(true, "archive_notes", true);
+// The evidence layer runs before the approval, and the plan the user sees says what vouches for
+// its targets.
+TEST_F(approval_fixture, EvidenceRunsBeforeTheApprovalAndTheUserSeesIt) {
+    auto store = candor::evidence::make_memory_store();
+    cv::add_tool(
+        h.server(),
+        candor::mcp::tool_info("purge_listed", "Purges listed notes.")
+            .with_action(candor::mcp::action_class::irreversible_write),
+        [this](purge_reason, const cv::verdict& v, candor::mcp::call_context&) {
+            for (const auto& id : v.targets) w->archived.push_back(id);
+            return candor::envelope::complete(boost::json::object{});
+        },
+        candor::evidence::evidence_requirement{.resource = "notes", .keys = keys, .store = store},
+        cv::approval<purge_reason>{.options = approvals(true)})
+        .value();
     approver->answer.what = cv::approval_decision::choice::proceed;
-    auto a = harness::call(h.client("alice"), "archive_notes", two_notes);
-    EXPECT_THAT(a.codes(), ElementsAre("EVIDENCE_INCOMPLETE"));
+    auto purge = [&](bool complete) {
+        candor::evidence::snapshot_claims claims;
+        claims.resource = "notes";
+        claims.walk = complete ? "w-complete" : "w-stopped";
+        claims.principal = candor::evidence::principal_fingerprint("alice");
+        claims.complete = complete;
+        if (!complete) claims.reasons = {"MORE_PAGES_AVAILABLE"};
+        claims.expiry = std::chrono::system_clock::now() + std::chrono::minutes(5);
+        const std::string delivered[] = {"n1", "n2"};
+        store->record(claims.walk, delivered, claims.expiry);
+        store->close(claims.walk, claims.expiry);
+        const auto token = candor::evidence::seal_snapshot_token(*keys, claims);
+        auto args = boost::json::object{{"reason", "done"}, {"ids", {"n2"}}, {"snapshot_token", token}};
+        return harness::call(h.client("alice"), "purge_listed", boost::json::serialize(args));
+    };
+    // A walk that stopped early justifies nothing, and the user is not asked.
+    EXPECT_THAT(purge(false).codes(), ElementsAre("EVIDENCE_INCOMPLETE"));
     EXPECT_TRUE(approver->asked.empty());
     EXPECT_TRUE(w->archived.empty());
+    // A complete one: the user sees the targets and that a complete inventory vouches for them.
+    auto a = purge(true);
+    EXPECT_EQ(a.status(), "complete") << boost::json::serialize(a.env);
+    ASSERT_EQ(approver->asked.size(), 1u);
+    EXPECT_THAT(approver->asked[0].plan.targets, ElementsAre("n2"));
+    EXPECT_TRUE(approver->asked[0].plan.evidence.declared);
+    EXPECT_TRUE(approver->asked[0].plan.evidence.complete);
+    EXPECT_THAT(w->archived, ElementsAre("n2"));
 }
 
 TEST_F(approval_fixture, UnavailableApproverFallsBackToThePlan) {
@@ -388,9 +419,9 @@ TEST_F(approval_fixture, UnavailableApproverFallsBackToThePlan) {
 // routes replies to server requests, `elicit` answers `not_supported` at once; once it does,
 // the client sees `elicitation/create` and declines. Nothing happens either way.
 TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
-    cv::validation_options o = options(false);
-    o.approvals.approver = std::make_shared<cv::elicitation_approver>(std::chrono::milliseconds(2000));
-    h.server().add_tool(std::make_shared<archive_notes>(w, o)).value();
+    cv::approval_options o = approvals(false);
+    o.approver = std::make_shared<cv::elicitation_approver>(std::chrono::milliseconds(2000));
+    add_archive_notes(h.server(), w, options(), std::move(o));
     auto& c = h.client("alice", true);
     const auto id = c.next_id();
     c.send(boost::json::serialize(
@@ -423,38 +454,31 @@ TEST_F(approval_fixture, ElicitingClientThatDeclinesGetsNothingDone) {
 }
 
 // A read-only lookup whose only source is down: partial, never a silent complete.
-class lookup_notes : public cv::validated_tool<archive_args> {
-public:
-    explicit lookup_notes(cv::validation_options o)
-        : validated_tool(candor::mcp::tool_info("lookup_notes", "Looks notes up.")
-                             .with_action(candor::mcp::action_class::read_only),
-                         std::move(o)) {
-        add_external_check({"index", std::chrono::milliseconds(100),
-                            [](const archive_args&,
-                               candor::mcp::call_context&) -> boost::asio::awaitable<cv::check_result<archive_args>> {
-                                throw std::runtime_error("index down");
-                                co_return cv::check_result<archive_args>{};
-                            }});
-    }
-    boost::asio::awaitable<candor::envelope::envelope> execute(archive_args a, const cv::verdict& v,
-                                                               candor::mcp::call_context&) override {
-        ran = true;
-        unverified = v.unverified();
-        co_return candor::envelope::complete(boost::json::object{{"found", a.ids.size()}});
-    }
+TEST_F(approval_fixture, ReadOnlyToolsAnswerPartialWhenASourceIsDown) {
     bool ran = false;
     bool unverified = false;
-};
-
-TEST_F(approval_fixture, ReadOnlyToolsAnswerPartialWhenASourceIsDown) {
-    auto tool = std::make_shared<lookup_notes>(options(false));
-    h.server().add_tool(tool).value();
+    cv::add_tool(
+        h.server(),
+        candor::mcp::tool_info("lookup_notes", "Looks notes up.").with_action(candor::mcp::action_class::read_only),
+        [&](archive_args a, const cv::verdict& v, candor::mcp::call_context&) {
+            ran = true;
+            unverified = v.unverified();
+            return candor::envelope::complete(boost::json::object{{"found", a.ids.size()}});
+        },
+        options(),
+        cv::external_check<archive_args>{"index", std::chrono::milliseconds(100),
+                                         [](const archive_args&, candor::mcp::call_context&)
+                                             -> boost::asio::awaitable<cv::check_result<archive_args>> {
+                                             throw std::runtime_error("index down");
+                                             co_return cv::check_result<archive_args>{};
+                                         }})
+        .value();
     auto a = harness::call(h.client("alice"), "lookup_notes", two_notes);
     EXPECT_EQ(a.status(), "partial") << boost::json::serialize(a.env);
     EXPECT_THAT(a.reason_codes(), ElementsAre("SOURCE_UNAVAILABLE"));
     EXPECT_TRUE(a.warning_codes().empty());
-    EXPECT_TRUE(tool->ran);
-    EXPECT_TRUE(tool->unverified);
+    EXPECT_TRUE(ran);
+    EXPECT_TRUE(unverified);
     auto r = h.client("bob").request("tools/list");
     EXPECT_EQ(at(at(validation_test::item(at(at(r, "result"), "tools"), 0), "inputSchema"), "properties")
                   .as_object()
@@ -502,7 +526,7 @@ TEST(ElicitationApprover, MessageShowsActionScopeAndEvidence) {
               boost::json::parse(R"(["proceed","narrow","cancel"])"));
 }
 
-// The gate on its own, in a tool that is not a validated_tool (e.g. an evidence-gated action):
+// The gate on its own, in a tool without layers:
 // a plain JSON tool that purges the ids it is given once approved.
 class purge_notes final : public candor::mcp::json_tool {
 public:
@@ -584,6 +608,44 @@ TEST_F(approval_fixture, TheGateAloneAsksWhenItCanAndNarrows) {
     ASSERT_EQ(approver->asked.size(), 2u);
     EXPECT_EQ(approver->asked[0].tool, "purge_notes");
     EXPECT_THAT(approver->asked[0].plan.targets, ElementsAre("n1", "n2"));
+}
+
+}  // namespace
+
+namespace {
+
+// A layer that cannot work is refused when the tool is made, never at the first call.
+TEST(Layers, AMalformedLayerIsRefusedWhenTheToolIsMade) {
+    const auto info = candor::mcp::tool_info("purge", "Purges.");
+    const auto plain = [](const archive_args&, candor::mcp::call_context&) {
+        return candor::envelope::complete(boost::json::object{});
+    };
+    // The use recorded with the writes needs a function that can call verdict::commit.
+    EXPECT_THROW(cv::make_tool(info, plain, cv::approval<archive_args>{.use = cv::plan_use_timing::with_action}),
+                 std::invalid_argument);
+    EXPECT_THROW(cv::make_tool(info, plain, cv::approval<archive_args>{}, cv::approval<archive_args>{}),
+                 std::invalid_argument);
+    EXPECT_THROW(cv::make_tool(info, plain, candor::evidence::evidence_requirement{.resource = "notes"}),
+                 std::invalid_argument);
+    EXPECT_NO_THROW(cv::make_tool(info, plain, cv::approval<archive_args>{}));
+}
+
+// A callable on the arguments is an invariant, and the offline check runs it with the contract.
+TEST(Layers, APlainCallableIsAnInvariantAndTheOfflineCheckRunsIt) {
+    auto tool = cv::make_tool(
+        candor::mcp::tool_info("archive", "Archives.").with_action(candor::mcp::action_class::reversible_write),
+        [](const archive_args&) { return candor::envelope::complete(boost::json::object{}); },
+        [](const archive_args& a) {
+            candor::issue_list out;
+            if (a.ids.size() > 1)
+                out.push_back(candor::make_issue(candor::layer::contract, "ONE_AT_A_TIME", "/ids", "one id", true));
+            return out;
+        });
+    const auto issues = tool->check_arguments(boost::json::parse(R"({"ids": ["a", "b"], "reason": "done"})"), nullptr);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].code, "ONE_AT_A_TIME");
+    EXPECT_EQ(issues[0].where, candor::layer::business);
+    EXPECT_TRUE(tool->check_arguments(boost::json::parse(R"({"ids": ["a"], "reason": "done"})"), nullptr).empty());
 }
 
 }  // namespace

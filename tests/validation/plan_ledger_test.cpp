@@ -3,7 +3,7 @@
 // and restarts, and in one transaction with the action it approves.
 //
 // GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
-// own operator new and delete; see validation/validated_tool.hpp): a false positive.
+// own operator new and delete; see validation/layers.hpp): a false positive.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif

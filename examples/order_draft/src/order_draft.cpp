@@ -125,28 +125,10 @@ std::string utc_today() {
     return buf;
 }
 
-create_order_draft::create_order_draft(order_tool_options opts)
-    : validated_tool(candor::mcp::tool_info(opts.name,
-                                            "Creates an order draft for a customer. Lines are checked against the "
-                                            "catalog (SKU and current price); the total must equal the sum of the "
-                                            "lines minus the discount; the delivery date must not be in the past.")
-                         .with_title("Create order draft")
-                         .with_action(opts.action)
-                         .with_data_schema(candor::contract::output_schema_of<draft_created>()),
-                     opts.validation, "order_draft/1"),
-      opts_(std::move(opts)) {
-    if (!opts_.catalog || !opts_.access || !opts_.drafts)
-        throw std::invalid_argument("create_order_draft: catalog, access and drafts are required");
-    if (!opts_.today) opts_.today = utc_today;
-    add_invariant([this](const order_args& a) { return business_issues(a, opts_.today()); });
-    add_external_check({"customer_access", opts_.access_deadline,
-                        [this](const order_args& a, candor::mcp::call_context& ctx) { return check_access(a, ctx); }});
-    add_external_check({"catalog", opts_.catalog_deadline,
-                        [this](const order_args& a, candor::mcp::call_context&) { return check_catalog(a); }});
-}
+namespace {
 
-boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_access(const order_args& a,
-                                                                                      candor::mcp::call_context& ctx) {
+boost::asio::awaitable<cv::check_result<order_args>> check_access(const order_tool_options& opts_, const order_args& a,
+                                                                  candor::mcp::call_context& ctx) {
     cv::check_result<order_args> r;
     const bool allowed = co_await opts_.access->may_order(ctx.caller().id, a.customer_id);
     if (!allowed)
@@ -155,7 +137,8 @@ boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_a
     co_return r;
 }
 
-boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_catalog(const order_args& a) {
+boost::asio::awaitable<cv::check_result<order_args>> check_catalog(const order_tool_options& opts_,
+                                                                   const order_args& a) {
     cv::check_result<order_args> r;
     bool repriced = false;
     order_args corrected = a;
@@ -210,7 +193,7 @@ boost::asio::awaitable<cv::check_result<order_args>> create_order_draft::check_c
     co_return r;
 }
 
-cv::action_plan create_order_draft::plan(const order_args& args) const {
+cv::action_plan plan(const order_args& args, const cv::verdict&) {
     cv::action_plan p;
     p.summary = "Create an order for customer " + args.customer_id + " with " + std::to_string(args.lines.size()) +
                 " line(s), total " + args.total.to_string() + " " +
@@ -219,8 +202,8 @@ cv::action_plan create_order_draft::plan(const order_args& args) const {
     return p;
 }
 
-boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(order_args args, const cv::verdict& v,
-                                                                               candor::mcp::call_context&) {
+boost::asio::awaitable<candor::envelope::envelope> create(const order_tool_options& opts_, order_args args,
+                                                          const cv::verdict& v) {
     auto id = co_await opts_.drafts->store(args, v.unverified());
     if (!id) {
         auto i = make_issue(candor::envelope::validation_codes::source_unavailable, "",
@@ -235,6 +218,39 @@ boost::asio::awaitable<candor::envelope::envelope> create_order_draft::execute(o
                                               .total = args.total.to_string(),
                                               .currency = boost::describe::enum_to_string(args.currency, "?"),
                                               .lines = args.lines.size()}));
+}
+
+}  // namespace
+
+std::shared_ptr<candor::mcp::tool_handler> make_create_order_draft(order_tool_options o) {
+    if (!o.catalog || !o.access || !o.drafts)
+        throw std::invalid_argument("create_order_draft: catalog, access and drafts are required");
+    if (!o.today) o.today = utc_today;
+    // Shared by the tool and its layers, for the server's lifetime.
+    auto opts = std::make_shared<const order_tool_options>(std::move(o));
+    auto info = candor::mcp::tool_info(opts->name,
+                                       "Creates an order draft for a customer. Lines are checked against the "
+                                       "catalog (SKU and current price); the total must equal the sum of the "
+                                       "lines minus the discount; the delivery date must not be in the past.")
+                    .with_title("Create order draft")
+                    .with_action(opts->action)
+                    .with_contract_version("order_draft/1")
+                    .with_data_schema(candor::contract::output_schema_of<draft_created>());
+    return cv::make_tool(
+        std::move(info),
+        [opts](order_args a, const cv::verdict& v,
+               candor::mcp::call_context&) -> boost::asio::awaitable<candor::envelope::envelope> {
+            co_return co_await create(*opts, std::move(a), v);
+        },
+        opts->validation,
+        cv::invariant<order_args>{[opts](const order_args& a) { return business_issues(a, opts->today()); }},
+        cv::external_check<order_args>{
+            "customer_access", opts->access_deadline,
+            [opts](const order_args& a, candor::mcp::call_context& ctx) { return check_access(*opts, a, ctx); }},
+        cv::external_check<order_args>{
+            "catalog", opts->catalog_deadline,
+            [opts](const order_args& a, candor::mcp::call_context&) { return check_catalog(*opts, a); }},
+        cv::approval<order_args>{.plan = plan, .when = cv::approval_policy::irreversible});
 }
 
 namespace {
@@ -269,10 +285,6 @@ std::vector<std::string> closest_skus(std::string_view sku, std::vector<std::str
 
 void throw_exception_from_error(const store_error& e, const boost::source_location& loc) {
     boost::throw_exception(std::runtime_error("draft store: " + e.message), loc);
-}
-
-std::shared_ptr<create_order_draft> make_create_order_draft(order_tool_options opts) {
-    return std::make_shared<create_order_draft>(std::move(opts));
 }
 
 }  // namespace candor_examples::order_draft

@@ -6,8 +6,8 @@
 /// command line (`app::run`).
 ///
 /// The other components have their own headers, included when they are linked: collections
-/// (`candor/paging/collection.hpp`, `candor::paging`), validated tools
-/// (`candor/validation/validated_tool.hpp`), `--http` (`candor/http/command_line.hpp`,
+/// (`candor/paging/collection.hpp`, `candor::paging`), tools with layers — invariants, external
+/// checks, evidence, approval (`candor/validation/layers.hpp`), `--http` (`candor/http/command_line.hpp`,
 /// `candor::http`), the operators' flags (`candor/ops/command_line.hpp`, `candor::ops`).
 
 #include <candor/app/command_line.hpp>

@@ -44,56 +44,56 @@ private:
     json_tool_function fn_;
 };
 
-class function_content_tool final : public content_tool {
+// A low-level tool returning content blocks, from a function.
+class function_content_tool final : public tool_handler {
 public:
     function_content_tool(tool_info info, content_tool_function fn)
-        : content_tool(std::move(info)), fn_(std::move(fn)) {}
-    boost::asio::awaitable<content_result> call(const boost::json::object& arguments, call_context& ctx) override {
-        return fn_(arguments, ctx);
+        : info_(std::move(info)), validator_(compile_arguments_schema(info_)), fn_(std::move(fn)) {}
+
+    const tool_info& info() const noexcept override { return info_; }
+    bool returns_envelope() const noexcept override { return false; }
+    issue_list check_arguments(const boost::json::value& arguments, const json::document*) const override {
+        return schema_issues(*validator_, arguments);
+    }
+    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
+                                                call_context& ctx) override {
+        auto issues = check_arguments(arguments, &doc);
+        if (!issues.empty()) {
+            // Low-level tools have no envelope; the error envelope still travels as text so the
+            // model gets the same codes and paths.
+            auto sealed = envelope::seal(envelope::failure(std::move(issues)), info_.name);
+            const boost::json::object env =
+                sealed ? std::move(sealed).value() : envelope::internal_error_envelope(info_.name);
+            boost::json::object block;
+            block["type"] = "text";
+            block["text"] = json::to_string(env).value();
+            content_result r;
+            r.is_error = true;
+            r.content.emplace_back(std::move(block));
+            co_return r;
+        }
+        co_return co_await fn_(arguments.get_object(), ctx);
     }
 
 private:
+    tool_info info_;
+    std::unique_ptr<schema::validator> validator_;
     content_tool_function fn_;
 };
 
 }  // namespace
 
-schema_checked_tool::schema_checked_tool(tool_info info)
-    : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
-schema_checked_tool::~schema_checked_tool() = default;
+json_tool::json_tool(tool_info info) : info_(std::move(info)), validator_(compile_arguments_schema(info_)) {}
+json_tool::~json_tool() = default;
 
-issue_list schema_checked_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
+issue_list json_tool::check_arguments(const boost::json::value& arguments, const json::document*) const {
     return schema_issues(*validator_, arguments);
 }
-
-json_tool::json_tool(tool_info info) : schema_checked_tool(std::move(info)) {}
 
 boost::asio::awaitable<tool_outcome> json_tool::invoke(const boost::json::value& arguments, const json::document& doc,
                                                        call_context& ctx) {
     auto issues = check_arguments(arguments, &doc);
     if (!issues.empty()) co_return envelope::failure(std::move(issues));
-    co_return co_await call(arguments.get_object(), ctx);
-}
-
-content_tool::content_tool(tool_info info) : schema_checked_tool(std::move(info)) {}
-
-boost::asio::awaitable<tool_outcome> content_tool::invoke(const boost::json::value& arguments,
-                                                          const json::document& doc, call_context& ctx) {
-    auto issues = check_arguments(arguments, &doc);
-    if (!issues.empty()) {
-        // Low-level tools have no envelope; the error envelope still travels as text so the
-        // model gets the same codes and paths.
-        auto sealed = envelope::seal(envelope::failure(std::move(issues)), info().name);
-        const boost::json::object env =
-            sealed ? std::move(sealed).value() : envelope::internal_error_envelope(info().name);
-        boost::json::object block;
-        block["type"] = "text";
-        block["text"] = json::to_string(env).value();
-        content_result r;
-        r.is_error = true;
-        r.content.emplace_back(std::move(block));
-        co_return r;
-    }
     co_return co_await call(arguments.get_object(), ctx);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // GCC 12 reports -Wmismatched-new-delete on coroutine frames here (Asio's frame allocator
-// pairs its own operator new and delete; see validation/validated_tool.hpp).
+// pairs its own operator new and delete; see validation/layers.hpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
@@ -210,14 +210,21 @@ boost::asio::awaitable<boost::system::result<void, issue_list>> approval_gate::r
             co_return out;
         }
     }
+    out = co_await detail::run_writes(std::move(db), worker, std::move(work), approved.use.has_value());
+    co_return out;
+}
+
+boost::asio::awaitable<boost::system::result<void, issue_list>> detail::run_writes(
+    std::shared_ptr<store::sql_database> db, offload::worker& worker, ledger_work work, bool approval_used) {
+    boost::system::result<void, issue_list> out;
     auto done = co_await worker.run([&] { return db->transaction(work); });
     if (!done)
         out = issue_list{make_issue(vc::source_unavailable,
-                                    approved.use ? "The database failed while acting; nothing was done, but the "
-                                                   "approval is used: ask again (call without plan_token for a "
-                                                   "new plan)."
-                                                 : "The database failed while acting; nothing was done. Try "
-                                                   "again later.",
+                                    approval_used ? "The database failed while acting; nothing was done, but the "
+                                                    "approval is used: ask again (call without plan_token for a "
+                                                    "new plan)."
+                                                  : "The database failed while acting; nothing was done. Try "
+                                                    "again later.",
                                     false)};
     co_return out;
 }

@@ -23,19 +23,17 @@ issue make_issue(std::string_view code, std::string message, bool repairable, bo
 
 }  // namespace
 
-pipeline::pipeline(const mcp::tool_info& info, validation_options opts)
-    : tool_(info.name), action_(info.action), opts_(std::move(opts)) {
+pipeline::pipeline(const mcp::tool_info& info, validation_options opts, approval_policy when,
+                   approval_options approvals)
+    : tool_(info.name), action_(info.action), opts_(std::move(opts)), when_(when) {
     if (!opts_.repairs) opts_.repairs = std::make_shared<repair_budget>();
     if (!opts_.metrics) opts_.metrics = metrics::shared();
-    if (approval_applies()) {
-        gate_.emplace(tool_, opts_.approvals);
-        opts_.approvals = gate_->options();  // report the defaults the gate filled in
-    }
+    if (approval_applies()) gate_.emplace(tool_, std::move(approvals));
 }
 
 bool pipeline::approval_applies() const noexcept {
-    return opts_.approval == approval_policy::always ||
-           (opts_.approval == approval_policy::irreversible && action_ == mcp::action_class::irreversible_write);
+    return when_ == approval_policy::always ||
+           (when_ == approval_policy::irreversible && action_ == mcp::action_class::irreversible_write);
 }
 
 bool pipeline::may_run_unverified() const noexcept {
@@ -130,10 +128,12 @@ boost::asio::awaitable<std::optional<envelope::envelope>> pipeline::approve(call
                                                                             const action_plan& plan,
                                                                             const std::optional<std::string>& token,
                                                                             const std::string& arguments_fp,
-                                                                            approval_decision& decision) const {
-    auto outcome = co_await gate_->approve(ctx, plan, token, arguments_fp);
+                                                                            plan_use_timing timing, verdict& v) const {
+    auto outcome = co_await gate_->approve(ctx, plan, token, arguments_fp, timing);
     if (!outcome.approved()) co_return stop(t, std::move(outcome.refusal));
-    decision = std::move(outcome.decision);
+    v.approval = std::move(outcome);
+    v.gate = &*gate_;
+    v.approved = true;
     co_return std::nullopt;
 }
 
@@ -164,3 +164,14 @@ envelope::envelope pipeline::finish(call_tracker& t, envelope::envelope e, const
 }
 
 }  // namespace candor::validation::detail
+
+namespace candor::validation {
+
+boost::asio::awaitable<boost::system::result<void, issue_list>> verdict::commit(std::shared_ptr<store::sql_database> db,
+                                                                                offload::worker& worker,
+                                                                                ledger_work work) const {
+    if (gate) return gate->run_approved(approval, std::move(db), worker, std::move(work));
+    return detail::run_writes(std::move(db), worker, std::move(work), false);
+}
+
+}  // namespace candor::validation

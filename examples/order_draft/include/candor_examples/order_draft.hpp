@@ -3,7 +3,7 @@
 /// @file
 /// The order-draft domain: the arguments of `create_order_draft`, their contract, the
 /// business invariants, the sources of truth it is checked against (catalog, customer access)
-/// and where drafts go — and the validated tool that puts them together.
+/// and where drafts go — and the tool with validation layers that puts them together.
 ///
 /// Mount it on any server (a SQLite catalog in the helpdesk example, the in-memory backend in
 /// tests):
@@ -17,7 +17,7 @@
 #include <candor/contract/decimal.hpp>
 #include <candor/error/issue.hpp>
 #include <candor/mcp/tool.hpp>
-#include <candor/validation/validated_tool.hpp>
+#include <candor/validation/layers.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/describe/class.hpp>
@@ -138,23 +138,10 @@ struct order_tool_options {
     candor::validation::validation_options validation{};
 };
 
-class create_order_draft : public candor::validation::validated_tool<order_args> {
-public:
-    /// @throws std::invalid_argument when catalog, access or drafts is missing
-    explicit create_order_draft(order_tool_options opts);
-
-    boost::asio::awaitable<candor::envelope::envelope> execute(order_args args, const candor::validation::verdict& v,
-                                                               candor::mcp::call_context& ctx) override;
-    candor::validation::action_plan plan(const order_args& args) const override;
-
-private:
-    boost::asio::awaitable<candor::validation::check_result<order_args>> check_catalog(const order_args& a);
-    boost::asio::awaitable<candor::validation::check_result<order_args>> check_access(const order_args& a,
-                                                                                      candor::mcp::call_context& ctx);
-    order_tool_options opts_;
-};
-
-std::shared_ptr<create_order_draft> make_create_order_draft(order_tool_options opts);
+/// `create_order_draft`: a typed tool with its layers — the business invariants, and external
+/// checks against the customer access list and the catalog (which substitutes current prices).
+/// @throws std::invalid_argument when catalog, access or drafts is missing
+std::shared_ptr<candor::mcp::tool_handler> make_create_order_draft(order_tool_options opts);
 
 /// UTC today as "YYYY-MM-DD".
 std::string utc_today();

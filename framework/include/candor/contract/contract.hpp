@@ -42,6 +42,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace candor::contract {
 
@@ -57,6 +58,8 @@ struct contract_options {
     /// declares them, the schema layer checks them, and the conversion passes over them (the
     /// caller reads them itself). An action with approval declares its `plan_token` so.
     boost::json::object extra_arguments{};
+    /// Those of `extra_arguments` the schema requires (an evidence-gated action's `ids`).
+    std::vector<std::string> extra_required{};
 };
 
 /// The issue an intake violation of the arguments becomes: its code, path, message and limit,
@@ -196,6 +199,14 @@ private:
                     throw std::logic_error("candor::contract: the extra argument '" + std::string(kv.key()) +
                                            "' is also a field of the arguments");
                 props.as_object()[kv.key()] = kv.value();
+            }
+            for (const auto& name : opts.extra_required) {
+                if (!opts.extra_arguments.contains(name))
+                    throw std::logic_error("candor::contract: the required extra argument '" + name +
+                                           "' is not among the extra arguments");
+                auto& required = s["required"];
+                if (!required.is_array()) required = boost::json::array{};
+                required.as_array().emplace_back(name);
             }
         }
         return detail::core::make(std::move(s), std::move(version), opts, nullptr);

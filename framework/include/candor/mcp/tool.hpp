@@ -92,7 +92,7 @@ struct tool_info {
     /// How a caller gets the rest of a string the budget cut (`FIELD_TRUNCATED`), e.g. "call
     /// read_article with offset = kept": said in the warning's `rest`.
     std::string truncated_rest;
-    /// Version of the argument contract, for the call journal (typed tools fill it in).
+    /// Version of the argument contract, for the call journal (a typed tool's default is "1").
     std::string contract_version;
     /// Client capabilities the tool cannot work without, as a `ClientCapabilities` object (e.g.
     /// `{"sampling": {}}`). On the stateless revision a request that does not declare them is
@@ -111,6 +111,10 @@ struct tool_info {
     /// is answered directly. The handshake revisions always answer in the request.
     task_support tasks = task_support::none;
 
+    tool_info& with_contract_version(std::string v) {
+        contract_version = std::move(v);
+        return *this;
+    }
     tool_info& with_title(std::string t) {
         title = std::move(t);
         return *this;
@@ -194,52 +198,29 @@ public:
                                                         call_context& ctx) = 0;
 };
 
-/// The base of the low-level tools: a JSON Schema written by hand (`info.input_schema`),
-/// compiled once and checked on every call before the tool runs.
-class schema_checked_tool : public tool_handler {
-public:
-    const tool_info& info() const noexcept final { return info_; }
-    /// Every schema issue of the arguments (layer `contract`), all together.
-    issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
-
-protected:
-    /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
-    explicit schema_checked_tool(tool_info info);
-    ~schema_checked_tool() override;
-
-private:
-    tool_info info_;
-    std::unique_ptr<schema::validator> validator_;
-};
-
-/// A data tool with a raw JSON Schema: arguments are validated against `input_schema` before
-/// `call` runs; schema issues become an error envelope (layer `contract`). The low-level path:
-/// a typed tool (`add_tool`, `tool<Args>`) derives its schema from its argument struct.
-class json_tool : public schema_checked_tool {
+/// A data tool with a raw JSON Schema (`info.input_schema`, compiled once): the arguments are
+/// checked against it before `call` runs, and schema issues become an error envelope (layer
+/// `contract`). The low-level path: a typed tool (`add_tool`, `tool<Args>`) derives its schema
+/// from its argument struct.
+class json_tool : public tool_handler {
 public:
     /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
     explicit json_tool(tool_info info);
+    ~json_tool() override;
 
+    const tool_info& info() const noexcept final { return info_; }
+    /// Every schema issue of the arguments (layer `contract`), all together.
+    issue_list check_arguments(const boost::json::value& arguments, const json::document* doc) const final;
     boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
                                                 call_context& ctx) final;
 
     /// The tool's work, on arguments that passed the schema.
     virtual boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments,
                                                             call_context& ctx) = 0;
-};
 
-/// A low-level tool returning MCP content blocks (images, audio, embedded resources). Its
-/// arguments are still schema-checked; argument issues become `isError` content.
-class content_tool : public schema_checked_tool {
-public:
-    /// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
-    explicit content_tool(tool_info info);
-
-    bool returns_envelope() const noexcept final { return false; }
-    boost::asio::awaitable<tool_outcome> invoke(const boost::json::value& arguments, const json::document& doc,
-                                                call_context& ctx) final;
-
-    virtual boost::asio::awaitable<content_result> call(const boost::json::object& arguments, call_context& ctx) = 0;
+private:
+    tool_info info_;
+    std::unique_ptr<schema::validator> validator_;
 };
 
 using json_tool_function =
@@ -250,7 +231,10 @@ using content_tool_function =
 /// A `json_tool` from a function: `server.add_tool(make_tool({...}, fn)).value();`.
 std::shared_ptr<tool_handler> make_tool(tool_info info, json_tool_function fn);
 
-/// A `content_tool` from a function.
+/// A low-level tool returning MCP content blocks (images, audio, embedded resources) from a
+/// function. Its arguments are still checked against `info.input_schema`; argument issues
+/// become `isError` content (the error envelope as text).
+/// @throws std::invalid_argument if `input_schema` does not compile (a bug in the server)
 std::shared_ptr<tool_handler> make_content_tool(tool_info info, content_tool_function fn);
 
 /// True for a valid tool name: 1–128 characters of [A-Za-z0-9_.-].

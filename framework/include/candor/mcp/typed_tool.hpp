@@ -48,8 +48,13 @@ namespace detail {
 /// @throws std::logic_error if `schema` is not an object (a bug in the contract generator)
 boost::json::object input_schema_from(const boost::json::value& schema);
 
+/// The version a typed tool's contract gets: `info.contract_version`, or "1" when unset.
+inline std::string contract_version_of(const tool_info& info) {
+    return info.contract_version.empty() ? std::string("1") : info.contract_version;
+}
+
 /// What a typed tool declares of its contract: its generated schema as the input schema, and
-/// its version (for the call journal). Shared by `tool<Args>` and `validation::validated_tool`.
+/// its version (for the call journal). Shared by `tool<Args>` and the layered tools.
 /// @throws std::logic_error if `schema` is not an object
 void declare_contract(tool_info& info, const boost::json::value& schema, std::string contract_version);
 }  // namespace detail
@@ -58,12 +63,13 @@ void declare_contract(tool_info& info, const boost::json::value& schema, std::st
 template <class Args>
 class tool : public tool_handler {
 public:
-    /// @param info the tool's declaration; its `input_schema` is replaced by the contract's
-    ///        and its `budget` is handed to the contract
-    /// @param contract_version the argument contract's version (recorded in the call journal)
-    explicit tool(tool_info info, std::string contract_version = "1")
-        : contract_(contract_version, contract::contract_options{info.budget}), info_(std::move(info)) {
-        detail::declare_contract(info_, contract_.schema(), std::move(contract_version));
+    /// @param info the tool's declaration; its `input_schema` is replaced by the contract's,
+    ///        its `budget` is handed to the contract, and its `contract_version` (default "1")
+    ///        is recorded in the call journal
+    explicit tool(tool_info info)
+        : contract_(detail::contract_version_of(info), contract::contract_options{info.budget}),
+          info_(std::move(info)) {
+        detail::declare_contract(info_, contract_.schema(), contract_.version());
     }
 
     const tool_info& info() const noexcept final { return info_; }
@@ -89,26 +95,6 @@ private:
     contract::contract<Args> contract_;
     tool_info info_;
 };
-
-/// A typed tool from a function, for tools that need no state of their own:
-/// `server.add_tool(make_typed_tool<search_args>(tool_info("search_notes", "…"), fn)).value();`
-/// `add_tool` does the same and deduces `Args`.
-template <class Args>
-std::shared_ptr<tool_handler> make_typed_tool(
-    tool_info info, std::function<boost::asio::awaitable<envelope::envelope>(Args, call_context&)> fn) {
-    class function_tool final : public tool<Args> {
-    public:
-        function_tool(tool_info i, std::function<boost::asio::awaitable<envelope::envelope>(Args, call_context&)> f)
-            : tool<Args>(std::move(i)), fn_(std::move(f)) {}
-        boost::asio::awaitable<envelope::envelope> call(Args args, call_context& ctx) override {
-            return fn_(std::move(args), ctx);
-        }
-
-    private:
-        std::function<boost::asio::awaitable<envelope::envelope>(Args, call_context&)> fn_;
-    };
-    return std::make_shared<function_tool>(std::move(info), std::move(fn));
-}
 
 namespace detail {
 
@@ -146,23 +132,34 @@ struct call_signature<R (C::*)(A...) const noexcept> {
     using type = R(A...);
 };
 
-/// What `add_tool` reads off a tool's signature: `R(Args)` or `R(Args, call_context&)`, where
+/// What `add_tool` reads off a tool's signature: `R(Args)`, `R(Args, call_context&)`, or (for
+/// a tool with layers, `validation::add_tool`) `R(Args, const Verdict&, call_context&)`, where
 /// `Args` may be taken by value or by const reference.
 template <class Sig>
 struct tool_signature {
     static_assert(sizeof(Sig) == 0,
-                  "add_tool: the tool must take (Args) or (Args, candor::mcp::call_context&), Args a described "
-                  "struct (or boost::json::object for the low-level path)");
+                  "add_tool: the tool must take (Args) or (Args, candor::mcp::call_context&) — or, with layers, "
+                  "(Args, const candor::validation::verdict&, candor::mcp::call_context&) — Args a described struct "
+                  "(or boost::json::object for the low-level path)");
 };
 template <class R, class A>
 struct tool_signature<R(A)> {
     using args = std::remove_cvref_t<A>;
+    using verdict = void;
     using result = R;
     static constexpr bool takes_context = false;
 };
 template <class R, class A>
 struct tool_signature<R(A, call_context&)> {
     using args = std::remove_cvref_t<A>;
+    using verdict = void;
+    using result = R;
+    static constexpr bool takes_context = true;
+};
+template <class R, class A, class V>
+struct tool_signature<R(A, V, call_context&)> {
+    using args = std::remove_cvref_t<A>;
+    using verdict = std::remove_cvref_t<V>;
     using result = R;
     static constexpr bool takes_context = true;
 };
@@ -193,6 +190,9 @@ boost::asio::awaitable<envelope::envelope> run_tool(F& fn, A& args, call_context
 template <class F>
 std::shared_ptr<tool_handler> make_deduced_tool(tool_info info, F fn) {
     using sig = tool_signature_of<F>;
+    static_assert(std::is_void_v<typename sig::verdict>,
+                  "add_tool: a tool that takes the layers' verdict is registered with candor::validation::add_tool, "
+                  "with its layers");
     using args_type = typename sig::args;
     if constexpr (std::same_as<args_type, boost::json::object>) {
         // The low-level path: the arguments are checked against `info.input_schema` only.
@@ -226,6 +226,15 @@ std::shared_ptr<tool_handler> make_deduced_tool(tool_info info, F fn) {
 }
 
 }  // namespace detail
+
+/// A typed tool from a function, for tools that need no state of their own:
+/// `server.add_tool(make_typed_tool<search_args>(tool_info("search_notes", "…"), fn)).value();`
+/// `add_tool` does the same and deduces `Args`.
+template <class Args>
+std::shared_ptr<tool_handler> make_typed_tool(
+    tool_info info, std::function<boost::asio::awaitable<envelope::envelope>(Args, call_context&)> fn) {
+    return detail::make_deduced_tool(std::move(info), std::move(fn));
+}
 
 /// Register a tool given as a callable; the argument type is read off its parameter (as the Go
 /// SDK's `AddTool[In, Out]` does), so a lambda is a tool:

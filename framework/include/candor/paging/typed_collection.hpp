@@ -17,9 +17,8 @@
 ///     }
 /// };
 ///
-/// server.add_tool(std::make_shared<candor::paging::typed_collection<ticket_query, ticket>>(
-///     candor::mcp::tool_info("search_tickets", "Search tickets."), candor::paging::ordering{{"id"}},
-///     std::make_shared<tickets>(), options)).value();
+/// candor::paging::add_collection(server, candor::mcp::tool_info("search_tickets", "Search tickets."),
+///                                candor::paging::ordering{{"id"}}, std::make_shared<tickets>(), options).value();
 /// @endcode
 ///
 /// The tool's input schema is `contract<Query>`'s with the paging arguments added (`cursor`,
@@ -29,10 +28,12 @@
 
 #include <candor/contract/contract.hpp>
 #include <candor/contract/output_schema.hpp>
+#include <candor/mcp/server.hpp>
 #include <candor/mcp/typed_tool.hpp>
 #include <candor/paging/collection.hpp>
 #include <candor/paging/typed_source.hpp>
 
+#include <concepts>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -69,6 +70,8 @@ mcp::tool_info with_query_contract(mcp::tool_info info, const contract::contract
 template <class Query, class Item>
 class query_source : public typed_source<Item> {
 public:
+    using query_type = Query;
+    using item_type = Item;
     /// A page of items, as `fetch_matching` builds it.
     using page = typed_page<Item>;
     /// What `fetch_matching` returns: the page, or why the source could not answer.
@@ -99,18 +102,12 @@ private:
     contract::contract<Query> query_;
 };
 
-/// A collection tool over a `query_source<Query, Item>`: its input schema is the query's
-/// contract plus the paging arguments, its `outputSchema`'s items are `Item`'s (unless
-/// `opts.item_schema` says otherwise), and it is `read_only`.
+namespace detail {
+
+/// The tool `make_collection` builds.
 template <class Query, class Item>
 class typed_collection final : public collection_tool {
 public:
-    /// @param info the tool; its input schema is replaced by the query's contract
-    /// @param order the total order; the last field is the unique key (and the evidence id)
-    /// @param source the items
-    /// @param opts paging, sealing and evidence, as for `collection_tool`
-    /// @throws std::invalid_argument as `collection_tool` does, or if `Query` has a member
-    ///         named like a paging argument
     typed_collection(mcp::tool_info info, ordering order, std::shared_ptr<query_source<Query, Item>> source,
                      collection_options opts)
         : collection_tool(detail::with_query_contract(std::move(info), checked(source)->query_contract()),
@@ -119,7 +116,7 @@ public:
 private:
     static const std::shared_ptr<query_source<Query, Item>>& checked(
         const std::shared_ptr<query_source<Query, Item>>& source) {
-        if (!source) throw std::invalid_argument("typed_collection needs a data source");
+        if (!source) throw std::invalid_argument("a typed collection needs a data source");
         return source;
     }
     static collection_options with_item_schema(collection_options opts) {
@@ -128,5 +125,36 @@ private:
         return opts;
     }
 };
+
+}  // namespace detail
+
+/// A collection tool over a `query_source<Query, Item>`: its input schema is the query's
+/// contract plus the paging arguments, its `outputSchema`'s items are `Item`'s (unless
+/// `opts.item_schema` says otherwise), and it is `read_only`.
+/// @param info the tool; its input schema is replaced by the query's contract
+/// @param order the total order; the last field is the unique key (and the evidence id)
+/// @param source the items
+/// @param opts paging, sealing and evidence, as for `collection_tool`
+/// @throws std::invalid_argument as `collection_tool` does, or if `Query` has a member named
+///         like a paging argument
+template <class Source>
+requires std::derived_from<Source, query_source<typename Source::query_type, typename Source::item_type>>
+    std::shared_ptr<collection_tool> make_collection(mcp::tool_info info, ordering order,
+                                                     std::shared_ptr<Source> source, collection_options opts = {}) {
+    using query = typename Source::query_type;
+    using item = typename Source::item_type;
+    return std::make_shared<detail::typed_collection<query, item>>(
+        std::move(info), std::move(order), std::shared_ptr<query_source<query, item>>(std::move(source)),
+        std::move(opts));
+}
+
+/// Register `make_collection(info, order, source, opts)` with `srv`.
+/// @return nothing, or why the server refused the tool (see `server::add_tool`)
+template <class Source>
+boost::system::result<void, mcp::registration_error> add_collection(mcp::server& srv, mcp::tool_info info,
+                                                                    ordering order, std::shared_ptr<Source> source,
+                                                                    collection_options opts = {}) {
+    return srv.add_tool(make_collection(std::move(info), std::move(order), std::move(source), std::move(opts)));
+}
 
 }  // namespace candor::paging

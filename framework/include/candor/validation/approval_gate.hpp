@@ -3,9 +3,9 @@
 /// @file
 /// The approval step on its own: ask the user through the approver (elicitation) when the
 /// client can be asked, else the two-step plan flow (a plan and a sealed `plan_token`, then a
-/// second call carrying it). `validated_tool` runs it for its irreversible writes; tools built
-/// otherwise (an `evidence::gated_action`, a plain `json_tool`) call it themselves before they
-/// act.
+/// second call carrying it). A typed tool gets it as a layer (`validation::approval`, or by
+/// being an irreversible write; layers.hpp); a plain `json_tool` calls it itself before it
+/// acts.
 
 #include <candor/error/issue.hpp>
 #include <candor/mcp/call_context.hpp>
@@ -70,6 +70,15 @@ struct approval_outcome {
 
     bool approved() const noexcept { return refusal.empty(); }
 };
+
+namespace detail {
+/// Run `work` in one transaction of `db` on `worker`.
+/// @param approval_used an approval's use was recorded before (said in the refusal)
+/// @return nothing when committed, else `SOURCE_UNAVAILABLE` (nothing was done)
+boost::asio::awaitable<boost::system::result<void, issue_list>> run_writes(std::shared_ptr<store::sql_database> db,
+                                                                           offload::worker& worker, ledger_work work,
+                                                                           bool approval_used);
+}  // namespace detail
 
 class approval_gate {
 public:

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
-/// The type-independent half of `validated_tool` (validated_tool.hpp): repair budget,
-/// metrics, fail-closed decisions, approval and plan tokens, and the finishing of envelopes.
-/// Tool authors do not use it directly.
+/// The options and the verdict of a tool with validation layers (layers.hpp), and the
+/// type-independent half of its pipeline: repair budget, metrics, fail-closed decisions,
+/// approval and plan tokens, and the finishing of envelopes (`detail::pipeline`, which tool
+/// authors do not use directly).
 
 #include <candor/envelope/envelope.hpp>
+#include <candor/evidence/gate.hpp>
 #include <candor/json/document.hpp>
 #include <candor/mcp/tool.hpp>
 #include <candor/seal/key_ring.hpp>
@@ -17,6 +19,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/value.hpp>
+#include <boost/system/result.hpp>
 
 #include <chrono>
 #include <functional>
@@ -31,8 +34,8 @@ namespace candor::validation {
 /// boundaries, never for routine continuation (reads, pages, drafts).
 enum class approval_policy {
     never,         ///< no approval (the tool is its own boundary, or approval happens elsewhere)
-    irreversible,  ///< irreversible_write tools (the default)
-    always,        ///< every call of this tool (e.g. restricted visibility)
+    irreversible,  ///< irreversible_write tools (without an approval layer, the rule)
+    always,        ///< every call of this tool (an approval layer's default)
 };
 
 struct validation_options {
@@ -43,11 +46,6 @@ struct validation_options {
     /// reversible_write only: run the handler with an unverified draft when the only issues
     /// are unavailable sources (the envelope says so: `UNVERIFIED_DRAFT`, `SOURCE_UNAVAILABLE`).
     bool allow_unverified_draft = false;
-    approval_policy approval = approval_policy::irreversible;
-    /// How approval is asked for and remembered when `approval` applies: the approver, the
-    /// keys and lifetime of plan tokens, the ledger of executed ones, the wall clock. After
-    /// construction `options().approvals` holds the defaults the gate filled in.
-    approval_options approvals{};
 };
 
 /// A value the backend replaced with the truth it knows (`VALUE_NORMALIZED`).
@@ -58,7 +56,7 @@ struct substitution {
     std::string message{};
 };
 
-/// What the pipeline hands to the tool's `execute` besides the arguments.
+/// What the layers found, handed to the tool besides the arguments.
 struct verdict {
     /// `VALUE_NORMALIZED` warnings for the substitutions already applied to the arguments.
     std::vector<envelope::warning> warnings{};
@@ -69,8 +67,26 @@ struct verdict {
     bool approved = false;
     /// The ids the user narrowed the action to (empty: as planned).
     std::vector<std::string> narrowed_to{};
+    /// With an evidence layer: the evidence accepted (its claims, and the ids it covers).
+    std::optional<evidence::verified_evidence> evidence{};
+    /// With an evidence layer: the ids to act on — the evidence's, or the subset the user
+    /// narrowed the action to.
+    std::vector<std::string> targets{};
+    /// The approval, when its use is recorded with the action's writes
+    /// (`plan_use_timing::with_action`): `commit` records it.
+    approval_outcome approval{};
+    /// The gate that approved (null without approval).
+    const approval_gate* gate = nullptr;
 
     bool unverified() const noexcept { return !unavailable_sources.empty(); }
+
+    /// Run the action's writes in one transaction of `db` on `worker` (never on the I/O
+    /// thread), with the approval's use when it is recorded with the action: a crash before the
+    /// commit leaves both undone, a commit both done (`approval_gate::run_approved`).
+    /// @return nothing when committed, else the refusal (one issue; nothing was done)
+    boost::asio::awaitable<boost::system::result<void, issue_list>> commit(std::shared_ptr<store::sql_database> db,
+                                                                           offload::worker& worker,
+                                                                           ledger_work work) const;
 };
 
 /// What `check_evidence` found.
@@ -92,9 +108,13 @@ struct call_tracker {
 
 class pipeline {
 public:
-    pipeline(const mcp::tool_info& info, validation_options opts);
+    /// @param when when approval applies
+    /// @param approvals how it is asked and remembered (defaults filled in by the gate)
+    pipeline(const mcp::tool_info& info, validation_options opts, approval_policy when, approval_options approvals);
 
     const validation_options& options() const noexcept { return opts_; }
+    /// The approval gate, when approval applies (else null).
+    const approval_gate* gate() const noexcept { return gate_ ? &*gate_ : nullptr; }
     bool approval_applies() const noexcept;
 
     call_tracker begin(const mcp::call_context& ctx) const;
@@ -108,13 +128,14 @@ public:
     /// How unavailable sources are handled: true when the handler may run on them.
     bool may_run_unverified() const noexcept;
 
-    /// The approval step (`approval_gate::approve`); empty when approved, and then `decision`
-    /// holds proceed or narrow. Only when `approval_applies()`.
+    /// The approval step (`approval_gate::approve`); empty when approved, and then `v` holds
+    /// the outcome (proceed or narrow, and the use still to record with `with_action`) and the
+    /// gate. Only when `approval_applies()`.
     boost::asio::awaitable<std::optional<envelope::envelope>> approve(call_tracker& t, mcp::call_context& ctx,
                                                                       const action_plan& plan,
                                                                       const std::optional<std::string>& token,
                                                                       const std::string& arguments_fp,
-                                                                      approval_decision& decision) const;
+                                                                      plan_use_timing timing, verdict& v) const;
 
     /// Mark the handler's envelope (unverified sources, normalized values) and record.
     envelope::envelope finish(call_tracker& t, envelope::envelope e, const verdict& v) const;
@@ -130,6 +151,7 @@ private:
     std::string tool_;
     mcp::action_class action_;
     validation_options opts_;
+    approval_policy when_;
     std::optional<approval_gate> gate_;
     void record(call_tracker& t) const;
 };

@@ -4,7 +4,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-#include <candor/evidence/gated_action.hpp>
+#include <candor/evidence/gate.hpp>
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/document.hpp>
@@ -21,10 +21,10 @@ issue refusal(std::string_view code, std::string path, std::string message) {
     return make_issue(layer::external, code, std::move(path), std::move(message), false);
 }
 
-mcp::tool_info with_evidence_arguments(mcp::tool_info info, const evidence_requirement& req) {
-    auto& props = info.input_schema["properties"];
-    if (!props.is_object()) props = boost::json::object{};
-    auto& p = props.get_object();
+}  // namespace
+
+boost::json::object gate_arguments(const evidence_requirement& req) {
+    boost::json::object p;
     p["ids"] = boost::json::object{
         {"type", "array"},
         {"items", {{"type", "string"}, {"minLength", 1}}},
@@ -36,21 +36,8 @@ mcp::tool_info with_evidence_arguments(mcp::tool_info info, const evidence_requi
         {"type", "string"},
         {"minLength", 1},
         {"description", "snapshot_token of the envelope that ended a complete walk of '" + req.resource + "'."}};
-    auto& required = info.input_schema["required"];
-    if (!required.is_array()) required = boost::json::array{};
-    bool has_ids = false;
-    for (const auto& r : required.get_array()) has_ids = has_ids || r == "ids";
-    if (!has_ids) required.get_array().emplace_back("ids");
-    return info;
+    return p;
 }
-
-evidence_requirement checked(evidence_requirement r) {
-    if (!r.keys || !r.store) throw std::invalid_argument("gated_action needs a key ring and an evidence store");
-    if (!r.wall_clock) r.wall_clock = [] { return std::chrono::system_clock::now(); };
-    return r;
-}
-
-}  // namespace
 
 boost::asio::awaitable<boost::system::result<verified_evidence, issue_list>> verify(const evidence_requirement& req,
                                                                                     const std::string* token,
@@ -68,7 +55,7 @@ boost::asio::awaitable<boost::system::result<verified_evidence, issue_list>> ver
                                  "the snapshot_token is not one this server issued (malformed or altered); walk '" +
                                      req.resource + "' again"));
     const snapshot_claims claims = std::move(opened).value();
-    const auto now = req.wall_clock();
+    const auto now = req.wall_clock ? req.wall_clock() : std::chrono::system_clock::now();
     if (claims.expiry <= now)
         co_return refuse(refusal(codes::evidence_expired, "/snapshot_token",
                                  "the snapshot_token expired; walk '" + req.resource + "' again for fresh evidence"));
@@ -112,39 +99,11 @@ boost::asio::awaitable<boost::system::result<verified_evidence, issue_list>> ver
     co_return ok;
 }
 
-gated_action::gated_action(mcp::tool_info info, evidence_requirement req)
-    : json_tool(with_evidence_arguments(std::move(info), req)), req_(checked(std::move(req))) {}
-
-boost::asio::awaitable<ce::envelope> gated_action::call(const boost::json::object& args, mcp::call_context& ctx) {
-    std::string token;
-    const std::string* token_ptr = nullptr;
-    if (const auto* t = args.if_contains("snapshot_token"); t && t->is_string()) {
-        token = std::string(t->get_string());
-        token_ptr = &token;
-    }
-    std::vector<std::string> ids;
-    if (const auto* a = args.if_contains("ids"); a && a->is_array())
-        for (const auto& v : a->get_array())
-            if (v.is_string()) ids.emplace_back(v.get_string());
-    auto ok = co_await verify(req_, token_ptr, ids, ctx.caller().id);
-    if (ok.has_error()) co_return ce::failure(ok.error());
-    const verified_evidence evidence = std::move(ok).value();
-    auto result = co_await run(evidence, args, ctx);
-    co_return result;
-}
-
-boost::asio::awaitable<ce::envelope> gated_action::run(const verified_evidence& evidence,
-                                                       const boost::json::object& args, mcp::call_context& ctx) {
-    // Not a coroutine: hands over act_each's awaitable (the references live in `call`'s frame).
-    return act_each(evidence, args, ctx);
-}
-
-boost::asio::awaitable<ce::envelope> gated_action::act_each(const verified_evidence& evidence,
-                                                            const boost::json::object& args, mcp::call_context& ctx) {
+boost::asio::awaitable<ce::envelope> act_on_each(const std::vector<std::string>& ids, object_action act) {
     boost::json::array done;
     boost::json::array skipped;
-    for (const auto& id : evidence.ids) {
-        auto r = co_await act(id, args, ctx);
+    for (const auto& id : ids) {
+        auto r = co_await act(id);
         if (r) {
             done.emplace_back(id);
         } else {

@@ -1,26 +1,25 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
-/// Evidence-gated actions: a destructive tool that runs only on ids a complete inventory
-/// delivered.
+/// The evidence gate: a destructive action runs only on ids a complete inventory delivered.
 ///
-/// The tool's arguments include `snapshot_token` (from the envelope that ended a walk of the
-/// required collection) and `ids` (what to act on). Before the handler runs, the framework
-/// refuses — fail closed, `isError`, layer `external`, not repairable — with the first that
-/// applies: `EVIDENCE_MISSING` (no token), `EVIDENCE_INVALID` (malformed or tampered),
-/// `EVIDENCE_EXPIRED` (past the token's expiry, or the evidence set is gone),
-/// `EVIDENCE_SCOPE_MISMATCH` (another principal's token, or another collection's),
+/// An action declares it by passing an `evidence_requirement` as a layer to
+/// `validation::add_tool` (validation/layers.hpp). Its arguments then include `snapshot_token`
+/// (from the envelope that ended a walk of the required collection) and `ids` (what to act on).
+/// Before the tool runs, the gate refuses — fail closed, `isError`, layer `external`, not
+/// repairable — with the first that applies: `EVIDENCE_MISSING` (no token), `EVIDENCE_INVALID`
+/// (malformed or tampered), `EVIDENCE_EXPIRED` (past the token's expiry, or the evidence set is
+/// gone), `EVIDENCE_SCOPE_MISMATCH` (another principal's token, or another collection's),
 /// `EVIDENCE_INCOMPLETE` (the walk was not complete; `reasons` lists why) and
-/// `EVIDENCE_NOT_COVERED` (ids the walk did not deliver; `ids` lists them). Then `act` runs
-/// once per id, where the handler re-checks the object against the current state: an object
-/// that no longer qualifies is skipped with a reason. The result envelope's data is
-/// `{done: [ids], skipped: [{id, code, message}]}` (with the warning `OBJECTS_SKIPPED` when
-/// any was skipped).
+/// `EVIDENCE_NOT_COVERED` (ids the walk did not deliver; `ids` lists them). The tool then
+/// re-checks each object against the current state as it acts (`act_on_each`): an object that
+/// no longer qualifies is skipped with a reason, and the result's data is
+/// `{done: [ids], skipped: [{id, code, message}]}` (with the warning `OBJECTS_SKIPPED` when any
+/// was skipped).
 
 #include <candor/envelope/envelope.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/evidence/token.hpp>
-#include <candor/mcp/tool.hpp>
 #include <candor/seal/key_ring.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -57,7 +56,7 @@ struct evidence_requirement {
     std::shared_ptr<evidence_store> store{};
     /// At most this many ids per call.
     std::size_t max_ids = 100;
-    /// Wall clock for expiry; defaults to `system_clock::now`.
+    /// Wall clock for expiry; unset: `system_clock::now`.
     std::function<seal::wall_time()> wall_clock{};
 };
 
@@ -85,36 +84,15 @@ struct skip {
     std::string message{};
 };
 
-class gated_action : public mcp::json_tool {
-public:
-    /// @param info the tool; `ids` (1..max_ids unique strings) and `snapshot_token` are added to
-    ///        its input schema; its action class should be `irreversible_write`
-    gated_action(mcp::tool_info info, evidence_requirement req);
+/// The arguments the gate adds to an action's input schema: `ids` (1..`max_ids` unique,
+/// non-empty strings; required) and `snapshot_token` (a non-empty string).
+boost::json::object gate_arguments(const evidence_requirement& req);
 
-    boost::asio::awaitable<envelope::envelope> call(const boost::json::object& arguments, mcp::call_context& ctx) final;
+/// The check of one object as the action reaches it: nothing when done, or why it was skipped.
+using object_action = std::function<boost::asio::awaitable<boost::system::result<void, skip>>(const std::string& id)>;
 
-    /// Re-check one object against the current state and act on it.
-    /// @return nothing when done, or why it was skipped
-    virtual boost::asio::awaitable<boost::system::result<void, skip>> act(const std::string& id,
-                                                                          const boost::json::object& arguments,
-                                                                          mcp::call_context& ctx) = 0;
-
-    const evidence_requirement& requirement() const noexcept { return req_; }
-
-protected:
-    /// What happens once the evidence holds. The default acts on every id (`act_each`);
-    /// override it to put an approval step first (return a plan, ask through elicitation)
-    /// and call `act_each` once approved. It never runs when the gate refused.
-    virtual boost::asio::awaitable<envelope::envelope> run(const verified_evidence& evidence,
-                                                           const boost::json::object& arguments,
-                                                           mcp::call_context& ctx);
-
-    /// `act` on every id in order; the envelope lists `done` and `skipped` ids.
-    boost::asio::awaitable<envelope::envelope> act_each(const verified_evidence& evidence,
-                                                        const boost::json::object& arguments, mcp::call_context& ctx);
-
-private:
-    evidence_requirement req_;
-};
+/// Act on `ids` in order, one at a time. The envelope's data is `{done: [ids], skipped:
+/// [{id, code, message}]}`, with the warning `OBJECTS_SKIPPED` when any was skipped.
+boost::asio::awaitable<envelope::envelope> act_on_each(const std::vector<std::string>& ids, object_action act);
 
 }  // namespace candor::evidence
