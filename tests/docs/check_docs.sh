@@ -5,9 +5,11 @@
 #                                         (from its first #include on), character for character
 #   check_docs.sh SOURCE_DIR consumer     the README's consumer CMakeLists.txt is
 #                                         tests/consumer/stdio_tool's (without its comments)
-#   check_docs.sh SOURCE_DIR tutorial     docs/first-collection-tool.md quotes
-#                                         examples/first_collection/main.cpp whole: its cpp
-#                                         blocks, in order, are the file from its first #include
+#   check_docs.sh SOURCE_DIR tutorial     the tutorials quote their programs whole
+#                                         (docs/first-collection-tool.md examples/first_collection/
+#                                         main.cpp, docs/first-approved-action.md examples/library/
+#                                         main.cpp): their cpp blocks, in order, are the file from
+#                                         its first #include
 #   check_docs.sh SOURCE_DIR index        docs/README.md links every page of docs/, and every
 #                                         page it links exists
 #   check_docs.sh SOURCE_DIR history      no doc, comment or script speaks of issue or session
@@ -47,16 +49,19 @@ case "$2" in
       "$(grep -v '^#' tests/consumer/stdio_tool/CMakeLists.txt)"
     ;;
   tutorial)
-    page=docs/first-collection-tool.md file=examples/first_collection/main.cpp
-    # Every ```cpp block, separated by one blank line, as the file reads from its first #include.
-    quoted="$(awk '$0 == "```cpp" { if (n++) print ""; inside = 1; next }
-                   inside && $0 == "```" { inside = 0; next }
-                   inside { print }' "$page")"
-    if [ "$quoted" != "$(sed -n '/^#include/,$p' "$file")" ]; then
-      diff <(echo "$quoted") <(sed -n '/^#include/,$p' "$file") || true
-      fail "$page does not quote $file whole and in order (< page, > file)"
-    fi
-    echo "ok: $page quotes $file as it is"
+    for pair in docs/first-collection-tool.md:examples/first_collection/main.cpp \
+                docs/first-approved-action.md:examples/library/main.cpp; do
+      page="${pair%%:*}" file="${pair#*:}"
+      # Every ```cpp block, separated by one blank line, as the file reads from its first #include.
+      quoted="$(awk '$0 == "```cpp" { if (n++) print ""; inside = 1; next }
+                     inside && $0 == "```" { inside = 0; next }
+                     inside { print }' "$page")"
+      if [ "$quoted" != "$(sed -n '/^#include/,$p' "$file")" ]; then
+        diff <(echo "$quoted") <(sed -n '/^#include/,$p' "$file") || true
+        fail "$page does not quote $file whole and in order (< page, > file)"
+      fi
+      echo "ok: $page quotes $file as it is"
+    done
     ;;
   index)
     status=0
