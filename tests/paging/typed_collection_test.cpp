@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/paging/typed_collection.hpp>
 
+#include <candor/paging/aggregate.hpp>
+
 #include "paging/support.hpp"
 
 #include <boost/describe/class.hpp>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,9 @@ struct library final : candor::paging::query_source<book_query, book> {
     std::vector<book> rows;
     std::atomic<int> fetches{0};
     std::optional<book_query> last_query;
+    // The queries the fetches got: the one prepared for the walk (its address), or null when a
+    // fetch converted its own.
+    std::set<const void*> prepared_seen;
 
     library() {
         for (std::int64_t i = 1; i <= 1000; ++i)
@@ -52,6 +58,7 @@ struct library final : candor::paging::query_source<book_query, book> {
     page_result fetch_matching(const book_query& q, const candor::paging::fetch_request& r) override {
         ++fetches;
         last_query = q;
+        prepared_seen.insert(r.prepared == &q ? r.prepared : nullptr);
         page out;
         auto it = rows.begin();
         if (r.after)
@@ -157,4 +164,28 @@ TEST(TypedCollection, AQueryMemberNamedLikeAPagingArgumentIsRefusedAtConstructio
     EXPECT_THROW(pg::make_collection(mcp::tool_info("bad", "Bad."), pg::ordering{{"id"}},
                                      std::make_shared<books::bad_source>(), o),
                  std::invalid_argument);
+}
+
+// A walk of many pages in one call converts its query once: every fetch gets the same Query.
+TEST(TypedCollection, AWalkOfManyPagesConvertsItsQueryOnce) {
+    auto source = std::make_shared<books::library>();
+    collection_harness h;
+    pg::collection_options o;
+    o.keys = h.keys;
+    auto tool = pg::make_collection(mcp::tool_info("books", "Lists books."), pg::ordering{{"id"}}, source, o);
+    boost::asio::io_context ioc;
+    pg::walk_request r;
+    r.query = boost::json::object{{"on", "science"}, {"min_id", 100}};
+    r.caller = {"alice"};
+    r.limits.page_size = 50;
+    r.limits.max_pages = 20;
+    auto e = run(ioc, pg::walk_all(*tool, std::move(r)));
+    EXPECT_TRUE(e.complete);
+    ASSERT_TRUE(e.data && e.data->is_array());
+    EXPECT_EQ(e.data->as_array().size(), 451u);  // the even ids from 100 to 1000
+    EXPECT_GT(source->fetches.load(), 5);
+    ASSERT_EQ(source->prepared_seen.size(), 1u);
+    EXPECT_NE(*source->prepared_seen.begin(), nullptr);
+    ASSERT_TRUE(source->last_query);
+    EXPECT_EQ(source->last_query->min_id, 100);
 }

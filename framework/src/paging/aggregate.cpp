@@ -64,6 +64,8 @@ boost::asio::awaitable<ce::envelope> walk_all(collection_tool& collection, walk_
     const auto& lim = request.limits;
 
     auto stats = [&] { return boost::json::object{{"pages", pages}, {"items_scanned", scanned}}; };
+    // Every page reads the same query: what the source makes of it is made once.
+    const auto prepared = collection.prepare(request.query);
 
     for (;;) {
         if (collection.steady_now() >= request.deadline) {
@@ -76,6 +78,7 @@ boost::asio::awaitable<ce::envelope> walk_all(collection_tool& collection, walk_
         const std::size_t room = lim.max_items - std::min(lim.max_items, items.size());
         page_request pr{request.query, cursor, std::max<std::size_t>(1, std::min(lim.page_size, room)), request.caller,
                         request.deadline};
+        pr.prepared = prepared;
         if (request.budget) {
             // The page gets the room the items gathered so far leave; once the walk holds items,
             // a page none of whose items fits ends empty rather than over the budget.

@@ -244,6 +244,7 @@ boost::asio::awaitable<Result> collection_tool::serve_as(page_request req) {
             req.deadline, req.written ? &order.fields : nullptr};
         fr.every_written_key = keep_ids;
         fr.order = &order;
+        fr.prepared = req.prepared.get();
         auto fetched = co_await source_->fetch(fr);
         if (!fetched) {
             const auto& err = fetched.error();

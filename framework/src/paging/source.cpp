@@ -90,4 +90,6 @@ boost::asio::awaitable<boost::system::result<std::string, source_error>> data_so
 
 void data_source::walk_ended(const std::string&) {}
 
+std::shared_ptr<const void> data_source::prepare(const boost::json::object&) const { return nullptr; }
+
 }  // namespace candor::paging

@@ -137,6 +137,9 @@ struct page_request {
     /// The item fields asked for (`fields`; the ordering fields come too); none: every field.
     /// Not part of the query: a walk may ask for other fields on each page.
     std::optional<std::vector<std::string>> fields{};
+    /// What the collection's source made of `query` (`collection_tool::prepare`), for a walk
+    /// that reads several pages of one query; empty: nothing prepared.
+    std::shared_ptr<const void> prepared{};
 };
 
 /// One page and what a caller walking on needs to know about it.
@@ -165,6 +168,8 @@ public:
 
     /// One page, for in-process callers.
     boost::asio::awaitable<page> serve(page_request request);
+    /// What the source makes of `query` once for several pages (`page_request::prepared`).
+    std::shared_ptr<const void> prepare(const boost::json::object& query) const { return source_->prepare(query); }
 
     /// A token for a walk that an aggregation stopped before its end: marked incomplete with
     /// `reasons`, so that an evidence-gated action refuses it with `EVIDENCE_INCOMPLETE`.

@@ -98,6 +98,8 @@ struct fetch_request {
     /// `collection_options::orders`). A source offered alternatives follows it; items come in
     /// its order, each after `after` under it.
     const ordering* order = nullptr;
+    /// What this source's `prepare` made of `query`, when the caller prepared it; else null.
+    const void* prepared = nullptr;
 };
 
 /// What a fetch found.
@@ -177,6 +179,11 @@ public:
     /// seen nothing, so pinning later than the walk's start loses nothing.
     virtual boost::asio::awaitable<boost::system::result<std::string, source_error>> open_snapshot(
         const boost::json::object& query, const mcp::principal& caller);
+
+    /// What this source makes of a query once for all the pages of a walk that one call reads
+    /// (`walk_all`), handed to each fetch as `fetch_request::prepared` (a typed source: the query
+    /// converted to its `Query`). Default: nothing; a single page's fetch gets null.
+    virtual std::shared_ptr<const void> prepare(const boost::json::object& query) const;
 
     /// Up to `request.limit` items after `request.after`. The one method every source writes.
     virtual boost::asio::awaitable<boost::system::result<fetch_result, source_error>> fetch(

@@ -24,7 +24,9 @@
 /// The tool's input schema is `contract<Query>`'s with the paging arguments added (`cursor`,
 /// `page_size`, `deadline_ms` when enabled), its items' schema is generated from `Item`, and
 /// the source receives the query checked and converted. Cursors, snapshot tokens, visibility
-/// and the envelope stay the collection's (`collection_tool`, of which this is one).
+/// and the envelope stay the collection's (`collection_tool`, of which this is one). The query is
+/// converted once per call: a walk that reads several pages in one call (`walk_all`) hands the
+/// same `Query` to every `fetch_matching`.
 
 #include <candor/contract/contract.hpp>
 #include <candor/contract/output_schema.hpp>
@@ -84,8 +86,16 @@ public:
     /// `request.query` is the same query as JSON.
     virtual page_result fetch_matching(const Query& query, const fetch_request& request) = 0;
 
+    /// The query converted once, for the pages of a walk (`walk_all`).
+    std::shared_ptr<const void> prepare(const boost::json::object& query) const final {
+        auto converted = query_.convert(query);
+        if (!converted) return nullptr;
+        return std::make_shared<const Query>(std::move(*converted));
+    }
+
     boost::asio::awaitable<boost::system::result<typed_page<Item>, source_error>> fetch_items(
         const fetch_request& request) final {
+        if (request.prepared) co_return co_await fetch_matching(*static_cast<const Query*>(request.prepared), request);
         // The tool's input schema is this contract's: the server checked the query against it,
         // so the conversion only builds the C++ value. A query that does not convert here is a
         // bug (a tool mounted over another schema), and never reaches the source.
