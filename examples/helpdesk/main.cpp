@@ -72,8 +72,10 @@ int main(int argc, char** argv) {
         if (!st) return fail(st.error().message);
         srv.options().log(candor::mcp::log_level::info,
                           "helpdesk: database " + shown + ", state " + st->database.description);
-        // Tasks (reindex_knowledge_base, search_everywhere) that any replica answers for.
+        // Tasks (reindex_knowledge_base, search_everywhere) that any replica answers for, and
+        // notices (list changes, resource updates, cancellations) that reach every replica.
         srv.set_shared_tasks(st->tasks);
+        srv.set_shared_notices(st->notices);
         candor::validation::repair_budget_options repairs;
         repairs.shared = st->repair_counts;
         // The data's statements on the state's threads when they share a database, else on their own.

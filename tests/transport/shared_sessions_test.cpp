@@ -6,10 +6,14 @@
 
 #include <candor/mcp/tool.hpp>
 #include <candor/offload/worker.hpp>
+#include <candor/state/sql_notice_feed.hpp>
 #include <candor/state/sql_session_records.hpp>
 
 #include "transport/http_client.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
@@ -17,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -91,9 +96,24 @@ struct replica {
     std::unique_ptr<mcp::server> srv;
     std::unique_ptr<tr::http_server> http;
     candor::test::mcp_client client{};
+    /// Kept when `slow` ends cancelled.
+    std::promise<void> slow_cancelled;
+    std::atomic<bool> slow_started{false};
 
-    void start(tr::http_options opts) {
+    void start(tr::http_options opts, std::shared_ptr<mcp::shared_notices> notices) {
         srv = std::make_unique<mcp::server>(mcp::server_options{.log = {}});
+        if (notices) srv->set_shared_notices(std::move(notices), {.poll_interval = 10ms});
+        srv
+            ->add_tool(mcp::make_content_tool(
+                mcp::tool_info("slow", "Runs until it is cancelled.").with_action(mcp::action_class::read_only),
+                [this](const object&, mcp::call_context& ctx) -> net::awaitable<mcp::content_result> {
+                    net::steady_timer forever(ctx.executor(), std::chrono::hours(1));
+                    slow_started = true;
+                    co_await forever.async_wait(net::as_tuple(net::use_awaitable));
+                    if (ctx.cancelled()) slow_cancelled.set_value();
+                    co_return mcp::content_result{array{object{{"type", "text"}, {"text", "done"}}}};
+                }))
+            .value();
         srv->add_tool(mcp::make_content_tool(
                           mcp::tool_info("whoami", "The caller and the client, as the session says.")
                               .with_action(mcp::action_class::read_only),
@@ -131,11 +151,17 @@ protected:
     }
 
     // Both replicas on one database file, each with its own connection and worker.
-    void start(tr::http_options opts = {}) {
+    /// @param notices the replicas share a notice feed too (in the same file)
+    void start(tr::http_options opts = {}, bool notices = false) {
         a_ = std::make_unique<replica>();
         b_ = std::make_unique<replica>();
-        a_->start(replica_options(opts, db_a_));
-        b_->start(replica_options(opts, db_b_));
+        auto for_a = replica_options(opts, db_a_);  // opens db_a_
+        auto for_b = replica_options(opts, db_b_);
+        a_->start(std::move(for_a), notices ? notice_feed(db_a_) : nullptr);
+        b_->start(std::move(for_b), notices ? notice_feed(db_b_) : nullptr);
+    }
+    static std::shared_ptr<mcp::shared_notices> notice_feed(const std::shared_ptr<switchable_database>& db) {
+        return candor::state::sql_notice_feed::open(db, std::make_shared<candor::offload::worker>(1)).value();
     }
 
     tr::http_options replica_options(tr::http_options opts, std::shared_ptr<switchable_database>& db) {
@@ -164,7 +190,7 @@ TEST_F(SharedSessions, ASessionInitializedOnOneReplicaGoesOnOnTheOther) {
 
     auto listed = b_->client.post(list_body, {{"Mcp-Session-Id", id}});
     ASSERT_EQ(listed.status, 200u) << listed.body;
-    EXPECT_EQ(boost::json::parse(listed.body).at("result").at("tools").as_array().size(), 1u);
+    EXPECT_EQ(boost::json::parse(listed.body).at("result").at("tools").as_array().size(), 2u);  // whoami, slow
     EXPECT_EQ(b_->http->session_count(), 1u);
 
     // The client's capabilities came along: elicitation is checked against them on B.
@@ -305,6 +331,29 @@ TEST_F(SharedSessions, AStuckDatabaseIs503WithinTheTimeout) {
     EXPECT_EQ(error_code_of(r), "SESSION_STORE_UNAVAILABLE");
     EXPECT_LT(took, 1s);
     db_b_->stall_ms = 0;
+}
+
+}  // namespace
+
+namespace {
+
+// The 2025-11-25 session goes on on either replica; a call it runs on A is cancelled by a
+// notifications/cancelled that the balancer sent to B: B does not run it, and passes it on.
+TEST_F(SharedSessions, ACancellationSentToTheReplicaThatDoesNotRunTheCallStopsIt) {
+    start({}, true);
+    const auto id = a_->client.initialize();
+    // B reads the feed once it holds the session.
+    ASSERT_EQ(b_->client.post(list_body, {{"Mcp-Session-Id", id}}).status, 200u);
+    auto cancelled = a_->slow_cancelled.get_future();
+    std::thread call([&] { (void)a_->client.post(call_body(41, "slow"), {{"Mcp-Session-Id", id}}); });
+    while (!a_->slow_started) std::this_thread::yield();  // the event: the tool runs on A
+    const auto sent = b_->client.post(
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":41,"reason":"stop"}})",
+        {{"Mcp-Session-Id", id}});
+    EXPECT_EQ(sent.status, 202u);
+    EXPECT_EQ(cancelled.wait_for(30s), std::future_status::ready) << "the call on A never heard the cancellation";
+    a_->http->stop();  // the cancelled call is never answered: end its stream
+    call.join();
 }
 
 }  // namespace

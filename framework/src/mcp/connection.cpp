@@ -52,6 +52,8 @@ void connection::set_caller(mcp::principal caller) { impl_->set_caller(std::move
 
 void connection::close() { impl_->close(); }
 
+void connection::input_ended() { impl_->core->withdraw(impl_.get()); }
+
 const boost::asio::any_io_executor& connection::strand() const noexcept { return impl_->strand; }
 
 namespace detail {
@@ -127,6 +129,7 @@ void connection_impl::set_caller(mcp::principal caller) {
 }
 
 void connection_impl::close() {
+    core->withdraw(this);
     {
         // Replies still waiting for observers are dropped, and the executor is let go now.
         std::lock_guard lock(durable_mutex_);
@@ -235,6 +238,12 @@ void connection_impl::notify_list_changed(std::string_view method) {
 
 void connection_impl::notify_resource_updated(const std::string& uri) {
     boost::asio::post(strand, [self = shared_from_this(), uri] { self->subscriptions.resource_updated(uri); });
+}
+
+void connection_impl::cancel_in_session(std::string session_id, jsonrpc::request_id id) {
+    boost::asio::post(strand, [self = shared_from_this(), session_id = std::move(session_id), id = std::move(id)] {
+        if (self->session && self->session->id == session_id) self->calls.cancel(id);
+    });
 }
 
 }  // namespace detail

@@ -325,6 +325,9 @@ public:
     void notify_list_changed(std::string_view method);
     /// Resource `uri` changed: tell the client, if it subscribed. Thread-safe.
     void notify_resource_updated(const std::string& uri);
+    /// Another replica was asked to cancel request `id` of session `session_id`: stop the call
+    /// if this connection is that session's and runs it. Thread-safe.
+    void cancel_in_session(std::string session_id, jsonrpc::request_id id);
 
     // The state every part of the connection shares. Touched on the strand only.
     std::shared_ptr<server_core> core;

@@ -6,6 +6,8 @@
 #include <candor/jsonrpc/intake.hpp>
 #include <candor/mcp/stateless.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 
 namespace candor::mcp::detail {
@@ -284,7 +286,12 @@ void request_dispatcher::on_cancelled(const rpc::notification& n) {
     if (!id) return;
     // A subscription ends without a response (the client closed it).
     if (c_.subscriptions.cancel(*id)) return;
-    c_.calls.cancel(*id);
+    if (c_.calls.in_flight(*id) || !c_.session || c_.session->id.empty()) {
+        c_.calls.cancel(*id);
+        return;
+    }
+    // Not a call of this replica's: the session's call may run on another one.
+    c_.core->share({notice::kind::cancelled, c_.session->id, boost::json::serialize(id->to_json())});
 }
 
 }  // namespace candor::mcp::detail

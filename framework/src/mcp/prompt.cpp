@@ -35,7 +35,7 @@ bool server::remove_prompt(std::string_view name) {
         if (it == core_->prompts.end()) return false;
         core_->prompts.erase(it);
     }
-    for (auto& c : core_->live_connections()) c->notify_list_changed("notifications/prompts/list_changed");
+    core_->notify_list_changed("notifications/prompts/list_changed");
     return true;
 }
 

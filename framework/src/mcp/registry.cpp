@@ -136,14 +136,9 @@ std::vector<std::shared_ptr<connection_impl>> server_core::live_connections() co
     return out;
 }
 
-void server_core::enlist(std::weak_ptr<connection_impl> c) {
-    std::lock_guard lock(mu);
-    std::erase_if(connections, [](const auto& w) { return w.expired(); });
-    connections.push_back(std::move(c));
-}
-
 void server_core::notify_list_changed(std::string_view method) const {
     for (auto& c : live_connections()) c->notify_list_changed(method);
+    share({notice::kind::list_changed, std::string(method), {}});
 }
 
 std::shared_ptr<tool_handler> server_core::find(std::string_view name) const {

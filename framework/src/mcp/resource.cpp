@@ -205,14 +205,11 @@ bool server::remove_resource(std::string_view uri_or_template) {
             core_->templates.erase(t);
         }
     }
-    for (auto& c : core_->live_connections()) c->notify_list_changed(resources_changed);
+    core_->notify_list_changed(resources_changed);
     return true;
 }
 
-void server::notify_resource_updated(std::string_view uri) {
-    const std::string u(uri);
-    for (auto& c : core_->live_connections()) c->notify_resource_updated(u);
-}
+void server::notify_resource_updated(std::string_view uri) { core_->notify_resource_updated(std::string(uri)); }
 
 // ---------------------------------------------------------------------------------------------
 // connection: resources/*

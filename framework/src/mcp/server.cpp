@@ -54,6 +54,12 @@ void server::set_shared_tasks(std::shared_ptr<shared_task_table> table) {
     core_->opts.tasks.shared = std::move(table);
 }
 
+void server::set_shared_notices(std::shared_ptr<shared_notices> feed, shared_notice_options options) {
+    std::lock_guard lock(core_->mu);
+    core_->notices = std::move(feed);
+    core_->notice_options = options;
+}
+
 void server::set_max_result_bytes(std::size_t bytes) {
     std::lock_guard lock(core_->mu);
     core_->opts.max_result_bytes = bytes;
@@ -73,7 +79,6 @@ boost::system::result<void, registration_error> server::add_tool(std::shared_ptr
         core_->opts.log(log_level::error, "tool " + name + " refused: " + mirrored.error());
         return registration_error::invalid_header_annotation;
     }
-    std::vector<std::shared_ptr<detail::connection_impl>> to_notify;
     {
         std::lock_guard lock(core_->mu);
         if (core_->tools.count(name)) return registration_error::duplicate_name;
@@ -81,25 +86,20 @@ boost::system::result<void, registration_error> server::add_tool(std::shared_ptr
             core_->tool_headers.insert_or_assign(
                 name, std::make_shared<const std::vector<detail::header_param>>(std::move(*mirrored)));
         core_->tools.emplace(name, std::move(tool));
-        for (auto& w : core_->connections)
-            if (auto c = w.lock()) to_notify.push_back(std::move(c));
     }
-    for (auto& c : to_notify) c->notify_list_changed("notifications/tools/list_changed");
+    core_->notify_list_changed("notifications/tools/list_changed");
     return {};
 }
 
 bool server::remove_tool(std::string_view name) {
-    std::vector<std::shared_ptr<detail::connection_impl>> to_notify;
     {
         std::lock_guard lock(core_->mu);
         auto it = core_->tools.find(name);
         if (it == core_->tools.end()) return false;
         core_->tools.erase(it);
         if (auto h = core_->tool_headers.find(name); h != core_->tool_headers.end()) core_->tool_headers.erase(h);
-        for (auto& w : core_->connections)
-            if (auto c = w.lock()) to_notify.push_back(std::move(c));
     }
-    for (auto& c : to_notify) c->notify_list_changed("notifications/tools/list_changed");
+    core_->notify_list_changed("notifications/tools/list_changed");
     return true;
 }
 

@@ -136,12 +136,32 @@ struct server_core {
     /// A loop renews the leases of the tasks this server runs (guarded by `tasks_mu`).
     bool renewing_leases = false;
 
+    /// The replicas' notice feed (`server::set_shared_notices`) and its options, and whether a
+    /// loop reads it now. Guarded by `mu`.
+    std::shared_ptr<shared_notices> notices;
+    shared_notice_options notice_options;
+    bool reading_notices = false;
+    /// A client has connected: from then on, a registry change is news for the other replicas'
+    /// clients (the tools a replica registers as it starts are not).
+    bool serving = false;
+
     /// Every live connection told of changes (copied out under the lock).
     std::vector<std::shared_ptr<connection_impl>> live_connections() const;
-    /// Tell `c` of changes from now on (list_changed, resources/updated).
+    /// Tell `c` of changes from now on (list_changed, resources/updated); with a notice feed,
+    /// read the other replicas' while a connection listens (notices.cpp).
     void enlist(std::weak_ptr<connection_impl> c);
-    /// Tell every live connection that a registry changed (`method`: its list_changed).
+    /// Tell `c` of changes no more (it closed, or its client will send nothing more): a loop
+    /// that reads other replicas' notices for it ends at its next turn.
+    void withdraw(const connection_impl* c);
+    /// Tell every live connection that a registry changed (`method`: its list_changed), and the
+    /// other replicas.
     void notify_list_changed(std::string_view method) const;
+    /// Tell every live connection that resource `uri` changed, and the other replicas.
+    void notify_resource_updated(const std::string& uri) const;
+    /// Write `n` to the notice feed, if there is one (notices.cpp).
+    void share(notice n) const;
+    /// Act on a notice of another replica, as if it were raised here (notices.cpp).
+    void deliver(const notice& n) const;
 
     /// Add `entry` to `registry` under `key` and tell initialized clients with `list_changed`.
     template <class Map, class Entry>

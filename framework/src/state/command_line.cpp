@@ -3,6 +3,7 @@
 
 #include <candor/state/sql_event_log.hpp>
 #include <candor/state/sql_evidence_store.hpp>
+#include <candor/state/sql_notice_feed.hpp>
 #include <candor/state/sql_repair_counts.hpp>
 #include <candor/state/sql_session_records.hpp>
 #include <candor/state/sql_task_table.hpp>
@@ -73,6 +74,9 @@ boost::system::result<server_state, store::db_error> command_line::make_stores(o
     auto tasks = sql_task_table::open(sql, out.worker);
     if (!tasks) return failed("task table", tasks.error());
     out.tasks = *tasks;
+    auto notices = sql_notice_feed::open(sql, out.worker);
+    if (!notices) return failed("notice feed", notices.error());
+    out.notices = *notices;
     auto sessions = sql_session_records::open(sql);
     if (!sessions) return failed("session records", sessions.error());
     out.sessions = *sessions;

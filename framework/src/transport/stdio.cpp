@@ -647,6 +647,7 @@ int serve_stdio(mcp::server& srv, const stdio_options& opts) {
     // Serve until the input ends; then let the calls in flight finish within the grace period
     // (run_for returns as soon as no work is left), and cancel whatever still runs after it.
     while (!input_ended && !ioc.stopped()) ioc.run_one();
+    conn->input_ended();  // nothing waits for changes now: the calls in flight end the run
     signals.cancel();
     work.reset();
     boost::asio::post(ioc, [pump] { pump->stop(); });  // a pending read is work too

@@ -58,6 +58,10 @@ public:
 
     /// The transport is gone: cancel every call in flight and send nothing more. Thread-safe.
     void close();
+    /// The client will send nothing more (stdio's input ended): the calls in flight go on and
+    /// are answered, but the connection hears no more changes (list_changed, resource updates),
+    /// so that nothing waits for them. Thread-safe.
+    void input_ended();
 
     /// The strand everything of this connection runs on.
     const boost::asio::any_io_executor& strand() const noexcept;

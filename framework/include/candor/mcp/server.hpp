@@ -19,6 +19,7 @@
 #include <candor/mcp/prompt.hpp>
 #include <candor/mcp/protocol.hpp>
 #include <candor/mcp/resource.hpp>
+#include <candor/mcp/shared_notices.hpp>
 #include <candor/mcp/shared_tasks.hpp>
 #include <candor/mcp/stateless.hpp>
 #include <candor/mcp/task_store.hpp>
@@ -298,6 +299,11 @@ public:
     /// `task_options::shared` (servers that open their state after the server is built, e.g. in
     /// `app_options::prepare`). Call it before clients connect.
     void set_shared_tasks(std::shared_ptr<shared_task_table> table);
+    /// The feed the replicas of one deployment share their notices in (`state::sql_notice_feed`;
+    /// shared_notices.hpp): list changes and resource updates raised here reach the clients of
+    /// every replica, and a 2025-11-25 `notifications/cancelled` reaches the replica that runs
+    /// the call. Call it before clients connect.
+    void set_shared_notices(std::shared_ptr<shared_notices> feed, shared_notice_options options = {});
     /// `server_options::max_result_bytes` (`--max-result-bytes`); before clients connect.
     void set_max_result_bytes(std::size_t bytes);
     /// `server_options::result_text_mode` (`--result-text`); before clients connect.

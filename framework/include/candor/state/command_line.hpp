@@ -3,7 +3,7 @@
 /// @file
 /// The server's state, opened in one call: `--state URL` (or `CANDOR_STATE_URL`) names where a
 /// server keeps what its replicas share — evidence of complete walks, executed plan tokens,
-/// repair counts, tasks, the HTTP sessions' records and SSE events (component `state`).
+/// repair counts, tasks, notices, the HTTP sessions' records and SSE events (component `state`).
 ///
 ///     SERVER --http 0.0.0.0:8080 --state postgres://candor@db.internal/candor
 ///
@@ -30,6 +30,7 @@
 #include <candor/app/command_line.hpp>
 #include <candor/evidence/store.hpp>
 #include <candor/http/command_line.hpp>
+#include <candor/mcp/shared_notices.hpp>
 #include <candor/mcp/shared_tasks.hpp>
 #include <candor/offload/worker.hpp>
 #include <candor/state/open_url.hpp>
@@ -58,6 +59,9 @@ struct server_state {
     std::shared_ptr<validation::shared_repair_counts> repair_counts{};
     /// For `server::set_shared_tasks`: tasks that any replica answers for.
     std::shared_ptr<mcp::shared_task_table> tasks{};
+    /// For `server::set_shared_notices`: list changes, resource updates and cancellations that
+    /// reach every replica.
+    std::shared_ptr<mcp::shared_notices> notices{};
     std::shared_ptr<transport::session_records> sessions{};
     std::shared_ptr<transport::event_log> events{};
 };
