@@ -52,7 +52,9 @@ void connection::set_caller(mcp::principal caller) { impl_->set_caller(std::move
 
 void connection::close() { impl_->close(); }
 
-void connection::input_ended() { impl_->core->withdraw(impl_.get()); }
+void connection::input_ended() {
+    if (impl_->enlisted.exchange(false)) impl_->core->withdraw(impl_.get());
+}
 
 const boost::asio::any_io_executor& connection::strand() const noexcept { return impl_->strand; }
 
@@ -129,7 +131,7 @@ void connection_impl::set_caller(mcp::principal caller) {
 }
 
 void connection_impl::close() {
-    core->withdraw(this);
+    if (enlisted.exchange(false)) core->withdraw(this);
     {
         // Replies still waiting for observers are dropped, and the executor is let go now.
         std::lock_guard lock(durable_mutex_);

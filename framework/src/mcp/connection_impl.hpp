@@ -15,6 +15,7 @@
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -256,8 +257,6 @@ private:
         std::set<std::string, std::less<>> uris;
     };
     std::map<jsonrpc::request_id, listener> listeners_;
-    /// A single-request connection joined the connections told of changes (`on_listen`).
-    bool enlisted_ = false;
     /// What `resources/subscribe` asked for.
     std::set<std::string, std::less<>> uris_;
 };
@@ -328,6 +327,9 @@ public:
     /// Another replica was asked to cancel request `id` of session `session_id`: stop the call
     /// if this connection is that session's and runs it. Thread-safe.
     void cancel_in_session(std::string session_id, jsonrpc::request_id id);
+    /// The connection is among those told of changes (`server_core::enlist`); a connection that
+    /// never was (a stateless request that does not listen) takes no server-wide lock to close.
+    std::atomic<bool> enlisted{false};
 
     // The state every part of the connection shares. Touched on the strand only.
     std::shared_ptr<server_core> core;

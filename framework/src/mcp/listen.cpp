@@ -16,10 +16,7 @@ void detail::subscription_table::on_listen(const rpc::request& req) {
         return c_.send_error(
             req.id, rpc::error_object::make(rpc::error_code::invalid_request, "a request with this id is still open"));
     // A connection that serves this one request is told of changes from now on.
-    if (c_.opts.single_request && !enlisted_) {
-        c_.core->enlist(c_.weak_from_this());
-        enlisted_ = true;
-    }
+    if (c_.opts.single_request && !c_.enlisted) c_.core->enlist(c_.weak_from_this());
     listener l;
     boost::json::object honored;
     const auto* filter = req.params ? req.params->if_contains("notifications") : nullptr;

@@ -103,6 +103,7 @@ boost::asio::awaitable<void> read_notices(std::weak_ptr<server_core> weak, boost
 void server_core::enlist(std::weak_ptr<connection_impl> c) {
     auto conn = c.lock();
     if (!conn) return;
+    conn->enlisted = true;
     bool start = false;
     {
         std::lock_guard lock(mu);
