@@ -57,3 +57,12 @@ TEST(PostgresSharedTasks, AReplicaThatStopsRenewingItsLeaseLosesItsTasks) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PostgresSharedTasks, TheLimitsOnTasksHoldAcrossReplicas) {
+    candor_test::io_thread t;
+    candor::test::the_limits_on_tasks_hold_across_replicas(table(t), table(t));
+}
+
+}  // namespace

@@ -52,6 +52,10 @@ public:
         if (deaf) co_return std::vector<mcp::task_mail>{};
         co_return co_await inner_->renew(std::move(holder), lease_until, now);
     }
+    awaitable<boost::system::result<mcp::live_tasks, store::db_error>> count_live(std::string owner,
+                                                                                  time_point now) override {
+        return inner_->count_live(std::move(owner), now);
+    }
 
 private:
     std::shared_ptr<mcp::shared_task_table> inner_;
@@ -70,13 +74,14 @@ public:
 
     /// @param table the first replica's view of the shared table
     /// @param other the second's (another connection to the same database), or the same
+    /// @param per_principal each replica's `max_tasks_per_principal`
     two_replicas(const std::shared_ptr<mcp::shared_task_table>& table,
                  const std::shared_ptr<mcp::shared_task_table>& other,
-                 std::chrono::milliseconds lease = std::chrono::seconds(15)) {
+                 std::chrono::milliseconds lease = std::chrono::seconds(15), std::size_t per_principal = 100) {
         gate = std::make_shared<boost::asio::steady_timer>(ioc, std::chrono::hours(1));
         table_of_first = std::make_shared<pausable_table>(table);
-        first = make_server(table_of_first, lease);
-        second = make_server(other ? other : table, lease);
+        first = make_server(table_of_first, lease, per_principal);
+        second = make_server(other ? other : table, lease, per_principal);
         on_first = std::make_unique<mcp::memory_client>(*first, ioc, mcp::connection_options{{"alice"}, ""});
         on_second = std::make_unique<mcp::memory_client>(*second, ioc, mcp::connection_options{{"alice"}, ""});
     }
@@ -128,11 +133,12 @@ public:
 
 private:
     std::unique_ptr<mcp::server> make_server(std::shared_ptr<mcp::shared_task_table> table,
-                                             std::chrono::milliseconds lease) {
+                                             std::chrono::milliseconds lease, std::size_t per_principal) {
         auto log = std::make_shared<server_log>();
         auto o = test_options(log);
         o.tasks.shared = std::move(table);
         o.tasks.lease = lease;
+        o.tasks.max_tasks_per_principal = per_principal;
         o.tasks.shared_poll_interval = std::chrono::milliseconds(10);
         auto srv = std::make_unique<mcp::server>(o);
         srv->set_request_state_sealer(test_sealer());
@@ -247,6 +253,28 @@ inline void a_replica_that_stops_renewing_loses_its_tasks(
     r.run_until([&] { return r.saw_cancellation; });
     auto here = r.wait_for(*r.on_first, id, "failed");
     EXPECT_EQ(at(at(here, "result", "error"), "data", "code"), "TASK_LOST") << here;
+}
+
+/// The limits on tasks hold across replicas: a caller who holds as many tasks as one may, on one
+/// replica, is refused another on the other, before its tool runs; once the first ended, the
+/// other replica starts one.
+inline void the_limits_on_tasks_hold_across_replicas(const std::shared_ptr<mcp::shared_task_table>& table,
+                                                     const std::shared_ptr<mcp::shared_task_table>& other = nullptr) {
+    two_replicas r(table, other, std::chrono::seconds(15), 1);
+    const auto id = two_replicas::start(*r.on_first, "gated");
+    ASSERT_FALSE(id.empty());
+    r.wait_for(*r.on_second, id, "working");  // in the table
+    auto refused = r.on_second->request(
+        "tools/call", {{"name", "gated"}, {"arguments", boost::json::object{}}, {"_meta", two_replicas::meta()}});
+    EXPECT_EQ(at(first_error(refused), "code"), "TOO_MANY_TASKS") << refused;
+    EXPECT_EQ(at(first_error(refused), "scope"), "principal") << refused;
+    EXPECT_EQ(at(first_error(refused), "limit"), 1) << refused;
+    r.gate->cancel();
+    r.wait_for(*r.on_second, id, "completed");
+    // The first has ended: the other replica takes a task of the same caller now.
+    auto second = r.on_second->request(
+        "tools/call", {{"name", "gated"}, {"arguments", boost::json::object{}}, {"_meta", two_replicas::meta()}});
+    EXPECT_EQ(at(second, "result", "resultType"), "task") << second;
 }
 
 }  // namespace candor::test

@@ -36,3 +36,11 @@ TEST(SqliteSharedTasks, AReplicaThatStopsRenewingItsLeaseLosesItsTasks) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(SqliteSharedTasks, TheLimitsOnTasksHoldAcrossReplicas) {
+    candor::test::the_limits_on_tasks_hold_across_replicas(memory_table());
+}
+
+}  // namespace

@@ -12,6 +12,7 @@
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
@@ -124,7 +125,7 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
         return;
     }
     if (!arguments) arguments = &empty_arguments();
-    if (calls_.count(req.id)) {
+    if (calls_.count(req.id) || counting_.count(req.id)) {
         c_.send_error(
             req.id, rpc::error_object::make(rpc::error_code::invalid_request, "a call with this id is still running"));
         return;
@@ -175,10 +176,10 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
         }
         inputs = std::move(*round);
     }
-    if (calls_.size() >= c_.core->opts.max_calls_in_flight) {
+    if (calls_.size() + counting_.size() >= c_.core->opts.max_calls_in_flight) {
         issue i;
         i.code = std::string(envelope::error_codes::too_many_calls_in_flight);
-        i.message = "this connection already has " + std::to_string(calls_.size()) +
+        i.message = "this connection already has " + std::to_string(calls_.size() + counting_.size()) +
                     " tool calls running; wait for one to finish and call again";
         i.repairable = false;
         i.where = layer::external;
@@ -197,7 +198,24 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
         }
         task_id = std::move(*reserved);
     }
-    start_call(std::move(tool), in.doc, *arguments, req, std::move(inputs), task_id);
+    const auto log_threshold = c_.frame.log_threshold;
+    if (!task_id.empty() && c_.core->opts.tasks.shared) {
+        // The limits hold across replicas too: the shared table is counted before the tool runs.
+        count_then_start(std::move(tool), in.doc, req, arguments, std::move(inputs), std::move(task_id),
+                         std::move(origin), log_threshold);
+        return;
+    }
+    start_task_or_call(std::move(tool), in.doc, *arguments, req, std::move(inputs), std::move(task_id),
+                       std::move(origin), log_threshold);
+}
+
+void detail::call_runner::start_task_or_call(std::shared_ptr<tool_handler> tool,
+                                             std::shared_ptr<const json::document> doc,
+                                             const boost::json::value& arguments, const rpc::request& req,
+                                             std::optional<detail::input_round> inputs, std::string task_id,
+                                             call_origin origin, std::optional<log_level> log_threshold) {
+    start_call(std::move(tool), std::move(doc), arguments, req, std::move(inputs), task_id, std::move(origin),
+               log_threshold);
     if (task_id.empty()) return;
     // Runs after the tool's first slice (co_spawn started it already, or its start is queued
     // ahead on the strand): a tool that finished or asked by then was answered in the request.
@@ -207,14 +225,57 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
     });
 }
 
+void detail::call_runner::count_then_start(std::shared_ptr<tool_handler> tool,
+                                           std::shared_ptr<const json::document> doc, const rpc::request& req,
+                                           const boost::json::value* arguments,
+                                           std::optional<detail::input_round> inputs, std::string task_id,
+                                           call_origin origin, std::optional<log_level> log_threshold) {
+    // Counted as a call in flight from now on, under its id (`calls_` holds it once it starts).
+    counting_.insert(req.id);
+    boost::asio::co_spawn(
+        c_.strand,
+        count_and_start(c_.weak_from_this(), c_.core, c_.opts.caller.id, std::move(tool), std::move(doc), req,
+                        arguments, std::move(inputs), std::move(task_id), std::move(origin), log_threshold),
+        boost::asio::detached);
+}
+
+boost::asio::awaitable<void> detail::call_runner::count_and_start(
+    std::weak_ptr<connection_impl> weak, std::shared_ptr<server_core> server, std::string owner,
+    std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc, rpc::request req,
+    const boost::json::value* arguments, std::optional<detail::input_round> inputs, std::string task_id,
+    call_origin origin, std::optional<log_level> log_threshold) {
+    const auto table = server->opts.tasks.shared;
+    auto live = co_await table->count_live(std::move(owner), std::chrono::system_clock::now());
+    auto self = weak.lock();
+    if (!self) {
+        server->tasks->erase(task_id);  // the connection is gone: so is the call
+        co_return;
+    }
+    auto& runner = self->calls;
+    runner.counting_.erase(req.id);
+    const auto& o = server->opts.tasks;
+    if (!live) {
+        // The table cannot be read: this replica's own count holds (it was taken already).
+        self->log(log_level::warning, "tasks alive on other replicas cannot be counted (" + live.error().message +
+                                          "); this task is counted against this replica's limits only");
+    } else if (live->total >= o.max_tasks || live->of_owner >= o.max_tasks_per_principal) {
+        server->tasks->erase(task_id);
+        runner.answer_error_envelope(req.id, origin, detail::too_many_tasks(o, live->total >= o.max_tasks, true));
+        co_return;
+    }
+    runner.start_task_or_call(std::move(tool), std::move(doc), *arguments, req, std::move(inputs), std::move(task_id),
+                              std::move(origin), log_threshold);
+}
+
 void detail::call_runner::start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
                                      const boost::json::value& arguments, const rpc::request& req,
-                                     std::optional<detail::input_round> inputs, std::string task_id) {
+                                     std::optional<detail::input_round> inputs, std::string task_id, call_origin origin,
+                                     std::optional<log_level> log_threshold) {
     auto state = std::make_shared<detail::call_state>(c_.weak_from_this());
     state->task_id = std::move(task_id);  // before the tool's first slice, which may read it
     const auto& info = tool->info();
     state->tool_name = info.name;
-    state->origin = c_.current;
+    state->origin = std::move(origin);
     state->origin.tool = tool;
     state->observers = c_.observers;
     for (const auto& o : c_.observers) o->on_call_started();
@@ -226,9 +287,9 @@ void detail::call_runner::start_call(std::shared_ptr<tool_handler> tool, std::sh
             state->progress_token = boost::json::value(*token, boost::json::storage_ptr());
     }
     state->caller = c_.opts.caller;
-    state->session = c_.current.session ? c_.current.session : c_.session;
-    state->stateless = c_.current.stateless;
-    state->log_threshold = c_.frame.log_threshold;
+    state->session = state->origin.session ? state->origin.session : c_.session;
+    state->stateless = state->origin.stateless;
+    state->log_threshold = log_threshold;
     state->inputs = std::move(inputs);
     state->executor = c_.strand;
     state->doc = doc;

@@ -141,7 +141,26 @@ public:
 private:
     void start_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
                     const boost::json::value& arguments, const jsonrpc::request& req, std::optional<input_round> inputs,
-                    std::string task_id);
+                    std::string task_id, call_origin origin, std::optional<log_level> log_threshold);
+    /// `start_call`, and for a task its promotion after the tool's first slice.
+    void start_task_or_call(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
+                            const boost::json::value& arguments, const jsonrpc::request& req,
+                            std::optional<input_round> inputs, std::string task_id, call_origin origin,
+                            std::optional<log_level> log_threshold);
+    /// A task with a shared task table: count the tasks alive on every replica first
+    /// (`task_options::max_tasks`, `max_tasks_per_principal`), then start it or refuse it with
+    /// `TOO_MANY_TASKS` — before the tool runs.
+    void count_then_start(std::shared_ptr<tool_handler> tool, std::shared_ptr<const json::document> doc,
+                          const jsonrpc::request& req, const boost::json::value* arguments,
+                          std::optional<input_round> inputs, std::string task_id, call_origin origin,
+                          std::optional<log_level> log_threshold);
+    static boost::asio::awaitable<void> count_and_start(std::weak_ptr<connection_impl> weak,
+                                                        std::shared_ptr<server_core> server, std::string owner,
+                                                        std::shared_ptr<tool_handler> tool,
+                                                        std::shared_ptr<const json::document> doc, jsonrpc::request req,
+                                                        const boost::json::value* arguments,
+                                                        std::optional<input_round> inputs, std::string task_id,
+                                                        call_origin origin, std::optional<log_level> log_threshold);
     /// A stateless call's multi round-trip state: the answers its retry brings (its
     /// `requestState`, checked, and its `inputResponses`), or a fresh round; nothing when no
     /// sealer is configured (requests to the client are then `not_supported`).
@@ -184,6 +203,8 @@ private:
 
     connection_impl& c_;
     std::map<jsonrpc::request_id, std::shared_ptr<call_state>> calls_;
+    /// Calls of tasks waiting for the shared table's count (`count_then_start`), by id.
+    std::set<jsonrpc::request_id> counting_;
     deadline_queue deadlines_;
     boost::asio::steady_timer deadline_timer_;
     std::optional<std::chrono::steady_clock::time_point> deadline_armed_;

@@ -80,6 +80,10 @@ std::string stateless_call_fields(const server_options& o);
 /// The error of a call whose caller lacks scopes the tool requires (`INSUFFICIENT_SCOPE`).
 issue insufficient_scope(const tool_info& info, std::vector<std::string> missing);
 
+/// `TOO_MANY_TASKS`: `limit` and `scope` ("server" or "principal").
+/// @param across_replicas counted on every replica (the shared task table), not this one only
+issue too_many_tasks(const task_options& o, bool server_wide, bool across_replicas);
+
 /// 128 random bits as hex: ids nobody can guess (task ids, question nonces, replica ids).
 std::string random_id();
 

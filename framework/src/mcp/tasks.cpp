@@ -612,16 +612,22 @@ boost::system::result<std::string, issue> detail::task_desk::reserve_task(const 
     auto added = c_.core->tasks->insert(std::move(r), o.max_tasks, o.max_tasks_per_principal, wall_now());
     if (added) return {boost::system::in_place_value, std::move(id)};
     const bool server_wide = added.error() == task_refusal::server_full;
+    c_.log(log_level::warning, "tool " + tool.info().name + ": task refused (TOO_MANY_TASKS, " +
+                                   std::string(server_wide ? "server" : "principal") + " limit)");
+    return too_many_tasks(o, server_wide, false);
+}
+
+issue detail::too_many_tasks(const task_options& o, bool server_wide, bool across_replicas) {
     issue i;
     i.code = std::string(envelope::error_codes::too_many_tasks);
-    i.message = server_wide ? "this server holds as many tasks as it may; try again when some have finished"
-                            : "you hold as many tasks as one caller may; wait for some to finish, or cancel some";
+    i.message = std::string(server_wide ? "this server holds as many tasks as it may"
+                                        : "you hold as many tasks as one caller may") +
+                (across_replicas ? " (counted on all its replicas)" : "") +
+                (server_wide ? "; try again when some have finished" : "; wait for some to finish, or cancel some");
     i.repairable = false;
     i.where = layer::external;
     i.details["limit"] = server_wide ? o.max_tasks : o.max_tasks_per_principal;
     i.details["scope"] = server_wide ? "server" : "principal";
-    c_.log(log_level::warning, "tool " + tool.info().name + ": task refused (" + i.code + ", " +
-                                   std::string(server_wide ? "server" : "principal") + " limit)");
     return i;
 }
 

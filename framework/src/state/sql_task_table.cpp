@@ -245,4 +245,27 @@ boost::asio::awaitable<boost::system::result<std::vector<mcp::task_mail>, store:
     co_return r;
 }
 
+boost::asio::awaitable<boost::system::result<mcp::live_tasks, store::db_error>> sql_task_table::count_live(
+    std::string owner, time_point now) {
+    using out = boost::system::result<mcp::live_tasks, store::db_error>;
+    auto work = [db = db_, owner = std::move(owner), now_ms = ms(now)]() -> out {
+        mcp::live_tasks live;
+        const store::sql_value p[] = {owner, now_ms};
+        auto r = db->query(
+            "SELECT COUNT(*), COALESCE(SUM(CASE WHEN owner = ? THEN 1 ELSE 0 END), 0) FROM candor_tasks WHERE "
+            "status IN ('working', 'input_required') AND lease_until > ?",
+            p, [&](const store::sql_row& cols) {
+                const auto* total = std::get_if<std::int64_t>(&cols.at(0));
+                const auto* mine = std::get_if<std::int64_t>(&cols.at(1));
+                if (total) live.total = static_cast<std::size_t>(*total);
+                if (mine) live.of_owner = static_cast<std::size_t>(*mine);
+                return false;
+            });
+        if (!r) return r.error();
+        return live;
+    };
+    auto r = co_await worker_->run_cancellable(std::move(work));
+    co_return r;
+}
+
 }  // namespace candor::state

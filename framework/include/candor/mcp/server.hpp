@@ -68,7 +68,8 @@ struct task_options {
     /// refused with `TOO_MANY_TASKS` (`limit`, `scope` "server").
     std::size_t max_tasks = 1000;
     /// Tasks one principal holds at once; one more is refused with `TOO_MANY_TASKS`
-    /// (`scope` "principal").
+    /// (`scope` "principal"). With a `shared` table, both limits count the tasks running on every
+    /// replica as well (`shared_task_table::count_live`), before the tool runs.
     std::size_t max_tasks_per_principal = 100;
     /// How long a task stays readable after it reached a terminal status (`ttlMs`); then
     /// `tasks/get` answers -32602 as for an unknown task.

@@ -47,6 +47,14 @@ struct task_mail {
     boost::json::object answers{};
 };
 
+/// The tasks alive in the table (not ended, their lease holding): what the limits on tasks
+/// count across replicas.
+struct live_tasks {
+    std::size_t total = 0;
+    /// Those of the owner asked about.
+    std::size_t of_owner = 0;
+};
+
 /// The shared task table. Every operation but `publish` runs on the implementation's worker and
 /// is awaited; none blocks the caller's thread.
 class shared_task_table {
@@ -81,6 +89,10 @@ public:
     /// tasks expired at `now`, and take the mail of `holder`'s tasks (each piece is delivered once).
     virtual boost::asio::awaitable<boost::system::result<std::vector<task_mail>, store::db_error>> renew(
         std::string holder, time_point lease_until, time_point now) = 0;
+    /// The tasks alive at `now`, in all and of `owner`: what a replica counts against
+    /// `task_options::max_tasks` and `max_tasks_per_principal` before a new task's tool runs.
+    virtual boost::asio::awaitable<boost::system::result<live_tasks, store::db_error>> count_live(std::string owner,
+                                                                                                  time_point now) = 0;
 };
 
 /// A task record as JSON (times in epoch milliseconds), and back: what a shared table stores.

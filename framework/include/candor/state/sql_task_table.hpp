@@ -47,6 +47,8 @@ public:
         boost::json::object answers) override;
     boost::asio::awaitable<boost::system::result<std::vector<mcp::task_mail>, store::db_error>> renew(
         std::string holder, time_point lease_until, time_point now) override;
+    boost::asio::awaitable<boost::system::result<mcp::live_tasks, store::db_error>> count_live(std::string owner,
+                                                                                               time_point now) override;
 
 private:
     sql_task_table(std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker)
