@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
                                                cli.config,
                                                worker,
                                                {},
-                                               std::make_shared<candor::validation::repair_budget>(repairs)});
+                                               std::make_shared<candor::validation::repair_budget>(repairs),
+                                               {}});
             !r)
             return fail("cannot prepare the plan ledger in '" + shown + "': " + r.error().message);
         return true;

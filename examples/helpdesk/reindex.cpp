@@ -20,9 +20,14 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/describe/class.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <functional>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 namespace helpdesk {
@@ -109,9 +114,30 @@ public:
                    .with_deadline(s.config.reindex_duration + std::chrono::minutes(1))),
           db_(s.db),
           worker_(s.worker),
-          duration_(s.config.reindex_duration) {}
+          duration_(s.config.reindex_duration),
+          stale_after_(s.config.kb_stale_after),
+          index_rebuilt_(s.index_rebuilt) {}
 
     boost::asio::awaitable<ce::envelope> call(reindex_args, mcp::call_context& ctx) override {
+        // A fresh index is rebuilt only if the user wants it, when the client can ask them
+        // (before anything changes: a question may come back in a retry).
+        if (ctx.can_elicit()) {
+            auto refreshed_at = [db = db_] { return kb_refreshed_at(*db); };
+            const auto refreshed = co_await worker_->run(std::move(refreshed_at));
+            if (!refreshed) co_return ce::failure({unavailable()});
+            const auto age = std::chrono::system_clock::now() - *refreshed;
+            if (age < stale_after_) {
+                std::string question = "The knowledge-base index was rebuilt " +
+                                       std::to_string(std::chrono::duration_cast<std::chrono::minutes>(age).count()) +
+                                       " minute(s) ago and is not stale. Rebuild it anyway? It takes about " +
+                                       std::to_string(duration_.count()) + " s.";
+                boost::json::object no_fields{{"type", "object"}, {"properties", boost::json::object{}}};
+                const auto answer = co_await ctx.elicit(std::move(question), std::move(no_fields));
+                if (!answer || answer->action != mcp::elicitation_action::accept)
+                    co_return ce::complete(boost::json::object{
+                        {"rebuilt", false}, {"reason", "the index is fresh, and the user did not ask to rebuild it"}});
+            }
+        }
         auto read = [db = db_] { return read_words(*db); };
         auto words = co_await worker_->run(std::move(read));
         if (!words) co_return ce::failure({unavailable()});
@@ -133,6 +159,7 @@ public:
         auto write = [&, task = ctx.task_id()] { return write_index(*db_, *words, task, finished_ms); };
         const auto written = co_await worker_->run(std::move(write));
         if (!written) co_return ce::failure({unavailable()});
+        if (index_rebuilt_) index_rebuilt_();
         boost::json::object done{
             {"articles", words->articles}, {"index_entries", words->entries.size()}, {"finished_at_ms", finished_ms}};
         if (!ctx.task_id().empty()) done["task_id"] = ctx.task_id();
@@ -151,12 +178,56 @@ private:
     std::shared_ptr<sc::sql_database> db_;
     std::shared_ptr<candor::offload::worker> worker_;
     std::chrono::seconds duration_;
+    std::chrono::seconds stale_after_;
+    std::function<void()> index_rebuilt_;
 };
 
 }  // namespace
 
 std::shared_ptr<mcp::tool_handler> make_reindex_knowledge_base(const shared& s) {
     return std::make_shared<reindex_knowledge_base>(s);
+}
+
+boost::system::result<void, mcp::registration_error> add_index_resource(mcp::server& srv, const shared& s) {
+    auto read = [db = s.db, worker = s.worker](const mcp::resource_request&)
+        -> boost::asio::awaitable<std::optional<std::vector<mcp::resource_contents>>> {
+        auto count = [db] {
+            std::int64_t entries = 0, articles = 0;
+            boost::json::value refreshed;  // null until a first rebuild
+            auto r = db->query(
+                "SELECT (SELECT COUNT(*) FROM kb_index), (SELECT COUNT(DISTINCT article_id) FROM "
+                "kb_index), (SELECT value FROM helpdesk_meta WHERE key = 'kb_refreshed_at')",
+                {}, [&](const sc::sql_row& row) {
+                    entries = std::get<std::int64_t>(row.at(0));
+                    articles = std::get<std::int64_t>(row.at(1));
+                    std::int64_t ms = 0;
+                    if (const auto* v = std::get_if<std::string>(&row.at(2));
+                        v && std::from_chars(v->data(), v->data() + v->size(), ms).ec == std::errc{})
+                        refreshed = ms;
+                    return false;
+                });
+            return r ? std::optional<boost::json::object>(boost::json::object{
+                           {"articles", articles}, {"index_entries", entries}, {"refreshed_at_ms", refreshed}})
+                     : std::nullopt;
+        };
+        auto index = co_await worker->run(std::move(count));
+        // The database failed: a reader has no error value of its own, and an empty index would
+        // be a lie; the server answers -32603 and logs it.
+        if (!index) throw std::runtime_error("the knowledge base could not be read");
+        std::vector<mcp::resource_contents> out;
+        out.push_back(mcp::resource_contents::of_text(std::string(kb_index_uri), "application/json",
+                                                      boost::json::serialize(*index)));
+        co_return out;
+    };
+    return srv.add_resource({std::string(kb_index_uri),
+                             "knowledge-base-index",
+                             "Knowledge-base index",
+                             "The knowledge base's search index: how many articles and entries it holds, and when it "
+                             "was last rebuilt (epoch ms). Updated when reindex_knowledge_base completes, on any "
+                             "replica: subscribe to hear it.",
+                             "application/json",
+                             {}},
+                            std::move(read));
 }
 
 }  // namespace helpdesk

@@ -431,6 +431,8 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
         s.approval.plan_ledger = *ledger;
     }
     if (!s.approval.plan_keys) s.approval.plan_keys = s.keys;
+    // A rebuilt index is news for whoever subscribed to it, on this replica and the others.
+    s.index_rebuilt = [&srv] { srv.notify_resource_updated(kb_index_uri); };
     auto accounts = list_service_accounts(s);
     srv.add_tool(search_tickets(s)).value();
     srv.add_tool(search_customers(s)).value();
@@ -440,6 +442,7 @@ boost::system::result<void, sc::db_error> add_tools(mcp::server& srv, shared s) 
     srv.add_tool(archive_accounts(s)).value();
     srv.add_tool(make_search_everywhere(s)).value();
     srv.add_tool(make_reindex_knowledge_base(s)).value();
+    add_index_resource(srv, s).value();
     srv.add_tool(std::make_shared<read_article>(s)).value();
     srv.add_tool(make_order_tool(s.db, s.worker, s.repairs)).value();
     return {};

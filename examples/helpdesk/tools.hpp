@@ -13,6 +13,9 @@
 #include <candor/validation/approval_gate.hpp>
 #include <candor/validation/repair_budget.hpp>
 
+#include <functional>
+#include <string_view>
+
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
@@ -44,10 +47,17 @@ struct shared {
     /// The repair budget of create_order_draft (default: one of its own, counted in this
     /// process); replicas share its counts (`repair_budget_options::shared`).
     std::shared_ptr<candor::validation::repair_budget> repairs;
+    /// Called when reindex_knowledge_base has written a new index (`add_tools` sets it: the
+    /// resource `helpdesk://kb/index` is updated, on every replica that shares notices).
+    std::function<void()> index_rebuilt;
 };
 
+/// The knowledge base's index as a resource: its size and when it was last rebuilt.
+inline constexpr std::string_view kb_index_uri = "helpdesk://kb/index";
+
 /// Register search_tickets, list_service_accounts, find_unowned_accounts,
-/// archive_service_accounts, search_everywhere, reindex_knowledge_base and read_article.
+/// archive_service_accounts, search_everywhere, reindex_knowledge_base and read_article, and the
+/// resource `helpdesk://kb/index`.
 /// @return the database's failure when the plan ledger's table could not be created
 boost::system::result<void, sc::db_error> add_tools(candor::mcp::server& srv, shared s);
 
@@ -56,5 +66,8 @@ std::shared_ptr<candor::mcp::tool_handler> make_search_everywhere(const shared& 
 
 /// reindex_knowledge_base (reindex.cpp).
 std::shared_ptr<candor::mcp::tool_handler> make_reindex_knowledge_base(const shared& s);
+/// The resource `helpdesk://kb/index` (reindex.cpp).
+boost::system::result<void, candor::mcp::registration_error> add_index_resource(candor::mcp::server& srv,
+                                                                                const shared& s);
 
 }  // namespace helpdesk

@@ -44,6 +44,7 @@ async function post(i, method, params, { version = modern, session, principalTok
     headers["mcp-method"] = method;
     if (params.name) headers["mcp-name"] = params.name;
     if (params.taskId) headers["mcp-name"] = params.taskId;
+    if (params.uri) headers["mcp-name"] = params.uri;
   }
   if (session) headers["mcp-session-id"] = session;
   const started = Date.now();
@@ -383,6 +384,91 @@ const runsOf = (taskId) => Number(psql(`SELECT count(*) FROM kb_index_runs WHERE
         last?.result?.status === "completed" && last?.result?.result?.structuredContent?.status === "complete" &&
           JSON.stringify(onSecond?.result?.result) === JSON.stringify(onThird?.result?.result), last);
 }
+// --- notices across replicas --------------------------------------------------------------------
+// A listen stream on replica 1 hears the index rebuilt on replica 3 (notifications/resources/
+// updated). Replica 1 starts reading the feed when it acknowledges the listener; the rebuild takes
+// a second after that.
+async function openListen(i, uris) {
+  const id = ++requestId;
+  const params = { notifications: { resourceSubscriptions: uris }, _meta: {
+    "io.modelcontextprotocol/protocolVersion": modern,
+    "io.modelcontextprotocol/clientInfo": { name: "listener", version: "1.0" },
+    "io.modelcontextprotocol/clientCapabilities": {} } };
+  const abort = new AbortController();
+  const res = await fetch(urls[i], { method: "POST", signal: abort.signal,
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream",
+               authorization: `Bearer ${token}`, "mcp-protocol-version": modern,
+               "mcp-method": "subscriptions/listen" },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params }) });
+  return { res, abort };
+}
+// Read SSE messages from `res` until `want(message)` or `ms` pass; returns every message read.
+async function readUntil(res, want, ms) {
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  const messages = [];
+  let buffered = "";
+  const until = Date.now() + ms;
+  try {
+    while (Date.now() < until) {
+      const chunk = await Promise.race([reader.read(), new Promise((ok) => setTimeout(() => ok(null), until - Date.now()))]);
+      if (!chunk || chunk.done) break;
+      buffered += decoder.decode(chunk.value, { stream: true });
+      let cut;
+      while ((cut = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, cut);
+        buffered = buffered.slice(cut + 1);
+        if (line.startsWith("data:") && line.slice(5).trim()) messages.push(JSON.parse(line.slice(5)));
+      }
+      if (messages.some(want)) break;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return messages;
+}
+{
+  const indexUri = "helpdesk://kb/index";
+  const listen = await openListen(0, [indexUri]);
+  const acked = await readUntil(listen.res, (m) => m.method === "notifications/subscriptions/acknowledged", 10_000);
+  check("notices: a listen stream on replica 1 is acknowledged",
+        acked.some((m) => m.method === "notifications/subscriptions/acknowledged"), acked);
+  const job = await startTask(2, "reindex_knowledge_base", {});
+  const { last } = await pollTask([2], job?.taskId, "completed", 20_000);
+  check("notices: the index is rebuilt on replica 3", last?.result?.status === "completed", last);
+  const heard = await readUntil(listen.res, (m) => m.method === "notifications/resources/updated", 10_000);
+  const updates = heard.filter((m) => m.method === "notifications/resources/updated");
+  check("notices: the listener on replica 1 hears the index updated on replica 3",
+        updates.length >= 1 && updates.every((m) => m.params?.uri === indexUri), heard);
+  listen.abort.abort();
+  const read = await post(1, "resources/read", { uri: indexUri });
+  const index = JSON.parse(read.message?.result?.contents?.[0]?.text ?? "null");
+  check("notices: replica 2 reads the rebuilt index", index?.index_entries > 0 && typeof index?.refreshed_at_ms === "number",
+        read.message);
+}
+
+// --- an input request raised on one replica, answered on another ---------------------------------
+// The index is fresh (replica 3 just rebuilt it): a rebuild asks the user first, when the client
+// can be asked. The question is raised by the tool on replica 1 and answered with tasks/update
+// on replica 2; the tool gets the answer within a poll interval.
+{
+  const asking = { extensions: { "io.modelcontextprotocol/tasks": {} }, elicitation: {} };
+  const job = (await post(0, "tools/call", { name: "reindex_knowledge_base", arguments: {} },
+                          { capabilities: asking })).message?.result;
+  check("input: a rebuild of the fresh index on replica 1 is a task", job?.resultType === "task", job);
+  const asked = (await pollTask([1], job?.taskId, "input_required", 10_000)).last;
+  const keys = Object.keys(asked?.result?.inputRequests ?? {});
+  check("input: replica 2 shows its question (input_required, one request)",
+        asked?.result?.status === "input_required" && keys.length === 1, asked);
+  const ack = (await post(1, "tasks/update", { taskId: job?.taskId, inputResponses: { [keys[0]]: { action: "decline" } } },
+                          { capabilities: asking })).message;
+  check("input: answered with tasks/update on replica 2", ack?.result?.resultType === "complete", ack);
+  const { last } = await pollTask([2], job?.taskId, "completed", 10_000);
+  check("input: the tool on replica 1 got the answer: completed, the index kept",
+        last?.result?.status === "completed" && last?.result?.result?.structuredContent?.data?.rebuilt === false, last);
+  check("input: the declined rebuild recorded nothing in kb_index_runs", runsOf(job?.taskId) === 0);
+}
+
 let lostTask;
 {
   const job = await startTask(0, "reindex_knowledge_base", {});

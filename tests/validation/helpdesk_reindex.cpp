@@ -146,3 +146,33 @@ TEST(HelpdeskReindex, SearchEverywhereMayRunAsATask) {
 }
 
 }  // namespace
+
+namespace {
+
+// A fresh index (the seeding refreshed it) is rebuilt only when the user says so: with a client
+// that can be asked, the task waits in input_required; accepted, it rebuilds and records its run.
+TEST(HelpdeskReindex, ARebuildOfAFreshIndexAsksTheUserFirst) {
+    temp_db db("reindex-asks");
+    helpdesk_process p(db.path, nullptr, {"--reindex-seconds", "1"});
+    auto meta = stateless_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"].as_object()["elicitation"] = json::object{};
+    auto started =
+        p.request("tools/call", {{"name", "reindex_knowledge_base"}, {"arguments", json::object{}}, {"_meta", meta}});
+    const auto* result = started.is_object() ? started.as_object().if_contains("result") : nullptr;
+    ASSERT_TRUE(result && result->at("resultType") == "task") << json::serialize(started);
+    const std::string id(result->at("taskId").as_string());
+    const auto asked = poll_to_end(p, id);
+    ASSERT_EQ(asked.at("result").at("status"), "input_required") << json::serialize(asked);
+    const auto& requests = asked.at("result").at("inputRequests").as_object();
+    ASSERT_EQ(requests.size(), 1u);
+    EXPECT_TRUE(read_index(db.path).runs.empty());  // nothing done while it asks
+    auto ack = p.request(
+        "tasks/update",
+        {{"taskId", id}, {"inputResponses", {{requests.begin()->key(), {{"action", "accept"}}}}}, {"_meta", meta}});
+    EXPECT_EQ(ack.at("result").at("resultType"), "complete") << json::serialize(ack);
+    const auto done = poll_to_end(p, id);
+    EXPECT_EQ(done.at("result").at("status"), "completed") << json::serialize(done);
+    EXPECT_EQ(read_index(db.path).runs, std::vector<std::string>{id});
+}
+
+}  // namespace
