@@ -247,12 +247,12 @@ boost::asio::awaitable<void> detail::call_runner::count_and_start(
     const auto table = server->opts.tasks.shared;
     auto live = co_await table->count_live(std::move(owner), std::chrono::system_clock::now());
     auto self = weak.lock();
-    if (!self) {
+    if (self) self->calls.counting_.erase(req.id);
+    if (!self || self->closed) {
         server->tasks->erase(task_id);  // the connection is gone: so is the call
         co_return;
     }
     auto& runner = self->calls;
-    runner.counting_.erase(req.id);
     const auto& o = server->opts.tasks;
     if (!live) {
         // The table cannot be read: this replica's own count holds (it was taken already).
