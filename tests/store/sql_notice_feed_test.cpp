@@ -44,7 +44,8 @@ TEST(SqliteSharedNotices, OldNoticesAreDroppedAndAnEmptiedFeedIsReadFromItsEnd) 
         feed->publish("r1", {candor::mcp::notice::kind::resource_updated, "n" + std::to_string(i), ""});
     boost::asio::io_context ioc;
     auto read = [&](std::int64_t after) {
-        auto f = boost::asio::co_spawn(ioc, feed->read(after, "r2", 10), boost::asio::use_future);
+        auto f = boost::asio::co_spawn(ioc, feed->read(after, "r2", 10, std::chrono::system_clock::now()),
+                                       boost::asio::use_future);
         ioc.restart();
         ioc.run();
         return f.get();
@@ -74,7 +75,8 @@ TEST(SqliteSharedNotices, AFullQueueDropsNoticesInsteadOfGrowing) {
                     .value();
     boost::asio::io_context ioc;
     auto read = [&](std::optional<std::int64_t> after) {
-        auto f = boost::asio::co_spawn(ioc, feed->read(after, "reader", 100), boost::asio::use_future);
+        auto f = boost::asio::co_spawn(ioc, feed->read(after, "reader", 100, std::chrono::system_clock::now()),
+                                       boost::asio::use_future);
         ioc.restart();
         ioc.run();
         return f.get();

@@ -53,7 +53,10 @@ boost::asio::awaitable<void> read_notices(std::weak_ptr<server_core> weak, boost
         }
     } guard{weak};
     boost::asio::steady_timer timer(ex);
-    std::optional<std::int64_t> after;  // none until the first read: start at the feed's end
+    // None until the first read, which starts at the notices published since now: a first read
+    // that comes late misses nothing raised after the first listener came.
+    std::optional<std::int64_t> after;
+    const auto since = std::chrono::system_clock::now();
     bool warned = false;
     for (;;) {
         std::shared_ptr<shared_notices> feed;
@@ -74,7 +77,7 @@ boost::asio::awaitable<void> read_notices(std::weak_ptr<server_core> weak, boost
             auto [ec] = co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
             if (ec) co_return;
         }
-        auto batch = co_await feed->read(after, origin, options.max_per_read);
+        auto batch = co_await feed->read(after, origin, options.max_per_read, since);
         auto core = weak.lock();
         if (!core) co_return;
         if (!batch) {

@@ -100,15 +100,21 @@ void sql_notice_feed::publish(std::string origin, mcp::notice n) {
 }
 
 boost::asio::awaitable<boost::system::result<mcp::notice_batch, store::db_error>> sql_notice_feed::read(
-    std::optional<std::int64_t> after, std::string origin, std::size_t max) {
+    std::optional<std::int64_t> after, std::string origin, std::size_t max,
+    std::chrono::system_clock::time_point since) {
     using out = boost::system::result<mcp::notice_batch, store::db_error>;
-    auto work = [db = db_, after, origin = std::move(origin), max]() -> out {
+    auto work = [db = db_, after, origin = std::move(origin), max, since_ms = ms(since)]() mutable -> out {
         mcp::notice_batch batch;
         if (!after) {
-            auto last = last_seq(*db);
-            if (!last) return last.error();
-            batch.last = *last;
-            return batch;
+            // A new reader: from the last notice published before it began.
+            const store::sql_value p[] = {since_ms};
+            after = 0;
+            auto r = db->query("SELECT COALESCE(MAX(seq), 0) FROM candor_notices WHERE at < ?", p,
+                               [&](const store::sql_row& cols) {
+                                   if (const auto* v = std::get_if<std::int64_t>(&cols.at(0))) after = *v;
+                                   return false;
+                               });
+            if (!r) return r.error();
         }
         batch.last = *after;
         std::size_t rows = 0;

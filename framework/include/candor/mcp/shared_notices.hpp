@@ -15,8 +15,9 @@
 /// id).
 ///
 /// The promise is at most once: a notice reaches each listener once or, when a replica cannot
-/// read the feed then (the database down), not at all; a notice raised before a replica first
-/// read the feed is not replayed to it. A client that reconnects reads the current state again
+/// read the feed then (the database down), not at all; a notice raised before a replica began
+/// to read the feed (its first listener came) is not replayed to it. Replicas' clocks are
+/// assumed in step (NTP), as for task leases. A client that reconnects reads the current state again
 /// (`tools/list`, `resources/read`), as it must after any gap.
 
 #include <candor/store/database.hpp>
@@ -67,9 +68,11 @@ public:
     virtual void publish(std::string origin, notice n) = 0;
 
     /// The notices of other origins than `origin` after `after`, at most `max` of them; with no
-    /// `after`, none: the feed's end, where a new reader starts.
+    /// `after` (a new reader), those published at or after `since` (the reader's start: a first
+    /// read that comes late misses nothing raised after it began to listen).
     virtual boost::asio::awaitable<boost::system::result<notice_batch, store::db_error>> read(
-        std::optional<std::int64_t> after, std::string origin, std::size_t max) = 0;
+        std::optional<std::int64_t> after, std::string origin, std::size_t max,
+        std::chrono::system_clock::time_point since) = 0;
 };
 
 struct shared_notice_options {

@@ -54,7 +54,8 @@ public:
 
     void publish(std::string origin, mcp::notice n) override;
     boost::asio::awaitable<boost::system::result<mcp::notice_batch, store::db_error>> read(
-        std::optional<std::int64_t> after, std::string origin, std::size_t max) override;
+        std::optional<std::int64_t> after, std::string origin, std::size_t max,
+        std::chrono::system_clock::time_point since) override;
 
 private:
     sql_notice_feed(std::shared_ptr<store::sql_database> db, std::shared_ptr<offload::worker> worker,
