@@ -12,6 +12,8 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/json/value_to.hpp>
 
+#include <thread>
+
 namespace candor::test {
 namespace {
 
@@ -115,6 +117,15 @@ protected:
                 co_await pause(ctx);
                 co_return mcp::content_result{
                     array{object{{"type", "text"}, {"text", "Hello, " + answer_field(a[0], "name")}}}};
+            });
+        // waits for work on another thread that is back before the tool's first slice ends: it
+        // waited, so it is a task, however soon the wait came back.
+        add("quick_wait", mcp::task_support::required,
+            [](const object&, mcp::call_context&) -> awaitable<mcp::content_result> {
+                co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void()>(
+                    [](auto handler) { std::thread([&handler] { boost::asio::post(std::move(handler)); }).join(); },
+                    boost::asio::use_awaitable);
+                co_return mcp::content_result{array{object{{"type", "text"}, {"text", "waited"}}}};
             });
         srv->add_tool(
                mcp::make_content_tool(mcp::tool_info("too_slow", "Runs out of time.")
@@ -318,6 +329,15 @@ TEST_F(Tasks, RequestsToTheClientBecomeInputRequiredAndResumeOnPartialUpdates) {
                  object{{"inputResponses", object{{"name_2", accept("city", "Oslo")}}}});
     auto done = wait_for(id, "completed");
     EXPECT_EQ(at(item(at(done, "result", "result", "content"), 0), "text"), "Ada/red/Oslo");
+}
+
+TEST_F(Tasks, AToolThatWaitedIsATaskHoweverSoonItsWaitCameBack) {
+    auto r = call("quick_wait");
+    EXPECT_EQ(at(r, "result", "resultType"), "task") << r;
+    const auto id = at(r, "result", "taskId");
+    ASSERT_TRUE(id.is_string());
+    auto done = wait_for(std::string(id.as_string()), "completed");
+    EXPECT_EQ(at(item(at(done, "result", "result", "content"), 0), "text"), "waited");
 }
 
 TEST_F(Tasks, QuestionsBeforeTheFirstWaitAreAnsweredInTheRequest) {

@@ -214,15 +214,18 @@ void detail::call_runner::start_task_or_call(std::shared_ptr<tool_handler> tool,
                                              const boost::json::value& arguments, const rpc::request& req,
                                              std::optional<detail::input_round> inputs, std::string task_id,
                                              call_origin origin, std::optional<log_level> log_threshold) {
-    start_call(std::move(tool), std::move(doc), arguments, req, std::move(inputs), task_id, std::move(origin),
-               log_threshold);
-    if (task_id.empty()) return;
-    // Runs after the tool's first slice (co_spawn started it already, or its start is queued
-    // ahead on the strand): a tool that finished or asked by then was answered in the request.
-    boost::asio::post(c_.strand, [weak = c_.weak_from_this(), server = c_.core, id = req.id, task_id]() {
-        if (auto self = weak.lock()) self->tasks.promote_to_task(id, task_id);
-        else server->tasks->erase(task_id);
-    });
+    if (!task_id.empty()) {
+        // Queued before the tool starts, it runs right after the tool's first slice, which
+        // co_spawn runs at once (this is the connection's strand), and before anything that
+        // slice waits for can come back, even from another thread: a tool that finished or asked
+        // before it first waited is answered in the request, any other becomes a task.
+        boost::asio::post(c_.strand, [weak = c_.weak_from_this(), server = c_.core, id = req.id, task_id]() {
+            if (auto self = weak.lock()) self->tasks.promote_to_task(id, task_id);
+            else server->tasks->erase(task_id);
+        });
+    }
+    start_call(std::move(tool), std::move(doc), arguments, req, std::move(inputs), std::move(task_id),
+               std::move(origin), log_threshold);
 }
 
 void detail::call_runner::count_then_start(std::shared_ptr<tool_handler> tool,
