@@ -96,6 +96,8 @@ candor_component(http MODULES http DEPENDS core PACKAGES OpenSSL_TLS)
 # HMAC key ring (seal), snapshot tokens, the evidence store interface, evidence-gated actions,
 # and --sealing-keys (keys::command_line).
 candor_component(evidence MODULES seal evidence keys DEPENDS core PACKAGES OpenSSL)
+# Agent Skills published over MCP (the skills extension): frontmatter, digests, limits.
+candor_component(skills MODULES skills DEPENDS core PACKAGES OpenSSL)
 # Collections behind one fetch method, sealed cursors, aggregation.
 candor_component(paging MODULES paging DEPENDS evidence)
 # Validated tools: invariants, external checks, repair budget, approval.

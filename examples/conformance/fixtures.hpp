@@ -28,4 +28,8 @@ void add_stateless_fixtures(candor::mcp::server& srv);
 /// cancellation, one that fails, one that faults, ones that ask the user).
 void add_task_fixtures(candor::mcp::server& srv);
 
+/// The fixtures of the skills extension's scenarios: two skills, one nested under a prefix, with
+/// supporting files in a subdirectory.
+void add_skill_fixtures(candor::mcp::server& srv);
+
 }  // namespace conformance

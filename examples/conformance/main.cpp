@@ -5,7 +5,7 @@
 // (the suite fixes them, 2020-12 keywords included) and MCP content blocks
 // (`make_content_tool`) instead of envelopes — media tools return MCP content; tools that ask
 // the client (sampling, elicitation) through the call context; the fixture's resources,
-// resource template, prompts and a completer.
+// resource template, prompts and a completer; tasks and skills.
 //
 //     conformance-server --http 3001        (listens on 127.0.0.1:3001/mcp)
 
@@ -384,6 +384,7 @@ int main(int argc, char** argv) {
                          enums_schema(), "Please choose your options");
     conformance::add_stateless_fixtures(srv);
     conformance::add_task_fixtures(srv);
+    conformance::add_skill_fixtures(srv);
     add_resources(srv);
     add_prompts(srv);
     // Requests to the client on the stateless revision carry their state sealed with the server's

@@ -7,7 +7,9 @@
 # Strict: it fails unless every scored scenario of the set passes (the suite's exit status) and
 # every scenario listed in conformance-passing-REQUIREMENTS.txt passes — the scored ones and the
 # pending and extension ones (json-schema-2020-12, the header scenarios, tasks-*) that pass
-# today, held there so that they cannot regress. Newly passing scenarios are reported.
+# today, held there so that they cannot regress. Newly passing scenarios are reported. The
+# extension scenarios listed in conformance-extensions-REQUIREMENTS.txt run one by one after the
+# set and must make every check and pass it, without a warning or a skip.
 set -euo pipefail
 server="$1"
 requirements="$2"
@@ -58,4 +60,28 @@ done <"$passing"
 for name in $(grep '^✓ ' "$work/suite.out" | sed 's/^✓ //; s/:.*//'); do
   grep -qx "$name" "$passing" || echo "NEW: $name passes now; add it to tests/interop/$(basename "$passing")"
 done
+# Extension scenarios outside the requirement set (the skills extension's), each run on its own
+# (--force: they are not on the revision's timeline) and required to pass every check.
+extensions="$here/conformance-extensions-$requirements.txt"
+if [ -f "$extensions" ]; then
+  while read -r name; do
+    [ -n "$name" ] || continue
+    set +e
+    (cd "$work" && node --import "$here/fs-globsync-shim.mjs" "$suite" server --url "$url" --scenario "$name" \
+      --force) >"$work/extension.out" 2>&1
+    status=$?
+    set -e
+    summary="$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed, [0-9]* warnings' "$work/extension.out" || true)"
+    echo "extension scenario $name: ${summary:-no result}"
+    # A skipped check is one the server did not let the suite make (an undeclared extension).
+    skipped=$(grep -c 'SKIPPED' "$work/extension.out" || true)
+    [ "$skipped" -eq 0 ] || echo "  $skipped check(s) skipped"
+    if [ "$status" -ne 0 ] || [ -z "$summary" ] || [ "$skipped" -ne 0 ] ||
+      ! grep -q ' 0 failed, 0 warnings' <<<"$summary"; then
+      echo "FAIL: extension scenario $name"
+      grep -E 'FAILURE|WARNING' "$work/extension.out" | head -20 || true
+      result=1
+    fi
+  done <"$extensions"
+fi
 exit $result

@@ -94,6 +94,10 @@ private:
     void on_prompts_list(const jsonrpc::request& req);
     void on_prompts_get(const jsonrpc::request& req);
     void on_complete(const jsonrpc::request& req);
+    // the skills extension (skills.cpp)
+    void on_skills_list(const jsonrpc::request& req);
+    void on_skills_get(const jsonrpc::request& req);
+    void on_directory_read(const jsonrpc::request& req);
     /// Answer a list method with one page of `registry` (`list_page`), with the lists' caching hint.
     template <class Map, class Describe>
     void answer_list(const jsonrpc::request& req, const Map& registry, std::string_view list, std::string_view key,

@@ -86,6 +86,9 @@ void request_dispatcher::handle_request(rpc::inbound& in, rpc::request& req) {
     if (req.method == "prompts/list") return on_prompts_list(req);
     if (req.method == "prompts/get") return on_prompts_get(req);
     if (req.method == "completion/complete") return on_complete(req);
+    if (req.method == "skills/list") return on_skills_list(req);
+    if (req.method == "skills/get") return on_skills_get(req);
+    if (req.method == "resources/directory/read") return on_directory_read(req);
     c_.send_error(req.id,
                   rpc::error_object::make(rpc::error_code::method_not_found, "method not found: " + req.method));
 }
@@ -140,6 +143,9 @@ void request_dispatcher::handle_stateless(rpc::inbound& in, rpc::request& req) {
     if (m == "prompts/list") return on_prompts_list(req);
     if (m == "prompts/get") return on_prompts_get(req);
     if (m == "completion/complete") return on_complete(req);
+    if (m == "skills/list") return on_skills_list(req);
+    if (m == "skills/get") return on_skills_get(req);
+    if (m == "resources/directory/read") return on_directory_read(req);
     if (m == "subscriptions/listen") return c_.subscriptions.on_listen(req);
     if (m == "tasks/get") return c_.tasks.on_tasks_get(req);
     if (m == "tasks/update") return c_.tasks.on_tasks_update(req);
@@ -182,6 +188,7 @@ boost::json::object capabilities(const server_core& core, bool tasks) {
     if (tasks && std::any_of(core.tools.begin(), core.tools.end(),
                              [](const auto& t) { return t.second->info().tasks != task_support::none; }))
         advertise_tasks(out);
+    if (!core.skills.empty()) advertise_skills(out);
     return out;
 }
 

@@ -33,7 +33,7 @@ std::string capped(std::string_view s, std::size_t n) {
 namespace detail {
 
 std::string_view known_method(std::string_view method) noexcept {
-    static constexpr std::array<std::string_view, 18> known = {"initialize",
+    static constexpr std::array<std::string_view, 21> known = {"initialize",
                                                                "server/discover",
                                                                "subscriptions/listen",
                                                                "ping",
@@ -48,6 +48,9 @@ std::string_view known_method(std::string_view method) noexcept {
                                                                "prompts/list",
                                                                "prompts/get",
                                                                "completion/complete",
+                                                               "skills/list",
+                                                               "skills/get",
+                                                               "resources/directory/read",
                                                                "notifications/initialized",
                                                                "notifications/cancelled",
                                                                "other"};

@@ -71,15 +71,6 @@ std::optional<template_parts> split_template(std::string_view t) {
     }
 }
 
-boost::json::object describe_resource(const resource_info& r, const protocol_rules& rules) {
-    boost::json::object o{{"uri", r.uri}, {"name", r.name}};
-    if (rules.titles && !r.title.empty()) o["title"] = r.title;
-    if (!r.description.empty()) o["description"] = r.description;
-    if (!r.mime_type.empty()) o["mimeType"] = r.mime_type;
-    if (r.size) o["size"] = *r.size;
-    return o;
-}
-
 boost::json::object describe_template(const resource_template_info& r, const protocol_rules& rules) {
     boost::json::object o{{"uriTemplate", r.uri_template}, {"name", r.name}};
     if (rules.titles && !r.title.empty()) o["title"] = r.title;
@@ -95,6 +86,19 @@ rpc::error_object not_found(std::string_view uri, bool stateless = false) {
 }
 
 }  // namespace
+
+namespace detail {
+
+boost::json::object describe_resource(const resource_info& r, const protocol_rules& rules) {
+    boost::json::object o{{"uri", r.uri}, {"name", r.name}};
+    if (rules.titles && !r.title.empty()) o["title"] = r.title;
+    if (!r.description.empty()) o["description"] = r.description;
+    if (!r.mime_type.empty()) o["mimeType"] = r.mime_type;
+    if (r.size) o["size"] = *r.size;
+    return o;
+}
+
+}  // namespace detail
 
 bool is_valid_resource_uri(std::string_view uri) noexcept {
     return has_uri_shape(uri) && uri.find('{') == std::string_view::npos && uri.find('}') == std::string_view::npos;

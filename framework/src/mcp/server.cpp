@@ -18,6 +18,7 @@ std::string_view to_string(registration_error e) noexcept {
         case registration_error::null_handler: return "NULL_HANDLER";
         case registration_error::invalid_uri: return "INVALID_URI";
         case registration_error::invalid_header_annotation: return "INVALID_HEADER_ANNOTATION";
+        case registration_error::invalid_skill: return "INVALID_SKILL";
     }
     return "INVALID_TOOL_NAME";
 }

@@ -120,6 +120,17 @@ struct server_core {
     std::map<std::string, std::shared_ptr<const resource_entry>, std::less<>> resources;  // by URI
     std::map<std::string, std::shared_ptr<const template_entry>, std::less<>> templates;  // by template
     std::map<std::string, std::shared_ptr<const prompt_entry>, std::less<>> prompts;      // by name
+    /// A published skill: `info` is its `skills/list` entry.
+    struct skill_record {
+        boost::json::object info;
+    };
+    std::map<std::string, std::shared_ptr<const skill_record>, std::less<>> skills;  // by SKILL.md URI
+    /// A file of a published skill (several skills list a nested skill's files).
+    struct skill_file_record {
+        resource_info info;
+        std::string digest;
+    };
+    std::map<std::string, skill_file_record, std::less<>> skill_files;  // by URI
     /// Said once: a tool asked the client something on the stateless revision without a sealer.
     std::atomic<bool> warned_no_sealer{false};
     // by "p:" + prompt name or "r:" + URI template
@@ -463,6 +474,10 @@ jsonrpc::error_object tasks_extension_required(std::string message);
 bool is_task_method(std::string_view method) noexcept;
 /// Add `extensions["io.modelcontextprotocol/tasks"]` to `server/discover`'s capabilities.
 void advertise_tasks(boost::json::object& capabilities);
+/// A resource's `resources/list` entry under `rules` (resource.cpp).
+boost::json::object describe_resource(const resource_info& r, const protocol_rules& rules);
+/// Add the skills extension, with `directoryRead`, to `capabilities.extensions` (skills.cpp).
+void advertise_skills(boost::json::object& capabilities);
 
 /// Fill `r` with the facts of the checked envelope `e` (status, codes, limits; the metadata
 /// object when `with_meta`), never a message or the data.

@@ -208,10 +208,22 @@ boost::system::result<request_meta, rpc::error_object> read_request_meta(const r
 namespace detail {
 
 bool is_stateless_method(std::string_view method) noexcept {
-    static constexpr std::array<std::string_view, 13> methods = {
-        "server/discover", "tools/list",   "tools/call",  "resources/list",      "resources/templates/list",
-        "resources/read",  "prompts/list", "prompts/get", "completion/complete", "subscriptions/listen",
-        "tasks/get",       "tasks/update", "tasks/cancel"};
+    static constexpr std::array<std::string_view, 16> methods = {"server/discover",
+                                                                 "tools/list",
+                                                                 "tools/call",
+                                                                 "resources/list",
+                                                                 "resources/templates/list",
+                                                                 "resources/read",
+                                                                 "prompts/list",
+                                                                 "prompts/get",
+                                                                 "completion/complete",
+                                                                 "subscriptions/listen",
+                                                                 "tasks/get",
+                                                                 "tasks/update",
+                                                                 "tasks/cancel",
+                                                                 "skills/list",
+                                                                 "skills/get",
+                                                                 "resources/directory/read"};
     return std::find(methods.begin(), methods.end(), method) != methods.end();
 }
 

@@ -457,7 +457,9 @@ bool is_task_method(std::string_view method) noexcept {
 }
 
 void advertise_tasks(boost::json::object& capabilities) {
-    capabilities["extensions"] = boost::json::object{{tasks_extension, boost::json::object{}}};
+    auto& extensions = capabilities["extensions"];
+    if (!extensions.is_object()) extensions.emplace_object();
+    extensions.get_object()[tasks_extension] = boost::json::object{};
 }
 
 std::shared_ptr<task_run> server_core::find_run(std::string_view id) const {

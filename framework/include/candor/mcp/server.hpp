@@ -21,6 +21,7 @@
 #include <candor/mcp/resource.hpp>
 #include <candor/mcp/shared_notices.hpp>
 #include <candor/mcp/shared_tasks.hpp>
+#include <candor/mcp/skills.hpp>
 #include <candor/mcp/stateless.hpp>
 #include <candor/mcp/task_store.hpp>
 #include <candor/mcp/tool.hpp>
@@ -164,6 +165,8 @@ enum class registration_error {
     invalid_uri,     ///< not a valid resource URI or level-1 URI template
     /// an `x-mcp-header` annotation no client could honour (see `server::add_tool`)
     invalid_header_annotation,
+    /// a skill entry that breaks the extension's rules (see `server::add_skill`)
+    invalid_skill,
 };
 std::string_view to_string(registration_error e) noexcept;
 [[noreturn]] void throw_exception_from_error(registration_error e, const boost::source_location& loc);
@@ -239,6 +242,16 @@ public:
     /// Send `notifications/resources/updated` to every connection subscribed to `uri`.
     /// Thread-safe.
     void notify_resource_updated(std::string_view uri);
+
+    /// Publish a skill (candor/mcp/skills.hpp): its files become resources, its entry is served
+    /// by `skills/list` and `skills/get`, its directories by `resources/directory/read`.
+    /// Thread-safe; connected clients get `notifications/resources/list_changed`. All of it is
+    /// registered, or none of it.
+    /// @return nothing, or why not: `invalid_skill` (a `uri` not ending in `/SKILL.md`, no
+    ///         `name` or `description` string in the frontmatter, no `SKILL.md` among the files,
+    ///         a file outside the skill's root or listed twice, a digest not `sha256:<64 hex>`),
+    ///         `invalid_uri`, or `duplicate_name` (the skill or one of its files' URIs is taken)
+    boost::system::result<void, registration_error> add_skill(skill_entry skill);
 
     /// Register a prompt. Thread-safe; connected clients get
     /// `notifications/prompts/list_changed`.
