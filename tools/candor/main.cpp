@@ -4,6 +4,7 @@
 
 #include "commands/inspect.hpp"
 #include "commands/intake.hpp"
+#include "commands/remote.hpp"
 #include "commands/validate.hpp"
 
 #include <cstring>
@@ -19,9 +20,12 @@ struct command {
 };
 
 constexpr command commands[] = {
+    {"call", candor::cli::run_call, "call a tool on an MCP server (a command over stdio, or a URL)"},
     {"inspect", candor::cli::run_inspect, "summarize a server's call journal (--journal PATH)"},
     {"intake", candor::cli::run_intake, "check one JSON text with the strict intake"},
+    {"tools", candor::cli::run_tools, "list an MCP server's tools"},
     {"validate", candor::cli::run_validate, "validate JSON instances against a JSON Schema (2020-12)"},
+    {"walk", candor::cli::run_walk, "follow a collection tool to its end and say whether the walk is complete"},
 };
 
 int usage(std::ostream& os, int code) {

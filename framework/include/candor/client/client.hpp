@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: BSL-1.0
+#pragma once
+/// @file
+/// The agent's side: an MCP client that reads every server message strictly, chooses the
+/// protocol era from the server's answer, and reads tool results as completeness envelopes
+/// (candor/client/walk.hpp follows a collection to its end, or says why it did not). Over stdio
+/// (a process it starts) and Streamable HTTP (`http://`).
+///
+/// @code
+///   namespace cc = candor::client;
+///   auto run = [&]() -> boost::asio::awaitable<void> {
+///       auto s = co_await cc::session::open(ex, cc::endpoint::of_command({"./helpdesk", "--stdio"}));
+///       if (!s) co_return;  // s.error().code says why
+///       auto walk = co_await cc::collect(**s, "search_tickets", {{"status", "open"}});
+///       // walk->complete: every page read and the last said complete; walk->reasons: why not
+///       co_await (*s)->close();
+///   };
+/// @endcode
+///
+/// A session is used from one thread (or strand) and sends one request at a time: a second
+/// waits for the first. Notifications the server sends on the way go to
+/// `session_options::on_notification`. Not yet spoken: requests from the server to the client
+/// (answered `-32601` over stdio, `ping` excepted), `input_required` results (`INPUT_REQUIRED`),
+/// tasks, `x-mcp-header` parameters, OAuth and `https`.
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace candor::client {
+
+/// Why a request did not get an answer the client could read. `code` is stable:
+/// - `CONNECT_FAILED`: the server could not be started or reached;
+/// - `SERVER_CLOSED`: the server ended the connection (a process that exited, a closed socket);
+/// - `TIMEOUT`: no answer within `session_options::request_timeout`;
+/// - `MESSAGE_REFUSED`: a server message that is not strict JSON within the limits (`detail`
+///   says which: `INPUT_TOO_LARGE`, `DEPTH_LIMIT`, `DUPLICATE_KEY`, …), or not JSON-RPC 2.0;
+/// - `HTTP_STATUS`: an HTTP answer that is neither a JSON-RPC message nor an event stream
+///   (`http_status` says which);
+/// - `RPC_ERROR`: the server answered with a JSON-RPC error (`rpc_code`, `message`, `data`);
+/// - `PROTOCOL_MISMATCH`: the server speaks no revision this client speaks;
+/// - `INPUT_REQUIRED`: the server asked the client something (`input_required`) and no handler
+///   answers it;
+/// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet).
+struct client_error {
+    client_error() = default;
+    std::string code{};
+    std::string message{};
+    std::string detail{};
+    std::optional<int> rpc_code{};
+    std::optional<int> http_status{};
+    boost::json::value data{};
+};
+
+/// Where the server is: a command to start (stdio) or an `http://` URL (Streamable HTTP).
+struct endpoint {
+    std::vector<std::string> command{};  ///< argv; argv[0] is looked up in PATH
+    std::string url{};
+    /// Sent as `Authorization: Bearer …` over HTTP.
+    std::string bearer_token{};
+    /// The started process's standard error goes to /dev/null instead of this process's.
+    bool discard_stderr = false;
+
+    static endpoint of_command(std::vector<std::string> argv) {
+        endpoint e;
+        e.command = std::move(argv);
+        return e;
+    }
+    static endpoint of_url(std::string url, std::string token = {}) {
+        endpoint e;
+        e.url = std::move(url);
+        e.bearer_token = std::move(token);
+        return e;
+    }
+};
+
+/// Which revision to speak.
+enum class era {
+    automatic,  ///< probe with `server/discover` (2026-07-28); fall back to `initialize` as the specification says
+    modern,     ///< 2026-07-28 only: per-request `_meta`, no handshake
+    legacy,     ///< 2025-11-25 only: `initialize`, then a session
+};
+
+struct session_options {
+    /// `clientInfo`; empty: `candor-client` and the framework's version.
+    std::string client_name{};
+    std::string client_version{};
+    era protocol = era::automatic;
+    /// A request (the probe included) unanswered this long fails with `TIMEOUT`.
+    std::chrono::milliseconds request_timeout{30'000};
+    /// A legacy server may not answer the probe at all: after this long the client falls back.
+    std::chrono::milliseconds probe_timeout{5'000};
+    /// Limits on every message from the server (`MESSAGE_REFUSED` past them).
+    std::size_t max_message_bytes = 16u << 20;
+    std::size_t max_depth = 128;
+    std::size_t max_nodes = 2'000'000;
+    /// Notifications the server sends (progress, log messages, list changes): method, params.
+    std::function<void(const std::string&, const boost::json::object&)> on_notification{};
+};
+
+/// A `tools/call` answer.
+struct tool_result {
+    /// The whole `result` object, as the server sent it.
+    boost::json::object raw{};
+    bool is_error = false;
+    /// `structuredContent` if present, else the JSON text of `content[0]` if it parses, else null.
+    boost::json::value structured{};
+};
+
+class session {
+public:
+    /// Start or reach the server, and agree on a revision.
+    static boost::asio::awaitable<boost::system::result<std::unique_ptr<session>, client_error>> open(
+        boost::asio::any_io_executor ex, endpoint where, session_options options);
+    /// With the default options. (Not a default argument: GCC 12 destroys a coroutine's
+    /// defaulted class-type argument too early.)
+    static boost::asio::awaitable<boost::system::result<std::unique_ptr<session>, client_error>> open(
+        boost::asio::any_io_executor ex, endpoint where) {
+        return open(std::move(ex), std::move(where), session_options());
+    }
+
+    virtual ~session();
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
+
+    /// `2026-07-28` or `2025-11-25`.
+    const std::string& protocol_version() const noexcept;
+    /// The server's capabilities, name and version, and instructions (from `server/discover` or
+    /// `initialize`).
+    const boost::json::object& server_capabilities() const noexcept;
+    const boost::json::object& server_info() const noexcept;
+    const std::string& instructions() const noexcept;
+
+    /// Any request; `params` gets what the revision needs (`_meta` on 2026-07-28). The result
+    /// object, or why there is none.
+    boost::asio::awaitable<boost::system::result<boost::json::object, client_error>> request(
+        std::string method, boost::json::object params = {});
+
+    /// Every tool, all pages of `tools/list` (at most `max_pages`).
+    boost::asio::awaitable<boost::system::result<std::vector<boost::json::object>, client_error>> list_tools(
+        std::size_t max_pages = 100);
+
+    boost::asio::awaitable<boost::system::result<tool_result, client_error>> call_tool(std::string name,
+                                                                                       boost::json::object arguments);
+
+    /// End the session: the process's input is closed and it is waited for (then killed after
+    /// `request_timeout`); an HTTP session is deleted when the server gave one.
+    boost::asio::awaitable<void> close();
+
+    struct impl;
+
+private:
+    explicit session(std::unique_ptr<impl> i);
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace candor::client

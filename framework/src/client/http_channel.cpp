@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: BSL-1.0
+// Streamable HTTP: each message is a POST to the MCP endpoint; the answer comes back as one
+// JSON body or as an event stream whose events are messages, the answer among them. One
+// connection, kept alive and opened again when the server closed it.
+#include "channel.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/url/parse.hpp>
+
+#include <algorithm>
+
+namespace candor::client::detail {
+
+namespace {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+using net::ip::tcp;
+
+// A header value as the transport spells it: ASCII text as it is, anything else base64 in
+// `=?base64?…?=`.
+std::string header_value(std::string_view v) {
+    const bool plain = std::all_of(v.begin(), v.end(), [](char c) { return c >= 0x20 && c < 0x7f; }) &&
+                       (v.empty() || (v.front() != ' ' && v.back() != ' '));
+    if (plain) return std::string(v);
+    static constexpr char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out = "=?base64?";
+    std::size_t i = 0;
+    for (; i + 2 < v.size(); i += 3) {
+        const unsigned n = (static_cast<unsigned char>(v[i]) << 16) | (static_cast<unsigned char>(v[i + 1]) << 8) |
+                           static_cast<unsigned char>(v[i + 2]);
+        out += {b64[n >> 18], b64[(n >> 12) & 63], b64[(n >> 6) & 63], b64[n & 63]};
+    }
+    if (i < v.size()) {
+        unsigned n = static_cast<unsigned char>(v[i]) << 16;
+        if (i + 1 < v.size()) n |= static_cast<unsigned char>(v[i + 1]) << 8;
+        out += {b64[n >> 18], b64[(n >> 12) & 63], i + 1 < v.size() ? b64[(n >> 6) & 63] : '=', '='};
+    }
+    return out + "?=";
+}
+
+class http_channel final : public channel {
+public:
+    http_channel(net::any_io_executor ex, std::string host, std::string port, std::string target, std::string token,
+                 const session_options& o)
+        : ex_(ex),
+          stream_(ex),
+          host_(std::move(host)),
+          port_(std::move(port)),
+          target_(std::move(target)),
+          token_(std::move(token)),
+          opts_(o) {}
+
+    net::awaitable<outcome<message>> exchange(std::string text, std::string id_text, const message_facts& facts,
+                                              const on_other_message& other) override {
+        auto response = co_await post(std::move(text), facts);
+        if (!response) co_return response.error();
+        const auto& r = *response;
+        const std::string type(r[http::field::content_type]);
+        if (type.rfind("text/event-stream", 0) == 0) {
+            // Events, one message each; the answer ends the stream.
+            std::string_view body = r.body();
+            std::string data;
+            while (!body.empty()) {
+                const auto end = body.find('\n');
+                auto line = body.substr(0, end);
+                body.remove_prefix(end == std::string_view::npos ? body.size() : end + 1);
+                if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+                if (line.rfind("data:", 0) == 0) {
+                    line.remove_prefix(5);
+                    if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+                    if (!data.empty()) data += '\n';
+                    data += line;
+                    continue;
+                }
+                if (!line.empty() || data.empty()) continue;
+                auto m = read_message(data, opts_);
+                data.clear();
+                if (!m) co_return m.error();
+                if (id_text_of(*m) == id_text && !m->contains("method")) co_return std::move(*m);
+                (void)other(*m);  // a request from the server cannot be answered on this stream
+            }
+            if (!data.empty()) {
+                auto m = read_message(data, opts_);
+                if (!m) co_return m.error();
+                if (id_text_of(*m) == id_text && !m->contains("method")) co_return std::move(*m);
+            }
+            co_return error("SERVER_CLOSED", "the event stream ended without the answer");
+        }
+        if (type.rfind("application/json", 0) == 0 && !r.body().empty()) {
+            auto m = read_message(r.body(), opts_);
+            if (!m) co_return m.error();
+            if (id_text_of(*m) != id_text) co_return error("MESSAGE_REFUSED", "the answer is to another request");
+            co_return std::move(*m);
+        }
+        auto e = error("HTTP_STATUS", "HTTP " + std::to_string(r.result_int()) + " without a JSON-RPC answer");
+        e.http_status = static_cast<int>(r.result_int());
+        co_return e;
+    }
+
+    net::awaitable<outcome<void>> notify(std::string text, const message_facts& facts) override {
+        auto response = co_await post(std::move(text), facts);
+        if (!response) co_return response.error();
+        if (response->result_int() / 100 != 2) {
+            auto e = error("HTTP_STATUS", "HTTP " + std::to_string(response->result_int()) + " to a notification");
+            e.http_status = static_cast<int>(response->result_int());
+            co_return e;
+        }
+        co_return outcome<void>{};
+    }
+
+    net::awaitable<void> close() override {
+        if (!session_id_.empty()) {
+            http::request<http::string_body> req{http::verb::delete_, target_, 11};
+            req.set(http::field::host, host_header());
+            req.set("Mcp-Session-Id", session_id_);
+            if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+            (void)co_await send(std::move(req), opts_.request_timeout);
+            session_id_.clear();
+        }
+        boost::system::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        stream_.close();
+    }
+
+private:
+    net::awaitable<outcome<http::response<http::string_body>>> post(std::string text, const message_facts& facts) {
+        http::request<http::string_body> req{http::verb::post, target_, 11};
+        req.set(http::field::host, host_header());
+        req.set(http::field::content_type, "application/json");
+        req.set(http::field::accept, "application/json, text/event-stream");
+        if (!facts.protocol_version.empty()) req.set("MCP-Protocol-Version", facts.protocol_version);
+        if (facts.modern) {
+            req.set("Mcp-Method", header_value(facts.method));
+            if (!facts.name.empty()) req.set("Mcp-Name", header_value(facts.name));
+        }
+        if (!session_id_.empty()) req.set("Mcp-Session-Id", session_id_);
+        if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+        req.body() = std::move(text);
+        req.prepare_payload();
+        auto r = co_await send(std::move(req), facts.timeout);
+        if (r)
+            if (auto id = r->find("Mcp-Session-Id"); id != r->end()) session_id_ = std::string(id->value());
+        co_return r;
+    }
+
+    // One request and its whole response, on the kept connection or (when the server closed it,
+    // which shows at the first write or read) on a new one, once.
+    net::awaitable<outcome<http::response<http::string_body>>> send(http::request<http::string_body> req,
+                                                                    std::chrono::milliseconds timeout) {
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            const bool fresh = !stream_.socket().is_open();
+            if (fresh)
+                if (auto c = co_await connect(); !c) co_return c.error();
+            stream_.expires_after(timeout);
+            auto [wec, wn] = co_await http::async_write(stream_, req, net::as_tuple(net::use_awaitable));
+            http::response_parser<http::string_body> parser;
+            parser.body_limit(opts_.max_message_bytes * 4);
+            parser.header_limit(64 * 1024);
+            boost::system::error_code rec;
+            if (!wec)
+                std::tie(rec, std::ignore) =
+                    co_await http::async_read(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+            const auto ec = wec ? wec : rec;
+            if (!ec) {
+                auto res = parser.release();
+                if (!res.keep_alive()) stream_.close();
+                co_return res;
+            }
+            stream_.close();
+            buffer_.clear();
+            if (ec == boost::beast::error::timeout)
+                co_return error("TIMEOUT", "no answer within " + std::to_string(timeout.count()) + " ms");
+            if (ec == http::error::body_limit)
+                co_return error("MESSAGE_REFUSED", "the server's answer is larger than the limit", "INPUT_TOO_LARGE");
+            if (fresh) co_return error("SERVER_CLOSED", "the connection failed: " + ec.message());
+        }
+        co_return error("SERVER_CLOSED", "the server closes every connection");
+    }
+
+    std::string host_header() const {
+        const bool ipv6 = host_.find(':') != std::string::npos;
+        return (ipv6 ? "[" + host_ + "]" : host_) + (port_ == "80" ? "" : ":" + port_);
+    }
+
+    net::awaitable<outcome<void>> connect() {
+        tcp::resolver resolver(ex_);
+        auto [rec, endpoints] = co_await resolver.async_resolve(host_, port_, net::as_tuple(net::use_awaitable));
+        if (rec) co_return error("CONNECT_FAILED", "cannot resolve " + host_ + ": " + rec.message());
+        stream_.expires_after(opts_.request_timeout);
+        auto [cec, ep] = co_await stream_.async_connect(endpoints, net::as_tuple(net::use_awaitable));
+        if (cec) co_return error("CONNECT_FAILED", "cannot connect to " + host_ + ":" + port_ + ": " + cec.message());
+        co_return outcome<void>{};
+    }
+
+    net::any_io_executor ex_;
+    boost::beast::tcp_stream stream_;
+    boost::beast::flat_buffer buffer_;
+    std::string host_, port_, target_, token_;
+    session_options opts_;
+    std::string session_id_;
+};
+
+}  // namespace
+
+outcome<std::unique_ptr<channel>> open_http(net::any_io_executor ex, const endpoint& where, const session_options& o) {
+    auto url = boost::urls::parse_uri(where.url);
+    if (!url) return error("INVALID_ENDPOINT", "not a URL: " + where.url);
+    if (url->scheme() == "https")
+        return error("INVALID_ENDPOINT", "https is not spoken yet: use http:// (a TLS proxy in front)");
+    if (url->scheme() != "http" || url->host().empty())
+        return error("INVALID_ENDPOINT", "not an http:// URL with a host: " + where.url);
+    std::string target(url->encoded_path());
+    if (target.empty()) target = "/";
+    if (url->has_query()) target += "?" + std::string(url->encoded_query());
+    std::string host(url->host());
+    if (url->host_type() == boost::urls::host_type::ipv6) host = std::string(url->encoded_host_address());
+    const std::string port = url->has_port() ? std::string(url->port()) : "80";
+    return std::unique_ptr<channel>(
+        std::make_unique<http_channel>(ex, std::move(host), port, std::move(target), where.bearer_token, o));
+}
+
+}  // namespace candor::client::detail

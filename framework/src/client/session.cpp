@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: BSL-1.0
+// A session with one server: the revision agreed (a `server/discover` probe, with the fallback
+// to `initialize` the specification describes), requests numbered and matched to their
+// answers, one at a time, and every answer read before it is believed.
+#include "channel.hpp"
+
+#include <candor/json/document.hpp>
+#include <candor/json/intake.hpp>
+#include <candor/mcp/version.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+
+namespace candor::client {
+
+namespace detail {
+
+client_error error(std::string code, std::string text, std::string detail) {
+    client_error e;
+    e.code = std::move(code);
+    e.message = std::move(text);
+    e.detail = std::move(detail);
+    return e;
+}
+
+json::limits limits_of(const session_options& o) {
+    json::limits lim;
+    lim.max_bytes = o.max_message_bytes;
+    lim.max_depth = std::min(o.max_depth, json::depth_ceiling);
+    lim.max_nodes = o.max_nodes;
+    return lim;
+}
+
+outcome<message> read_message(std::string_view text, const session_options& o) {
+    auto doc = json::parse(text, limits_of(o));
+    if (!doc)
+        return error("MESSAGE_REFUSED",
+                     "a message from the server is not strict JSON within the limits: " + doc.error().message,
+                     std::string(json::to_string(doc.error().code)));
+    const auto& root = doc->root();
+    const auto* o_ = root.if_object();
+    const auto* version = o_ ? o_->if_contains("jsonrpc") : nullptr;
+    if (!version || !version->is_string() || version->get_string() != "2.0")
+        return error("MESSAGE_REFUSED", "a message from the server is not a JSON-RPC 2.0 object", "NOT_JSONRPC");
+    return json::detach(root).as_object();
+}
+
+std::string id_text_of(const message& m) {
+    const auto* id = m.if_contains("id");
+    return id && (id->is_string() || id->is_int64() || id->is_uint64()) ? boost::json::serialize(*id) : std::string();
+}
+
+}  // namespace detail
+
+namespace {
+
+namespace net = boost::asio;
+using detail::error;
+using detail::outcome;
+
+constexpr std::string_view modern_version = "2026-07-28";
+constexpr std::string_view legacy_version = "2025-11-25";
+
+// A JSON text the server sent inside a message (a tool's content), under the same limits.
+outcome<boost::json::value> read_json(std::string_view text, const session_options& o) {
+    auto doc = json::parse(text, detail::limits_of(o));
+    if (!doc) return error("MESSAGE_REFUSED", doc.error().message, std::string(json::to_string(doc.error().code)));
+    return json::detach(doc->root());
+}
+
+// JSON built outside the coroutines (GCC 12 miscompiles string literals in braced initializers
+// inside coroutine bodies).
+boost::json::object request_object(std::int64_t id, const std::string& method, boost::json::object params) {
+    boost::json::object r{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+    if (!params.empty()) r["params"] = std::move(params);
+    return r;
+}
+boost::json::object client_info(const session_options& o) {
+    return boost::json::object{{"name", o.client_name}, {"version", o.client_version}};
+}
+boost::json::object initialize_params(const session_options& o) {
+    return boost::json::object{
+        {"protocolVersion", legacy_version}, {"capabilities", boost::json::object{}}, {"clientInfo", client_info(o)}};
+}
+boost::json::object call_params(const std::string& name, boost::json::object arguments) {
+    return boost::json::object{{"name", name}, {"arguments", std::move(arguments)}};
+}
+std::string initialized_note() {
+    return boost::json::serialize(boost::json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+}
+void add_meta(boost::json::object& params, const session_options& o) {
+    auto& meta = params["_meta"];
+    if (!meta.is_object()) meta.emplace_object();
+    auto& m = meta.get_object();
+    m["io.modelcontextprotocol/protocolVersion"] = modern_version;
+    m["io.modelcontextprotocol/clientInfo"] = client_info(o);
+    if (!m.contains("io.modelcontextprotocol/clientCapabilities"))
+        m["io.modelcontextprotocol/clientCapabilities"] = boost::json::object{};
+}
+
+session_options with_defaults(session_options o) {
+    if (o.client_name.empty()) o.client_name = "candor-client";
+    if (o.client_version.empty()) o.client_version = std::string(candor::version());
+    return o;
+}
+
+bool is_modern_error(int code) { return code == -32020 || code == -32021 || code == -32022; }
+
+bool lists(const boost::json::value* versions, std::string_view v) {
+    if (!versions || !versions->is_array()) return false;
+    const auto& a = versions->get_array();
+    return std::any_of(a.begin(), a.end(), [&](const auto& x) { return x.is_string() && x.get_string() == v; });
+}
+
+}  // namespace
+
+struct session::impl {
+    net::any_io_executor ex;
+    session_options opts;
+    std::unique_ptr<detail::channel> channel;
+    std::string version;
+    bool modern = false;
+    boost::json::object capabilities, info;
+    std::string instructions;
+    std::int64_t next_id = 1;
+    bool busy = false;
+    net::steady_timer turn{ex};  // wakes the requests waiting for theirs
+
+    impl(net::any_io_executor e, session_options o) : ex(std::move(e)), opts(std::move(o)), turn(ex) {}
+
+    // What to do with a message that is not the awaited answer.
+    std::optional<std::string> other(const detail::message& m) const {
+        const auto* method = m.if_contains("method");
+        if (!method || !method->is_string()) return std::nullopt;  // an answer to nothing asked: dropped
+        if (!m.contains("id")) {
+            if (opts.on_notification) {
+                const auto* params = m.if_contains("params");
+                static const boost::json::object none;
+                opts.on_notification(std::string(method->get_string()),
+                                     params && params->is_object() ? params->get_object() : none);
+            }
+            return std::nullopt;
+        }
+        boost::json::object reply{{"jsonrpc", "2.0"}, {"id", m.at("id")}};
+        if (method->get_string() == "ping") reply["result"] = boost::json::object{};
+        else reply["error"] = boost::json::object{{"code", -32601}, {"message", "this client answers no requests"}};
+        return boost::json::serialize(reply);
+    }
+
+    net::awaitable<outcome<boost::json::object>> send(std::string method, boost::json::object params) {
+        while (busy) {
+            turn.expires_at(std::chrono::steady_clock::time_point::max());
+            co_await turn.async_wait(net::as_tuple(net::use_awaitable));
+        }
+        busy = true;
+        auto r = co_await exchange(std::move(method), std::move(params));
+        busy = false;
+        turn.cancel();
+        co_return r;
+    }
+
+    net::awaitable<outcome<boost::json::object>> exchange(std::string method, boost::json::object params) {
+        detail::message_facts facts;
+        facts.protocol_version = version;
+        facts.modern = modern;
+        facts.method = method;
+        facts.timeout = opts.request_timeout;
+        if (method == "tools/call" || method == "prompts/get") {
+            if (const auto* n = params.if_contains("name"); n && n->is_string()) facts.name = n->get_string();
+        } else if (method == "resources/read") {
+            if (const auto* u = params.if_contains("uri"); u && u->is_string()) facts.name = u->get_string();
+        }
+        if (modern) add_meta(params, opts);
+        const auto id = next_id++;
+        auto text = boost::json::serialize(request_object(id, method, std::move(params)));
+        auto answer = co_await channel->exchange(std::move(text), std::to_string(id), facts,
+                                                 [this](const detail::message& m) { return other(m); });
+        if (!answer) co_return answer.error();
+        if (const auto* e = answer->if_contains("error")) {
+            const auto* eo = e->if_object();
+            const auto* code = eo ? eo->if_contains("code") : nullptr;
+            const auto* what = eo ? eo->if_contains("message") : nullptr;
+            if (!code || !code->is_int64() || !what || !what->is_string())
+                co_return error("MESSAGE_REFUSED", "an error answer without a code and a message", "NOT_JSONRPC");
+            auto err = error("RPC_ERROR", std::string(what->get_string()));
+            err.rpc_code = static_cast<int>(code->get_int64());
+            if (const auto* d = eo->if_contains("data")) err.data = *d;
+            co_return err;
+        }
+        auto* result = answer->if_contains("result");
+        if (!result || !result->is_object())
+            co_return error("MESSAGE_REFUSED", "an answer without a result object", "NOT_JSONRPC");
+        auto& r = result->get_object();
+        if (const auto* type = r.if_contains("resultType"); modern && type) {
+            if (*type == "input_required")
+                co_return error("INPUT_REQUIRED", "the server asked the client something, and no handler answers it");
+            if (*type != "complete")
+                co_return error("MESSAGE_REFUSED", "a result of a type the client did not ask for");
+        }
+        co_return std::move(r);
+    }
+
+    // The modern probe: the discover result, or why not.
+    net::awaitable<outcome<boost::json::object>> discover() {
+        modern = true;
+        version = std::string(modern_version);
+        co_return co_await send("server/discover", {});
+    }
+
+    net::awaitable<outcome<void>> initialize() {
+        modern = false;
+        version.clear();
+        auto r = co_await send("initialize", initialize_params(opts));
+        if (!r) co_return r.error();
+        const auto* v = r->if_contains("protocolVersion");
+        if (!v || !v->is_string() || v->get_string() != legacy_version)
+            co_return error("PROTOCOL_MISMATCH",
+                            "the server speaks " +
+                                (v && v->is_string() ? std::string(v->get_string()) : std::string("no revision")) +
+                                "; this client speaks 2026-07-28 and 2025-11-25");
+        version = std::string(legacy_version);
+        take_server_facts(*r, r->if_contains("serverInfo"));
+        detail::message_facts facts;
+        facts.protocol_version = version;
+        facts.timeout = opts.request_timeout;
+        co_return co_await channel->notify(initialized_note(), facts);
+    }
+
+    void take_server_facts(const boost::json::object& r, const boost::json::value* server) {
+        if (const auto* c = r.if_contains("capabilities"); c && c->is_object()) capabilities = c->get_object();
+        if (server && server->is_object()) info = server->get_object();
+        if (const auto* i = r.if_contains("instructions"); i && i->is_string()) instructions = i->get_string();
+    }
+
+    net::awaitable<outcome<void>> agree() {
+        if (opts.protocol != era::legacy) {
+            const auto full = opts.request_timeout;
+            if (opts.protocol == era::automatic) opts.request_timeout = std::min(opts.probe_timeout, full);
+            auto probe = co_await discover();
+            opts.request_timeout = full;
+            if (probe) {
+                if (lists(probe->if_contains("supportedVersions"), modern_version)) {
+                    const auto* meta = probe->if_contains("_meta");
+                    take_server_facts(*probe, meta && meta->is_object()
+                                                  ? meta->get_object().if_contains("io.modelcontextprotocol/serverInfo")
+                                                  : nullptr);
+                    co_return outcome<void>{};
+                }
+                if (opts.protocol == era::modern || !lists(probe->if_contains("supportedVersions"), legacy_version))
+                    co_return error("PROTOCOL_MISMATCH", "the server supports neither 2026-07-28 nor 2025-11-25");
+            } else {
+                const auto& e = probe.error();
+                const bool modern_refusal = e.rpc_code && is_modern_error(*e.rpc_code);
+                if (opts.protocol == era::modern) co_return e;
+                if (modern_refusal) {
+                    // A modern server that will not speak 2026-07-28: the legacy revision only if it offers it.
+                    const auto* data = e.data.if_object();
+                    if (*e.rpc_code != -32022 || !data || !lists(data->if_contains("supported"), legacy_version))
+                        co_return e;
+                } else if (e.code == "CONNECT_FAILED" || e.code == "SERVER_CLOSED" || e.code == "INVALID_ENDPOINT" ||
+                           e.code == "MESSAGE_REFUSED") {
+                    co_return e;
+                }
+                // Any other error, or none within the probe's time: a legacy server.
+            }
+        }
+        co_return co_await initialize();
+    }
+};
+
+session::session(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
+session::~session() = default;
+
+net::awaitable<outcome<std::unique_ptr<session>>> session::open(net::any_io_executor ex, endpoint where,
+                                                                session_options options) {
+    auto i = std::make_unique<impl>(ex, with_defaults(std::move(options)));
+    auto channel = where.url.empty() ? detail::open_stdio(ex, where, i->opts) : detail::open_http(ex, where, i->opts);
+    if (!channel) co_return channel.error();
+    i->channel = std::move(*channel);
+    if (auto agreed = co_await i->agree(); !agreed) {
+        co_await i->channel->close();
+        co_return agreed.error();
+    }
+    co_return std::unique_ptr<session>(new session(std::move(i)));
+}
+
+const std::string& session::protocol_version() const noexcept { return impl_->version; }
+const boost::json::object& session::server_capabilities() const noexcept { return impl_->capabilities; }
+const boost::json::object& session::server_info() const noexcept { return impl_->info; }
+const std::string& session::instructions() const noexcept { return impl_->instructions; }
+
+net::awaitable<outcome<boost::json::object>> session::request(std::string method, boost::json::object params) {
+    co_return co_await impl_->send(std::move(method), std::move(params));
+}
+
+net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(std::size_t max_pages) {
+    std::vector<boost::json::object> tools;
+    boost::json::object params;
+    for (std::size_t page = 0; page < max_pages; ++page) {
+        auto r = co_await request("tools/list", params);
+        if (!r) co_return r.error();
+        const auto* list = r->if_contains("tools");
+        if (!list || !list->is_array()) co_return error("MESSAGE_REFUSED", "tools/list without a tools array");
+        for (const auto& t : list->get_array())
+            if (t.is_object()) tools.push_back(t.get_object());
+        const auto* next = r->if_contains("nextCursor");
+        if (!next || !next->is_string() || next->get_string().empty()) co_return tools;
+        params["cursor"] = *next;
+    }
+    co_return error("MESSAGE_REFUSED", "tools/list goes on past " + std::to_string(max_pages) + " pages");
+}
+
+net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost::json::object arguments) {
+    auto r = co_await request("tools/call", call_params(name, std::move(arguments)));
+    if (!r) co_return r.error();
+    tool_result out;
+    if (const auto* e = r->if_contains("isError"); e && e->is_bool()) out.is_error = e->get_bool();
+    if (const auto* s = r->if_contains("structuredContent")) {
+        out.structured = *s;
+    } else if (const auto* content = r->if_contains("content");
+               content && content->is_array() && !content->get_array().empty()) {
+        const auto& first = content->get_array().front();
+        const auto* text = first.is_object() ? first.get_object().if_contains("text") : nullptr;
+        if (text && text->is_string())
+            if (auto m = read_json(text->get_string(), impl_->opts)) out.structured = std::move(*m);
+    }
+    out.raw = std::move(*r);
+    co_return out;
+}
+
+net::awaitable<void> session::close() { co_await impl_->channel->close(); }
+
+}  // namespace candor::client

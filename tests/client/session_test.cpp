@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSL-1.0
+// Sessions: the revision agreed with the server (probe, fallback, either era on demand) over
+// HTTP and stdio, and every server message read strictly — a duplicate key, a line past the
+// limit, silence and a server that exits are errors with their codes, never a crash or a hang.
+// The stdio servers here are shell scripts that answer what the client is known to send.
+#include "client/client_support.hpp"
+
+namespace candor::test {
+namespace {
+
+using boost::json::object;
+
+struct opened {
+    std::string version, server_name, error_code, error_detail, call_text;
+};
+
+// Opens a session, calls `echo` when asked, and reports what happened.
+opened open_and_call(const cc::endpoint& where, cc::session_options o, bool call = true) {
+    opened out;
+    const object echo_args{{"text", "hi"}};  // built outside the coroutine (GCC 12)
+    run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+        auto s = co_await cc::session::open(ex, where, o);
+        if (!s) {
+            out.error_code = s.error().code;
+            out.error_detail = s.error().detail;
+            co_return;
+        }
+        out.version = (*s)->protocol_version();
+        if (const auto* n = (*s)->server_info().if_contains("name"); n && n->is_string())
+            out.server_name = n->get_string();
+        if (call) {
+            auto r = co_await (*s)->call_tool("echo", echo_args);
+            if (!r) {
+                out.error_code = r.error().code;
+                out.error_detail = r.error().detail;
+            } else if (const auto* c = r->raw.if_contains("content"); c && c->is_array() && !c->get_array().empty()) {
+                out.call_text = c->get_array()[0].at("text").as_string();
+            }
+        }
+        co_await (*s)->close();
+    });
+    return out;
+}
+
+cc::endpoint script(const std::string& body) { return cc::endpoint::of_command({"/bin/sh", "-c", body}); }
+
+object text_block(const boost::json::value& text) { return object{{"type", "text"}, {"text", text}}; }
+
+void add_echo(mcp::server& s) {
+    s.add_tool(
+         mcp::make_content_tool(mcp::tool_info("echo", "Echoes text.").with_action(mcp::action_class::read_only),
+                                [](const object& args, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                    mcp::content_result r;
+                                    r.content.push_back(text_block(args.at("text")));
+                                    co_return r;
+                                }))
+        .value();
+}
+
+TEST(Session, OverHttpTheProbeFindsTheModernRevisionAndEitherEraCanBeAskedFor) {
+    envelope_server server(add_echo);
+    auto modern = open_and_call(cc::endpoint::of_url(server.url()), {});
+    EXPECT_EQ(modern.version, "2026-07-28");
+    EXPECT_EQ(modern.server_name, "envelopes");
+    EXPECT_EQ(modern.call_text, "hi");
+    cc::session_options legacy;
+    legacy.protocol = cc::era::legacy;
+    auto old = open_and_call(cc::endpoint::of_url(server.url()), legacy);
+    EXPECT_EQ(old.version, "2025-11-25");
+    EXPECT_EQ(old.server_name, "envelopes");
+    EXPECT_EQ(old.call_text, "hi");
+}
+
+TEST(Session, AnEndpointItCannotUseIsRefusedAtOnce) {
+    EXPECT_EQ(open_and_call(cc::endpoint::of_url("https://example.com/mcp"), {}).error_code, "INVALID_ENDPOINT");
+    EXPECT_EQ(open_and_call(cc::endpoint::of_url("not a url"), {}).error_code, "INVALID_ENDPOINT");
+    EXPECT_EQ(open_and_call(cc::endpoint::of_command({}), {}).error_code, "INVALID_ENDPOINT");
+    EXPECT_EQ(open_and_call(cc::endpoint::of_command({"/nonexistent/candor-server"}), {}).error_code, "CONNECT_FAILED");
+}
+
+// A legacy server: it refuses the probe as an unknown method, then speaks 2025-11-25.
+constexpr const char* legacy_server = R"(
+read probe
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}'
+read init
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"legacy","version":"1"}}}'
+read initialized
+read call
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"from legacy"}]}}'
+read end
+)";
+
+TEST(Session, OverStdioALegacyServerIsSpokenToAfterTheProbeFails) {
+    auto r = open_and_call(script(legacy_server), {});
+    EXPECT_EQ(r.error_code, "");
+    EXPECT_EQ(r.version, "2025-11-25");
+    EXPECT_EQ(r.server_name, "legacy");
+    EXPECT_EQ(r.call_text, "from legacy");
+}
+
+TEST(Session, ALegacyServerThatIgnoresTheProbeIsSpokenToAfterTheProbeTime) {
+    cc::session_options o;
+    o.probe_timeout = std::chrono::milliseconds(100);
+    // It answers nothing to the probe; its answers are numbered as the client numbers them.
+    auto r = open_and_call(script(R"(
+read probe
+read init
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"silent","version":"1"}}}'
+read initialized
+read end
+)"),
+                           o, false);
+    EXPECT_EQ(r.error_code, "");
+    EXPECT_EQ(r.version, "2025-11-25");
+    EXPECT_EQ(r.server_name, "silent");
+}
+
+TEST(Session, AModernServerThatRefusesTheRevisionIsNotSpokenToInAnother) {
+    auto r = open_and_call(script(R"(
+read probe
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2027-01-01"],"requested":"2026-07-28"}}}'
+read end
+)"),
+                           {}, false);
+    EXPECT_EQ(r.error_code, "RPC_ERROR");
+}
+
+TEST(Session, AMessageThatIsNotStrictJsonIsRefused) {
+    cc::session_options modern;
+    modern.protocol = cc::era::modern;
+    auto dup = open_and_call(script(R"(
+read probe
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"supportedVersions":[]}}'
+read end
+)"),
+                             modern, false);
+    EXPECT_EQ(dup.error_code, "MESSAGE_REFUSED");
+    EXPECT_EQ(dup.error_detail, "DUPLICATE_KEY");
+    cc::session_options small = modern;
+    small.max_message_bytes = 64;
+    auto big = open_and_call(script(R"(
+read probe
+printf '{"jsonrpc":"2.0","id":1,"result":{"padding":"%0200d"}}\n' 0
+read end
+)"),
+                             small, false);
+    EXPECT_EQ(big.error_code, "MESSAGE_REFUSED");
+    EXPECT_EQ(big.error_detail, "INPUT_TOO_LARGE");
+    auto not_rpc = open_and_call(script(R"(
+read probe
+printf '%s\n' '[1,2,3]'
+read end
+)"),
+                                 modern, false);
+    EXPECT_EQ(not_rpc.error_code, "MESSAGE_REFUSED");
+}
+
+TEST(Session, SilenceIsATimeoutAndAnExitIsAClosedServer) {
+    cc::session_options o;
+    o.protocol = cc::era::modern;
+    o.request_timeout = std::chrono::milliseconds(200);
+    EXPECT_EQ(open_and_call(script("read probe; read end"), o, false).error_code, "TIMEOUT");
+    EXPECT_EQ(open_and_call(script("exit 0"), o, false).error_code, "SERVER_CLOSED");
+}
+
+TEST(Session, APingFromTheServerIsAnsweredAndNotificationsReachTheHost) {
+    cc::session_options o;
+    o.protocol = cc::era::legacy;
+    std::vector<std::string> notes;
+    o.on_notification = [&](const std::string& method, const object&) { notes.push_back(method); };
+    // Before answering the call it pings the client and logs; it answers only if the pong came.
+    auto r = open_and_call(script(R"(
+read init
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"pinger","version":"1"}}}'
+read initialized
+read call
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}'
+printf '%s\n' '{"jsonrpc":"2.0","id":"s1","method":"ping"}'
+read pong
+case "$pong" in *'"id":"s1"'*'"result":{}'*) text=pong ;; *) text=no-pong ;; esac
+printf '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"%s"}]}}\n' "$text"
+read end
+)"),
+                           o);
+    EXPECT_EQ(r.error_code, "");
+    EXPECT_EQ(r.call_text, "pong");
+    EXPECT_EQ(notes, std::vector<std::string>{"notifications/message"});
+}
+
+}  // namespace
+}  // namespace candor::test
