@@ -86,8 +86,10 @@ boost::json::object initialize_params(const session_options& o) {
     return boost::json::object{
         {"protocolVersion", legacy_version}, {"capabilities", boost::json::object{}}, {"clientInfo", client_info(o)}};
 }
-boost::json::object call_params(const std::string& name, boost::json::object arguments) {
-    return boost::json::object{{"name", name}, {"arguments", std::move(arguments)}};
+boost::json::object call_params(const std::string& name, boost::json::object arguments, boost::json::object meta) {
+    boost::json::object p{{"name", name}, {"arguments", std::move(arguments)}};
+    if (!meta.empty()) p["_meta"] = std::move(meta);
+    return p;
 }
 std::string initialized_note() {
     return boost::json::serialize(boost::json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
@@ -314,8 +316,9 @@ net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(st
     co_return error("MESSAGE_REFUSED", "tools/list goes on past " + std::to_string(max_pages) + " pages");
 }
 
-net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost::json::object arguments) {
-    auto r = co_await request("tools/call", call_params(name, std::move(arguments)));
+net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost::json::object arguments,
+                                                        boost::json::object meta) {
+    auto r = co_await request("tools/call", call_params(name, std::move(arguments), std::move(meta)));
     if (!r) co_return r.error();
     tool_result out;
     if (const auto* e = r->if_contains("isError"); e && e->is_bool()) out.is_error = e->get_bool();

@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -159,8 +160,21 @@ outcome<std::unique_ptr<channel>> open_stdio(net::any_io_executor ex, const endp
     std::vector<char*> argv;
     for (const auto& a : where.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
+    // The environment: this process's, with `where.environment` over it.
+    std::vector<std::string> variables;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string_view v(*e);
+        const auto name = v.substr(0, v.find('=') + 1);
+        const bool replaced = std::any_of(where.environment.begin(), where.environment.end(),
+                                          [&](const std::string& x) { return x.rfind(name, 0) == 0; });
+        if (!replaced) variables.emplace_back(v);
+    }
+    variables.insert(variables.end(), where.environment.begin(), where.environment.end());
+    std::vector<char*> envp;
+    for (auto& v : variables) envp.push_back(v.data());
+    envp.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
     ::posix_spawn_file_actions_destroy(&actions);
     ::close(to_server[0]);
     ::close(from_server[1]);

@@ -70,6 +70,8 @@ struct endpoint {
     std::string bearer_token{};
     /// The started process's standard error goes to /dev/null instead of this process's.
     bool discard_stderr = false;
+    /// `NAME=value` entries set for the started process, over this process's environment.
+    std::vector<std::string> environment{};
 
     static endpoint of_command(std::vector<std::string> argv) {
         endpoint e;
@@ -150,8 +152,14 @@ public:
     boost::asio::awaitable<boost::system::result<std::vector<boost::json::object>, client_error>> list_tools(
         std::size_t max_pages = 100);
 
+    /// `tools/call`; `meta` goes to the request's `_meta` (with what the revision adds).
     boost::asio::awaitable<boost::system::result<tool_result, client_error>> call_tool(std::string name,
-                                                                                       boost::json::object arguments);
+                                                                                       boost::json::object arguments,
+                                                                                       boost::json::object meta);
+    boost::asio::awaitable<boost::system::result<tool_result, client_error>> call_tool(std::string name,
+                                                                                       boost::json::object arguments) {
+        return call_tool(std::move(name), std::move(arguments), boost::json::object());
+    }
 
     /// End the session: the process's input is closed and it is waited for (then killed after
     /// `request_timeout`); an HTTP session is deleted when the server gave one.
