@@ -3,6 +3,8 @@
 // Running the client against a server in this process (Streamable HTTP on a free port) or a
 // scripted one (a shell script over stdio): each test's coroutine runs to its end on an
 // io_context of its own.
+#include "mcp/stateless_support.hpp"
+
 #include <candor/client/walk.hpp>
 #include <candor/http/server.hpp>
 #include <candor/mcp/server.hpp>
@@ -47,6 +49,7 @@ public:
 
     explicit envelope_server(std::function<void(mcp::server&)> add) {
         srv_ = std::make_unique<mcp::server>(mcp::server_options{.name = "envelopes", .log = {}});
+        srv_->set_request_state_sealer(test_sealer());
         add(*srv_);
         transport::http_options o;
         o.threads = 1;

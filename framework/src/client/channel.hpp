@@ -38,7 +38,7 @@ using message = boost::json::object;
 
 /// Called with each message read before the awaited answer: a reply to send back (a request
 /// from the server), or nothing.
-using on_other_message = std::function<std::optional<std::string>(const message&)>;
+using on_other_message = std::function<boost::asio::awaitable<std::optional<std::string>>(const message&)>;
 
 class channel {
 public:

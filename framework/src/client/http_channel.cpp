@@ -9,12 +9,15 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/url/parse.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace candor::client::detail {
 
@@ -60,53 +63,56 @@ public:
 
     net::awaitable<outcome<message>> exchange(std::string text, std::string id_text, const message_facts& facts,
                                               const on_other_message& other) override {
-        auto response = co_await post(std::move(text), facts);
-        if (!response) co_return response.error();
-        const auto& r = *response;
-        const std::string type(r[http::field::content_type]);
+        auto opened = co_await open(make_post(std::move(text), facts), facts.timeout);
+        if (!opened) co_return opened.error();
+        auto& parser = **opened;
+        const auto& head = parser.get();
+        const std::string type(head[http::field::content_type]);
         if (type.rfind("text/event-stream", 0) == 0) {
-            // Events, one message each; the answer ends the stream.
-            std::string_view body = r.body();
-            std::string data;
-            while (!body.empty()) {
-                const auto end = body.find('\n');
-                auto line = body.substr(0, end);
-                body.remove_prefix(end == std::string_view::npos ? body.size() : end + 1);
-                if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-                if (line.rfind("data:", 0) == 0) {
-                    line.remove_prefix(5);
-                    if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-                    if (!data.empty()) data += '\n';
-                    data += line;
-                    continue;
+            // Events, one message each, read as they come: a request from the server (2025-11-25)
+            // is answered before the stream goes on; the answer ends the exchange.
+            event_reader events;
+            while (true) {
+                while (auto data = events.next(parser.get().body())) {
+                    auto m = read_message(*data, opts_);
+                    if (!m) co_return finish(m.error());
+                    if (id_text_of(*m) == id_text && !m->contains("method")) co_return finish(std::move(*m), parser);
+                    if (auto reply = co_await other(*m)) {
+                        if (auto sent = co_await post_aside(std::move(*reply), facts); !sent)
+                            co_return finish(sent.error());
+                    }
                 }
-                if (!line.empty() || data.empty()) continue;
-                auto m = read_message(data, opts_);
-                data.clear();
-                if (!m) co_return m.error();
-                if (id_text_of(*m) == id_text && !m->contains("method")) co_return std::move(*m);
-                (void)other(*m);  // a request from the server cannot be answered on this stream
+                if (parser.is_done()) break;
+                stream_.expires_after(facts.timeout);
+                auto [ec, n] =
+                    co_await http::async_read_some(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+                if (ec) co_return finish(read_error(ec, facts.timeout));
             }
-            if (!data.empty()) {
-                auto m = read_message(data, opts_);
-                if (!m) co_return m.error();
-                if (id_text_of(*m) == id_text && !m->contains("method")) co_return std::move(*m);
+            if (auto data = events.last(parser.get().body())) {
+                auto m = read_message(*data, opts_);
+                if (!m) co_return finish(m.error());
+                if (id_text_of(*m) == id_text && !m->contains("method")) co_return finish(std::move(*m), parser);
             }
-            co_return error("SERVER_CLOSED", "the event stream ended without the answer");
+            co_return finish(error("SERVER_CLOSED", "the event stream ended without the answer"));
         }
-        if (type.rfind("application/json", 0) == 0 && !r.body().empty()) {
-            auto m = read_message(r.body(), opts_);
-            if (!m) co_return m.error();
-            if (id_text_of(*m) != id_text) co_return error("MESSAGE_REFUSED", "the answer is to another request");
-            co_return std::move(*m);
+        stream_.expires_after(facts.timeout);
+        auto [ec, n] = co_await http::async_read(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+        if (ec) co_return finish(read_error(ec, facts.timeout));
+        if (type.rfind("application/json", 0) == 0 && !parser.get().body().empty()) {
+            auto m = read_message(parser.get().body(), opts_);
+            if (!m) co_return finish(m.error());
+            if (id_text_of(*m) != id_text)
+                co_return finish(error("MESSAGE_REFUSED", "the answer is to another request"));
+            co_return finish(std::move(*m), parser);
         }
-        auto e = error("HTTP_STATUS", "HTTP " + std::to_string(r.result_int()) + " without a JSON-RPC answer");
-        e.http_status = static_cast<int>(r.result_int());
-        co_return e;
+        auto e =
+            error("HTTP_STATUS", "HTTP " + std::to_string(parser.get().result_int()) + " without a JSON-RPC answer");
+        e.http_status = static_cast<int>(parser.get().result_int());
+        co_return finish(std::move(e), parser);
     }
 
     net::awaitable<outcome<void>> notify(std::string text, const message_facts& facts) override {
-        auto response = co_await post(std::move(text), facts);
+        auto response = co_await send(make_post(std::move(text), facts), facts.timeout);
         if (!response) co_return response.error();
         if (response->result_int() / 100 != 2) {
             auto e = error("HTTP_STATUS", "HTTP " + std::to_string(response->result_int()) + " to a notification");
@@ -131,7 +137,38 @@ public:
     }
 
 private:
-    net::awaitable<outcome<http::response<http::string_body>>> post(std::string text, const message_facts& facts) {
+    using parser_type = http::response_parser<http::string_body>;
+
+    // The `data` of each whole event in a growing body, in order.
+    struct event_reader {
+        std::size_t at = 0;  // how much of the body was read
+        std::string data;
+        std::optional<std::string> next(const std::string& body) {
+            while (true) {
+                const auto end = body.find('\n', at);
+                if (end == std::string::npos) return std::nullopt;
+                std::string_view line(body.data() + at, end - at);
+                at = end + 1;
+                if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+                if (line.rfind("data:", 0) == 0) {
+                    line.remove_prefix(5);
+                    if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+                    if (!data.empty()) data += '\n';
+                    data += line;
+                    continue;
+                }
+                if (!line.empty() || data.empty()) continue;  // a field other than data, or a priming event
+                return std::exchange(data, {});
+            }
+        }
+        // An event the stream's end closed without a blank line.
+        std::optional<std::string> last(const std::string& body) {
+            if (auto e = next(body + "\n\n")) return e;
+            return std::nullopt;
+        }
+    };
+
+    http::request<http::string_body> make_post(std::string text, const message_facts& facts) const {
         http::request<http::string_body> req{http::verb::post, target_, 11};
         req.set(http::field::host, host_header());
         req.set(http::field::content_type, "application/json");
@@ -145,44 +182,90 @@ private:
         if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
         req.body() = std::move(text);
         req.prepare_payload();
-        auto r = co_await send(std::move(req), facts.timeout);
-        if (r)
-            if (auto id = r->find("Mcp-Session-Id"); id != r->end()) session_id_ = std::string(id->value());
-        co_return r;
+        return req;
     }
 
-    // One request and its whole response, on the kept connection or (when the server closed it,
-    // which shows at the first write or read) on a new one, once.
-    net::awaitable<outcome<http::response<http::string_body>>> send(http::request<http::string_body> req,
-                                                                    std::chrono::milliseconds timeout) {
+    // The answer is in: the connection stays open only if the response ended and may be kept.
+    template <class T>
+    T finish(T out, const parser_type& parser) {
+        if (!parser.is_done() || !parser.get().keep_alive()) stream_.close();
+        return out;
+    }
+    template <class T>
+    T finish(T out) {
+        stream_.close();
+        buffer_.clear();
+        return out;
+    }
+
+    client_error read_error(const boost::system::error_code& ec, std::chrono::milliseconds timeout) const {
+        if (ec == boost::beast::error::timeout)
+            return error("TIMEOUT", "no answer within " + std::to_string(timeout.count()) + " ms");
+        if (ec == http::error::body_limit)
+            return error("MESSAGE_REFUSED", "the server's answer is larger than the limit", "INPUT_TOO_LARGE");
+        return error("SERVER_CLOSED", "the connection failed: " + ec.message());
+    }
+
+    // Sends `req` and reads the response's head, on the kept connection or (when the server
+    // closed it, which shows at the first write or read) on a new one, once.
+    net::awaitable<outcome<std::unique_ptr<parser_type>>> open(http::request<http::string_body> req,
+                                                               std::chrono::milliseconds timeout) {
         for (int attempt = 0; attempt < 2; ++attempt) {
             const bool fresh = !stream_.socket().is_open();
             if (fresh)
                 if (auto c = co_await connect(); !c) co_return c.error();
             stream_.expires_after(timeout);
             auto [wec, wn] = co_await http::async_write(stream_, req, net::as_tuple(net::use_awaitable));
-            http::response_parser<http::string_body> parser;
-            parser.body_limit(opts_.max_message_bytes * 4);
-            parser.header_limit(64 * 1024);
+            auto parser = std::make_unique<parser_type>();
+            parser->body_limit(opts_.max_message_bytes * 4);
+            parser->header_limit(64 * 1024);
             boost::system::error_code rec;
             if (!wec)
                 std::tie(rec, std::ignore) =
-                    co_await http::async_read(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+                    co_await http::async_read_header(stream_, buffer_, *parser, net::as_tuple(net::use_awaitable));
             const auto ec = wec ? wec : rec;
             if (!ec) {
-                auto res = parser.release();
-                if (!res.keep_alive()) stream_.close();
-                co_return res;
+                if (auto id = parser->get().find("Mcp-Session-Id"); id != parser->get().end())
+                    session_id_ = std::string(id->value());
+                co_return std::move(parser);
             }
             stream_.close();
             buffer_.clear();
-            if (ec == boost::beast::error::timeout)
-                co_return error("TIMEOUT", "no answer within " + std::to_string(timeout.count()) + " ms");
-            if (ec == http::error::body_limit)
-                co_return error("MESSAGE_REFUSED", "the server's answer is larger than the limit", "INPUT_TOO_LARGE");
-            if (fresh) co_return error("SERVER_CLOSED", "the connection failed: " + ec.message());
+            if (ec == boost::beast::error::timeout || fresh) co_return read_error(ec, timeout);
         }
         co_return error("SERVER_CLOSED", "the server closes every connection");
+    }
+
+    // A whole request and response on the kept connection.
+    net::awaitable<outcome<http::response<http::string_body>>> send(http::request<http::string_body> req,
+                                                                    std::chrono::milliseconds timeout) {
+        auto opened = co_await open(std::move(req), timeout);
+        if (!opened) co_return opened.error();
+        auto& parser = **opened;
+        stream_.expires_after(timeout);
+        auto [ec, n] = co_await http::async_read(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+        if (ec) co_return finish(read_error(ec, timeout));
+        auto response = parser.release();
+        if (!response.keep_alive()) stream_.close();
+        co_return response;
+    }
+
+    // A reply to the server's request, sent while the stream that asked stays open: on a
+    // connection of its own.
+    net::awaitable<outcome<void>> post_aside(std::string reply, const message_facts& facts) {
+        http_channel aside(ex_, host_, port_, target_, token_, opts_);
+        aside.session_id_ = session_id_;
+        auto r = co_await aside.send(aside.make_post(std::move(reply), facts), facts.timeout);
+        co_await aside.close_quietly();
+        if (!r) co_return r.error();
+        co_return outcome<void>{};
+    }
+
+    net::awaitable<void> close_quietly() {
+        boost::system::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        stream_.close();
+        co_return;
     }
 
     std::string host_header() const {

@@ -72,6 +72,28 @@ outcome<boost::json::value> read_json(std::string_view text, const session_optio
     return json::detach(doc->root());
 }
 
+std::string reply_to(const boost::json::value& id, boost::json::object result) {
+    return boost::json::serialize(boost::json::object{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+std::string refusal_to(const boost::json::value& id, int code, std::string message) {
+    return boost::json::serialize(
+        boost::json::object{{"jsonrpc", "2.0"},
+                            {"id", id},
+                            {"error", boost::json::object{{"code", code}, {"message", std::move(message)}}}});
+}
+bool is_input_required(const boost::json::object& r) {
+    const auto* type = r.if_contains("resultType");
+    return type && *type == "input_required";
+}
+// The capabilities the host's handlers declare.
+boost::json::object capabilities_of(const session_options& o) {
+    boost::json::object c;
+    if (o.handlers.elicitation) c["elicitation"] = boost::json::object{};
+    if (o.handlers.sampling) c["sampling"] = boost::json::object{};
+    if (o.handlers.roots) c["roots"] = boost::json::object{};
+    return c;
+}
+
 // JSON built outside the coroutines (GCC 12 miscompiles string literals in braced initializers
 // inside coroutine bodies).
 boost::json::object request_object(std::int64_t id, const std::string& method, boost::json::object params) {
@@ -84,7 +106,7 @@ boost::json::object client_info(const session_options& o) {
 }
 boost::json::object initialize_params(const session_options& o) {
     return boost::json::object{
-        {"protocolVersion", legacy_version}, {"capabilities", boost::json::object{}}, {"clientInfo", client_info(o)}};
+        {"protocolVersion", legacy_version}, {"capabilities", capabilities_of(o)}, {"clientInfo", client_info(o)}};
 }
 boost::json::object call_params(const std::string& name, boost::json::object arguments, boost::json::object meta) {
     boost::json::object p{{"name", name}, {"arguments", std::move(arguments)}};
@@ -101,7 +123,7 @@ void add_meta(boost::json::object& params, const session_options& o) {
     m["io.modelcontextprotocol/protocolVersion"] = modern_version;
     m["io.modelcontextprotocol/clientInfo"] = client_info(o);
     if (!m.contains("io.modelcontextprotocol/clientCapabilities"))
-        m["io.modelcontextprotocol/clientCapabilities"] = boost::json::object{};
+        m["io.modelcontextprotocol/clientCapabilities"] = capabilities_of(o);
 }
 
 session_options with_defaults(session_options o) {
@@ -134,23 +156,58 @@ struct session::impl {
 
     impl(net::any_io_executor e, session_options o) : ex(std::move(e)), opts(std::move(o)), turn(ex) {}
 
-    // What to do with a message that is not the awaited answer.
-    std::optional<std::string> other(const detail::message& m) const {
+    const request_handler* handler_for(std::string_view method) const {
+        const auto& h = opts.handlers;
+        const request_handler* f = method == "elicitation/create"       ? &h.elicitation
+                                   : method == "sampling/createMessage" ? &h.sampling
+                                   : method == "roots/list"             ? &h.roots
+                                                                        : nullptr;
+        return f && *f ? f : nullptr;
+    }
+
+    // What to do with a message that is not the awaited answer: a notification goes to the
+    // host, a request is answered (`ping`, or by its handler), an answer to nothing is dropped.
+    net::awaitable<std::optional<std::string>> other(const detail::message& m) const {
         const auto* method = m.if_contains("method");
-        if (!method || !method->is_string()) return std::nullopt;  // an answer to nothing asked: dropped
+        if (!method || !method->is_string()) co_return std::nullopt;
+        const auto* params = m.if_contains("params");
+        static const boost::json::object none;
+        const auto& p = params && params->is_object() ? params->get_object() : none;
         if (!m.contains("id")) {
-            if (opts.on_notification) {
-                const auto* params = m.if_contains("params");
-                static const boost::json::object none;
-                opts.on_notification(std::string(method->get_string()),
-                                     params && params->is_object() ? params->get_object() : none);
-            }
-            return std::nullopt;
+            if (opts.on_notification) opts.on_notification(std::string(method->get_string()), p);
+            co_return std::nullopt;
         }
-        boost::json::object reply{{"jsonrpc", "2.0"}, {"id", m.at("id")}};
-        if (method->get_string() == "ping") reply["result"] = boost::json::object{};
-        else reply["error"] = boost::json::object{{"code", -32601}, {"message", "this client answers no requests"}};
-        return boost::json::serialize(reply);
+        if (method->get_string() == "ping") co_return reply_to(m.at("id"), boost::json::object{});
+        const auto* handler = handler_for(method->get_string());
+        if (!handler)
+            co_return refusal_to(m.at("id"), -32601,
+                                 "this client does not answer " + std::string(method->get_string()));
+        auto answer = co_await (*handler)(p);
+        if (!answer) co_return refusal_to(m.at("id"), -32603, answer.error().message);
+        co_return reply_to(m.at("id"), std::move(*answer));
+    }
+
+    // The answers to `input_required`'s requests, by key; or why not.
+    net::awaitable<outcome<boost::json::object>> answer_inputs(const boost::json::value* requests) const {
+        if (!requests || !requests->is_object() || requests->get_object().empty())
+            co_return error("MESSAGE_REFUSED", "input_required without inputRequests", "NOT_JSONRPC");
+        boost::json::object responses;
+        for (const auto& [key, request] : requests->get_object()) {
+            const auto* r = request.if_object();
+            const auto* method = r ? r->if_contains("method") : nullptr;
+            if (!method || !method->is_string())
+                co_return error("MESSAGE_REFUSED", "an input request without a method", "NOT_JSONRPC");
+            const auto* handler = handler_for(method->get_string());
+            if (!handler)
+                co_return error("INPUT_REQUIRED", "the server asks " + std::string(method->get_string()) +
+                                                      ", which no handler of this client answers");
+            const auto* params = r->if_contains("params");
+            static const boost::json::object none;
+            auto answer = co_await (*handler)(params && params->is_object() ? params->get_object() : none);
+            if (!answer) co_return answer.error();
+            responses[key] = std::move(*answer);
+        }
+        co_return responses;
     }
 
     net::awaitable<outcome<boost::json::object>> send(std::string method, boost::json::object params) {
@@ -165,7 +222,24 @@ struct session::impl {
         co_return r;
     }
 
+    // A request and, on 2026-07-28, its retries with the answers to what the server asked.
     net::awaitable<outcome<boost::json::object>> exchange(std::string method, boost::json::object params) {
+        auto r = co_await exchange_once(method, params);
+        for (std::size_t round = 0; r && modern && is_input_required(*r); ++round) {
+            if (round == opts.max_input_rounds)
+                co_return error("INPUT_REQUIRED", "the server asked again after " + std::to_string(round) + " rounds");
+            auto responses = co_await answer_inputs(r->if_contains("inputRequests"));
+            if (!responses) co_return responses.error();
+            auto retry = params;
+            retry["inputResponses"] = std::move(*responses);
+            // The request state goes back as it came: the server sealed it.
+            if (const auto* state = r->if_contains("requestState")) retry["requestState"] = *state;
+            r = co_await exchange_once(method, std::move(retry));
+        }
+        co_return r;
+    }
+
+    net::awaitable<outcome<boost::json::object>> exchange_once(const std::string& method, boost::json::object params) {
         detail::message_facts facts;
         facts.protocol_version = version;
         facts.modern = modern;
@@ -179,8 +253,8 @@ struct session::impl {
         if (modern) add_meta(params, opts);
         const auto id = next_id++;
         auto text = boost::json::serialize(request_object(id, method, std::move(params)));
-        auto answer = co_await channel->exchange(std::move(text), std::to_string(id), facts,
-                                                 [this](const detail::message& m) { return other(m); });
+        const detail::on_other_message on_other = [this](const detail::message& m) { return other(m); };
+        auto answer = co_await channel->exchange(std::move(text), std::to_string(id), facts, on_other);
         if (!answer) co_return answer.error();
         if (const auto* e = answer->if_contains("error")) {
             const auto* eo = e->if_object();
@@ -197,12 +271,9 @@ struct session::impl {
         if (!result || !result->is_object())
             co_return error("MESSAGE_REFUSED", "an answer without a result object", "NOT_JSONRPC");
         auto& r = result->get_object();
-        if (const auto* type = r.if_contains("resultType"); modern && type) {
-            if (*type == "input_required")
-                co_return error("INPUT_REQUIRED", "the server asked the client something, and no handler answers it");
-            if (*type != "complete")
-                co_return error("MESSAGE_REFUSED", "a result of a type the client did not ask for");
-        }
+        if (const auto* type = r.if_contains("resultType");
+            modern && type && *type != "complete" && *type != "input_required")
+            co_return error("MESSAGE_REFUSED", "a result of a type the client did not ask for");
         co_return std::move(r);
     }
 

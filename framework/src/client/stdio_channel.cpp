@@ -112,7 +112,7 @@ private:
             auto m = read_message(*read, opts_);
             if (!m) co_return m.error();
             if (id_text_of(*m) == id_text && !m->contains("method")) co_return std::move(*m);
-            if (auto reply = other(*m))
+            if (auto reply = co_await other(*m))
                 if (auto sent = co_await write_line(std::move(*reply)); !sent) co_return sent.error();
         }
     }

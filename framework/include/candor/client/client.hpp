@@ -19,8 +19,8 @@
 ///
 /// A session is used from one thread (or strand) and sends one request at a time: a second
 /// waits for the first. Notifications the server sends on the way go to
-/// `session_options::on_notification`. Not yet spoken: requests from the server to the client
-/// (answered `-32601` over stdio, `ping` excepted), `input_required` results (`INPUT_REQUIRED`),
+/// `session_options::on_notification`; its questions (elicitation, sampling, roots) to the
+/// handlers the host sets in `session_options::handlers`, on either revision. Not yet spoken:
 /// tasks, `x-mcp-header` parameters, OAuth and `https`.
 
 #include <boost/asio/any_io_executor.hpp>
@@ -49,8 +49,8 @@ namespace candor::client {
 ///   (`http_status` says which);
 /// - `RPC_ERROR`: the server answered with a JSON-RPC error (`rpc_code`, `message`, `data`);
 /// - `PROTOCOL_MISMATCH`: the server speaks no revision this client speaks;
-/// - `INPUT_REQUIRED`: the server asked the client something (`input_required`) and no handler
-///   answers it;
+/// - `INPUT_REQUIRED`: the server asked the client something no handler answers, or asked
+///   again past `session_options::max_input_rounds`;
 /// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet).
 struct client_error {
     client_error() = default;
@@ -93,6 +93,20 @@ enum class era {
     legacy,     ///< 2025-11-25 only: `initialize`, then a session
 };
 
+/// Answers one request from the server: its `params` in, the result object out (or an error,
+/// which the server gets as a JSON-RPC error). Must not use the session it answers for.
+using request_handler = std::function<boost::asio::awaitable<boost::system::result<boost::json::object, client_error>>(
+    const boost::json::object& params)>;
+
+/// What the host lets the server ask: each handler set declares its capability (`elicitation`,
+/// `sampling`, `roots`) and answers its method (`elicitation/create`, `sampling/createMessage`,
+/// `roots/list`) — as a request on 2025-11-25, as an `input_required` result on 2026-07-28.
+struct client_handlers {
+    request_handler elicitation{};
+    request_handler sampling{};
+    request_handler roots{};
+};
+
 struct session_options {
     /// `clientInfo`; empty: `candor-client` and the framework's version.
     std::string client_name{};
@@ -108,6 +122,10 @@ struct session_options {
     std::size_t max_nodes = 2'000'000;
     /// Notifications the server sends (progress, log messages, list changes): method, params.
     std::function<void(const std::string&, const boost::json::object&)> on_notification{};
+    /// The server's questions to the host (elicitation, sampling, roots).
+    client_handlers handlers{};
+    /// Rounds of `input_required` one request may take before it fails with `INPUT_REQUIRED`.
+    std::size_t max_input_rounds = 8;
 };
 
 /// A `tools/call` answer.
