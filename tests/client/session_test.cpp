@@ -5,6 +5,8 @@
 // The stdio servers here are shell scripts that answer what the client is known to send.
 #include "client/client_support.hpp"
 
+#include <candor/mcp/stateless.hpp>
+
 namespace candor::test {
 namespace {
 
@@ -122,7 +124,21 @@ printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsuppo
 read end
 )"),
                            {}, false);
-    EXPECT_EQ(r.error_code, "RPC_ERROR");
+    EXPECT_EQ(r.error_code, "PROTOCOL_MISMATCH");
+}
+
+TEST(Session, ARefusalThatListsTheRevisionAfterAllIsAskedAgainOnce) {
+    auto r = open_and_call(script(R"(
+read probe
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}'
+read again
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"second-time","version":"1"}}}}'
+read end
+)"),
+                           {}, false);
+    EXPECT_EQ(r.error_code, "");
+    EXPECT_EQ(r.version, "2026-07-28");
+    EXPECT_EQ(r.server_name, "second-time");
 }
 
 TEST(Session, AMessageThatIsNotStrictJsonIsRefused) {
@@ -185,6 +201,75 @@ read end
     EXPECT_EQ(r.error_code, "");
     EXPECT_EQ(r.call_text, "pong");
     EXPECT_EQ(notes, std::vector<std::string>{"notifications/message"});
+}
+
+object region_schema() {
+    return object{{"type", "object"},
+                  {"properties", object{{"region", object{{"type", "string"}, {"x-mcp-header", "Region"}}},
+                                        {"note", object{{"type", "string"}}}}},
+                  {"required", boost::json::array{"region"}}};
+}
+
+void add_routed(mcp::server& s) {
+    s.add_tool(
+         mcp::make_content_tool(mcp::tool_info("routed", "Routed by region.")
+                                    .with_action(mcp::action_class::read_only)
+                                    .with_input_schema(region_schema()),
+                                [](const object& args, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                                    mcp::content_result r;
+                                    r.content.push_back(text_block(args.at("region")));
+                                    co_return r;
+                                }))
+        .value();
+}
+
+TEST(Session, OverHttpACallMirrorsItsHeaderParametersTheServerChecks) {
+    envelope_server server(add_routed);
+    for (auto era : {cc::era::modern, cc::era::legacy}) {
+        std::string text, failure;
+        const object args{{"region", "eu west ☀"}, {"note", "not mirrored"}};
+        cc::session_options o;
+        o.protocol = era;
+        run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+            auto s = co_await cc::session::open(ex, cc::endpoint::of_url(server.url()), o);
+            if (!s) co_return;
+            // Not listed first: the session lists the tools itself to learn the annotation.
+            auto r = co_await (*s)->call_tool("routed", args);
+            if (!r) failure = r.error().code + ": " + r.error().message;
+            else text = r->raw.at("content").as_array().at(0).at("text").as_string();
+            co_await (*s)->close();
+        });
+        EXPECT_EQ(failure, "");
+        EXPECT_EQ(text, "eu west ☀");
+    }
+    EXPECT_EQ(mcp::encode_header_value("us west 1"), "us west 1");
+    EXPECT_EQ(mcp::encode_header_value(" padded"), "=?base64?IHBhZGRlZA==?=");
+    EXPECT_EQ(mcp::encode_header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+}
+
+TEST(Session, AToolWithInvalidHeaderAnnotationsIsNotCalled) {
+    cc::session_options o;
+    o.protocol = cc::era::legacy;
+    std::string listed, refused;
+    run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+        auto s = co_await cc::session::open(ex, script(R"(
+read init
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bad","version":"1"}}}'
+read initialized
+read list
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"bad","inputSchema":{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"A"}}}}]}}'
+read end
+)"),
+                                            o);
+        if (!s) co_return;
+        auto tools = co_await (*s)->list_tools();
+        if (tools) listed = std::to_string(tools->size());
+        auto r = co_await (*s)->call_tool("bad", object());
+        if (!r) refused = r.error().code;
+        co_await (*s)->close();
+    });
+    EXPECT_EQ(listed, "1");
+    EXPECT_EQ(refused, "TOOL_REFUSED");
 }
 
 }  // namespace

@@ -26,11 +26,13 @@ using outcome = boost::system::result<T, client_error>;
 /// What HTTP needs to know of a message besides its text.
 struct message_facts {
     std::string protocol_version{};  ///< MCP-Protocol-Version
-    std::string method{};            ///< Mcp-Method (modern era)
-    std::string name{};              ///< Mcp-Name (modern era), when the method has one
+    std::string method{};            ///< Mcp-Method
+    std::string name{};              ///< Mcp-Name, when the method has one
     bool modern = false;
     /// How long to wait for the answer.
     std::chrono::milliseconds timeout{30'000};
+    /// More headers (`Mcp-Param-*`), already encoded.
+    std::vector<std::pair<std::string, std::string>> headers{};
 };
 
 /// A message read from the server: parsed strictly, owning its memory.

@@ -4,6 +4,8 @@
 // connection, kept alive and opened again when the server closed it.
 #include "channel.hpp"
 
+#include <candor/mcp/stateless.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -26,28 +28,6 @@ namespace {
 namespace net = boost::asio;
 namespace http = boost::beast::http;
 using net::ip::tcp;
-
-// A header value as the transport spells it: ASCII text as it is, anything else base64 in
-// `=?base64?…?=`.
-std::string header_value(std::string_view v) {
-    const bool plain = std::all_of(v.begin(), v.end(), [](char c) { return c >= 0x20 && c < 0x7f; }) &&
-                       (v.empty() || (v.front() != ' ' && v.back() != ' '));
-    if (plain) return std::string(v);
-    static constexpr char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out = "=?base64?";
-    std::size_t i = 0;
-    for (; i + 2 < v.size(); i += 3) {
-        const unsigned n = (static_cast<unsigned char>(v[i]) << 16) | (static_cast<unsigned char>(v[i + 1]) << 8) |
-                           static_cast<unsigned char>(v[i + 2]);
-        out += {b64[n >> 18], b64[(n >> 12) & 63], b64[(n >> 6) & 63], b64[n & 63]};
-    }
-    if (i < v.size()) {
-        unsigned n = static_cast<unsigned char>(v[i]) << 16;
-        if (i + 1 < v.size()) n |= static_cast<unsigned char>(v[i + 1]) << 8;
-        out += {b64[n >> 18], b64[(n >> 12) & 63], i + 1 < v.size() ? b64[(n >> 6) & 63] : '=', '='};
-    }
-    return out + "?=";
-}
 
 class http_channel final : public channel {
 public:
@@ -174,10 +154,10 @@ private:
         req.set(http::field::content_type, "application/json");
         req.set(http::field::accept, "application/json, text/event-stream");
         if (!facts.protocol_version.empty()) req.set("MCP-Protocol-Version", facts.protocol_version);
-        if (facts.modern) {
-            req.set("Mcp-Method", header_value(facts.method));
-            if (!facts.name.empty()) req.set("Mcp-Name", header_value(facts.name));
-        }
+        // Mcp-Method and Mcp-Name on every POST (servers of the handshake revision ignore them).
+        if (!facts.method.empty()) req.set("Mcp-Method", mcp::encode_header_value(facts.method));
+        if (!facts.name.empty()) req.set("Mcp-Name", mcp::encode_header_value(facts.name));
+        for (const auto& [header, value] : facts.headers) req.set(header, value);
         if (!session_id_.empty()) req.set("Mcp-Session-Id", session_id_);
         if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
         req.body() = std::move(text);

@@ -6,6 +6,7 @@
 
 #include <candor/json/document.hpp>
 #include <candor/json/intake.hpp>
+#include <candor/mcp/stateless.hpp>
 #include <candor/mcp/version.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -14,6 +15,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <map>
 
 namespace candor::client {
 
@@ -152,9 +154,29 @@ struct session::impl {
     std::string instructions;
     std::int64_t next_id = 1;
     bool busy = false;
+    bool http = false;
+    // What tools/list said of each tool's x-mcp-header parameters (HTTP): the headers a call
+    // carries, or why the tool is not called.
+    bool tools_listed = false;
+    std::map<std::string, std::vector<mcp::header_param>, std::less<>> tool_headers;
+    std::map<std::string, std::string, std::less<>> invalid_tools;
     net::steady_timer turn{ex};  // wakes the requests waiting for theirs
 
     impl(net::any_io_executor e, session_options o) : ex(std::move(e)), opts(std::move(o)), turn(ex) {}
+
+    // A listed tool's x-mcp-header parameters, or why it may not be called.
+    void learn(const boost::json::object& tool) {
+        const auto* name = tool.if_contains("name");
+        const auto* schema = tool.if_contains("inputSchema");
+        if (!name || !name->is_string()) return;
+        const std::string n(name->get_string());
+        tool_headers.erase(n);
+        invalid_tools.erase(n);
+        if (!schema || !schema->is_object()) return;
+        auto params = mcp::header_params_of(schema->get_object());
+        if (!params) invalid_tools.emplace(n, params.error());
+        else if (!params->empty()) tool_headers.emplace(n, std::move(*params));
+    }
 
     const request_handler* handler_for(std::string_view method) const {
         const auto& h = opts.handlers;
@@ -247,6 +269,10 @@ struct session::impl {
         facts.timeout = opts.request_timeout;
         if (method == "tools/call" || method == "prompts/get") {
             if (const auto* n = params.if_contains("name"); n && n->is_string()) facts.name = n->get_string();
+            const auto* args = params.if_contains("arguments");
+            if (auto h = tool_headers.find(facts.name);
+                method == "tools/call" && h != tool_headers.end() && args && args->is_object())
+                facts.headers = mcp::param_headers(h->second, args->get_object());
         } else if (method == "resources/read") {
             if (const auto* u = params.if_contains("uri"); u && u->is_string()) facts.name = u->get_string();
         }
@@ -299,6 +325,7 @@ struct session::impl {
         take_server_facts(*r, r->if_contains("serverInfo"));
         detail::message_facts facts;
         facts.protocol_version = version;
+        facts.method = "notifications/initialized";
         facts.timeout = opts.request_timeout;
         co_return co_await channel->notify(initialized_note(), facts);
     }
@@ -314,6 +341,13 @@ struct session::impl {
             const auto full = opts.request_timeout;
             if (opts.protocol == era::automatic) opts.request_timeout = std::min(opts.probe_timeout, full);
             auto probe = co_await discover();
+            // -32022 listing 2026-07-28 after all (a version refused for a reason of the
+            // moment): the probe is asked again, once, with it.
+            if (!probe && probe.error().rpc_code == -32022) {
+                const client_error refusal = probe.error();  // error() is a copy: keep it while it is read
+                const auto* data = refusal.data.if_object();
+                if (data && lists(data->if_contains("supported"), modern_version)) probe = co_await discover();
+            }
             opts.request_timeout = full;
             if (probe) {
                 if (lists(probe->if_contains("supportedVersions"), modern_version)) {
@@ -323,8 +357,11 @@ struct session::impl {
                                                   : nullptr);
                     co_return outcome<void>{};
                 }
-                if (opts.protocol == era::modern || !lists(probe->if_contains("supportedVersions"), legacy_version))
+                const auto* versions = probe->if_contains("supportedVersions");
+                if (opts.protocol == era::modern ||
+                    (versions && versions->is_array() && !lists(versions, legacy_version)))
                     co_return error("PROTOCOL_MISMATCH", "the server supports neither 2026-07-28 nor 2025-11-25");
+                // No DiscoverResult (no supportedVersions), or one that offers 2025-11-25.
             } else {
                 const auto& e = probe.error();
                 const bool modern_refusal = e.rpc_code && is_modern_error(*e.rpc_code);
@@ -332,8 +369,9 @@ struct session::impl {
                 if (modern_refusal) {
                     // A modern server that will not speak 2026-07-28: the legacy revision only if it offers it.
                     const auto* data = e.data.if_object();
-                    if (*e.rpc_code != -32022 || !data || !lists(data->if_contains("supported"), legacy_version))
-                        co_return e;
+                    if (*e.rpc_code == -32022 && !(data && lists(data->if_contains("supported"), legacy_version)))
+                        co_return error("PROTOCOL_MISMATCH", "the server supports neither 2026-07-28 nor 2025-11-25");
+                    if (*e.rpc_code != -32022) co_return e;
                 } else if (e.code == "CONNECT_FAILED" || e.code == "SERVER_CLOSED" || e.code == "INVALID_ENDPOINT" ||
                            e.code == "MESSAGE_REFUSED") {
                     co_return e;
@@ -351,6 +389,7 @@ session::~session() = default;
 net::awaitable<outcome<std::unique_ptr<session>>> session::open(net::any_io_executor ex, endpoint where,
                                                                 session_options options) {
     auto i = std::make_unique<impl>(ex, with_defaults(std::move(options)));
+    i->http = !where.url.empty();
     auto channel = where.url.empty() ? detail::open_stdio(ex, where, i->opts) : detail::open_http(ex, where, i->opts);
     if (!channel) co_return channel.error();
     i->channel = std::move(*channel);
@@ -379,9 +418,15 @@ net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(st
         const auto* list = r->if_contains("tools");
         if (!list || !list->is_array()) co_return error("MESSAGE_REFUSED", "tools/list without a tools array");
         for (const auto& t : list->get_array())
-            if (t.is_object()) tools.push_back(t.get_object());
+            if (t.is_object()) {
+                impl_->learn(t.get_object());
+                tools.push_back(t.get_object());
+            }
         const auto* next = r->if_contains("nextCursor");
-        if (!next || !next->is_string() || next->get_string().empty()) co_return tools;
+        if (!next || !next->is_string() || next->get_string().empty()) {
+            impl_->tools_listed = true;
+            co_return tools;
+        }
         params["cursor"] = *next;
     }
     co_return error("MESSAGE_REFUSED", "tools/list goes on past " + std::to_string(max_pages) + " pages");
@@ -389,6 +434,14 @@ net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(st
 
 net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost::json::object arguments,
                                                         boost::json::object meta) {
+    // Over HTTP a call carries its x-mcp-header parameters as headers: the tools are listed once
+    // to learn them, and a tool whose annotations are invalid is not called.
+    if (impl_->http && !impl_->tools_listed)
+        if (auto listed = co_await list_tools(); !listed) co_return listed.error();
+    if (auto bad = impl_->invalid_tools.find(name); bad != impl_->invalid_tools.end())
+        co_return error(
+            "TOOL_REFUSED",
+            "the tool " + name + " is not called: its x-mcp-header annotations are invalid (" + bad->second + ")");
     auto r = co_await request("tools/call", call_params(name, std::move(arguments), std::move(meta)));
     if (!r) co_return r.error();
     tool_result out;

@@ -75,7 +75,7 @@ boost::system::result<void, registration_error> server::add_tool(std::shared_ptr
     if (!tool) return registration_error::null_handler;
     const auto& name = tool->info().name;
     if (!is_valid_tool_name(name)) return registration_error::invalid_name;
-    auto mirrored = detail::header_params_of(tool->info().input_schema);
+    auto mirrored = header_params_of(tool->info().input_schema);
     if (!mirrored) {
         core_->opts.log(log_level::error, "tool " + name + " refused: " + mirrored.error());
         return registration_error::invalid_header_annotation;
@@ -85,7 +85,7 @@ boost::system::result<void, registration_error> server::add_tool(std::shared_ptr
         if (core_->tools.count(name)) return registration_error::duplicate_name;
         if (!mirrored->empty())
             core_->tool_headers.insert_or_assign(
-                name, std::make_shared<const std::vector<detail::header_param>>(std::move(*mirrored)));
+                name, std::make_shared<const std::vector<header_param>>(std::move(*mirrored)));
         core_->tools.emplace(name, std::move(tool));
     }
     core_->notify_list_changed("notifications/tools/list_changed");

@@ -29,16 +29,6 @@
 namespace candor::mcp::detail {
 
 /// A tool parameter mirrored into an `Mcp-Param-{name}` header (`x-mcp-header`).
-struct header_param {
-    enum class kind { string, integer, boolean };
-    std::string name;               ///< the header's name part
-    std::vector<std::string> path;  ///< property names from the arguments' root
-    kind type = kind::string;
-};
-
-/// The `x-mcp-header` annotations of an input schema, or why they make the tool invalid (an
-/// annotation off a `properties` chain, on a non-primitive property, not a token, repeated).
-boost::system::result<std::vector<header_param>, std::string> header_params_of(const boost::json::object& schema);
 
 /// True for the methods of the stateless revision (`initialize`, `ping`, `logging/setLevel`,
 /// `resources/subscribe` and `resources/unsubscribe` are not among them).

@@ -132,15 +132,15 @@ const boost::json::value* value_at(const boost::json::object& arguments, const s
 }
 
 // The body value as a header carries it; nothing for a value of another type.
-std::optional<std::string> header_text(const boost::json::value& v, detail::header_param::kind k) {
+std::optional<std::string> header_text(const boost::json::value& v, header_param::kind k) {
     switch (k) {
-        case detail::header_param::kind::string:
+        case header_param::kind::string:
             if (const auto* s = v.if_string()) return std::string(*s);
             return std::nullopt;
-        case detail::header_param::kind::boolean:
+        case header_param::kind::boolean:
             if (const auto* b = v.if_bool()) return std::string(*b ? "true" : "false");
             return std::nullopt;
-        case detail::header_param::kind::integer:
+        case header_param::kind::integer:
             if (const auto* i = v.if_int64()) return std::to_string(*i);
             if (const auto* u = v.if_uint64()) return std::to_string(*u);
             if (const auto* d = v.if_double(); d && std::isfinite(*d) && *d == std::floor(*d) && std::fabs(*d) < 9.1e15)
@@ -203,28 +203,6 @@ boost::system::result<request_meta, rpc::error_object> read_request_meta(const r
     if (const auto* t = meta->if_contains(meta_key::traceparent); t && t->is_string()) m.traceparent = t->get_string();
     if (const auto* t = meta->if_contains(meta_key::tracestate); t && t->is_string()) m.tracestate = t->get_string();
     return m;
-}
-
-namespace detail {
-
-bool is_stateless_method(std::string_view method) noexcept {
-    static constexpr std::array<std::string_view, 16> methods = {"server/discover",
-                                                                 "tools/list",
-                                                                 "tools/call",
-                                                                 "resources/list",
-                                                                 "resources/templates/list",
-                                                                 "resources/read",
-                                                                 "prompts/list",
-                                                                 "prompts/get",
-                                                                 "completion/complete",
-                                                                 "subscriptions/listen",
-                                                                 "tasks/get",
-                                                                 "tasks/update",
-                                                                 "tasks/cancel",
-                                                                 "skills/list",
-                                                                 "skills/get",
-                                                                 "resources/directory/read"};
-    return std::find(methods.begin(), methods.end(), method) != methods.end();
 }
 
 boost::system::result<std::vector<header_param>, std::string> header_params_of(const boost::json::object& schema) {
@@ -303,6 +281,60 @@ boost::system::result<std::vector<header_param>, std::string> header_params_of(c
     return out;
 }
 
+std::string encode_header_value(std::string_view text) {
+    const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; }) &&
+                       (text.empty() || (text.front() != ' ' && text.back() != ' ')) &&
+                       text.substr(0, 9) != "=?base64?";
+    if (plain) return std::string(text);
+    static constexpr char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out = "=?base64?";
+    std::size_t i = 0;
+    for (; i + 2 < text.size(); i += 3) {
+        const unsigned n = (static_cast<unsigned char>(text[i]) << 16) |
+                           (static_cast<unsigned char>(text[i + 1]) << 8) | static_cast<unsigned char>(text[i + 2]);
+        out += {b64[n >> 18], b64[(n >> 12) & 63], b64[(n >> 6) & 63], b64[n & 63]};
+    }
+    if (i < text.size()) {
+        unsigned n = static_cast<unsigned char>(text[i]) << 16;
+        if (i + 1 < text.size()) n |= static_cast<unsigned char>(text[i + 1]) << 8;
+        out += {b64[n >> 18], b64[(n >> 12) & 63], i + 1 < text.size() ? b64[(n >> 6) & 63] : '=', '='};
+    }
+    return out + "?=";
+}
+
+std::vector<std::pair<std::string, std::string>> param_headers(const std::vector<header_param>& params,
+                                                               const boost::json::object& arguments) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& p : params) {
+        const auto* v = value_at(arguments, p.path);
+        if (!v || v->is_null()) continue;
+        if (auto text = header_text(*v, p.type)) out.emplace_back("Mcp-Param-" + p.name, encode_header_value(*text));
+    }
+    return out;
+}
+
+namespace detail {
+
+bool is_stateless_method(std::string_view method) noexcept {
+    static constexpr std::array<std::string_view, 16> methods = {"server/discover",
+                                                                 "tools/list",
+                                                                 "tools/call",
+                                                                 "resources/list",
+                                                                 "resources/templates/list",
+                                                                 "resources/read",
+                                                                 "prompts/list",
+                                                                 "prompts/get",
+                                                                 "completion/complete",
+                                                                 "subscriptions/listen",
+                                                                 "tasks/get",
+                                                                 "tasks/update",
+                                                                 "tasks/cancel",
+                                                                 "skills/list",
+                                                                 "skills/get",
+                                                                 "resources/directory/read"};
+    return std::find(methods.begin(), methods.end(), method) != methods.end();
+}
+
 }  // namespace detail
 
 std::optional<request_refusal> server::preflight(const rpc::request& req, const header_lookup* headers) const {
@@ -368,7 +400,7 @@ std::optional<request_refusal> detail::preflight(const server_core& core, const 
     const auto* name = detail::string_param(req.params, "name");
     if (!name) return std::nullopt;  // the method answers -32602 itself
     std::shared_ptr<tool_handler> tool;
-    std::shared_ptr<const std::vector<detail::header_param>> mirrored;
+    std::shared_ptr<const std::vector<header_param>> mirrored;
     {
         std::lock_guard lock(core.mu);
         if (auto it = core.tools.find(std::string_view(*name)); it != core.tools.end()) tool = it->second;
@@ -412,7 +444,7 @@ std::optional<request_refusal> detail::preflight(const server_core& core, const 
         if (!decoded) return request_refusal{400, header_mismatch("the " + header + " header value is malformed")};
         auto body = header_text(*v, p.type);
         const bool same =
-            body && (p.type == detail::header_param::kind::integer ? same_integer(*decoded, *body) : *decoded == *body);
+            body && (p.type == header_param::kind::integer ? same_integer(*decoded, *body) : *decoded == *body);
         if (!same)
             return request_refusal{400,
                                    header_mismatch(header + " header value does not match the argument it mirrors")};

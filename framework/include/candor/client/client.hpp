@@ -20,8 +20,9 @@
 /// A session is used from one thread (or strand) and sends one request at a time: a second
 /// waits for the first. Notifications the server sends on the way go to
 /// `session_options::on_notification`; its questions (elicitation, sampling, roots) to the
-/// handlers the host sets in `session_options::handlers`, on either revision. Not yet spoken:
-/// tasks, `x-mcp-header` parameters, OAuth and `https`.
+/// handlers the host sets in `session_options::handlers`, on either revision. Over HTTP a call
+/// carries its `x-mcp-header` parameters as `Mcp-Param-*` headers (the tools are listed once to
+/// learn them). Not yet spoken: tasks, OAuth and `https`.
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -51,7 +52,8 @@ namespace candor::client {
 /// - `PROTOCOL_MISMATCH`: the server speaks no revision this client speaks;
 /// - `INPUT_REQUIRED`: the server asked the client something no handler answers, or asked
 ///   again past `session_options::max_input_rounds`;
-/// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet).
+/// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet);
+/// - `TOOL_REFUSED`: a tool whose `x-mcp-header` annotations are invalid is not called.
 struct client_error {
     client_error() = default;
     std::string code{};

@@ -21,6 +21,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace candor::mcp {
 
@@ -85,5 +87,28 @@ struct request_meta {
 /// `protocolVersion`, an object `clientCapabilities`, an optional object `clientInfo`, an
 /// optional known `logLevel`. @return the fields, or the `-32602` error to answer
 boost::system::result<request_meta, jsonrpc::error_object> read_request_meta(const jsonrpc::request& req);
+
+/// A tool parameter that HTTP clients mirror into an `Mcp-Param-<name>` header (`x-mcp-header`
+/// in the tool's input schema), so that a proxy can route on it without reading the body.
+struct header_param {
+    enum class kind { string, integer, boolean };
+    std::string name;               ///< the header's name part
+    std::vector<std::string> path;  ///< property names from the arguments' root
+    kind type = kind::string;
+};
+
+/// The `x-mcp-header` annotations of an input schema, or why they make the tool invalid (an
+/// annotation off a `properties` chain, on a non-primitive property, not a token, repeated).
+/// Servers refuse such a tool; clients do not call it.
+boost::system::result<std::vector<header_param>, std::string> header_params_of(const boost::json::object& schema);
+
+/// A header value as the transport writes it: visible ASCII (spaces inside) as it is, anything
+/// else (non-ASCII, control characters, leading or trailing whitespace) as `=?base64?…?=`.
+std::string encode_header_value(std::string_view text);
+
+/// The `Mcp-Param-*` headers a call with `arguments` carries: one per annotated parameter whose
+/// value is present, not null and of its type (a string, an integer, a boolean), encoded.
+std::vector<std::pair<std::string, std::string>> param_headers(const std::vector<header_param>& params,
+                                                               const boost::json::object& arguments);
 
 }  // namespace candor::mcp
