@@ -7,6 +7,11 @@
 
 #include <candor/mcp/stateless.hpp>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <algorithm>
+
 namespace candor::test {
 namespace {
 
@@ -71,6 +76,31 @@ TEST(Session, OverHttpTheProbeFindsTheModernRevisionAndEitherEraCanBeAskedFor) {
     EXPECT_EQ(old.version, "2025-11-25");
     EXPECT_EQ(old.server_name, "envelopes");
     EXPECT_EQ(old.call_text, "hi");
+}
+
+TEST(Session, TwoRequestsAtOnceTakeTurnsAndBothAreAnswered) {
+    envelope_server server(add_echo);
+    std::vector<std::string> texts;
+    const object first{{"text", "one"}}, second{{"text", "two"}};
+    run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+        auto s = co_await cc::session::open(ex, cc::endpoint::of_url(server.url()), cc::session_options());
+        if (!s) co_return;
+        auto& session = **s;
+        net::steady_timer both(ex, std::chrono::steady_clock::time_point::max());
+        int done = 0;
+        auto one = [&](object args) -> net::awaitable<void> {
+            auto r = co_await session.call_tool("echo", std::move(args));
+            texts.push_back(r ? std::string(r->raw.at("content").as_array().at(0).at("text").as_string())
+                              : r.error().code);
+            if (++done == 2) both.cancel();
+        };
+        net::co_spawn(ex, one(first), net::detached);
+        net::co_spawn(ex, one(second), net::detached);
+        while (done < 2) co_await both.async_wait(net::as_tuple(net::use_awaitable));
+        co_await session.close();
+    });
+    std::sort(texts.begin(), texts.end());
+    EXPECT_EQ(texts, (std::vector<std::string>{"one", "two"}));
 }
 
 TEST(Session, AnEndpointItCannotUseIsRefusedAtOnce) {

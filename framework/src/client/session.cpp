@@ -162,7 +162,9 @@ struct session::impl {
     std::map<std::string, std::string, std::less<>> invalid_tools;
     net::steady_timer turn{ex};  // wakes the requests waiting for theirs
 
-    impl(net::any_io_executor e, session_options o) : ex(std::move(e)), opts(std::move(o)), turn(ex) {}
+    impl(net::any_io_executor e, session_options o) : ex(std::move(e)), opts(std::move(o)), turn(ex) {
+        turn.expires_at(std::chrono::steady_clock::time_point::max());
+    }
 
     // A listed tool's x-mcp-header parameters, or why it may not be called.
     void learn(const boost::json::object& tool) {
@@ -233,10 +235,9 @@ struct session::impl {
     }
 
     net::awaitable<outcome<boost::json::object>> send(std::string method, boost::json::object params) {
-        while (busy) {
-            turn.expires_at(std::chrono::steady_clock::time_point::max());
-            co_await turn.async_wait(net::as_tuple(net::use_awaitable));
-        }
+        // The timer never expires: cancel() wakes every waiter, one takes the turn, the others
+        // wait again (resetting its expiry here would cancel the others' waits, again and again).
+        while (busy) co_await turn.async_wait(net::as_tuple(net::use_awaitable));
         busy = true;
         auto r = co_await exchange(std::move(method), std::move(params));
         busy = false;
