@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // The client the official MCP conformance suite drives (`conformance client --command`): the
 // suite starts a scenario server, then runs this program with the server's URL as the last
 // argument and the scenario's name in MCP_CONFORMANCE_SCENARIO (its context, when it has one,

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // helpdesk-agent: a scripted agent session with the helpdesk on candor::client — what an agent
 // sees when it pages through tickets, inventories service accounts and archives some, repairs
 // an order draft, searches three sources at once, reads results cut to their budget, and walks

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // The server's questions reach the host's handlers on both revisions: as input_required results
 // answered by a retry with the sealed state echoed (2026-07-28), as requests answered on the
 // side while the stream that asked stays open (2025-11-25 over HTTP) or on the pipe (stdio).

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // Sessions: the revision agreed with the server (probe, fallback, either era on demand) over
 // HTTP and stdio, and every server message read strictly — a duplicate key, a line past the
 // limit, silence and a server that exits are errors with their codes, never a crash or a hang.

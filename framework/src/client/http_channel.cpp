@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // Streamable HTTP: each message is a POST to the MCP endpoint; the answer comes back as one
 // JSON body or as an event stream whose events are messages, the answer among them. One
 // connection, kept alive and opened again when the server closed it.

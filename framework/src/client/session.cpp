@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // A session with one server: the revision agreed (a `server/discover` probe, with the fallback
 // to `initialize` the specification describes), requests numbered and matched to their
 // answers, one at a time, and every answer read before it is believed.

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // Envelopes read on the client's side, and walks that follow them: complete only when the
 // server said so of the last page and nothing on the way said otherwise.
 #include <candor/client/walk.hpp>

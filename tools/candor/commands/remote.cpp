@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
+// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
+// own operator new and delete): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 // candor call, walk and tools: an operator's way into any MCP server (a command started over
 // stdio, or a Streamable HTTP URL), reading its results as completeness envelopes.
 #include "commands/remote.hpp"
