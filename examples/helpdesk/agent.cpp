@@ -109,14 +109,15 @@ std::string shortened(const value& v) {
     return s.size() > 16 ? s.substr(0, 16) + "…" : s;
 }
 
-// An entry without its message (the codes and details are what an agent routes on).
-array codes_of(const value& entries) {
+// Entries with their codes and details (what an agent routes on); reasons and warnings without
+// their messages, errors with them.
+array codes_of(const value& entries, bool keep_messages = false) {
     array out;
     if (!entries.is_array()) return out;
     for (const auto& e : entries.as_array()) {
         if (!e.is_object()) continue;
         object o = e.as_object();
-        o.erase("message");
+        if (!keep_messages) o.erase("message");
         if (o.contains("plan_token")) o["plan_token"] = shortened(o["plan_token"]);
         out.push_back(std::move(o));
     }
@@ -137,7 +138,7 @@ void show(const std::string& label, const value& args, const value& env, object 
         summary["incomplete_reasons"] = codes_of(*r);
     if (const auto* w = e->if_contains("warnings"); w && w->is_array() && !w->as_array().empty())
         summary["warnings"] = codes_of(*w);
-    if (const auto* x = e->if_contains("errors"); x && x->is_array()) summary["errors"] = codes_of(*x);
+    if (const auto* x = e->if_contains("errors"); x && x->is_array()) summary["errors"] = codes_of(*x, true);
     for (auto& [k, v] : extra) summary[k] = v;
     if (const auto* c = e->if_contains("continuation"); c && c->is_object()) {
         object cont = c->as_object();
@@ -237,6 +238,14 @@ void session(const options& o) {
          {{"data", env.at("data")}});
     env = admin.call("archive_service_accounts", approved);
     show("admin: archive_service_accounts (the same plan_token again)", shown_approved, env);
+    // svc-007 once more, approved: it is checked again when it is archived, and skipped.
+    auto once_more = object{{"ids", array{"svc-007"}}, {"snapshot_token", token}};
+    env = admin.call("archive_service_accounts", once_more);
+    once_more["plan_token"] = env.at("errors").at(0).at("plan_token");
+    env = admin.call("archive_service_accounts", once_more);
+    show("admin: archive_service_accounts (svc-007 again, approved)",
+         parse(R"({"ids": ["svc-007"], "snapshot_token": "<admin's token>", "plan_token": "<its plan's token>"})"), env,
+         {{"data", env.at("data")}});
 
     auto order = parse(R"({"customer_id": "cust-3", "currency": "USD", "delivery_date": "2099-12-01", "discount": 0,
                            "total": 8, "lines": [{"sku": "SKU-003", "quantity": 2, "unit_price": 4}]})");
