@@ -57,6 +57,9 @@ public:
 /// The intake limits of every text from the server.
 json::limits limits_of(const session_options& o);
 
+/// A JSON text from the server (a message, or a tool's content), read under the session's limits.
+outcome<boost::json::value> read_json(std::string_view text, const session_options& o);
+
 /// One message text from the server, read under the session's limits: a JSON object with
 /// `"jsonrpc": "2.0"`.
 outcome<message> read_message(std::string_view text, const session_options& o);

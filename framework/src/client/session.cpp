@@ -42,18 +42,23 @@ json::limits limits_of(const session_options& o) {
     return lim;
 }
 
-outcome<message> read_message(std::string_view text, const session_options& o) {
+outcome<boost::json::value> read_json(std::string_view text, const session_options& o) {
     auto doc = json::parse(text, limits_of(o));
     if (!doc)
         return error("MESSAGE_REFUSED",
-                     "a message from the server is not strict JSON within the limits: " + doc.error().message,
+                     "a text from the server is not strict JSON within the limits: " + doc.error().message,
                      std::string(json::to_string(doc.error().code)));
-    const auto& root = doc->root();
-    const auto* o_ = root.if_object();
-    const auto* version = o_ ? o_->if_contains("jsonrpc") : nullptr;
+    return json::detach(doc->root());
+}
+
+outcome<message> read_message(std::string_view text, const session_options& o) {
+    auto v = read_json(text, o);
+    if (!v) return v.error();
+    auto* m = v->if_object();
+    const auto* version = m ? m->if_contains("jsonrpc") : nullptr;
     if (!version || !version->is_string() || version->get_string() != "2.0")
         return error("MESSAGE_REFUSED", "a message from the server is not a JSON-RPC 2.0 object", "NOT_JSONRPC");
-    return json::detach(root).as_object();
+    return std::move(*m);
 }
 
 std::string id_text_of(const message& m) {
@@ -71,13 +76,6 @@ using detail::outcome;
 
 constexpr std::string_view modern_version = "2026-07-28";
 constexpr std::string_view legacy_version = "2025-11-25";
-
-// A JSON text the server sent inside a message (a tool's content), under the same limits.
-outcome<boost::json::value> read_json(std::string_view text, const session_options& o) {
-    auto doc = json::parse(text, detail::limits_of(o));
-    if (!doc) return error("MESSAGE_REFUSED", doc.error().message, std::string(json::to_string(doc.error().code)));
-    return json::detach(doc->root());
-}
 
 std::string reply_to(const boost::json::value& id, boost::json::object result) {
     return boost::json::serialize(boost::json::object{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
@@ -459,7 +457,7 @@ net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost:
         const auto& first = content->get_array().front();
         const auto* text = first.is_object() ? first.get_object().if_contains("text") : nullptr;
         if (text && text->is_string())
-            if (auto m = read_json(text->get_string(), impl_->opts)) out.structured = std::move(*m);
+            if (auto m = detail::read_json(text->get_string(), impl_->opts)) out.structured = std::move(*m);
     }
     out.raw = std::move(*r);
     co_return out;

@@ -149,6 +149,7 @@ boost::asio::awaitable<walk_result> collect(session& s, std::string tool, boost:
         arguments["cursor"] = page.next_cursor;
     }
     out.next = out.complete ? agent::decision::proceed : agent::decide(last, agent::intent::report);
+    // A last page that said complete after a gap on the way: the page would do, the walk does not.
     if (!out.complete && out.next == agent::decision::proceed) out.next = agent::decision::refuse_or_request_review;
     co_return out;
 }

@@ -25,8 +25,6 @@ bool is_digest(std::string_view d) {
                        [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // The skill's root: its SKILL.md URI without `/SKILL.md`, when that leaves `scheme://x…`.
 std::optional<std::string_view> root_of(std::string_view uri) {
     if (uri.size() <= skill_md.size() || uri.substr(uri.size() - skill_md.size()) != skill_md) return std::nullopt;
@@ -52,7 +50,7 @@ bool well_formed(const skill_entry& s) {
     bool has_skill_md = false;
     const std::string inside = std::string(*root) + "/";
     for (const auto& f : s.files) {
-        if (!is_valid_resource_uri(f.info.uri) || !starts_with(f.info.uri, inside) || f.info.name.empty() ||
+        if (!is_valid_resource_uri(f.info.uri) || !f.info.uri.starts_with(inside) || f.info.name.empty() ||
             !is_digest(f.digest) || f.contents.uri != f.info.uri || !seen.insert(f.info.uri).second)
             return false;
         if (f.info.uri == s.uri) has_skill_md = true;
@@ -116,7 +114,7 @@ void request_dispatcher::on_directory_read(const rpc::request& req) {
     std::optional<std::string> after;
     if (cursor) {
         after = open_cursor("directory", *cursor);
-        if (!after || !starts_with(*after, inside))
+        if (!after || !after->starts_with(inside))
             return c_.send_error(
                 req.id, detail::invalid_params("invalid cursor: pass a nextCursor from an earlier read of " + dir));
     }
@@ -128,16 +126,16 @@ void request_dispatcher::on_directory_read(const rpc::request& req) {
         const auto& files = c_.core->skill_files;
         if (c_.core->skills.empty()) return c_.send_error(req.id, no_skills(req));
         auto it = files.lower_bound(std::string_view(inside));
-        if (it == files.end() || !starts_with(it->first, inside) || dir.find("://") == std::string::npos)
+        if (it == files.end() || !it->first.starts_with(inside) || dir.find("://") == std::string::npos)
             return c_.send_error(req.id, detail::invalid_params(dir + " is not a directory resource"));
         if (after) {
             // Past the last child sent, and past everything under it when it was a directory.
             it = files.upper_bound(std::string_view(*after));
             const std::string under = *after + "/";
-            while (it != files.end() && starts_with(it->first, under)) ++it;
+            while (it != files.end() && it->first.starts_with(under)) ++it;
         }
         std::string last_directory;
-        for (; it != files.end() && starts_with(it->first, inside); ++it) {
+        for (; it != files.end() && it->first.starts_with(inside); ++it) {
             const std::string_view rest = std::string_view(it->first).substr(inside.size());
             const auto slash = rest.find('/');
             if (slash != std::string_view::npos && rest.substr(0, slash) == last_directory) continue;
@@ -182,7 +180,7 @@ boost::system::result<void, registration_error> server::add_skill(skill_entry sk
             // A URI is a file or a directory, never both.
             const std::string under = uri + "/";
             if (auto below = files.lower_bound(std::string_view(under));
-                below != files.end() && starts_with(below->first, under))
+                below != files.end() && below->first.starts_with(under))
                 return registration_error::duplicate_name;
             for (auto slash = uri.rfind('/'); slash != std::string::npos && slash > uri.find("://") + 2;
                  slash = uri.rfind('/', slash - 1))
