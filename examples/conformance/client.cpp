@@ -9,10 +9,14 @@
 // argument and the scenario's name in MCP_CONFORMANCE_SCENARIO (its context, when it has one,
 // in MCP_CONFORMANCE_CONTEXT). The client does what an agent would: it agrees on a revision,
 // lists the tools, makes the calls the scenario is about, and answers the server's questions
-// (an elicitation is accepted with the defaults of its form).
+// (an elicitation is accepted with the defaults of its form). A server that wants OAuth is
+// authorized against; the browser is played headlessly (the authorization server's redirect is
+// read, not followed), with pre-registered credentials from the scenario's context.
 //
 //     MCP_CONFORMANCE_SCENARIO=tools_call conformance-client http://127.0.0.1:PORT/mcp
 #include <candor/client/client.hpp>
+#include <candor/client/oauth.hpp>
+#include <candor/http/auth/fetch.hpp>
 #include <candor/json/intake.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -60,6 +64,36 @@ std::string first(const object& result, const char* list, const char* key) {
 
 object with(const char* key, const std::string& value) { return object{{key, value}}; }
 
+// The browser, headless: the authorization server answers the authorization request with a
+// redirect at once (the suite's servers consent for the user); where it points is the answer.
+net::awaitable<boost::system::result<std::string, cc::client_error>> follow(std::string url) {
+    static const auto browser = *candor::auth::fetcher::create();
+    auto r = co_await browser->get(std::move(url));
+    if (r && r->status / 100 == 3 && !r->location.empty()) co_return r->location;
+    cc::client_error e;
+    e.code = "AUTHORIZATION_DECLINED";
+    e.message = r ? "the authorization server answered HTTP " + std::to_string(r->status) + " without a redirect"
+                  : std::string(candor::auth::to_string(r.error()));
+    co_return e;
+}
+
+std::shared_ptr<cc::oauth_client> oauth_for(const object& context) {
+    cc::oauth_options o;
+    o.authorize = follow;
+    o.redirect_uri = "http://localhost:3000/callback";
+    o.client_name = "candor-conformance-client";
+    // The suite's authorization servers take this URL as the client's metadata document.
+    o.client_metadata_url = "https://conformance-test.local/client-metadata.json";
+    const auto text = [&](const char* key) {
+        const auto* v = context.if_contains(key);
+        return v && v->is_string() ? std::string(v->as_string()) : std::string();
+    };
+    if (!text("client_id").empty() && !text("issuer").empty())
+        o.preregistered.push_back(cc::preregistered_client{text("issuer"), text("client_id"), text("client_secret")});
+    auto client = cc::oauth_client::create(std::move(o));
+    return client ? *client : nullptr;
+}
+
 void report(const std::string& what, const cc::client_error& e) {
     std::cerr << "conformance-client: " << what << ": " << e.code << ": " << e.message << "\n";
 }
@@ -75,7 +109,10 @@ net::awaitable<int> run(net::any_io_executor ex, std::string url, std::string sc
         [](const object& params) -> net::awaitable<boost::system::result<object, cc::client_error>> {
         co_return accepted_with_defaults(params);
     };
-    auto opened = co_await cc::session::open(ex, cc::endpoint::of_url(url), o);
+    auto where = cc::endpoint::of_url(url);
+    const bool authorizing = scenario.rfind("auth/", 0) == 0;
+    if (authorizing) where.oauth = oauth_for(context);
+    auto opened = co_await cc::session::open(ex, std::move(where), o);
     if (!opened) {
         report("no session", opened.error());
         co_return 1;
@@ -103,8 +140,9 @@ net::awaitable<int> run(net::any_io_executor ex, std::string url, std::string sc
         }
     } else if (scenario == "tools_call") {
         co_await call("add_numbers", numbers());
-    } else if (tools && (scenario == "sep-2322-client-request-state" || scenario == "http-invalid-tool-headers" ||
-                         scenario == "elicitation-sep1034-client-defaults" || scenario == "http-standard-headers")) {
+    } else if (tools &&
+               (authorizing || scenario == "sep-2322-client-request-state" || scenario == "http-invalid-tool-headers" ||
+                scenario == "elicitation-sep1034-client-defaults" || scenario == "http-standard-headers")) {
         for (const auto& t : *tools) {
             std::string tool(t.at("name").as_string());
             object none;

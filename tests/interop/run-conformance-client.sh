@@ -3,9 +3,9 @@
 # Runs the official MCP conformance suite's client scenarios (@modelcontextprotocol/conformance)
 # against Candor's conformance client, for one protocol revision's frozen requirement set.
 # Usage: run-conformance-client.sh CLIENT_BINARY REQUIREMENTS   (2025-11-25 or 2026-07-28)
-# Every scenario the set requires of a client runs except the OAuth ones (auth/*: the client
-# speaks no OAuth yet), each on its own; the script prints each scenario's checks and the count
-# of the set's required scenarios that pass. Strict: it fails when a scenario listed in
+# Every scenario the set requires of a client runs, the OAuth ones (auth/*) included, each on its
+# own; the script prints each scenario's checks and the count of the set's required scenarios
+# that pass. Strict: it fails when a scenario listed in
 # conformance-client-passing-REQUIREMENTS.txt does not pass every check (a ratchet: what passes
 # today cannot regress). Newly passing scenarios are reported.
 set -euo pipefail
@@ -25,7 +25,6 @@ trap 'rm -rf "$work"' EXIT
 passed=0
 result=0
 for name in "${required[@]}"; do
-  case "$name" in auth/*) continue ;; esac
   # A scenario not passing yet gets 10 s, not the suite's 30: it often waits for what the client
   # does not do yet.
   timeout=30000
@@ -54,5 +53,5 @@ for name in "${required[@]}"; do
   fi
 done
 echo
-echo "client conformance $requirements: $passed of ${#required[@]} required scenarios pass (auth/* not run: no OAuth client yet)"
+echo "client conformance $requirements: $passed of ${#required[@]} required scenarios pass"
 exit $result

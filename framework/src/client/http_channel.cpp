@@ -9,6 +9,7 @@
 // connection, kept alive and opened again when the server closed it.
 #include "channel.hpp"
 
+#include <candor/client/oauth.hpp>
 #include <candor/mcp/stateless.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -36,14 +37,16 @@ using net::ip::tcp;
 
 class http_channel final : public channel {
 public:
-    http_channel(net::any_io_executor ex, std::string host, std::string port, std::string target, std::string token,
-                 const session_options& o)
+    http_channel(net::any_io_executor ex, std::string host, std::string port, std::string target, std::string url,
+                 std::string token, std::shared_ptr<oauth_client> oauth, const session_options& o)
         : ex_(ex),
           stream_(ex),
           host_(std::move(host)),
           port_(std::move(port)),
           target_(std::move(target)),
+          url_(std::move(url)),
           token_(std::move(token)),
+          oauth_(std::move(oauth)),
           opts_(o) {}
 
     net::awaitable<outcome<message>> exchange(std::string text, std::string id_text, const message_facts& facts,
@@ -83,6 +86,16 @@ public:
         stream_.expires_after(facts.timeout);
         auto [ec, n] = co_await http::async_read(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
         if (ec) co_return finish(read_error(ec, facts.timeout));
+        const auto status = parser.get().result_int();
+        if (status == 401 || status == 403) {
+            // A refusal OAuth did not (or could not) answer: no JSON-RPC message to read.
+            auto e = error("UNAUTHORIZED", "HTTP " + std::to_string(status) +
+                                               (oauth_ ? " after authorization" : ": the server wants authorization"));
+            for (const auto& [k, v] : bearer_challenge(parser.get()[http::field::www_authenticate]))
+                if (k == "error") e.detail = v;
+            e.http_status = static_cast<int>(status);
+            co_return finish(std::move(e), parser);
+        }
         if (type.rfind("application/json", 0) == 0 && !parser.get().body().empty()) {
             auto m = read_message(parser.get().body(), opts_);
             if (!m) co_return finish(m.error());
@@ -112,7 +125,7 @@ public:
             http::request<http::string_body> req{http::verb::delete_, target_, 11};
             req.set(http::field::host, host_header());
             req.set("Mcp-Session-Id", session_id_);
-            if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+            if (auto t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
             (void)co_await send(std::move(req), opts_.request_timeout);
             session_id_.clear();
         }
@@ -164,7 +177,7 @@ private:
         if (!facts.name.empty()) req.set("Mcp-Name", mcp::encode_header_value(facts.name));
         for (const auto& [header, value] : facts.headers) req.set(header, value);
         if (!session_id_.empty()) req.set("Mcp-Session-Id", session_id_);
-        if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+        if (auto t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
         req.body() = std::move(text);
         req.prepare_payload();
         return req;
@@ -191,10 +204,28 @@ private:
         return error("SERVER_CLOSED", "the connection failed: " + ec.message());
     }
 
+    // The token requests carry: OAuth's once it has one, else the endpoint's.
+    std::string bearer() const {
+        if (oauth_ && !oauth_->access_token().empty()) return oauth_->access_token();
+        return token_;
+    }
+
+    // Whether a response's head is a challenge OAuth answers: 401, or 403 insufficient_scope.
+    bool challenge(const parser_type& parser) const {
+        const auto status = parser.get().result_int();
+        if (!oauth_ || (status != 401 && status != 403)) return false;
+        if (status == 401) return true;
+        for (const auto& [k, v] : bearer_challenge(parser.get()[http::field::www_authenticate]))
+            if (k == "error" && v == "insufficient_scope") return true;
+        return false;
+    }
+
     // Sends `req` and reads the response's head, on the kept connection or (when the server
-    // closed it, which shows at the first write or read) on a new one, once.
+    // closed it, which shows at the first write or read) on a new one, once. A challenge is
+    // answered by OAuth and the request sent again with the new token, up to the limit.
     net::awaitable<outcome<std::unique_ptr<parser_type>>> open(http::request<http::string_body> req,
                                                                std::chrono::milliseconds timeout) {
+        std::size_t authorizations = 0;
         for (int attempt = 0; attempt < 2; ++attempt) {
             const bool fresh = !stream_.socket().is_open();
             if (fresh)
@@ -209,6 +240,31 @@ private:
                 std::tie(rec, std::ignore) =
                     co_await http::async_read_header(stream_, buffer_, *parser, net::as_tuple(net::use_awaitable));
             const auto ec = wec ? wec : rec;
+            if (!ec && challenge(*parser)) {
+                const auto status = parser->get().result_int();
+                const std::string www(parser->get()[http::field::www_authenticate]);
+                stream_.expires_after(timeout);
+                auto [bec, bn] =
+                    co_await http::async_read(stream_, buffer_, *parser, net::as_tuple(net::use_awaitable));
+                if (bec || !parser->get().keep_alive()) {
+                    stream_.close();
+                    buffer_.clear();
+                }
+                if (authorizations == oauth_->options().max_authorizations) {
+                    auto e =
+                        error("AUTHORIZATION_FAILED",
+                              "the server still refuses after " + std::to_string(authorizations) + " authorizations",
+                              "AUTHORIZATION_LIMIT");
+                    e.http_status = static_cast<int>(status);
+                    co_return e;
+                }
+                ++authorizations;
+                auto token = co_await oauth_->authorize_for(url_, status, www);
+                if (!token) co_return token.error();
+                req.set(http::field::authorization, "Bearer " + *token);
+                attempt = -1;  // the request again, as new
+                continue;
+            }
             if (!ec) {
                 if (auto id = parser->get().find("Mcp-Session-Id"); id != parser->get().end())
                     session_id_ = std::string(id->value());
@@ -238,7 +294,7 @@ private:
     // A reply to the server's request, sent while the stream that asked stays open: on a
     // connection of its own.
     net::awaitable<outcome<void>> post_aside(std::string reply, const message_facts& facts) {
-        http_channel aside(ex_, host_, port_, target_, token_, opts_);
+        http_channel aside(ex_, host_, port_, target_, url_, token_, oauth_, opts_);
         aside.session_id_ = session_id_;
         auto r = co_await aside.send(aside.make_post(std::move(reply), facts), facts.timeout);
         co_await aside.close_quietly();
@@ -271,7 +327,8 @@ private:
     net::any_io_executor ex_;
     boost::beast::tcp_stream stream_;
     boost::beast::flat_buffer buffer_;
-    std::string host_, port_, target_, token_;
+    std::string host_, port_, target_, url_, token_;
+    std::shared_ptr<oauth_client> oauth_;
     session_options opts_;
     std::string session_id_;
 };
@@ -291,8 +348,8 @@ outcome<std::unique_ptr<channel>> open_http(net::any_io_executor ex, const endpo
     std::string host(url->host());
     if (url->host_type() == boost::urls::host_type::ipv6) host = std::string(url->encoded_host_address());
     const std::string port = url->has_port() ? std::string(url->port()) : "80";
-    return std::unique_ptr<channel>(
-        std::make_unique<http_channel>(ex, std::move(host), port, std::move(target), where.bearer_token, o));
+    return std::unique_ptr<channel>(std::make_unique<http_channel>(ex, std::move(host), port, std::move(target),
+                                                                   where.url, where.bearer_token, where.oauth, o));
 }
 
 }  // namespace candor::client::detail

@@ -377,7 +377,8 @@ struct session::impl {
                         co_return error("PROTOCOL_MISMATCH", "the server supports neither 2026-07-28 nor 2025-11-25");
                     if (*e.rpc_code != -32022) co_return e;
                 } else if (e.code == "CONNECT_FAILED" || e.code == "SERVER_CLOSED" || e.code == "INVALID_ENDPOINT" ||
-                           e.code == "MESSAGE_REFUSED") {
+                           e.code == "MESSAGE_REFUSED" || e.code == "UNAUTHORIZED" ||
+                           e.code == "AUTHORIZATION_FAILED") {
                     co_return e;
                 }
                 // Any other error, or none within the probe's time: a legacy server.

@@ -22,7 +22,9 @@
 /// `session_options::on_notification`; its questions (elicitation, sampling, roots) to the
 /// handlers the host sets in `session_options::handlers`, on either revision. Over HTTP a call
 /// carries its `x-mcp-header` parameters as `Mcp-Param-*` headers (the tools are listed once to
-/// learn them). Not yet spoken: tasks, OAuth and `https`.
+/// learn them). A server that wants OAuth is authorized against when the endpoint carries an
+/// `oauth_client` (candor/client/oauth.hpp). Not yet spoken: tasks and `https` to the MCP
+/// endpoint itself (the OAuth side requests speak it).
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -53,7 +55,12 @@ namespace candor::client {
 /// - `INPUT_REQUIRED`: the server asked the client something no handler answers, or asked
 ///   again past `session_options::max_input_rounds`;
 /// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet);
-/// - `TOOL_REFUSED`: a tool whose `x-mcp-header` annotations are invalid is not called.
+/// - `TOOL_REFUSED`: a tool whose `x-mcp-header` annotations are invalid is not called;
+/// - `UNAUTHORIZED`: the server answered 401 or 403 and the endpoint has no `oauth_client`
+///   (`http_status`; `detail` is the challenge's `error`, if any);
+/// - `AUTHORIZATION_FAILED`: OAuth did not bring a token the server took (`detail` says why:
+///   `RESOURCE_MISMATCH`, `ISSUER_MISMATCH`, `ISS_MISMATCH`, `AUTHORIZATION_LIMIT`, …;
+///   docs/codes.md lists them).
 struct client_error {
     client_error() = default;
     std::string code{};
@@ -64,12 +71,17 @@ struct client_error {
     boost::json::value data{};
 };
 
+class oauth_client;
+
 /// Where the server is: a command to start (stdio) or an `http://` URL (Streamable HTTP).
 struct endpoint {
     std::vector<std::string> command{};  ///< argv; argv[0] is looked up in PATH
     std::string url{};
     /// Sent as `Authorization: Bearer …` over HTTP.
     std::string bearer_token{};
+    /// Over HTTP: authorize with OAuth when the server asks (401, or 403 `insufficient_scope`);
+    /// its token then replaces `bearer_token`.
+    std::shared_ptr<oauth_client> oauth{};
     /// The started process's standard error goes to /dev/null instead of this process's.
     bool discard_stderr = false;
     /// `NAME=value` entries set for the started process, over this process's environment.

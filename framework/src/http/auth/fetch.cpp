@@ -80,7 +80,7 @@ struct fetcher::impl {
 
     // One exchange, on its own strand: the deadline's handler and the exchange never run at
     // once, so the deadline can cancel the resolver and close the stream safely.
-    net::awaitable<boost::system::result<fetch_response, fetch_error>> exchange(target t) const {
+    net::awaitable<boost::system::result<fetch_response, fetch_error>> exchange(target t, fetch_request rq) const {
         auto ex = co_await net::this_coro::executor;
         auto s = std::make_shared<exchange_state>(ex, tls, t.tls);
         net::steady_timer deadline(ex);
@@ -112,11 +112,18 @@ struct fetcher::impl {
             if (hec) co_return failed(fetch_error::tls_failed);
         }
 
-        http::request<http::empty_body> req{http::verb::get, t.path, 11};
+        const bool post = rq.verb == fetch_request::method::post;
+        http::request<http::string_body> req{post ? http::verb::post : http::verb::get, t.path, 11};
         req.set(http::field::host, t.authority);
         req.set(http::field::user_agent, "candor");
         req.set(http::field::accept, "application/json");
         req.set(http::field::connection, "close");
+        for (const auto& [name, value] : rq.headers) req.set(name, value);
+        if (post) {
+            if (!rq.content_type.empty()) req.set(http::field::content_type, rq.content_type);
+            req.body() = std::move(rq.body);
+            req.prepare_payload();
+        }
         beast::flat_buffer buffer;
         http::response_parser<http::string_body> parser;
         parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts.max_header_bytes, UINT32_MAX)));
@@ -133,8 +140,15 @@ struct fetcher::impl {
         if (ec == http::error::body_limit || ec == http::error::header_limit) co_return fetch_error::too_large;
         if (ec) co_return failed(fetch_error::protocol_error);
         fetch_response r;
-        r.status = parser.get().result_int();
-        r.body = std::move(parser.get().body());
+        auto& head = parser.get();
+        r.status = head.result_int();
+        r.content_type = std::string(head[http::field::content_type]);
+        r.location = std::string(head[http::field::location]);
+        for (auto [it, end] = head.equal_range(http::field::www_authenticate); it != end; ++it) {
+            if (!r.www_authenticate.empty()) r.www_authenticate += ", ";
+            r.www_authenticate += it->value();
+        }
+        r.body = std::move(head.body());
         co_return r;
     }
 };
@@ -177,11 +191,18 @@ fetcher::~fetcher() = default;
 const fetch_options& fetcher::options() const noexcept { return impl_->opts; }
 
 net::awaitable<boost::system::result<fetch_response, fetch_error>> fetcher::get(std::string url) const {
-    auto t = parse_target(url);
+    fetch_request r;
+    r.url = std::move(url);
+    co_return co_await send(std::move(r));
+}
+
+net::awaitable<boost::system::result<fetch_response, fetch_error>> fetcher::send(fetch_request request) const {
+    auto t = parse_target(request.url);
     if (!t) co_return fetch_error::invalid_url;
     if (!t->tls && !is_loopback(t->host)) co_return fetch_error::insecure_url;
     auto ex = co_await net::this_coro::executor;
-    co_return co_await net::co_spawn(net::make_strand(ex), impl_->exchange(std::move(*t)), net::use_awaitable);
+    co_return co_await net::co_spawn(net::make_strand(ex), impl_->exchange(std::move(*t), std::move(request)),
+                                     net::use_awaitable);
 }
 
 }  // namespace candor::auth

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
 /// @file
-/// A small asynchronous HTTP(S) GET client for the documents an OAuth resource server reads
-/// (authorization server metadata, JWKS): Beast on the caller's io_context, OpenSSL for https
-/// (peer certificate and host name verified), one deadline for the whole exchange (name
-/// resolution included), bounded headers and body, no redirects followed, no cookies, no
-/// credentials sent. Never blocks the thread that awaits it.
+/// A small asynchronous HTTP(S) client for OAuth's side requests: the documents a resource
+/// server or a client reads (protected resource and authorization server metadata, JWKS) and a
+/// client's form posts (registration, token). Beast on the caller's io_context, OpenSSL for
+/// https (peer certificate and host name verified), one deadline for the whole exchange (name
+/// resolution included), bounded headers and body, no redirects followed (a redirect is a
+/// response like any other, its `Location` given), no cookies, no credentials but the headers
+/// the caller sets. Never blocks the thread that awaits it.
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/result.hpp>
@@ -15,6 +17,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace candor::auth {
 
@@ -46,10 +50,26 @@ enum class fetch_error {
 /// "invalid_url", … (for logs).
 std::string_view to_string(fetch_error e) noexcept;
 
+/// A request: `GET` without a body, or `POST` with one.
+struct fetch_request {
+    enum class method { get, post };
+    method verb = method::get;
+    std::string url{};
+    /// More headers (`Authorization`, `Accept`, …); set after the defaults, so they win.
+    std::vector<std::pair<std::string, std::string>> headers{};
+    std::string body{};
+    std::string content_type{};  ///< of the body, for a POST
+};
+
 /// A complete response, whatever its status.
 struct fetch_response {
     unsigned status = 0;
     std::string body{};
+    std::string content_type{};
+    /// `Location` (of a redirect), as sent.
+    std::string location{};
+    /// Every `WWW-Authenticate` field, joined by ", " as RFC 9110 §5.3 allows.
+    std::string www_authenticate{};
 };
 
 /// Fetches documents. Thread-safe; one TLS context (trust store loaded once) shared by every
@@ -65,6 +85,9 @@ public:
     /// GET `url`. Runs on its own strand of the awaiting coroutine's executor.
     /// @return the response (any status), or why there is none
     boost::asio::awaitable<boost::system::result<fetch_response, fetch_error>> get(std::string url) const;
+
+    /// Any request (`GET` or `POST`); the same rules as `get`.
+    boost::asio::awaitable<boost::system::result<fetch_response, fetch_error>> send(fetch_request request) const;
 
     const fetch_options& options() const noexcept;
 
