@@ -140,9 +140,9 @@ net::awaitable<int> run(net::any_io_executor ex, std::string url, std::string sc
         }
     } else if (scenario == "tools_call") {
         co_await call("add_numbers", numbers());
-    } else if (tools &&
-               (authorizing || scenario == "sep-2322-client-request-state" || scenario == "http-invalid-tool-headers" ||
-                scenario == "elicitation-sep1034-client-defaults" || scenario == "http-standard-headers")) {
+    } else if (tools && (authorizing || scenario == "sep-2322-client-request-state" ||
+                         scenario == "http-invalid-tool-headers" || scenario == "elicitation-sep1034-client-defaults" ||
+                         scenario == "http-standard-headers" || scenario == "sse-retry")) {
         for (const auto& t : *tools) {
             std::string tool(t.at("name").as_string());
             object none;

@@ -307,5 +307,36 @@ read end
     EXPECT_EQ(refused, "TOOL_REFUSED");
 }
 
+TEST(Session, OverHttpALegacySessionHearsWhatTheServerSendsOnItsListeningStream) {
+    // A tool added while the session is open: the server tells its sessions on their GET stream.
+    mcp::server srv(mcp::server_options{.name = "listening", .log = {}});
+    add_echo(srv);
+    transport::http_options h;
+    h.threads = 1;
+    transport::http_server http(srv, std::move(h));
+    ASSERT_TRUE(http.start());
+    const auto url = "http://127.0.0.1:" + std::to_string(http.port()) + "/mcp";
+    std::vector<std::string> heard;
+    run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+        net::steady_timer told(ex, std::chrono::steady_clock::time_point::max());
+        cc::session_options o;
+        o.protocol = cc::era::legacy;
+        o.on_notification = [&](const std::string& method, const object&) {
+            heard.push_back(method);
+            told.cancel();
+        };
+        auto s = co_await cc::session::open(ex, cc::endpoint::of_url(url), o);
+        EXPECT_TRUE(s);
+        if (!s) co_return;
+        // open() returns once the stream is open: nothing sent from now on is missed.
+        srv.remove_tool("echo");
+        told.expires_after(std::chrono::seconds(20));  // a bound for failure, never waited out when it works
+        co_await told.async_wait(net::as_tuple(net::use_awaitable));
+        co_await (*s)->close();
+    });
+    http.stop();
+    EXPECT_EQ(heard, (std::vector<std::string>{"notifications/tools/list_changed"}));
+}
+
 }  // namespace
 }  // namespace candor::test

@@ -51,6 +51,10 @@ public:
                                                               const on_other_message& other) = 0;
     /// Send a notification.
     virtual boost::asio::awaitable<outcome<void>> notify(std::string text, const message_facts& facts) = 0;
+    /// Read what the server sends on its own (HTTP, 2025-11-25: the session's GET stream) until
+    /// `close`, handing each message to `other`; returns once it reads. A channel without such a
+    /// stream has nothing to do.
+    virtual boost::asio::awaitable<void> listen(on_other_message /*other*/, message_facts /*facts*/) { co_return; }
     virtual boost::asio::awaitable<void> close() = 0;
 };
 

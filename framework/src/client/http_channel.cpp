@@ -13,7 +13,10 @@
 #include <candor/mcp/stateless.hpp>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -56,30 +59,24 @@ public:
         auto& parser = **opened;
         const auto& head = parser.get();
         const std::string type(head[http::field::content_type]);
-        if (type.rfind("text/event-stream", 0) == 0) {
-            // Events, one message each, read as they come: a request from the server (2025-11-25)
-            // is answered before the stream goes on; the answer ends the exchange.
+        if (is_event_stream(parser)) {
             event_reader events;
-            while (true) {
-                while (auto data = events.next(parser.get().body())) {
-                    auto m = read_message(*data, opts_);
-                    if (!m) co_return finish(m.error());
-                    if (id_text_of(*m) == id_text && !m->contains("method")) co_return finish(std::move(*m), parser);
-                    if (auto reply = co_await other(*m)) {
-                        if (auto sent = co_await post_aside(std::move(*reply), facts); !sent)
-                            co_return finish(sent.error());
-                    }
+            if (auto r = co_await read_stream(parser, events, id_text, facts, other)) co_return std::move(*r);
+            // The stream ended without the answer. A server that numbered its events lets the
+            // client resume (2025-11-25): a GET with Last-Event-ID after the retry time it set,
+            // on which the rest of the stream, the answer among it, comes.
+            for (int resumed = 0; resumed < max_resumptions && !events.last_id.empty(); ++resumed) {
+                if (co_await pause(events.retry)) break;
+                auto again = co_await open(make_get(facts, events.last_id), facts.timeout);
+                if (!again) co_return again.error();
+                if ((*again)->get().result_int() != 200 || !is_event_stream(**again)) {
+                    auto e = error("SERVER_CLOSED",
+                                   "the event stream ended without the answer, and the server "
+                                   "does not resume it (HTTP " +
+                                       std::to_string((*again)->get().result_int()) + ")");
+                    co_return finish(std::move(e));
                 }
-                if (parser.is_done()) break;
-                stream_.expires_after(facts.timeout);
-                auto [ec, n] =
-                    co_await http::async_read_some(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
-                if (ec) co_return finish(read_error(ec, facts.timeout));
-            }
-            if (auto data = events.last(parser.get().body())) {
-                auto m = read_message(*data, opts_);
-                if (!m) co_return finish(m.error());
-                if (id_text_of(*m) == id_text && !m->contains("method")) co_return finish(std::move(*m), parser);
+                if (auto r = co_await read_stream(**again, events, id_text, facts, other)) co_return std::move(*r);
             }
             co_return finish(error("SERVER_CLOSED", "the event stream ended without the answer"));
         }
@@ -120,7 +117,37 @@ public:
         co_return outcome<void>{};
     }
 
+    // 2025-11-25: the session's listening stream, a GET the server sends its own requests and
+    // notifications on, read until the channel closes; resumed with Last-Event-ID after the
+    // retry time the server set when it ends (up to three failed attempts in a row). A server
+    // that offers none (405) is not asked again. Returns once the stream is open (or known not
+    // to be): what the server sends from then on reaches the session.
+    net::awaitable<void> listen(on_other_message other, message_facts facts) override {
+        auto l = std::make_shared<listener>(ex_);
+        l->conn = std::make_unique<http_channel>(ex_, host_, port_, target_, url_, token_, oauth_, opts_);
+        l->conn->session_id_ = session_id_;
+        l->other = std::move(other);
+        l->facts = std::move(facts);
+        auto first = co_await l->conn->open(l->conn->make_get(l->facts, {}), l->facts.timeout);
+        if (!first || (*first)->get().result_int() != 200 || !is_event_stream(**first)) {
+            if (first) l->conn->stream_.close();
+            co_return;  // no stream offered (405), or none to be had now
+        }
+        listener_ = l;
+        net::co_spawn(ex_, listen_loop(std::move(l), std::move(*first)), net::detached);
+    }
+
     net::awaitable<void> close() override {
+        if (auto l = std::exchange(listener_, nullptr)) {
+            l->stopped = true;
+            l->conn->stream_.close();
+            l->wait.cancel();
+            // Until the loop has let go of the session (its handlers), within the request time.
+            if (!l->done) {
+                l->finished.expires_after(opts_.request_timeout);
+                co_await l->finished.async_wait(net::as_tuple(net::use_awaitable));
+            }
+        }
         if (!session_id_.empty()) {
             http::request<http::string_body> req{http::verb::delete_, target_, 11};
             req.set(http::field::host, host_header());
@@ -137,34 +164,175 @@ public:
 private:
     using parser_type = http::response_parser<http::string_body>;
 
-    // The `data` of each whole event in a growing body, in order.
+    static constexpr int max_resumptions = 5;
+    // When the server sets no retry time.
+    static constexpr std::chrono::milliseconds default_retry{1000};
+
+    // The `data` of each whole event in a growing body, in order; the `id` and `retry` fields
+    // remembered (the last event ID, as a resumption names it). What was read is cut from the
+    // body, so a long stream holds only the event in progress.
     struct event_reader {
         std::size_t at = 0;  // how much of the body was read
         std::string data;
-        std::optional<std::string> next(const std::string& body) {
+        std::string last_id;
+        std::optional<std::chrono::milliseconds> retry;
+        std::optional<std::string> next(std::string& body) {
             while (true) {
                 const auto end = body.find('\n', at);
-                if (end == std::string::npos) return std::nullopt;
+                if (end == std::string::npos) {
+                    body.erase(0, at);
+                    at = 0;
+                    return std::nullopt;
+                }
                 std::string_view line(body.data() + at, end - at);
                 at = end + 1;
                 if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+                const auto value = [&](std::size_t name) {
+                    auto v = line.substr(name);
+                    if (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+                    return v;
+                };
                 if (line.rfind("data:", 0) == 0) {
-                    line.remove_prefix(5);
-                    if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
                     if (!data.empty()) data += '\n';
-                    data += line;
+                    data += value(5);
                     continue;
                 }
-                if (!line.empty() || data.empty()) continue;  // a field other than data, or a priming event
+                if (line.rfind("id:", 0) == 0) {
+                    if (const auto v = value(3); v.find('\0') == std::string_view::npos) last_id = std::string(v);
+                    continue;
+                }
+                if (line.rfind("retry:", 0) == 0) {
+                    const auto v = value(6);
+                    if (!v.empty() && v.size() < 9 &&
+                        std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                        retry = std::chrono::milliseconds(std::stol(std::string(v)));
+                    continue;
+                }
+                if (!line.empty() || data.empty()) continue;  // another field, or an event without data (priming)
                 return std::exchange(data, {});
             }
         }
         // An event the stream's end closed without a blank line.
-        std::optional<std::string> last(const std::string& body) {
-            if (auto e = next(body + "\n\n")) return e;
-            return std::nullopt;
+        std::optional<std::string> last(std::string& body) {
+            body += "\n\n";
+            return next(body);
         }
     };
+
+    // The listening stream's state, shared with its loop (which may outlive a close by a moment).
+    struct listener {
+        explicit listener(net::any_io_executor ex) : wait(ex), finished(ex) {}
+        std::unique_ptr<http_channel> conn;
+        on_other_message other;
+        message_facts facts;
+        bool stopped = false, done = false;
+        net::steady_timer wait, finished;
+    };
+
+    static bool is_event_stream(const parser_type& p) {
+        return p.get()[http::field::content_type].starts_with("text/event-stream");
+    }
+
+    // Waits a stream's retry time; true if the wait was cut short (the channel closing).
+    net::awaitable<bool> pause(std::optional<std::chrono::milliseconds> retry) {
+        net::steady_timer t(ex_);
+        t.expires_after(std::min(retry.value_or(default_retry), opts_.request_timeout));
+        auto [ec] = co_await t.async_wait(net::as_tuple(net::use_awaitable));
+        co_return static_cast<bool>(ec);
+    }
+
+    // The events of one stream until the answer to `id_text`: the answer (or why there is none),
+    // or nothing when the stream ended without it. A request from the server is answered before
+    // the stream goes on.
+    net::awaitable<std::optional<outcome<message>>> read_stream(parser_type& parser, event_reader& events,
+                                                                const std::string& id_text, const message_facts& facts,
+                                                                const on_other_message& other) {
+        parser.body_limit(boost::none);  // a stream is long; each event is held to the message limit below
+        while (true) {
+            while (auto data = events.next(parser.get().body())) {
+                auto m = read_message(*data, opts_);
+                if (!m) co_return finish(outcome<message>(m.error()));
+                if (id_text_of(*m) == id_text && !m->contains("method"))
+                    co_return finish(outcome<message>(std::move(*m)), parser);
+                if (auto reply = co_await other(*m)) {
+                    if (auto sent = co_await post_aside(std::move(*reply), facts); !sent)
+                        co_return finish(outcome<message>(sent.error()));
+                }
+            }
+            if (parser.get().body().size() > opts_.max_message_bytes)
+                co_return finish(outcome<message>(
+                    error("MESSAGE_REFUSED", "an event from the server is larger than the limit", "INPUT_TOO_LARGE")));
+            if (parser.is_done()) break;
+            stream_.expires_after(facts.timeout);
+            auto [ec, n] = co_await http::async_read_some(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+            // A broken connection after numbered events is a stream to resume, not a failure.
+            if (ec && (ec == boost::beast::error::timeout || events.last_id.empty()))
+                co_return finish(outcome<message>(read_error(ec, facts.timeout)));
+            if (ec) break;
+        }
+        if (auto data = events.last(parser.get().body())) {
+            auto m = read_message(*data, opts_);
+            if (m && id_text_of(*m) == id_text && !m->contains("method"))
+                co_return finish(outcome<message>(std::move(*m)));
+        }
+        stream_.close();
+        buffer_.clear();
+        co_return std::nullopt;
+    }
+
+    static net::awaitable<void> listen_loop(std::shared_ptr<listener> s, std::unique_ptr<parser_type> first) {
+        event_reader events;
+        int failures = 0;
+        while (!s->stopped && failures < 3) {
+            auto& c = *s->conn;
+            outcome<std::unique_ptr<parser_type>> opened = std::move(first);
+            if (!*opened) opened = co_await c.open(c.make_get(s->facts, events.last_id), s->facts.timeout);
+            if (s->stopped) break;
+            if (opened && ((*opened)->get().result_int() != 200 || !is_event_stream(**opened))) break;  // none offered
+            if (opened) {
+                auto& parser = **opened;
+                parser.body_limit(boost::none);
+                failures = 0;
+                while (!s->stopped) {
+                    while (auto data = events.next(parser.get().body())) {
+                        auto m = read_message(*data, c.opts_);
+                        if (!m) continue;  // not believed, not answered
+                        if (auto reply = co_await s->other(*m)) {
+                            if (s->stopped) break;
+                            (void)co_await c.post_aside(std::move(*reply), s->facts);
+                        }
+                        if (s->stopped) break;
+                    }
+                    if (s->stopped || parser.is_done() || parser.get().body().size() > c.opts_.max_message_bytes) break;
+                    c.stream_.expires_never();
+                    auto [ec, n] =
+                        co_await http::async_read_some(c.stream_, c.buffer_, parser, net::as_tuple(net::use_awaitable));
+                    if (ec) break;
+                }
+            } else {
+                ++failures;
+            }
+            c.stream_.close();
+            c.buffer_.clear();
+            if (s->stopped) break;
+            s->wait.expires_after(std::min(events.retry.value_or(default_retry), c.opts_.request_timeout));
+            (void)co_await s->wait.async_wait(net::as_tuple(net::use_awaitable));
+        }
+        s->done = true;
+        s->finished.cancel();
+    }
+
+    // A GET for the session's stream (2025-11-25), resuming after `last_id` when it is set.
+    http::request<http::string_body> make_get(const message_facts& facts, const std::string& last_id) const {
+        http::request<http::string_body> req{http::verb::get, target_, 11};
+        req.set(http::field::host, host_header());
+        req.set(http::field::accept, "text/event-stream");
+        if (!facts.protocol_version.empty()) req.set("MCP-Protocol-Version", facts.protocol_version);
+        if (!session_id_.empty()) req.set("Mcp-Session-Id", session_id_);
+        if (!last_id.empty()) req.set("Last-Event-ID", last_id);
+        if (auto t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
+        return req;
+    }
 
     http::request<http::string_body> make_post(std::string text, const message_facts& facts) const {
         http::request<http::string_body> req{http::verb::post, target_, 11};
@@ -331,6 +499,7 @@ private:
     std::shared_ptr<oauth_client> oauth_;
     session_options opts_;
     std::string session_id_;
+    std::shared_ptr<listener> listener_;
 };
 
 }  // namespace

@@ -331,7 +331,13 @@ struct session::impl {
         facts.protocol_version = version;
         facts.method = "notifications/initialized";
         facts.timeout = opts.request_timeout;
-        co_return co_await channel->notify(initialized_note(), facts);
+        auto sent = co_await channel->notify(initialized_note(), facts);
+        if (sent) {
+            facts.method.clear();
+            const detail::on_other_message on_other = [this](const detail::message& m) { return other(m); };
+            co_await channel->listen(on_other, facts);
+        }
+        co_return sent;
     }
 
     void take_server_facts(const boost::json::object& r, const boost::json::value* server) {
