@@ -10,6 +10,7 @@
 // 403, a refresh instead of a second consent, and the refusals (a resource that is not the
 // server, an iss that is not the issuer) before any code is spent. And the pure rules: the
 // challenge's parameters, which resource covers which server, the metadata URLs in order.
+#include "cli/cli.hpp"
 #include "client/authorization_server.hpp"
 #include "client/client_support.hpp"
 
@@ -148,6 +149,103 @@ TEST_F(ClientOAuth, A401IsAuthorizedAgainstAndAStepUpAsksForTheUnionOfScopes) {
     }
     EXPECT_EQ(as.grants("authorization_code"), 2);  // each verifier matched its challenge
     EXPECT_EQ(auth->issuer(), as.issuer());
+}
+
+// A port no one listens on now (the listener binds it again; a collision is retried by the test).
+unsigned short unused_port() {
+    net::io_context ioc;
+    net::ip::tcp::acceptor a(ioc, {net::ip::make_address("127.0.0.1"), 0});
+    return a.local_endpoint().port();
+}
+
+TEST_F(ClientOAuth, TheBrowserComesBackToTheLoopbackRedirectURI) {
+    std::string shown;
+    std::optional<boost::system::result<cc::tool_result, cc::client_error>> called;
+    for (int attempt = 0;
+         attempt < 3 && (!called || (!*called && called->error().message.find("cannot listen") != std::string::npos));
+         ++attempt) {
+        const auto redirect = "http://127.0.0.1:" + std::to_string(unused_port()) + "/callback";
+        cc::oauth_options o;
+        o.redirect_uri = redirect;
+        run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+            // The user's browser: follows the authorization server's redirect to the listener,
+            // which answers it with a page.
+            const auto browse = [ex](std::string url) -> net::awaitable<void> {
+                static const auto browser = *auth::fetcher::create();
+                auto consent = co_await browser->get(std::move(url));
+                EXPECT_TRUE(consent && consent->status == 302);
+                if (!consent) co_return;
+                auto back = co_await browser->get(consent->location);
+                EXPECT_TRUE(back && back->status == 200 && back->body.find("close this window") != std::string::npos);
+            };
+            o.authorize = cc::loopback_authorization(
+                redirect,
+                [&, ex](const std::string& url) {
+                    shown = url;
+                    net::co_spawn(ex, browse(url), net::detached);
+                },
+                std::chrono::seconds(20));
+            auto auth = cc::oauth_client::create(o);
+            auto s = co_await cc::session::open(ex, where(*auth));
+            if (!s) {
+                called = s.error();
+                co_return;
+            }
+            called = co_await (*s)->call_tool("notes", object{});
+            co_await (*s)->close();
+        });
+    }
+    ASSERT_TRUE(called && *called) << (called ? called->error().code + " " + called->error().message : "");
+    EXPECT_EQ(shown.rfind(as.issuer() + "/authorize?", 0), 0u) << shown;
+    EXPECT_EQ(as.grants("authorization_code"), 1);
+}
+
+// `candor call --oauth`: the command prints the authorization URL and listens for the browser;
+// the test is the browser.
+TEST_F(ClientOAuth, TheCommandLineAuthorizesThroughTheUsersBrowser) {
+    std::string out, shown;
+    int status = -1;
+    // The port was free a moment ago; taken meanwhile, another is tried.
+    for (int attempt = 0; attempt < 3 && (attempt == 0 || out.find("cannot listen on") != std::string::npos);
+         ++attempt) {
+        out.clear();
+        shown.clear();
+        const auto redirect = "http://127.0.0.1:" + std::to_string(unused_port()) + "/cb";
+        const auto command = "env -u BROWSER " + candor_cli() + " call --url " + url() + " --oauth --oauth-redirect " +
+                             redirect + " notes '{}' 2>&1";
+        std::FILE* p = ::popen(command.c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        std::array<char, 8192> line{};
+        const std::string prompt = "to authorize, open ";
+        while (std::fgets(line.data(), line.size(), p)) {
+            out += line.data();
+            if (auto at = out.find(prompt); at != std::string::npos && shown.empty()) {
+                shown = out.substr(at + prompt.size());
+                shown = shown.substr(0, shown.find('\n'));
+                run_client([&](net::any_io_executor) -> net::awaitable<void> {
+                    auto browser = *auth::fetcher::create();
+                    auto consent = co_await browser->get(shown);
+                    EXPECT_TRUE(consent && consent->status == 302);
+                    if (consent) (void)co_await browser->get(consent->location);
+                });
+            }
+        }
+        status = ::pclose(p);
+    }
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << out;
+    EXPECT_EQ(shown.rfind(as.issuer() + "/authorize?", 0), 0u) << out;
+    EXPECT_NE(out.find(R"("scopes":["mcp:tools"])"), std::string::npos) << out;
+}
+
+TEST_F(ClientOAuth, ARedirectURIThatIsNotLoopbackIsNotListenedOn) {
+    auto handler = cc::loopback_authorization("http://example.com:8080/callback", [](const std::string&) {});
+    run_client([&](net::any_io_executor) -> net::awaitable<void> {
+        auto r = co_await handler("http://as.example/authorize");
+        EXPECT_FALSE(r);
+        if (!r) {
+            EXPECT_EQ(r.error().detail, "AUTHORIZATION_DECLINED");
+        }
+    });
 }
 
 TEST_F(ClientOAuth, ATokenRefusedLaterIsRenewedWithTheRefreshTokenNotASecondConsent) {

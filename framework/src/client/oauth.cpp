@@ -13,6 +13,14 @@
 #include <candor/json/document.hpp>
 #include <candor/json/intake.hpp>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse.hpp>
 
@@ -584,6 +592,91 @@ struct oauth_client::impl {
         co_return token;
     }
 };
+
+namespace {
+
+// Waits for the browser's request to the redirect URI on `acceptor`, until `deadline`.
+net::awaitable<outcome<std::string>> receive_redirect(net::ip::tcp::acceptor& acceptor, std::string origin,
+                                                      std::string path,
+                                                      std::chrono::steady_clock::time_point deadline) {
+    namespace http = boost::beast::http;
+    const auto declined = [](std::string why) { return failed("AUTHORIZATION_DECLINED", std::move(why)); };
+    while (true) {
+        auto ex = co_await net::this_coro::executor;
+        net::steady_timer timer(ex);
+        timer.expires_at(deadline);
+        timer.async_wait([&acceptor](boost::system::error_code ec) {
+            if (!ec) acceptor.cancel();
+        });
+        auto [aec, socket] = co_await acceptor.async_accept(net::as_tuple(net::use_awaitable));
+        timer.cancel();
+        if (aec) co_return declined("no redirect came back to " + origin + path + " in time");
+        boost::beast::tcp_stream stream(std::move(socket));
+        stream.expires_after(std::chrono::seconds(10));
+        boost::beast::flat_buffer buffer;
+        http::request_parser<http::empty_body> parser;
+        parser.header_limit(16 * 1024);
+        auto [rec, n] = co_await http::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
+        if (rec) continue;
+        const std::string target(parser.get().target());
+        const bool ours = parser.get().method() == http::verb::get && target.substr(0, target.find('?')) == path;
+        http::response<http::string_body> res{ours ? http::status::ok : http::status::not_found, 11};
+        res.set(http::field::content_type, "text/html; charset=utf-8");
+        res.set(http::field::connection, "close");
+        res.body() = ours ? "<!doctype html><title>Authorized</title><p>The authorization went back to the "
+                            "application. You may close this window.</p>"
+                          : "<!doctype html><title>Not found</title>";
+        res.prepare_payload();
+        (void)co_await http::async_write(stream, res, net::as_tuple(net::use_awaitable));
+        if (ours) co_return origin + target;
+    }
+}
+
+// Where a loopback redirect URI is received: its address and port, and its path; or nothing.
+struct loopback_target {
+    net::ip::tcp::endpoint at;
+    std::string origin, path;
+};
+std::optional<loopback_target> loopback_of(const std::string& redirect_uri) {
+    auto u = boost::urls::parse_absolute_uri(redirect_uri);
+    if (!u || u->scheme_id() != boost::urls::scheme::http || !u->has_port()) return std::nullopt;
+    std::string host(u->host_address());
+    if (host == "localhost") host = "127.0.0.1";
+    boost::system::error_code ec;
+    const auto address = net::ip::make_address(host, ec);
+    if (ec || !address.is_loopback()) return std::nullopt;
+    loopback_target t;
+    t.at = net::ip::tcp::endpoint(address, static_cast<unsigned short>(u->port_number()));
+    t.origin = std::string(u->scheme()) + "://" + std::string(u->encoded_authority());
+    t.path = std::string(u->encoded_path());
+    if (t.path.empty()) t.path = "/";
+    return t;
+}
+
+}  // namespace
+
+authorization_handler loopback_authorization(std::string redirect_uri, std::function<void(const std::string&)> show,
+                                             std::chrono::milliseconds wait) {
+    return [redirect_uri = std::move(redirect_uri), show = std::move(show),
+            wait](std::string url) -> net::awaitable<outcome<std::string>> {
+        const auto target = loopback_of(redirect_uri);
+        if (!target)
+            co_return failed("AUTHORIZATION_DECLINED",
+                             "the redirect URI " + redirect_uri + " is not http:// on a loopback address with a port");
+        auto ex = co_await net::this_coro::executor;
+        net::ip::tcp::acceptor acceptor(ex);
+        boost::system::error_code ec;
+        acceptor.open(target->at.protocol(), ec);
+        if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+        if (!ec) acceptor.bind(target->at, ec);
+        if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+        if (ec) co_return failed("AUTHORIZATION_DECLINED", "cannot listen on " + redirect_uri + ": " + ec.message());
+        // Listening before the user is shown the URL: the browser cannot come back too early.
+        show(url);
+        const auto deadline = std::chrono::steady_clock::now() + wait;
+        co_return co_await receive_redirect(acceptor, target->origin, target->path, deadline);
+    };
+}
 
 boost::system::result<std::shared_ptr<oauth_client>, client_error> oauth_client::create(oauth_options options) {
     if (!options.authorize)

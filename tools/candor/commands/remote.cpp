@@ -10,6 +10,7 @@
 
 #include "commands/input.hpp"
 
+#include <candor/client/oauth.hpp>
 #include <candor/client/walk.hpp>
 #include <candor/json/intake.hpp>
 
@@ -17,6 +18,8 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
+
+#include <spawn.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -39,10 +42,23 @@ constexpr std::string_view server_help = R"(The server, one of:
   --protocol P        auto (default: probe 2026-07-28, fall back to 2025-11-25), 2026-07-28, 2025-11-25
   --timeout-ms N      each request's time (default 30000)
   --quiet-server      the started command's standard error goes to /dev/null
+OAuth, for --url (when the server asks: 401, or 403 insufficient_scope):
+  --oauth             authorize: the authorization URL is printed on stderr (and opened with
+                      $BROWSER when it is set); the browser comes back to --oauth-redirect
+  --oauth-redirect U  the redirect URI listened on: http:// on a loopback address with a port
+                      (default http://127.0.0.1:33418/callback)
+  --oauth-client-id ID --oauth-issuer ISSUER
+                      credentials pre-registered with that authorization server; the secret from
+                      $CANDOR_OAUTH_CLIENT_SECRET (none: a public client)
+  --oauth-client-metadata-url URL
+                      this client's metadata document (https), its client_id where supported
+  Otherwise the client registers itself (dynamic registration).
 )";
 
 struct common {
     cc::endpoint where;
+    bool oauth = false;
+    cc::oauth_options oauth_options;
     cc::session_options options;
     std::vector<std::string> positional;
     bool json = false, items = false;
@@ -104,6 +120,21 @@ std::optional<common> parse(std::string_view command, std::string_view help, int
             c.options.request_timeout = std::chrono::milliseconds(ms);
         } else if (arg == "--quiet-server") {
             c.where.discard_stderr = true;
+        } else if (arg == "--oauth") {
+            c.oauth = true;
+        } else if (arg == "--oauth-redirect" || arg == "--oauth-client-id" || arg == "--oauth-issuer" ||
+                   arg == "--oauth-client-metadata-url") {
+            auto v = value();
+            ok = v && !v->empty();
+            if (ok) {
+                c.oauth = true;
+                std::string text(*v);
+                if (arg == "--oauth-redirect") c.oauth_options.redirect_uri = text;
+                else if (arg == "--oauth-client-metadata-url") c.oauth_options.client_metadata_url = text;
+                else if (c.oauth_options.preregistered.empty()) c.oauth_options.preregistered.emplace_back();
+                if (arg == "--oauth-client-id") c.oauth_options.preregistered.front().client_id = text;
+                if (arg == "--oauth-issuer") c.oauth_options.preregistered.front().issuer = text;
+            }
         } else if (command == "walk" && arg == "--max-calls") {
             ok = size(c.budget.max_calls) && c.budget.max_calls > 0;
         } else if (command == "walk" && arg == "--max-items") {
@@ -133,7 +164,33 @@ std::optional<common> parse(std::string_view command, std::string_view help, int
         return std::nullopt;
     }
     c.where.url = std::move(url);
+    if (c.oauth) {
+        if (c.where.url.empty()) {
+            exit_now = usage_error(command, "--oauth is for a server at a --url");
+            return std::nullopt;
+        }
+        auto& pre = c.oauth_options.preregistered;
+        if (!pre.empty() && (pre.front().client_id.empty() || pre.front().issuer.empty())) {
+            exit_now = usage_error(command, "--oauth-client-id and --oauth-issuer go together");
+            return std::nullopt;
+        }
+        if (const char* secret = std::getenv("CANDOR_OAUTH_CLIENT_SECRET"); secret && !pre.empty())
+            pre.front().client_secret = secret;
+        c.oauth_options.client_name = "candor-cli";
+    }
     return c;
+}
+
+// Shows the authorization URL: on stderr, and in $BROWSER when it is set (not waited for).
+void show_authorization(const std::string& url) {
+    std::cerr << "candor: to authorize, open " << url << std::endl;
+    if (const char* browser = std::getenv("BROWSER"); browser && *browser) {
+        std::string b(browser), u(url);
+        char* argv[] = {b.data(), u.data(), nullptr};
+        pid_t pid = 0;
+        if (::posix_spawnp(&pid, browser, nullptr, nullptr, argv, environ) != 0)
+            std::cerr << "candor: could not start $BROWSER (" << browser << ")\n";
+    }
 }
 
 // The tool's arguments: a JSON object, read strictly.
@@ -158,7 +215,16 @@ void print_error(std::string_view command, const cc::client_error& e) {
 
 // Runs `work` on a session with the server; the exit status it returns, or 3 without a session.
 template <class Work>
-int with_session(std::string_view command, const common& c, Work work) {
+int with_session(std::string_view command, common& c, Work work) {
+    if (c.oauth) {
+        c.oauth_options.authorize = cc::loopback_authorization(c.oauth_options.redirect_uri, show_authorization);
+        auto made = cc::oauth_client::create(c.oauth_options);
+        if (!made) {
+            print_error(command, made.error());
+            return 2;
+        }
+        c.where.oauth = *made;
+    }
     net::io_context ioc;
     int status = 3;
     net::co_spawn(

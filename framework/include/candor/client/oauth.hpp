@@ -47,6 +47,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/result.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -61,6 +62,16 @@ namespace candor::client {
 /// why there is none. Not bounded by the client's timeouts: a person may be deciding.
 using authorization_handler = std::function<boost::asio::awaitable<boost::system::result<std::string, client_error>>(
     std::string authorization_url)>;
+
+/// An `authorization_handler` for a host on the user's machine (a command-line tool, a desktop
+/// application): it listens on `redirect_uri` — `http://` on a loopback host with a port, as
+/// RFC 8252 §7.3 has native applications do — before `show(url)` shows the authorization URL
+/// to the user (prints it, opens a browser), then waits at most `wait` for the browser to come
+/// back: the request to the redirect URI's path is answered with a page saying the window may be
+/// closed, and its URL is the handler's answer; other paths get 404 and the wait goes on. A
+/// redirect URI it cannot listen on, or no redirect in time: `AUTHORIZATION_DECLINED`.
+authorization_handler loopback_authorization(std::string redirect_uri, std::function<void(const std::string&)> show,
+                                             std::chrono::milliseconds wait = std::chrono::minutes(5));
 
 /// Client credentials an authorization server issued beforehand.
 struct preregistered_client {
