@@ -111,6 +111,13 @@ export async function startAuthorizationServer() {
      * jar, let the interactions log in and consent, and return the code sent to redirectUri.
      */
     async authorize(url, who, redirectUri) {
+      const target = await this.redirect(url, who, redirectUri);
+      const code = target.searchParams.get("code");
+      if (!code) throw new Error(`authorization refused: ${target.search}`);
+      return code;
+    },
+    /** The same, and the whole URL the browser is sent back to (code, state, iss). */
+    async redirect(url, who, redirectUri) {
       account = who;
       const jar = new Map();
       let next = url;
@@ -125,11 +132,7 @@ export async function startAuthorizationServer() {
         const location = res.headers.get("location");
         if (!location) throw new Error(`authorization stopped with HTTP ${res.status}: ${await res.text()}`);
         const target = new URL(location, next);
-        if (target.href.startsWith(redirectUri)) {
-          const code = target.searchParams.get("code");
-          if (!code) throw new Error(`authorization refused: ${target.search}`);
-          return code;
-        }
+        if (target.href.startsWith(redirectUri)) return target;
         next = target.href;
       }
       throw new Error("too many redirects");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // End to end: helpdesk as an OAuth 2.1 resource server behind a real authorization server
-// (oidc-provider), reached by the official TypeScript SDK client with its OAuth provider.
-//   node e2e.mjs /path/to/helpdesk WORKDIR
+// (oidc-provider), reached by the official TypeScript SDK client with its OAuth provider, and by
+// Candor's own client (`candor walk|call --oauth`).
+//   node e2e.mjs /path/to/helpdesk WORKDIR [/path/to/candor]
 // The client discovers everything from the 401, registers, runs the authorization code flow
 // with PKCE and a resource indicator (the consent is automated), and calls tools; then the
 // refusals (expired, other audience, other issuer, bad signature), a key rotation at the
@@ -16,7 +17,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { startAuthorizationServer } from "./authorization_server.mjs";
 
-const [helpdesk, work] = process.argv.slice(2);
+const [helpdesk, work, candor] = process.argv.slice(2);
 let failures = 0;
 let passes = 0;
 function check(what, ok, detail = "") {
@@ -142,6 +143,28 @@ async function rawInitialize(url, token) {
 
 const claimsOf = (token) => jose.decodeJwt(token);
 
+// `candor ARGS` as `who`: when it prints the authorization URL, the test's browser logs in,
+// consents and is sent back to the command's loopback redirect URI.
+async function candorAs(as, who, args) {
+  const redirect = `http://127.0.0.1:${await freePort()}/callback`;
+  const env = { ...process.env };
+  delete env.BROWSER;
+  const child = spawn(candor, [...args, "--oauth", "--oauth-redirect", redirect], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "", err = "", shown = [];
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => {
+    err += d;
+    for (const m of String(d).matchAll(/to authorize, open (\S+)/g)) {
+      shown.push(new URL(m[1]));
+      as.redirect(m[1], who, redirect)
+        .then((back) => fetch(back))
+        .catch((e) => (err += `\nbrowser: ${e}`));
+    }
+  });
+  const code = await new Promise((resolve) => child.on("exit", resolve));
+  return { code, out, err, shown };
+}
+
 const as = await startAuthorizationServer();
 const port = await freePort();
 const resource = `http://127.0.0.1:${port}/mcp`;
@@ -246,6 +269,35 @@ try {
   const steppedCode = stepped.structuredContent?.errors?.[0]?.code;
   check("after the step-up the call reaches the tool (which wants real evidence)", steppedCode === "EVIDENCE_INVALID",
         JSON.stringify(stepped.structuredContent)?.slice(0, 300));
+
+  // Candor's C++ client, from the command line: discovery, registration, the browser (played by
+  // the test) coming back to the command's loopback listener, then the walk.
+  if (candor) {
+    const walk = await candorAs(as, "admin", ["walk", "--json", "--max-calls", "50", "--url", resource,
+                                              "find_unowned_accounts", "{}"]);
+    const summary = (() => { try { return JSON.parse(walk.out); } catch { return {}; } })();
+    // The challenged scope, and offline_access (a refresh token) since the server lists it.
+    check("candor walk --oauth: one authorization, the resource and PKCE in it",
+          walk.shown.length === 1 && walk.shown[0].searchParams.get("resource") === resource &&
+            walk.shown[0].searchParams.get("code_challenge_method") === "S256" &&
+            walk.shown[0].searchParams.get("scope") === "mcp:tools offline_access", walk.err);
+    check("candor walk --oauth: admin's walk is complete", walk.code === 0 && summary.complete === true,
+          `${walk.code} ${walk.out} ${walk.err}`);
+    const restricted = await candorAs(as, "team-a", ["walk", "--json", "--url", resource, "find_unowned_accounts", "{}"]);
+    const r = (() => { try { return JSON.parse(restricted.out); } catch { return {}; } })();
+    check("candor walk --oauth: team-a's walk is not complete, and says why",
+          restricted.code === 1 && r.complete === false && r.reasons?.some((x) => x.code === "VISIBILITY_RESTRICTED"),
+          `${restricted.code} ${restricted.out} ${restricted.err}`);
+    const stepped = await candorAs(as, "admin", ["call", "--url", resource, "archive_service_accounts",
+                                                 JSON.stringify({ ids: ["svc-001"], snapshot_token: "x" })]);
+    const answer = (() => { try { return JSON.parse(stepped.out); } catch { return {}; } })();
+    check("candor call --oauth: the 403 is stepped up to every scope the call needs",
+          stepped.shown.length === 2 &&
+            stepped.shown[1].searchParams.get("scope") === "mcp:tools accounts:archive offline_access",
+          stepped.shown.map((u) => u.searchParams.get("scope")).join(" | ") + ` ${stepped.err}`);
+    check("candor call --oauth: after the step-up the call reaches the tool",
+          answer.structuredContent?.errors?.[0]?.code === "EVIDENCE_INVALID", `${stepped.out} ${stepped.err}`);
+  }
 
   // Key rotation at the authorization server: the new kid is fetched once.
   const fetchesBefore = as.stats.jwks;
