@@ -265,8 +265,10 @@ private:
             if (parser.is_done()) break;
             stream_.expires_after(facts.timeout);
             auto [ec, n] = co_await http::async_read_some(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
-            // A broken connection after numbered events is a stream to resume, not a failure.
-            if (ec && (ec == boost::beast::error::timeout || events.last_id.empty()))
+            // A broken connection after numbered events is a stream to resume, not a failure; a
+            // read the caller cancelled is not resumed (closing the stream is the cancellation).
+            if (ec &&
+                (ec == boost::beast::error::timeout || ec == net::error::operation_aborted || events.last_id.empty()))
                 co_return finish(outcome<message>(read_error(ec, facts.timeout)));
             if (ec) break;
         }

@@ -16,6 +16,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -121,6 +122,22 @@ boost::json::object call_params(const std::string& name, boost::json::object arg
 std::string initialized_note() {
     return boost::json::serialize(boost::json::object{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
 }
+std::string cancelled_note(std::int64_t id, const std::string& reason) {
+    return boost::json::serialize(
+        boost::json::object{{"jsonrpc", "2.0"},
+                            {"method", "notifications/cancelled"},
+                            {"params", boost::json::object{{"requestId", id}, {"reason", reason}}}});
+}
+void add_progress_token(boost::json::object& params, const std::string& token) {
+    auto& meta = params["_meta"];
+    if (!meta.is_object()) meta.emplace_object();
+    meta.get_object()["progressToken"] = token;
+}
+// The token of a progress notification's params, as the client made it (a string), or empty.
+std::string progress_token_of(const boost::json::object& params) {
+    const auto* t = params.if_contains("progressToken");
+    return t && t->is_string() ? std::string(t->get_string()) : std::string();
+}
 void add_meta(boost::json::object& params, const session_options& o) {
     auto& meta = params["_meta"];
     if (!meta.is_object()) meta.emplace_object();
@@ -163,6 +180,8 @@ struct session::impl {
     bool tools_listed = false;
     std::map<std::string, std::vector<mcp::header_param>, std::less<>> tool_headers;
     std::map<std::string, std::string, std::less<>> invalid_tools;
+    // The progress callbacks of the requests in flight, by their progress token.
+    std::map<std::string, const std::function<void(const boost::json::object&)>*, std::less<>> progress;
     net::steady_timer turn{ex};  // wakes the requests waiting for theirs
 
     impl(net::any_io_executor e, session_options o) : ex(std::move(e)), opts(std::move(o)), turn(ex) {
@@ -201,6 +220,11 @@ struct session::impl {
         static const boost::json::object none;
         const auto& p = params && params->is_object() ? params->get_object() : none;
         if (!m.contains("id")) {
+            if (method->get_string() == "notifications/progress")
+                if (auto to = progress.find(progress_token_of(p)); to != progress.end()) {
+                    (*to->second)(p);
+                    co_return std::nullopt;
+                }
             if (opts.on_notification) opts.on_notification(std::string(method->get_string()), p);
             co_return std::nullopt;
         }
@@ -237,20 +261,33 @@ struct session::impl {
         co_return responses;
     }
 
-    net::awaitable<outcome<boost::json::object>> send(std::string method, boost::json::object params) {
+    static bool cancelled(const net::cancellation_state& cs) { return cs.cancelled() != net::cancellation_type::none; }
+
+    net::awaitable<outcome<boost::json::object>> send(std::string method, boost::json::object params,
+                                                      const request_options& how) {
+        // A cancellation is a value here, not an exception: what was started is finished (the
+        // server told), and the caller gets CANCELLED. The caller's setting is restored after.
+        const bool throwing = co_await net::this_coro::throw_if_cancelled();
+        co_await net::this_coro::throw_if_cancelled(false);
         // The timer never expires: cancel() wakes every waiter, one takes the turn, the others
         // wait again (resetting its expiry here would cancel the others' waits, again and again).
-        while (busy) co_await turn.async_wait(net::as_tuple(net::use_awaitable));
-        busy = true;
-        auto r = co_await exchange(std::move(method), std::move(params));
-        busy = false;
-        turn.cancel();
+        while (busy && !cancelled(co_await net::this_coro::cancellation_state))
+            co_await turn.async_wait(net::as_tuple(net::use_awaitable));
+        outcome<boost::json::object> r = error("CANCELLED", "the request was cancelled before it was sent");
+        if (!busy) {
+            busy = true;
+            r = co_await exchange(std::move(method), std::move(params), how);
+            busy = false;
+            turn.cancel();
+        }
+        co_await net::this_coro::throw_if_cancelled(throwing);
         co_return r;
     }
 
     // A request and, on 2026-07-28, its retries with the answers to what the server asked.
-    net::awaitable<outcome<boost::json::object>> exchange(std::string method, boost::json::object params) {
-        auto r = co_await exchange_once(method, params);
+    net::awaitable<outcome<boost::json::object>> exchange(std::string method, boost::json::object params,
+                                                          const request_options& how) {
+        auto r = co_await exchange_once(method, params, how);
         for (std::size_t round = 0; r && modern && is_input_required(*r); ++round) {
             if (round == opts.max_input_rounds)
                 co_return error("INPUT_REQUIRED", "the server asked again after " + std::to_string(round) + " rounds");
@@ -260,17 +297,18 @@ struct session::impl {
             retry["inputResponses"] = std::move(*responses);
             // The request state goes back as it came: the server sealed it.
             if (const auto* state = r->if_contains("requestState")) retry["requestState"] = *state;
-            r = co_await exchange_once(method, std::move(retry));
+            r = co_await exchange_once(method, std::move(retry), how);
         }
         co_return r;
     }
 
-    net::awaitable<outcome<boost::json::object>> exchange_once(const std::string& method, boost::json::object params) {
+    net::awaitable<outcome<boost::json::object>> exchange_once(const std::string& method, boost::json::object params,
+                                                               const request_options& how) {
         detail::message_facts facts;
         facts.protocol_version = version;
         facts.modern = modern;
         facts.method = method;
-        facts.timeout = opts.request_timeout;
+        facts.timeout = how.timeout.count() > 0 ? how.timeout : opts.request_timeout;
         if (method == "tools/call" || method == "prompts/get") {
             if (const auto* n = params.if_contains("name"); n && n->is_string()) facts.name = n->get_string();
             const auto* args = params.if_contains("arguments");
@@ -282,10 +320,32 @@ struct session::impl {
         }
         if (modern) add_meta(params, opts);
         const auto id = next_id++;
+        const auto token = "candor-progress-" + std::to_string(id);
+        if (how.on_progress) {
+            add_progress_token(params, token);
+            progress[token] = &how.on_progress;
+        }
         auto text = boost::json::serialize(request_object(id, method, std::move(params)));
         const detail::on_other_message on_other = [this](const detail::message& m) { return other(m); };
         auto answer = co_await channel->exchange(std::move(text), std::to_string(id), facts, on_other);
-        if (!answer) co_return answer.error();
+        progress.erase(token);
+        if (!answer) {
+            const bool stopped = cancelled(co_await net::this_coro::cancellation_state);
+            if (!stopped && answer.error().code != "TIMEOUT") co_return answer.error();
+            // The server is told, as the transport wants it: on 2026-07-28 HTTP the closed
+            // response stream said it; elsewhere a notification does.
+            if (stopped) co_await net::this_coro::reset_cancellation_state();
+            if (!(http && modern)) {
+                auto note_facts = facts;
+                note_facts.method = "notifications/cancelled";
+                note_facts.name.clear();
+                note_facts.headers.clear();
+                const auto reason = stopped ? std::string("cancelled by the client") : answer.error().message;
+                (void)co_await channel->notify(cancelled_note(id, reason), note_facts);
+            }
+            if (stopped) co_return error("CANCELLED", "the request was cancelled; the server was told");
+            co_return answer.error();
+        }
         if (const auto* e = answer->if_contains("error")) {
             const auto* eo = e->if_object();
             const auto* code = eo ? eo->if_contains("code") : nullptr;
@@ -311,13 +371,15 @@ struct session::impl {
     net::awaitable<outcome<boost::json::object>> discover() {
         modern = true;
         version = std::string(modern_version);
-        co_return co_await send("server/discover", {});
+        const request_options how;
+        co_return co_await send("server/discover", {}, how);
     }
 
     net::awaitable<outcome<void>> initialize() {
         modern = false;
         version.clear();
-        auto r = co_await send("initialize", initialize_params(opts));
+        const request_options how;
+        auto r = co_await send("initialize", initialize_params(opts), how);
         if (!r) co_return r.error();
         const auto* v = r->if_contains("protocolVersion");
         if (!v || !v->is_string() || v->get_string() != legacy_version)
@@ -416,8 +478,9 @@ const boost::json::object& session::server_capabilities() const noexcept { retur
 const boost::json::object& session::server_info() const noexcept { return impl_->info; }
 const std::string& session::instructions() const noexcept { return impl_->instructions; }
 
-net::awaitable<outcome<boost::json::object>> session::request(std::string method, boost::json::object params) {
-    co_return co_await impl_->send(std::move(method), std::move(params));
+net::awaitable<outcome<boost::json::object>> session::request(std::string method, boost::json::object params,
+                                                              request_options how) {
+    co_return co_await impl_->send(std::move(method), std::move(params), how);
 }
 
 net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(std::size_t max_pages) {
@@ -444,7 +507,7 @@ net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(st
 }
 
 net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost::json::object arguments,
-                                                        boost::json::object meta) {
+                                                        boost::json::object meta, request_options how) {
     // Over HTTP a call carries its x-mcp-header parameters as headers: the tools are listed once
     // to learn them, and a tool whose annotations are invalid is not called.
     if (impl_->http && !impl_->tools_listed)
@@ -453,7 +516,7 @@ net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost:
         co_return error(
             "TOOL_REFUSED",
             "the tool " + name + " is not called: its x-mcp-header annotations are invalid (" + bad->second + ")");
-    auto r = co_await request("tools/call", call_params(name, std::move(arguments), std::move(meta)));
+    auto r = co_await request("tools/call", call_params(name, std::move(arguments), std::move(meta)), std::move(how));
     if (!r) co_return r.error();
     tool_result out;
     if (const auto* e = r->if_contains("isError"); e && e->is_bool()) out.is_error = e->get_bool();

@@ -14,12 +14,17 @@
 #include <candor/jsonrpc/intake.hpp>
 #include <candor/mcp/connection.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -33,6 +38,41 @@ namespace http = boost::beast::http;
 using http_policy::refusal;
 
 namespace {
+
+// Watches a streaming response's connection for the client going away while the call is quiet:
+// on the stateless revision a disconnect is the request's cancellation, and without it a call
+// that sends nothing would only notice at its next message. Armed once a response streams (the
+// quick JSON answers pay nothing); stopped when the response ends.
+class disconnect_watch {
+public:
+    template <class OnGone>
+    disconnect_watch(net::ip::tcp::socket& socket, OnGone on_gone) : state_(std::make_shared<state>()) {
+        socket.async_wait(net::ip::tcp::socket::wait_read,
+                          net::bind_cancellation_slot(
+                              state_->stop.slot(), [s = state_, fd = socket.native_handle(),
+                                                    on_gone = std::move(on_gone)](boost::system::error_code ec) {
+                                  if (ec || s->stopped) return;
+                                  // Readable: the end of the stream (or a reset) is a client gone; bytes are a
+                                  // pipelined request, left where they are for the connection's reader.
+                                  char c;
+                                  const auto n = ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+                                  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) on_gone();
+                              }));
+    }
+    ~disconnect_watch() {
+        state_->stopped = true;
+        state_->stop.emit(net::cancellation_type::all);
+    }
+    disconnect_watch(const disconnect_watch&) = delete;
+    disconnect_watch& operator=(const disconnect_watch&) = delete;
+
+private:
+    struct state {
+        net::cancellation_signal stop;
+        bool stopped = false;
+    };
+    std::shared_ptr<state> state_;
+};
 
 // What a session's record says of its client, from its `initialize` request.
 session_record record_of_initialize(const jsonrpc::request& r, std::string id, const mcp::principal& who) {
@@ -314,6 +354,7 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
     // logged before they are written, so that a client that loses the stream can resume it.
     bool streaming = false;
     const bool keep = req.keep_alive();
+    std::optional<disconnect_watch> watch;
     std::optional<stream_cursor> cursor;
     if (resumable(req, *session)) cursor.emplace(stream_cursor{session->id(), new_stream_id('p')});
     for (;;) {
@@ -351,6 +392,9 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
                 co_return false;
             }
             streaming = true;
+            // A resumable stream outlives its connection (the call goes on, logged); any other
+            // ends its call when the client goes away.
+            if (!cursor) watch.emplace(conn.stream.socket(), [session, id] { session->cancel_request(id); });
             // The priming event goes out with the first message, in one chunk.
             if (cursor) {
                 std::string none;

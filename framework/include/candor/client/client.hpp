@@ -56,6 +56,8 @@ namespace candor::client {
 ///   again past `session_options::max_input_rounds`;
 /// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet);
 /// - `TOOL_REFUSED`: a tool whose `x-mcp-header` annotations are invalid is not called;
+/// - `CANCELLED`: the host cancelled the request (Asio per-operation cancellation of the
+///   awaiting coroutine); the server was told;
 /// - `UNAUTHORIZED`: the server answered 401 or 403 and the endpoint has no `oauth_client`
 ///   (`http_status`; `detail` is the challenge's `error`, if any);
 /// - `AUTHORIZATION_FAILED`: OAuth did not bring a token the server took (`detail` says why:
@@ -142,6 +144,16 @@ struct session_options {
     std::size_t max_input_rounds = 8;
 };
 
+/// How one request is made, besides the session's options.
+struct request_options {
+    /// This request's time; zero: `session_options::request_timeout`.
+    std::chrono::milliseconds timeout{0};
+    /// Each `notifications/progress` of this request (its `params`: `progress`, `total`,
+    /// `message`). When set, the request carries a `progressToken` of its own, and its progress
+    /// notifications come here rather than to `session_options::on_notification`.
+    std::function<void(const boost::json::object&)> on_progress{};
+};
+
 /// A `tools/call` answer.
 struct tool_result {
     /// The whole `result` object, as the server sent it.
@@ -177,8 +189,19 @@ public:
 
     /// Any request; `params` gets what the revision needs (`_meta` on 2026-07-28). The result
     /// object, or why there is none.
+    ///
+    /// A request whose time runs out (`TIMEOUT`) or whose awaiting the host cancels (`CANCELLED`:
+    /// a cancellation slot bound to the awaiting coroutine, as `co_spawn` with
+    /// `bind_cancellation_slot` or an awaitable operator gives) is cancelled at the server as the
+    /// transport wants it: `notifications/cancelled` over stdio and on 2025-11-25 HTTP; on
+    /// 2026-07-28 HTTP its response stream is closed, which is the cancellation.
+    boost::asio::awaitable<boost::system::result<boost::json::object, client_error>> request(std::string method,
+                                                                                             boost::json::object params,
+                                                                                             request_options how);
     boost::asio::awaitable<boost::system::result<boost::json::object, client_error>> request(
-        std::string method, boost::json::object params = {});
+        std::string method, boost::json::object params = {}) {
+        return request(std::move(method), std::move(params), request_options());
+    }
 
     /// Every tool, all pages of `tools/list` (at most `max_pages`).
     boost::asio::awaitable<boost::system::result<std::vector<boost::json::object>, client_error>> list_tools(
@@ -187,7 +210,13 @@ public:
     /// `tools/call`; `meta` goes to the request's `_meta` (with what the revision adds).
     boost::asio::awaitable<boost::system::result<tool_result, client_error>> call_tool(std::string name,
                                                                                        boost::json::object arguments,
-                                                                                       boost::json::object meta);
+                                                                                       boost::json::object meta,
+                                                                                       request_options how);
+    boost::asio::awaitable<boost::system::result<tool_result, client_error>> call_tool(std::string name,
+                                                                                       boost::json::object arguments,
+                                                                                       boost::json::object meta) {
+        return call_tool(std::move(name), std::move(arguments), std::move(meta), request_options());
+    }
     boost::asio::awaitable<boost::system::result<tool_result, client_error>> call_tool(std::string name,
                                                                                        boost::json::object arguments) {
         return call_tool(std::move(name), std::move(arguments), boost::json::object());
