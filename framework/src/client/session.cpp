@@ -138,14 +138,36 @@ std::string progress_token_of(const boost::json::object& params) {
     const auto* t = params.if_contains("progressToken");
     return t && t->is_string() ? std::string(t->get_string()) : std::string();
 }
+constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
+
 void add_meta(boost::json::object& params, const session_options& o) {
     auto& meta = params["_meta"];
     if (!meta.is_object()) meta.emplace_object();
     auto& m = meta.get_object();
     m["io.modelcontextprotocol/protocolVersion"] = modern_version;
     m["io.modelcontextprotocol/clientInfo"] = client_info(o);
-    if (!m.contains("io.modelcontextprotocol/clientCapabilities"))
-        m["io.modelcontextprotocol/clientCapabilities"] = capabilities_of(o);
+    if (!m.contains("io.modelcontextprotocol/clientCapabilities")) {
+        auto c = capabilities_of(o);
+        if (o.tasks) c["extensions"] = boost::json::object{{tasks_extension, boost::json::object{}}};
+        m["io.modelcontextprotocol/clientCapabilities"] = std::move(c);
+    }
+}
+
+boost::json::object task_params(const std::string& id) { return boost::json::object{{"taskId", id}}; }
+boost::json::object task_update_params(const std::string& id, boost::json::object responses) {
+    return boost::json::object{{"taskId", id}, {"inputResponses", std::move(responses)}};
+}
+std::string string_field(const boost::json::object& o, std::string_view key) {
+    const auto* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+// A task's poll interval: what it asks for (pollIntervalMs), held between the session's bounds.
+std::chrono::milliseconds poll_interval(const boost::json::object& task, const session_options& o) {
+    std::chrono::milliseconds every = o.min_poll * 10;
+    if (const auto* p = task.if_contains("pollIntervalMs"); p && p->is_number())
+        every =
+            std::chrono::milliseconds(static_cast<std::int64_t>(std::max(0.0, std::min(p->to_number<double>(), 1e9))));
+    return std::clamp(every, o.min_poll, o.max_poll);
 }
 
 session_options with_defaults(session_options o) {
@@ -317,6 +339,8 @@ struct session::impl {
                 facts.headers = mcp::param_headers(h->second, args->get_object());
         } else if (method == "resources/read") {
             if (const auto* u = params.if_contains("uri"); u && u->is_string()) facts.name = u->get_string();
+        } else if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
+            if (const auto* t = params.if_contains("taskId"); t && t->is_string()) facts.name = t->get_string();
         }
         if (modern) add_meta(params, opts);
         const auto id = next_id++;
@@ -361,10 +385,73 @@ struct session::impl {
         if (!result || !result->is_object())
             co_return error("MESSAGE_REFUSED", "an answer without a result object", "NOT_JSONRPC");
         auto& r = result->get_object();
-        if (const auto* type = r.if_contains("resultType");
-            modern && type && *type != "complete" && *type != "input_required")
+        if (const auto* type = r.if_contains("resultType"); modern && type && *type != "complete" &&
+                                                            *type != "input_required" &&
+                                                            !(*type == "task" && opts.tasks && method == "tools/call"))
             co_return error("MESSAGE_REFUSED", "a result of a type the client did not ask for");
         co_return std::move(r);
+    }
+
+    // A call answered with a task, followed to its end: its result, or why there is none.
+    net::awaitable<outcome<boost::json::object>> follow_task(const std::string& id, std::chrono::milliseconds every) {
+        const bool throwing = co_await net::this_coro::throw_if_cancelled();
+        co_await net::this_coro::throw_if_cancelled(false);
+        const request_options how;
+        outcome<boost::json::object> out = error("TASK_FAILED", "the task was not followed");
+        bool cancel = false;
+        net::steady_timer wait(ex);
+        while (true) {
+            wait.expires_after(every);
+            co_await wait.async_wait(net::as_tuple(net::use_awaitable));
+            if (cancelled(co_await net::this_coro::cancellation_state)) {
+                out = error("CANCELLED", "the call was cancelled; so was its task");
+                cancel = true;
+                break;
+            }
+            auto got = co_await send("tasks/get", task_params(id), how);
+            if (!got) {
+                cancel = got.error().code == "CANCELLED";
+                out = got.error();
+                break;
+            }
+            const auto status = string_field(*got, "status");
+            if (status == "completed") {
+                const auto* result = got->if_contains("result");
+                if (result && result->is_object()) out = result->get_object();
+                else out = error("MESSAGE_REFUSED", "a completed task without a result object", "NOT_JSONRPC");
+                break;
+            }
+            if (status == "failed" || status == "cancelled") {
+                auto e = error("TASK_FAILED", "the task ended " + status, status);
+                if (const auto* why = got->if_contains("error")) e.data = *why;
+                out = std::move(e);
+                break;
+            }
+            if (status == "input_required") {
+                auto responses = co_await answer_inputs(got->if_contains("inputRequests"));
+                if (!responses) {
+                    out = responses.error();
+                    cancel = true;  // a question no one here answers: the task would wait for nothing
+                    break;
+                }
+                auto update = co_await send("tasks/update", task_update_params(id, std::move(*responses)), how);
+                if (!update) {
+                    out = update.error();
+                    cancel = update.error().code == "CANCELLED";
+                    break;
+                }
+            } else if (status != "working") {
+                out = error("MESSAGE_REFUSED", "a task with status " + status.substr(0, 40), "NOT_JSONRPC");
+                break;
+            }
+            every = poll_interval(*got, opts);
+        }
+        if (cancel) {
+            co_await net::this_coro::reset_cancellation_state();
+            (void)co_await send("tasks/cancel", task_params(id), how);
+        }
+        co_await net::this_coro::throw_if_cancelled(throwing);
+        co_return out;
     }
 
     // The modern probe: the discover result, or why not.
@@ -519,6 +606,12 @@ net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost:
     auto r = co_await request("tools/call", call_params(name, std::move(arguments), std::move(meta)), std::move(how));
     if (!r) co_return r.error();
     tool_result out;
+    if (const auto* type = r->if_contains("resultType"); type && *type == "task") {
+        out.task_id = string_field(*r, "taskId");
+        if (out.task_id.empty()) co_return error("MESSAGE_REFUSED", "a task without a taskId", "NOT_JSONRPC");
+        r = co_await impl_->follow_task(out.task_id, poll_interval(*r, impl_->opts));
+        if (!r) co_return r.error();
+    }
     if (const auto* e = r->if_contains("isError"); e && e->is_bool()) out.is_error = e->get_bool();
     if (const auto* s = r->if_contains("structuredContent")) {
         out.structured = *s;

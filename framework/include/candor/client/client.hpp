@@ -56,6 +56,8 @@ namespace candor::client {
 ///   again past `session_options::max_input_rounds`;
 /// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet);
 /// - `TOOL_REFUSED`: a tool whose `x-mcp-header` annotations are invalid is not called;
+/// - `TASK_FAILED`: a call that ran as a task ended `failed` (`data`: the task's error) or
+///   `cancelled` (`detail`: the status);
 /// - `CANCELLED`: the host cancelled the request (Asio per-operation cancellation of the
 ///   awaiting coroutine); the server was told;
 /// - `UNAUTHORIZED`: the server answered 401 or 403 and the endpoint has no `oauth_client`
@@ -142,6 +144,14 @@ struct session_options {
     client_handlers handlers{};
     /// Rounds of `input_required` one request may take before it fails with `INPUT_REQUIRED`.
     std::size_t max_input_rounds = 8;
+    /// 2026-07-28: declare the tasks extension (`io.modelcontextprotocol/tasks`), so a tool that
+    /// supports tasks may answer a call with a task. `call_tool` then follows the task to its
+    /// end — `tasks/get` every `pollIntervalMs` (held between `min_poll` and `max_poll`), the
+    /// server's questions answered by the handlers through `tasks/update` — and returns its
+    /// result; a call the host cancels cancels the task (`tasks/cancel`).
+    bool tasks = false;
+    std::chrono::milliseconds min_poll{50};
+    std::chrono::milliseconds max_poll{5'000};
 };
 
 /// How one request is made, besides the session's options.
@@ -161,6 +171,9 @@ struct tool_result {
     bool is_error = false;
     /// `structuredContent` if present, else the JSON text of `content[0]` if it parses, else null.
     boost::json::value structured{};
+    /// The task the call ran as (2026-07-28, `session_options::tasks`); empty when it was
+    /// answered in its request.
+    std::string task_id{};
 };
 
 class session {
