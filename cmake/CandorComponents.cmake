@@ -115,9 +115,9 @@ candor_component(state MODULES state DEPENDS http sqlite postgres validation)
 candor_component(ops MODULES ops DEPENDS http)
 # Client side: decisions on an envelope's wire JSON.
 candor_component(agent MODULES agent PACKAGES Boost)
-# The MCP client: stdio and Streamable HTTP, both eras, envelopes read and walks followed, and
-# its OAuth 2.1 (the side requests through http's fetcher; OpenSSL for PKCE and state).
-candor_component(client MODULES client DEPENDS core agent http PACKAGES OpenSSL)
+# The MCP client: stdio and Streamable HTTP (TLS with OpenSSL), both eras, envelopes read and
+# walks followed, and its OAuth 2.1 (the side requests through http's fetcher).
+candor_component(client MODULES client DEPENDS core agent http PACKAGES OpenSSL_TLS)
 # A SQL table as a searchable, pageable collection tool (tools/sql_collection).
 candor_component(sql_collection DEPENDS sqlite paging)
 

@@ -109,7 +109,10 @@ TEST(Session, TwoRequestsAtOnceTakeTurnsAndBothAreAnswered) {
 }
 
 TEST(Session, AnEndpointItCannotUseIsRefusedAtOnce) {
-    EXPECT_EQ(open_and_call(cc::endpoint::of_url("https://example.com/mcp"), {}).error_code, "INVALID_ENDPOINT");
+    EXPECT_EQ(open_and_call(cc::endpoint::of_url("ftp://example.com/mcp"), {}).error_code, "INVALID_ENDPOINT");
+    auto unreadable = cc::endpoint::of_url("https://example.com/mcp");
+    unreadable.ca_file = "/nonexistent/ca.pem";
+    EXPECT_EQ(open_and_call(unreadable, {}).error_code, "INVALID_ENDPOINT");
     EXPECT_EQ(open_and_call(cc::endpoint::of_url("not a url"), {}).error_code, "INVALID_ENDPOINT");
     EXPECT_EQ(open_and_call(cc::endpoint::of_command({}), {}).error_code, "INVALID_ENDPOINT");
     EXPECT_EQ(open_and_call(cc::endpoint::of_command({"/nonexistent/candor-server"}), {}).error_code, "CONNECT_FAILED");

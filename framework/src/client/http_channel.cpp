@@ -8,6 +8,7 @@
 // JSON body or as an event stream whose events are messages, the answer among them. One
 // connection, kept alive and opened again when the server closed it.
 #include "channel.hpp"
+#include "wire.hpp"
 
 #include <candor/client/oauth.hpp>
 #include <candor/mcp/stateless.hpp>
@@ -40,10 +41,12 @@ using net::ip::tcp;
 
 class http_channel final : public channel {
 public:
-    http_channel(net::any_io_executor ex, std::string host, std::string port, std::string target, std::string url,
-                 std::string token, std::shared_ptr<oauth_client> oauth, const session_options& o)
+    http_channel(net::any_io_executor ex, std::shared_ptr<net::ssl::context> tls, std::string host, std::string port,
+                 std::string target, std::string url, std::string token, std::shared_ptr<oauth_client> oauth,
+                 const session_options& o)
         : ex_(ex),
-          stream_(ex),
+          tls_(tls),
+          stream_(ex, std::move(tls), host),
           host_(std::move(host)),
           port_(std::move(port)),
           target_(std::move(target)),
@@ -81,7 +84,7 @@ public:
             co_return finish(error("SERVER_CLOSED", "the event stream ended without the answer"));
         }
         stream_.expires_after(facts.timeout);
-        auto [ec, n] = co_await http::async_read(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+        auto [ec, n] = co_await stream_.read(buffer_, parser);
         if (ec) co_return finish(read_error(ec, facts.timeout));
         const auto status = parser.get().result_int();
         if (status == 401 || status == 403) {
@@ -124,7 +127,7 @@ public:
     // to be): what the server sends from then on reaches the session.
     net::awaitable<void> listen(on_other_message other, message_facts facts) override {
         auto l = std::make_shared<listener>(ex_);
-        l->conn = std::make_unique<http_channel>(ex_, host_, port_, target_, url_, token_, oauth_, opts_);
+        l->conn = std::make_unique<http_channel>(ex_, tls_, host_, port_, target_, url_, token_, oauth_, opts_);
         l->conn->session_id_ = session_id_;
         l->other = std::move(other);
         l->facts = std::move(facts);
@@ -156,8 +159,6 @@ public:
             (void)co_await send(std::move(req), opts_.request_timeout);
             session_id_.clear();
         }
-        boost::system::error_code ignored;
-        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
         stream_.close();
     }
 
@@ -264,7 +265,7 @@ private:
                     error("MESSAGE_REFUSED", "an event from the server is larger than the limit", "INPUT_TOO_LARGE")));
             if (parser.is_done()) break;
             stream_.expires_after(facts.timeout);
-            auto [ec, n] = co_await http::async_read_some(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+            auto [ec, n] = co_await stream_.read_some(buffer_, parser);
             // A broken connection after numbered events is a stream to resume, not a failure; a
             // read the caller cancelled is not resumed (closing the stream is the cancellation).
             if (ec &&
@@ -307,8 +308,7 @@ private:
                     }
                     if (s->stopped || parser.is_done() || parser.get().body().size() > c.opts_.max_message_bytes) break;
                     c.stream_.expires_never();
-                    auto [ec, n] =
-                        co_await http::async_read_some(c.stream_, c.buffer_, parser, net::as_tuple(net::use_awaitable));
+                    auto [ec, n] = co_await c.stream_.read_some(c.buffer_, parser);
                     if (ec) break;
                 }
             } else {
@@ -397,25 +397,22 @@ private:
                                                                std::chrono::milliseconds timeout) {
         std::size_t authorizations = 0;
         for (int attempt = 0; attempt < 2; ++attempt) {
-            const bool fresh = !stream_.socket().is_open();
+            const bool fresh = !stream_.is_open();
             if (fresh)
                 if (auto c = co_await connect(); !c) co_return c.error();
             stream_.expires_after(timeout);
-            auto [wec, wn] = co_await http::async_write(stream_, req, net::as_tuple(net::use_awaitable));
+            auto [wec, wn] = co_await stream_.write(req);
             auto parser = std::make_unique<parser_type>();
             parser->body_limit(opts_.max_message_bytes * 4);
             parser->header_limit(64 * 1024);
             boost::system::error_code rec;
-            if (!wec)
-                std::tie(rec, std::ignore) =
-                    co_await http::async_read_header(stream_, buffer_, *parser, net::as_tuple(net::use_awaitable));
+            if (!wec) std::tie(rec, std::ignore) = co_await stream_.read_header(buffer_, *parser);
             const auto ec = wec ? wec : rec;
             if (!ec && challenge(*parser)) {
                 const auto status = parser->get().result_int();
                 const std::string www(parser->get()[http::field::www_authenticate]);
                 stream_.expires_after(timeout);
-                auto [bec, bn] =
-                    co_await http::async_read(stream_, buffer_, *parser, net::as_tuple(net::use_awaitable));
+                auto [bec, bn] = co_await stream_.read(buffer_, *parser);
                 if (bec || !parser->get().keep_alive()) {
                     stream_.close();
                     buffer_.clear();
@@ -454,7 +451,7 @@ private:
         if (!opened) co_return opened.error();
         auto& parser = **opened;
         stream_.expires_after(timeout);
-        auto [ec, n] = co_await http::async_read(stream_, buffer_, parser, net::as_tuple(net::use_awaitable));
+        auto [ec, n] = co_await stream_.read(buffer_, parser);
         if (ec) co_return finish(read_error(ec, timeout));
         auto response = parser.release();
         if (!response.keep_alive()) stream_.close();
@@ -464,7 +461,7 @@ private:
     // A reply to the server's request, sent while the stream that asked stays open: on a
     // connection of its own.
     net::awaitable<outcome<void>> post_aside(std::string reply, const message_facts& facts) {
-        http_channel aside(ex_, host_, port_, target_, url_, token_, oauth_, opts_);
+        http_channel aside(ex_, tls_, host_, port_, target_, url_, token_, oauth_, opts_);
         aside.session_id_ = session_id_;
         auto r = co_await aside.send(aside.make_post(std::move(reply), facts), facts.timeout);
         co_await aside.close_quietly();
@@ -473,8 +470,6 @@ private:
     }
 
     net::awaitable<void> close_quietly() {
-        boost::system::error_code ignored;
-        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
         stream_.close();
         co_return;
     }
@@ -488,14 +483,18 @@ private:
         tcp::resolver resolver(ex_);
         auto [rec, endpoints] = co_await resolver.async_resolve(host_, port_, net::as_tuple(net::use_awaitable));
         if (rec) co_return error("CONNECT_FAILED", "cannot resolve " + host_ + ": " + rec.message());
-        stream_.expires_after(opts_.request_timeout);
-        auto [cec, ep] = co_await stream_.async_connect(endpoints, net::as_tuple(net::use_awaitable));
-        if (cec) co_return error("CONNECT_FAILED", "cannot connect to " + host_ + ":" + port_ + ": " + cec.message());
+        auto [cec, tls] = co_await stream_.connect(endpoints, opts_.request_timeout);
+        if (cec)
+            co_return error("CONNECT_FAILED",
+                            std::string(tls ? "no TLS session with " : "cannot connect to ") + host_ + ":" + port_ +
+                                ": " + cec.message(),
+                            tls ? "TLS" : "");
         co_return outcome<void>{};
     }
 
     net::any_io_executor ex_;
-    boost::beast::tcp_stream stream_;
+    std::shared_ptr<net::ssl::context> tls_;
+    wire stream_;
     boost::beast::flat_buffer buffer_;
     std::string host_, port_, target_, url_, token_;
     std::shared_ptr<oauth_client> oauth_;
@@ -509,18 +508,32 @@ private:
 outcome<std::unique_ptr<channel>> open_http(net::any_io_executor ex, const endpoint& where, const session_options& o) {
     auto url = boost::urls::parse_uri(where.url);
     if (!url) return error("INVALID_ENDPOINT", "not a URL: " + where.url);
-    if (url->scheme() == "https")
-        return error("INVALID_ENDPOINT", "https is not spoken yet: use http:// (a TLS proxy in front)");
-    if (url->scheme() != "http" || url->host().empty())
-        return error("INVALID_ENDPOINT", "not an http:// URL with a host: " + where.url);
+    const bool secure = url->scheme_id() == boost::urls::scheme::https;
+    if ((!secure && url->scheme_id() != boost::urls::scheme::http) || url->host().empty())
+        return error("INVALID_ENDPOINT", "not an http:// or https:// URL with a host: " + where.url);
     std::string target(url->encoded_path());
     if (target.empty()) target = "/";
     if (url->has_query()) target += "?" + std::string(url->encoded_query());
     std::string host(url->host());
     if (url->host_type() == boost::urls::host_type::ipv6) host = std::string(url->encoded_host_address());
-    const std::string port = url->has_port() ? std::string(url->port()) : "80";
-    return std::unique_ptr<channel>(std::make_unique<http_channel>(ex, std::move(host), port, std::move(target),
-                                                                   where.url, where.bearer_token, where.oauth, o));
+    const std::string port = url->has_port() ? std::string(url->port()) : secure ? "443" : "80";
+    std::shared_ptr<net::ssl::context> tls;
+    if (secure) {
+        tls = std::make_shared<net::ssl::context>(net::ssl::context::tls_client);
+        tls->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                         net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 | net::ssl::context::no_tlsv1_1);
+        boost::system::error_code ec;
+        if (where.ca_file.empty()) tls->set_default_verify_paths(ec);
+        else tls->load_verify_file(where.ca_file, ec);
+        if (ec)
+            return error("INVALID_ENDPOINT",
+                         (where.ca_file.empty() ? std::string("cannot load the system's certificate "
+                                                              "authorities: ")
+                                                : "cannot load certificate authorities from " + where.ca_file + ": ") +
+                             ec.message());
+    }
+    return std::unique_ptr<channel>(std::make_unique<http_channel>(
+        ex, std::move(tls), std::move(host), port, std::move(target), where.url, where.bearer_token, where.oauth, o));
 }
 
 }  // namespace candor::client::detail

@@ -36,8 +36,10 @@ namespace cc = candor::client;
 namespace net = boost::asio;
 
 constexpr std::string_view server_help = R"(The server, one of:
-  --url URL           Streamable HTTP (http://host:port/mcp)
+  --url URL           Streamable HTTP (http://host:port/mcp, or https://)
   --token TOKEN       bearer token for --url (default: $CANDOR_TOKEN)
+  --ca-file FILE      the certificate authorities trusted for https (PEM; default: the system's),
+                      for the server and the OAuth side requests alike
   -- COMMAND [ARG...] a command to start; it speaks MCP on its standard input and output
   --protocol P        auto (default: probe 2026-07-28, fall back to 2025-11-25), 2026-07-28, 2025-11-25
   --timeout-ms N      each request's time (default 30000)
@@ -103,6 +105,10 @@ std::optional<common> parse(std::string_view command, std::string_view help, int
             auto v = value();
             ok = v.has_value();
             if (ok) url = std::string(*v);
+        } else if (arg == "--ca-file") {
+            auto v = value();
+            ok = v && !v->empty();
+            if (ok) c.where.ca_file = c.oauth_options.fetch.ca_file = std::string(*v);
         } else if (arg == "--token") {
             auto v = value();
             ok = v.has_value();

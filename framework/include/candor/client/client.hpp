@@ -4,7 +4,7 @@
 /// The agent's side: an MCP client that reads every server message strictly, chooses the
 /// protocol era from the server's answer, and reads tool results as completeness envelopes
 /// (candor/client/walk.hpp follows a collection to its end, or says why it did not). Over stdio
-/// (a process it starts) and Streamable HTTP (`http://`).
+/// (a process it starts) and Streamable HTTP (`http://`, `https://`).
 ///
 /// @code
 ///   namespace cc = candor::client;
@@ -23,8 +23,8 @@
 /// handlers the host sets in `session_options::handlers`, on either revision. Over HTTP a call
 /// carries its `x-mcp-header` parameters as `Mcp-Param-*` headers (the tools are listed once to
 /// learn them). A server that wants OAuth is authorized against when the endpoint carries an
-/// `oauth_client` (candor/client/oauth.hpp). Not yet spoken: tasks and `https` to the MCP
-/// endpoint itself (the OAuth side requests speak it).
+/// `oauth_client` (candor/client/oauth.hpp); a call that becomes a task is followed to its end
+/// (`session_options::tasks`).
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -43,7 +43,8 @@
 namespace candor::client {
 
 /// Why a request did not get an answer the client could read. `code` is stable:
-/// - `CONNECT_FAILED`: the server could not be started or reached;
+/// - `CONNECT_FAILED`: the server could not be started or reached (`detail` `TLS`: no TLS session
+///   — a certificate that does not chain to a trusted authority or does not name the host);
 /// - `SERVER_CLOSED`: the server ended the connection (a process that exited, a closed socket);
 /// - `TIMEOUT`: no answer within `session_options::request_timeout`;
 /// - `MESSAGE_REFUSED`: a server message that is not strict JSON within the limits (`detail`
@@ -54,7 +55,7 @@ namespace candor::client {
 /// - `PROTOCOL_MISMATCH`: the server speaks no revision this client speaks;
 /// - `INPUT_REQUIRED`: the server asked the client something no handler answers, or asked
 ///   again past `session_options::max_input_rounds`;
-/// - `INVALID_ENDPOINT`: a URL or command line this client cannot use (`https` is not spoken yet);
+/// - `INVALID_ENDPOINT`: a URL or command line this client cannot use, or a CA file it cannot read;
 /// - `TOOL_REFUSED`: a tool whose `x-mcp-header` annotations are invalid is not called;
 /// - `TASK_FAILED`: a call that ran as a task ended `failed` (`data`: the task's error) or
 ///   `cancelled` (`detail`: the status);
@@ -77,12 +78,16 @@ struct client_error {
 
 class oauth_client;
 
-/// Where the server is: a command to start (stdio) or an `http://` URL (Streamable HTTP).
+/// Where the server is: a command to start (stdio) or an `http://` or `https://` URL
+/// (Streamable HTTP).
 struct endpoint {
     std::vector<std::string> command{};  ///< argv; argv[0] is looked up in PATH
     std::string url{};
     /// Sent as `Authorization: Bearer …` over HTTP.
     std::string bearer_token{};
+    /// For `https://`: a PEM file of the certificate authorities to trust; empty: the system's.
+    /// The server's certificate must chain to one of them and name the URL's host.
+    std::string ca_file{};
     /// Over HTTP: authorize with OAuth when the server asks (401, or 403 `insufficient_scope`);
     /// its token then replaces `bearer_token`.
     std::shared_ptr<oauth_client> oauth{};
