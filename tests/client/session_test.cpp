@@ -310,6 +310,26 @@ read end
     EXPECT_EQ(refused, "TOOL_REFUSED");
 }
 
+TEST(Session, AnyPagedListIsReadToItsEndOrRefused) {
+    envelope_server server(add_echo);
+    std::size_t tools = 0;
+    std::string missing;
+    run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+        auto s = co_await cc::session::open(ex, cc::endpoint::of_url(server.url()), cc::session_options());
+        EXPECT_TRUE(s);
+        if (!s) co_return;
+        const std::string method = "tools/list", key = "tools", wrong = "resources";
+        auto all = co_await (*s)->list_all(method, key);
+        if (all) tools = all->size();
+        // A result without the list asked for is refused, not read as an empty list.
+        auto none = co_await (*s)->list_all(method, wrong);
+        if (!none) missing = none.error().code;
+        co_await (*s)->close();
+    });
+    EXPECT_EQ(tools, 1u);
+    EXPECT_EQ(missing, "MESSAGE_REFUSED");
+}
+
 TEST(Session, OverHttpALegacySessionHearsWhatTheServerSendsOnItsListeningStream) {
     // A tool added while the session is open: the server tells its sessions on their GET stream.
     mcp::server srv(mcp::server_options{.name = "listening", .log = {}});

@@ -570,27 +570,31 @@ net::awaitable<outcome<boost::json::object>> session::request(std::string method
     co_return co_await impl_->send(std::move(method), std::move(params), how);
 }
 
-net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(std::size_t max_pages) {
-    std::vector<boost::json::object> tools;
+net::awaitable<outcome<std::vector<boost::json::object>>> session::list_all(std::string method, std::string key,
+                                                                            std::size_t max_pages) {
+    std::vector<boost::json::object> items;
     boost::json::object params;
     for (std::size_t page = 0; page < max_pages; ++page) {
-        auto r = co_await request("tools/list", params);
+        auto r = co_await request(method, params);
         if (!r) co_return r.error();
-        const auto* list = r->if_contains("tools");
-        if (!list || !list->is_array()) co_return error("MESSAGE_REFUSED", "tools/list without a tools array");
-        for (const auto& t : list->get_array())
-            if (t.is_object()) {
-                impl_->learn(t.get_object());
-                tools.push_back(t.get_object());
-            }
+        const auto* list = r->if_contains(key);
+        if (!list || !list->is_array()) co_return error("MESSAGE_REFUSED", method + " without a " + key + " array");
+        for (const auto& item : list->get_array())
+            if (item.is_object()) items.push_back(item.get_object());
         const auto* next = r->if_contains("nextCursor");
-        if (!next || !next->is_string() || next->get_string().empty()) {
-            impl_->tools_listed = true;
-            co_return tools;
-        }
+        if (!next || !next->is_string() || next->get_string().empty()) co_return items;
         params["cursor"] = *next;
     }
-    co_return error("MESSAGE_REFUSED", "tools/list goes on past " + std::to_string(max_pages) + " pages");
+    co_return error("MESSAGE_REFUSED", method + " goes on past " + std::to_string(max_pages) + " pages");
+}
+
+net::awaitable<outcome<std::vector<boost::json::object>>> session::list_tools(std::size_t max_pages) {
+    const std::string method = "tools/list", key = "tools";
+    auto tools = co_await list_all(method, key, max_pages);
+    if (!tools) co_return tools.error();
+    for (const auto& t : *tools) impl_->learn(t);
+    impl_->tools_listed = true;
+    co_return tools;
 }
 
 net::awaitable<outcome<tool_result>> session::call_tool(std::string name, boost::json::object arguments,

@@ -225,6 +225,13 @@ public:
     boost::asio::awaitable<boost::system::result<std::vector<boost::json::object>, client_error>> list_tools(
         std::size_t max_pages = 100);
 
+    /// Every item of a paged list — `resources/list` (`resources`), `resources/templates/list`
+    /// (`resourceTemplates`), `prompts/list` (`prompts`), `skills/list` (`skills`), … — following
+    /// `nextCursor` (at most `max_pages`; a list that goes on is `MESSAGE_REFUSED`, never a
+    /// silently shortened one).
+    boost::asio::awaitable<boost::system::result<std::vector<boost::json::object>, client_error>> list_all(
+        std::string method, std::string key, std::size_t max_pages = 100);
+
     /// `tools/call`; `meta` goes to the request's `_meta` (with what the revision adds).
     boost::asio::awaitable<boost::system::result<tool_result, client_error>> call_tool(std::string name,
                                                                                        boost::json::object arguments,
