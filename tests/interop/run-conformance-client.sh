@@ -54,4 +54,35 @@ for name in "${required[@]}"; do
 done
 echo
 echo "client conformance $requirements: $passed of ${#required[@]} required scenarios pass"
+# Beyond the requirement set: the scenarios in conformance-client-extensions-REQUIREMENTS.txt
+# (extensions Candor's client speaks, and ones of no revision) must pass every check; every other
+# client scenario the suite has runs too and is reported, not scored.
+extensions="$here/conformance-client-extensions-$requirements.txt"
+if [ -f "$extensions" ]; then
+  mapfile -t listed < <(grep -v '^$' "$extensions")
+  mapfile -t all < <(cd "$work" && node --import "$here/fs-globsync-shim.mjs" "$suite/dist/index.js" list --client |
+    sed -n 's/^  - \([^ ]*\) .*$/\1/p')
+  for name in "${all[@]}"; do
+    printf '%s\n' "${required[@]}" | grep -qx "$name" && continue
+    scored=0
+    printf '%s\n' "${listed[@]}" | grep -qx "$name" && scored=1
+    set +e
+    (cd "$work" && node --import "$here/fs-globsync-shim.mjs" "$suite/dist/index.js" client --command "$client" \
+      --scenario "$name" --timeout 10000) >"$work/out" 2>&1
+    status=$?
+    set -e
+    summary="$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed, [0-9]* warnings' "$work/out" | tail -1 || true)"
+    if [ "$scored" = 1 ]; then
+      echo "extension $name: ${summary:-no result}"
+      if [ "$status" -ne 0 ] || [ -z "$summary" ] || ! grep -q ' 0 failed, 0 warnings' <<<"$summary" ||
+        grep -q 'CLIENT EXITED WITH ERROR' "$work/out"; then
+        echo "FAIL: extension scenario $name"
+        grep -E 'FAILURE|WARNING' "$work/out" | head -10 || true
+        result=1
+      fi
+    else
+      echo "not scored $name: ${summary:-no result}"
+    fi
+  done
+fi
 exit $result

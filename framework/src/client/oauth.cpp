@@ -24,12 +24,17 @@
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse.hpp>
 
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -179,8 +184,43 @@ struct resource_metadata {
 };
 
 struct registration {
-    std::string client_id, client_secret, auth_method;
+    std::string client_id, client_secret, auth_method, private_key_pem;
 };
+
+// A compact JWS (ES256) of `claims` with the P-256 key in `pem`; empty when the key is unusable.
+std::string es256_assertion(const std::string& pem, const object& claims) {
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), BIO_free);
+    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+        bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr, EVP_PKEY_free);
+    if (!key || EVP_PKEY_get_base_id(key.get()) != EVP_PKEY_EC || EVP_PKEY_get_bits(key.get()) != 256) return {};
+    const auto input = auth::base64url_encode(R"({"alg":"ES256","typ":"JWT"})") + "." +
+                       auth::base64url_encode(boost::json::serialize(claims));
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    std::size_t len = 0;
+    const auto* in = reinterpret_cast<const unsigned char*>(input.data());
+    if (!md || EVP_DigestSignInit(md.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1 ||
+        EVP_DigestSign(md.get(), nullptr, &len, in, input.size()) != 1)
+        return {};
+    std::string der(len, '\0');
+    if (EVP_DigestSign(md.get(), reinterpret_cast<unsigned char*>(der.data()), &len, in, input.size()) != 1) return {};
+    // DER → R || S, 32 bytes each, as JWS wants it (RFC 7518 §3.4).
+    const auto* p = reinterpret_cast<const unsigned char*>(der.data());
+    std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> sig(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(len)),
+                                                              ECDSA_SIG_free);
+    if (!sig) return {};
+    std::string raw(64, '\0');
+    if (BN_bn2binpad(ECDSA_SIG_get0_r(sig.get()), reinterpret_cast<unsigned char*>(raw.data()), 32) != 32 ||
+        BN_bn2binpad(ECDSA_SIG_get0_s(sig.get()), reinterpret_cast<unsigned char*>(raw.data()) + 32, 32) != 32)
+        return {};
+    return input + "." + auth::base64url_encode(raw);
+}
+
+object assertion_claims(const std::string& client_id, const std::string& audience, const std::string& jti) {
+    const auto now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return object{{"iss", client_id}, {"sub", client_id}, {"aud", audience},
+                  {"iat", now},       {"exp", now + 300}, {"jti", jti}};
+}
 
 std::string auth_method_for(const server_metadata& m, bool has_secret) {
     if (!has_secret) return "none";
@@ -208,6 +248,12 @@ object registration_request(const oauth_options& o, const std::string& method) {
 
 // The forms and messages the coroutines below send and say, built here: GCC 12 mishandles
 // temporaries of braced initializers and conditional expressions in coroutine bodies.
+form client_credentials_form(const std::vector<std::string>& scopes, const std::string& resource) {
+    form f{{"grant_type", "client_credentials"}};
+    if (!scopes.empty()) f.emplace_back("scope", join_scopes(scopes));
+    f.emplace_back("resource", resource);
+    return f;
+}
 form refresh_form(const std::string& refresh, const std::string& resource) {
     return form{{"grant_type", "refresh_token"}, {"refresh_token", refresh}, {"resource", resource}};
 }
@@ -229,7 +275,7 @@ std::string authorization_url(const std::string& endpoint, const registration& r
     return endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + encode(q);
 }
 registration metadata_document_client(const oauth_options& o) {
-    return registration{o.client_metadata_url, {}, "none"};
+    return registration{o.client_metadata_url, {}, "none", {}};
 }
 std::string registration_body(const oauth_options& o, const server_metadata& m) {
     // A public client (PKCE, no secret) where the server takes one; else a secret it can use.
@@ -435,11 +481,15 @@ struct oauth_client::impl {
     net::awaitable<outcome<registration>> register_with(const server_metadata& m) {
         if (auto known = registrations.find(m.issuer); known != registrations.end()) co_return known->second;
         for (const auto& p : opts.preregistered)
-            if (p.issuer == m.issuer) {
-                registration r{p.client_id, p.client_secret, auth_method_for(m, !p.client_secret.empty())};
+            if (p.issuer == m.issuer || p.issuer.empty()) {
+                registration r{p.client_id, p.client_secret, auth_method_for(m, !p.client_secret.empty()),
+                               p.private_key_pem};
+                if (!p.private_key_pem.empty()) r.auth_method = "private_key_jwt";
                 registrations.emplace(m.issuer, r);
                 co_return r;
             }
+        if (opts.client_credentials)
+            co_return failed("NO_REGISTRATION", "no credentials for " + m.issuer + " (client_credentials)");
         if (m.client_id_documents && !opts.client_metadata_url.empty()) co_return metadata_document_client(opts);
         if (m.registration_endpoint.empty())
             co_return failed("NO_REGISTRATION", m.issuer +
@@ -457,8 +507,10 @@ struct oauth_client::impl {
         auto doc = object_of(*r);
         if ((r->status != 200 && r->status != 201) || !doc || string_of(*doc, "client_id").empty())
             co_return failed("REGISTRATION_REFUSED", answered("registration at " + m.registration_endpoint, *r, doc));
-        registration reg{string_of(*doc, "client_id"), string_of(*doc, "client_secret"),
-                         string_of(*doc, "token_endpoint_auth_method")};
+        registration reg{string_of(*doc, "client_id"),
+                         string_of(*doc, "client_secret"),
+                         string_of(*doc, "token_endpoint_auth_method"),
+                         {}};
         if (reg.auth_method.empty()) reg.auth_method = auth_method_for(m, !reg.client_secret.empty());
         registrations.emplace(m.issuer, reg);
         co_return reg;
@@ -474,6 +526,14 @@ struct oauth_client::impl {
             // RFC 6749 §2.3.1: both form-encoded, then base64.
             rq.headers.emplace_back(
                 "Authorization", "Basic " + base64(form_escape(reg.client_id) + ":" + form_escape(reg.client_secret)));
+        } else if (reg.auth_method == "private_key_jwt") {
+            const auto claims = assertion_claims(reg.client_id, m.issuer, random_text(16));
+            const auto assertion = es256_assertion(reg.private_key_pem, claims);
+            if (assertion.empty())
+                co_return failed("TOKEN_REFUSED", "the client's private key is not a usable P-256 key (PEM)");
+            params.emplace_back("client_id", reg.client_id);
+            params.emplace_back("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+            params.emplace_back("client_assertion", assertion);
         } else {
             params.emplace_back("client_id", reg.client_id);
             if (reg.auth_method == "client_secret_post") params.emplace_back("client_secret", reg.client_secret);
@@ -577,6 +637,12 @@ struct oauth_client::impl {
             wanted.emplace_back("offline_access");
         auto reg = co_await register_with(*meta);
         if (!reg) co_return reg.error();
+        if (opts.client_credentials) {
+            auto t = co_await token_request(*meta, *reg, client_credentials_form(wanted, prm->resource));
+            if (!t) co_return t.error();
+            keep(*t, meta->issuer, prm->resource, std::move(wanted));
+            co_return token;
+        }
         const auto verifier = random_text(32);
         const auto state = random_text(16);
         auto url = authorization_url(meta->authorization_endpoint, *reg, opts, state, verifier, wanted, prm->resource);
@@ -679,7 +745,7 @@ authorization_handler loopback_authorization(std::string redirect_uri, std::func
 }
 
 boost::system::result<std::shared_ptr<oauth_client>, client_error> oauth_client::create(oauth_options options) {
-    if (!options.authorize)
+    if (!options.authorize && !options.client_credentials)
         return detail::error("INVALID_ENDPOINT", "OAuth needs an authorize handler (the browser step)");
     if (!boost::urls::parse_absolute_uri(options.redirect_uri))
         return detail::error("INVALID_ENDPOINT", "the redirect URI is not an absolute URL: " + options.redirect_uri);

@@ -22,9 +22,10 @@
 ///   browser is the host's: `oauth_options::authorize` gets the URL and returns where the
 ///   authorization server sent the user agent back. The response's `iss` is checked as
 ///   RFC 9207 §2.4 and MCP say (plain string comparison) before the code goes anywhere.
-/// - **Tokens:** `client_secret_basic`, `client_secret_post` or `none` at the token endpoint, as
-///   registered and supported; a refresh token, when one was issued, is used before asking the
-///   user again. At most `max_authorizations` authorizations for one request.
+/// - **Tokens:** `client_secret_basic`, `client_secret_post`, `private_key_jwt` or `none` at the
+///   token endpoint, as registered and supported; a refresh token, when one was issued, is used
+///   before asking the user again. At most `max_authorizations` authorizations for one request.
+///   Or, for a machine, the `client_credentials` grant (`oauth_options::client_credentials`).
 ///
 /// Every failure is a `client_error` with code `AUTHORIZATION_FAILED` and a stable `detail`
 /// (see docs/codes.md). Metadata and token endpoints must be `https` (or `http` on a loopback
@@ -75,14 +76,23 @@ authorization_handler loopback_authorization(std::string redirect_uri, std::func
 
 /// Client credentials an authorization server issued beforehand.
 struct preregistered_client {
-    std::string issuer{};  ///< the authorization server they belong to (its `issuer`, exactly)
+    /// The authorization server they belong to (its `issuer`, exactly). Empty: whichever one the
+    /// protected resource names — the host then trusts the resource with its credentials.
+    std::string issuer{};
     std::string client_id{};
-    std::string client_secret{};  ///< empty: a public client
+    std::string client_secret{};  ///< empty: a public client (or one with a key)
+    /// A P-256 private key (PEM): the client authenticates with a signed assertion instead of
+    /// its secret (`private_key_jwt`, RFC 7523; ES256, `aud` the issuer, 5 minutes).
+    std::string private_key_pem{};
 };
 
 struct oauth_options {
-    /// Required.
+    /// The browser step; required unless `client_credentials`.
     authorization_handler authorize{};
+    /// Machine to machine (the `io.modelcontextprotocol/oauth-client-credentials` extension): the
+    /// `client_credentials` grant with the pre-registered credentials for the issuer, no user
+    /// and no browser; the challenged (or supported) scopes and the resource indicator as above.
+    bool client_credentials = false;
     /// Where the authorization server sends the user agent back (registered with it).
     std::string redirect_uri = "http://127.0.0.1:33418/callback";
     /// `client_name` in a dynamic registration.
