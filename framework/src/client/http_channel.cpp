@@ -55,6 +55,16 @@ public:
           oauth_(std::move(oauth)),
           opts_(o) {}
 
+    // A channel dropped without close() still stops its listening stream: the loop must not hand
+    // a message to a session that is gone.
+    ~http_channel() override {
+        if (listener_) {
+            listener_->stopped = true;
+            listener_->conn->stream_.close();
+            listener_->wait.cancel();
+        }
+    }
+
     net::awaitable<outcome<message>> exchange(std::string text, std::string id_text, const message_facts& facts,
                                               const on_other_message& other) override {
         auto opened = co_await open(make_post(std::move(text), facts), facts.timeout);
