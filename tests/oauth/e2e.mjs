@@ -150,15 +150,27 @@ async function candorAs(as, who, args) {
   const env = { ...process.env };
   delete env.BROWSER;
   const child = spawn(candor, [...args, "--oauth", "--oauth-redirect", redirect], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "", err = "", shown = [];
+  let out = "", err = "", pending = "";
+  const shown = [];
   child.stdout.on("data", (d) => (out += d));
+  // Whole lines only: a chunk may end in the middle of the URL.
   child.stderr.on("data", (d) => {
     err += d;
-    for (const m of String(d).matchAll(/to authorize, open (\S+)/g)) {
+    pending += d;
+    let nl;
+    while ((nl = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      const m = /to authorize, open (\S+)/.exec(line);
+      if (!m) continue;
       shown.push(new URL(m[1]));
+      // A browser that fails stops the command: it would wait for a redirect that never comes.
       as.redirect(m[1], who, redirect)
         .then((back) => fetch(back))
-        .catch((e) => (err += `\nbrowser: ${e}`));
+        .catch((e) => {
+          err += `\nbrowser: ${e}`;
+          child.kill();
+        });
     }
   });
   const code = await new Promise((resolve) => child.on("exit", resolve));

@@ -189,7 +189,8 @@ std::optional<common> parse(std::string_view command, std::string_view help, int
 
 // Shows the authorization URL: on stderr, and in $BROWSER when it is set (not waited for).
 void show_authorization(const std::string& url) {
-    std::cerr << "candor: to authorize, open " << url << std::endl;
+    // One write: a reader of the pipe gets the line whole.
+    std::cerr << ("candor: to authorize, open " + url + "\n") << std::flush;
     if (const char* browser = std::getenv("BROWSER"); browser && *browser) {
         std::string b(browser), u(url);
         char* argv[] = {b.data(), u.data(), nullptr};
