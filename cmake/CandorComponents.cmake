@@ -14,7 +14,8 @@
 # the tree (find_package ... REQUIRED) and for a consumer (find_dependency). RE2 has no CMake
 # package on Debian 12: it is found through pkg-config (its re2.pc says version 0.0.0, so no
 # version can be asked for).
-# OpenSSL_TLS is OpenSSL with libssl, for the TLS client that fetches an OAuth issuer's keys.
+# OpenSSL_TLS is OpenSSL with libssl, for the TLS clients: the fetcher of OAuth documents and
+# keys, and the MCP client's https.
 set(CANDOR_PACKAGE_Boost_FIND Boost 1.81 CONFIG COMPONENTS json url)
 set(CANDOR_PACKAGE_Boost_LINK PUBLIC Boost::headers Boost::json Boost::url)
 set(CANDOR_PACKAGE_Threads_FIND Threads)

@@ -20,6 +20,8 @@
 namespace candor::client::detail {
 
 class wire {
+    static constexpr auto token = boost::asio::as_tuple(boost::asio::use_awaitable);
+
 public:
     using plain_stream = boost::beast::tcp_stream;
     using secure_stream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
@@ -77,27 +79,26 @@ public:
 
     template <class Message>
     auto write(Message& m) {
-        if (secure_) return boost::beast::http::async_write(*secure_, m, token());
-        return boost::beast::http::async_write(*plain_, m, token());
+        if (secure_) return boost::beast::http::async_write(*secure_, m, token);
+        return boost::beast::http::async_write(*plain_, m, token);
     }
     template <class Parser>
     auto read_header(boost::beast::flat_buffer& b, Parser& p) {
-        if (secure_) return boost::beast::http::async_read_header(*secure_, b, p, token());
-        return boost::beast::http::async_read_header(*plain_, b, p, token());
+        if (secure_) return boost::beast::http::async_read_header(*secure_, b, p, token);
+        return boost::beast::http::async_read_header(*plain_, b, p, token);
     }
     template <class Parser>
     auto read(boost::beast::flat_buffer& b, Parser& p) {
-        if (secure_) return boost::beast::http::async_read(*secure_, b, p, token());
-        return boost::beast::http::async_read(*plain_, b, p, token());
+        if (secure_) return boost::beast::http::async_read(*secure_, b, p, token);
+        return boost::beast::http::async_read(*plain_, b, p, token);
     }
     template <class Parser>
     auto read_some(boost::beast::flat_buffer& b, Parser& p) {
-        if (secure_) return boost::beast::http::async_read_some(*secure_, b, p, token());
-        return boost::beast::http::async_read_some(*plain_, b, p, token());
+        if (secure_) return boost::beast::http::async_read_some(*secure_, b, p, token);
+        return boost::beast::http::async_read_some(*plain_, b, p, token);
     }
 
 private:
-    static constexpr auto token() { return boost::asio::as_tuple(boost::asio::use_awaitable); }
     plain_stream* lowest() {
         if (secure_) return &boost::beast::get_lowest_layer(*secure_);
         return plain_.get();
