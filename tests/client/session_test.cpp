@@ -16,6 +16,8 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <algorithm>
+#include <array>
+#include <thread>
 
 namespace candor::test {
 namespace {
@@ -328,6 +330,34 @@ TEST(Session, AnyPagedListIsReadToItsEndOrRefused) {
     });
     EXPECT_EQ(tools, 1u);
     EXPECT_EQ(missing, "MESSAGE_REFUSED");
+}
+
+// An event stream whose event never ends (data lines, no blank line) is refused at the message
+// limit, not buffered until the server stops: a server that answers so and then waits.
+TEST(Session, AnEventThatNeverEndsIsRefusedAtTheMessageLimit) {
+    net::io_context server_io;
+    net::ip::tcp::acceptor acceptor(server_io, {net::ip::make_address("127.0.0.1"), 0});
+    std::thread server([&] {
+        boost::system::error_code ec;
+        auto socket = acceptor.accept(ec);
+        if (ec) return;
+        std::array<char, 4096> request{};
+        (void)socket.read_some(net::buffer(request), ec);
+        std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+        for (int i = 0; i < 1000; ++i) answer += "data: " + std::string(100, 'x') + "\n";
+        net::write(socket, net::buffer(answer), ec);
+        (void)socket.read_some(net::buffer(request), ec);  // until the client lets go
+    });
+    cc::session_options o;
+    o.protocol = cc::era::modern;
+    o.max_message_bytes = 8 * 1024;
+    o.request_timeout = std::chrono::seconds(20);  // a bound for failure: the refusal comes first
+    auto r = open_and_call(
+        cc::endpoint::of_url("http://127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()) + "/mcp"), o,
+        false);
+    server.join();
+    EXPECT_EQ(r.error_code, "MESSAGE_REFUSED");
+    EXPECT_EQ(r.error_detail, "INPUT_TOO_LARGE");
 }
 
 TEST(Session, OverHttpALegacySessionHearsWhatTheServerSendsOnItsListeningStream) {

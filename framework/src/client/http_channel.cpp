@@ -223,6 +223,9 @@ private:
                 return std::exchange(data, {});
             }
         }
+        // Bytes of the event in progress: its data lines read so far and what is not read yet
+        // (held to the message limit: an event that never ends must not grow without bound).
+        std::size_t pending(const std::string& body) const { return data.size() + (body.size() - at); }
         // An event the stream's end closed without a blank line.
         std::optional<std::string> last(std::string& body) {
             body += "\n\n";
@@ -270,7 +273,7 @@ private:
                         co_return finish(outcome<message>(sent.error()));
                 }
             }
-            if (parser.get().body().size() > opts_.max_message_bytes)
+            if (events.pending(parser.get().body()) > opts_.max_message_bytes)
                 co_return finish(outcome<message>(
                     error("MESSAGE_REFUSED", "an event from the server is larger than the limit", "INPUT_TOO_LARGE")));
             if (parser.is_done()) break;
@@ -316,7 +319,9 @@ private:
                         }
                         if (s->stopped) break;
                     }
-                    if (s->stopped || parser.is_done() || parser.get().body().size() > c.opts_.max_message_bytes) break;
+                    if (s->stopped || parser.is_done() ||
+                        events.pending(parser.get().body()) > c.opts_.max_message_bytes)
+                        break;
                     c.stream_.expires_never();
                     auto [ec, n] = co_await c.stream_.read_some(c.buffer_, parser);
                     if (ec) break;
