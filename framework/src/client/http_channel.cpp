@@ -89,6 +89,7 @@ public:
                                        std::to_string((*again)->get().result_int()) + ")");
                     co_return finish(std::move(e));
                 }
+                events.restart();
                 if (auto r = co_await read_stream(**again, events, id_text, facts, other)) co_return std::move(*r);
             }
             co_return finish(error("SERVER_CLOSED", "the event stream ended without the answer"));
@@ -223,6 +224,11 @@ private:
                 return std::exchange(data, {});
             }
         }
+        // A new stream: an event the last one broke off is not dispatched (the ids stay).
+        void restart() {
+            data.clear();
+            at = 0;
+        }
         // Bytes of the event in progress: its data lines read so far and what is not read yet
         // (held to the message limit: an event that never ends must not grow without bound).
         std::size_t pending(const std::string& body) const { return data.size() + (body.size() - at); }
@@ -308,6 +314,7 @@ private:
             if (opened) {
                 auto& parser = **opened;
                 parser.body_limit(boost::none);
+                events.restart();
                 failures = 0;
                 while (!s->stopped) {
                     while (auto data = events.next(parser.get().body())) {
