@@ -171,5 +171,25 @@ TEST(ClientTasks, ACallTheHostCancelsCancelsItsTask) {
     EXPECT_EQ(t.cancelled->get_future().wait_for(std::chrono::seconds(20)), std::future_status::ready);
 }
 
+TEST(ClientTasks, ATaskThatNeverEndsIsCancelledAtTheSessionsBound) {
+    task_server t;
+    t.entered = [] {};
+    std::string code;
+    auto o = with_tasks(true);
+    o.max_task_wait = std::chrono::milliseconds(100);  // what this test is about: the bound
+    run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+        auto s = co_await cc::session::open(ex, cc::endpoint::of_url(t.server.url()), o);
+        EXPECT_TRUE(s);
+        if (!s) co_return;
+        const std::string tool = "wait";
+        auto r = co_await (*s)->call_tool(tool, object{});
+        if (r) code = "answered";
+        else code = r.error().code;
+        co_await (*s)->close();
+    });
+    EXPECT_EQ(code, "TIMEOUT");
+    EXPECT_EQ(t.cancelled->get_future().wait_for(std::chrono::seconds(20)), std::future_status::ready);
+}
+
 }  // namespace
 }  // namespace candor::test

@@ -400,11 +400,18 @@ struct session::impl {
         outcome<boost::json::object> out = error("TASK_FAILED", "the task was not followed");
         bool cancel = false;
         net::steady_timer wait(ex);
+        const auto give_up = std::chrono::steady_clock::now() + opts.max_task_wait;
         while (true) {
             wait.expires_after(every);
             co_await wait.async_wait(net::as_tuple(net::use_awaitable));
             if (cancelled(co_await net::this_coro::cancellation_state)) {
                 out = error("CANCELLED", "the call was cancelled; so was its task");
+                cancel = true;
+                break;
+            }
+            if (std::chrono::steady_clock::now() >= give_up) {
+                out = error("TIMEOUT", "the task did not end within " + std::to_string(opts.max_task_wait.count()) +
+                                           " ms; it was cancelled");
                 cancel = true;
                 break;
             }

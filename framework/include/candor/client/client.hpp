@@ -157,6 +157,9 @@ struct session_options {
     bool tasks = false;
     std::chrono::milliseconds min_poll{50};
     std::chrono::milliseconds max_poll{5'000};
+    /// A task not ended this long after the call began is cancelled (`tasks/cancel`) and the call
+    /// fails with `TIMEOUT`: a server that keeps a task `working` forever is not polled forever.
+    std::chrono::milliseconds max_task_wait{std::chrono::hours(1)};
 };
 
 /// How one request is made, besides the session's options.
