@@ -36,6 +36,7 @@ public:
         bool send_iss = true;              ///< `iss` in the authorization response
         std::string iss_override{};        ///< a wrong `iss` to send instead of its own
         bool first_token_expired = false;  ///< the first access token is already expired
+        bool forget_first_client = false;  ///< the first registered client is unknown at the token endpoint
     };
 
     /// An authorization request, as it came.
@@ -162,6 +163,8 @@ private:
         if (path == "/token") {
             auto f = form_of(req.body());
             ++grants_[f["grant_type"]];
+            if (behaviour_.forget_first_client && f["client_id"] == "client-1")
+                return json(401, {{"error", "invalid_client"}});
             grant g;
             if (f["grant_type"] == "authorization_code") {
                 auto it = codes_.find(f["code"]);

@@ -261,6 +261,25 @@ TEST_F(ClientOAuth, ATokenRefusedLaterIsRenewedWithTheRefreshTokenNotASecondCons
     EXPECT_EQ(as.grants("refresh_token"), 1);
 }
 
+TEST_F(ClientOAuth, ARegistrationTheServerForgotIsMadeAgainNextTime) {
+    as.set({.forget_first_client = true});
+    auto auth = oauth();
+    std::vector<std::string> outcomes;
+    run_client([&](net::any_io_executor ex) -> net::awaitable<void> {
+        for (int i = 0; i < 2; ++i) {
+            auto s = co_await cc::session::open(ex, where(auth));
+            if (!s) {
+                outcomes.push_back(s.error().detail);
+                continue;
+            }
+            outcomes.push_back("open");
+            co_await (*s)->close();
+        }
+    });
+    EXPECT_EQ(outcomes, (std::vector<std::string>{"TOKEN_REFUSED", "open"}));
+    EXPECT_EQ(as.registrations(), 2);
+}
+
 TEST_F(ClientOAuth, AResourceThatIsNotTheServerIsRefusedBeforeAnyAuthorization) {
     // Its metadata is served (beside the server), and names another resource on the same origin.
     serve_as("http://127.0.0.1:" + std::to_string(http->port()) + "/elsewhere");

@@ -185,6 +185,7 @@ struct resource_metadata {
 
 struct registration {
     std::string client_id, client_secret, auth_method, private_key_pem;
+    bool dynamic;  // made by dynamic registration: forgotten when the server no longer knows it
 };
 
 // A compact JWS (ES256) of `claims` with the P-256 key in `pem`; empty when the key is unusable.
@@ -275,7 +276,7 @@ std::string authorization_url(const std::string& endpoint, const registration& r
     return endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + encode(q);
 }
 registration metadata_document_client(const oauth_options& o) {
-    return registration{o.client_metadata_url, {}, "none", {}};
+    return registration{o.client_metadata_url, {}, "none", {}, false};
 }
 std::string registration_body(const oauth_options& o, const server_metadata& m) {
     // A public client (PKCE, no secret) where the server takes one; else a secret it can use.
@@ -483,7 +484,7 @@ struct oauth_client::impl {
         for (const auto& p : opts.preregistered)
             if (p.issuer == m.issuer || p.issuer.empty()) {
                 registration r{p.client_id, p.client_secret, auth_method_for(m, !p.client_secret.empty()),
-                               p.private_key_pem};
+                               p.private_key_pem, false};
                 if (!p.private_key_pem.empty()) r.auth_method = "private_key_jwt";
                 registrations.emplace(m.issuer, r);
                 co_return r;
@@ -510,7 +511,8 @@ struct oauth_client::impl {
         registration reg{string_of(*doc, "client_id"),
                          string_of(*doc, "client_secret"),
                          string_of(*doc, "token_endpoint_auth_method"),
-                         {}};
+                         {},
+                         true};
         if (reg.auth_method.empty()) reg.auth_method = auth_method_for(m, !reg.client_secret.empty());
         registrations.emplace(m.issuer, reg);
         co_return reg;
@@ -545,8 +547,11 @@ struct oauth_client::impl {
                              "token request to " + m.token_endpoint + ": " + std::string(auth::to_string(r.error())));
         auto doc = object_of(*r);
         if (r->status != 200 || !doc || string_of(*doc, "access_token").empty() ||
-            lower(string_of(*doc, "token_type")) != "bearer")
+            lower(string_of(*doc, "token_type")) != "bearer") {
+            // A registration the server no longer knows (expired, removed) is made again next time.
+            if (reg.dynamic && doc && string_of(*doc, "error") == "invalid_client") registrations.erase(m.issuer);
             co_return failed("TOKEN_REFUSED", answered(m.token_endpoint, *r, doc) + " (no bearer access token)");
+        }
         co_return std::move(*doc);
     }
 
