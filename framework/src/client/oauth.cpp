@@ -12,6 +12,7 @@
 #include <candor/http/auth/base64url.hpp>
 #include <candor/json/document.hpp>
 #include <candor/json/intake.hpp>
+#include <candor/mcp/base64.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -22,7 +23,9 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -70,30 +73,8 @@ std::string s256(std::string_view verifier) {
     return auth::base64url_encode(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
-std::string base64(std::string_view bytes) {
-    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                  reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-    out.resize(static_cast<std::size_t>(n));
-    return out;
-}
-
 // application/x-www-form-urlencoded, every byte but the unreserved ones escaped.
-std::string form_escape(std::string_view s) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(s.size());
-    for (unsigned char c : s) {
-        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
-}
+std::string form_escape(std::string_view s) { return boost::urls::encode(s, boost::urls::unreserved_chars); }
 
 using form = std::vector<std::pair<std::string, std::string>>;
 
@@ -526,8 +507,8 @@ struct oauth_client::impl {
         rq.content_type = "application/x-www-form-urlencoded";
         if (reg.auth_method == "client_secret_basic") {
             // RFC 6749 §2.3.1: both form-encoded, then base64.
-            rq.headers.emplace_back(
-                "Authorization", "Basic " + base64(form_escape(reg.client_id) + ":" + form_escape(reg.client_secret)));
+            rq.headers.emplace_back("Authorization", "Basic " + mcp::base64_encode(form_escape(reg.client_id) + ":" +
+                                                                                   form_escape(reg.client_secret)));
         } else if (reg.auth_method == "private_key_jwt") {
             const auto claims = assertion_claims(reg.client_id, m.issuer, random_text(16));
             const auto assertion = es256_assertion(reg.private_key_pem, claims);

@@ -28,8 +28,6 @@
 
 namespace candor::mcp::detail {
 
-/// A tool parameter mirrored into an `Mcp-Param-{name}` header (`x-mcp-header`).
-
 /// True for the methods of the stateless revision (`initialize`, `ping`, `logging/setLevel`,
 /// `resources/subscribe` and `resources/unsubscribe` are not among them).
 bool is_stateless_method(std::string_view method) noexcept;

@@ -7,6 +7,7 @@
 
 #include <candor/envelope/codes.hpp>
 #include <candor/json/write.hpp>
+#include <candor/mcp/base64.hpp>
 #include <candor/mcp/stateless.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -55,43 +56,6 @@ bool is_tchar(char c) noexcept {
     return extra.find(c) != std::string_view::npos;
 }
 
-// Standard base64 (with padding), as the header sentinel carries it.
-std::optional<std::string> decode_base64(std::string_view in) {
-    if (in.size() % 4 != 0) return std::nullopt;
-    auto value = [](char c) -> int {
-        if (c >= 'A' && c <= 'Z') return c - 'A';
-        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-        if (c >= '0' && c <= '9') return c - '0' + 52;
-        if (c == '+') return 62;
-        if (c == '/') return 63;
-        return -1;
-    };
-    std::string out;
-    out.reserve(in.size() / 4 * 3);
-    for (std::size_t i = 0; i < in.size(); i += 4) {
-        int v[4];
-        int pad = 0;
-        for (int j = 0; j < 4; ++j) {
-            const char c = in[i + j];
-            if (c == '=') {
-                // Padding only at the very end, one or two characters.
-                if (i + 4 != in.size() || j < 2) return std::nullopt;
-                v[j] = 0;
-                ++pad;
-                continue;
-            }
-            if (pad) return std::nullopt;
-            v[j] = value(c);
-            if (v[j] < 0) return std::nullopt;
-        }
-        const unsigned n = (unsigned(v[0]) << 18) | (unsigned(v[1]) << 12) | (unsigned(v[2]) << 6) | unsigned(v[3]);
-        out.push_back(static_cast<char>((n >> 16) & 0xFF));
-        if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 0xFF));
-        if (pad < 1) out.push_back(static_cast<char>(n & 0xFF));
-    }
-    return out;
-}
-
 // A header value as the client meant it: plain visible ASCII (space and tab inside), or the
 // `=?base64?…?=` sentinel around base64 of UTF-8. Nothing for a value that is neither.
 std::optional<std::string> header_value(std::string_view raw) {
@@ -99,7 +63,7 @@ std::optional<std::string> header_value(std::string_view raw) {
     constexpr std::string_view open = "=?base64?", close = "?=";
     if (raw.size() >= open.size() + close.size() && raw.substr(0, open.size()) == open &&
         raw.substr(raw.size() - close.size()) == close)
-        return decode_base64(raw.substr(open.size(), raw.size() - open.size() - close.size()));
+        return base64_decode(raw.substr(open.size(), raw.size() - open.size() - close.size()));
     for (unsigned char c : raw)
         if ((c < 0x20 && c != '\t') || c >= 0x7f) return std::nullopt;
     return std::string(raw);
@@ -286,20 +250,7 @@ std::string encode_header_value(std::string_view text) {
                        (text.empty() || (text.front() != ' ' && text.back() != ' ')) &&
                        text.substr(0, 9) != "=?base64?";
     if (plain) return std::string(text);
-    static constexpr char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out = "=?base64?";
-    std::size_t i = 0;
-    for (; i + 2 < text.size(); i += 3) {
-        const unsigned n = (static_cast<unsigned char>(text[i]) << 16) |
-                           (static_cast<unsigned char>(text[i + 1]) << 8) | static_cast<unsigned char>(text[i + 2]);
-        out += {b64[n >> 18], b64[(n >> 12) & 63], b64[(n >> 6) & 63], b64[n & 63]};
-    }
-    if (i < text.size()) {
-        unsigned n = static_cast<unsigned char>(text[i]) << 16;
-        if (i + 1 < text.size()) n |= static_cast<unsigned char>(text[i + 1]) << 8;
-        out += {b64[n >> 18], b64[(n >> 12) & 63], i + 1 < text.size() ? b64[(n >> 6) & 63] : '=', '='};
-    }
-    return out + "?=";
+    return "=?base64?" + base64_encode(text) + "?=";
 }
 
 std::vector<std::pair<std::string, std::string>> param_headers(const std::vector<header_param>& params,

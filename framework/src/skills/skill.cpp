@@ -2,6 +2,7 @@
 // A skill from its files (or a directory): paths and names checked, the frontmatter read, the
 // extension's limits held, every file digested (SHA-256) once.
 #include <candor/json/write.hpp>
+#include <candor/mcp/base64.hpp>
 #include <candor/skills/skill.hpp>
 
 #include <openssl/evp.h>
@@ -77,15 +78,6 @@ std::string sha256_digest(std::string_view bytes) {
         out += hex[digest[i] >> 4];
         out += hex[digest[i] & 0xF];
     }
-    return out;
-}
-
-std::string base64(std::string_view bytes) {
-    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-    const int written =
-        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                        reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-    out.resize(static_cast<std::size_t>(written));
     return out;
 }
 
@@ -170,8 +162,9 @@ boost::system::result<mcp::skill_entry, skill_error> make_skill(std::string_view
             e.info.description = std::string(description->get_string());
         }
         e.digest = sha256_digest(f.content);
-        e.contents = text ? mcp::resource_contents::of_text(e.info.uri, e.info.mime_type, std::move(f.content))
-                          : mcp::resource_contents::of_blob(e.info.uri, e.info.mime_type, base64(f.content));
+        e.contents = text
+                         ? mcp::resource_contents::of_text(e.info.uri, e.info.mime_type, std::move(f.content))
+                         : mcp::resource_contents::of_blob(e.info.uri, e.info.mime_type, mcp::base64_encode(f.content));
         out.files.push_back(std::move(e));
     }
     return out;
