@@ -166,7 +166,7 @@ public:
             http::request<http::string_body> req{http::verb::delete_, target_, 11};
             req.set(http::field::host, host_header());
             req.set("Mcp-Session-Id", session_id_);
-            if (auto t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
+            if (const auto& t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
             (void)co_await send(std::move(req), opts_.request_timeout);
             session_id_.clear();
         }
@@ -354,7 +354,7 @@ private:
         if (!facts.protocol_version.empty()) req.set("MCP-Protocol-Version", facts.protocol_version);
         if (!session_id_.empty()) req.set("Mcp-Session-Id", session_id_);
         if (!last_id.empty()) req.set("Last-Event-ID", last_id);
-        if (auto t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
+        if (const auto& t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
         return req;
     }
 
@@ -369,7 +369,7 @@ private:
         if (!facts.name.empty()) req.set("Mcp-Name", mcp::encode_header_value(facts.name));
         for (const auto& [header, value] : facts.headers) req.set(header, value);
         if (!session_id_.empty()) req.set("Mcp-Session-Id", session_id_);
-        if (auto t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
+        if (const auto& t = bearer(); !t.empty()) req.set(http::field::authorization, "Bearer " + t);
         req.body() = std::move(text);
         req.prepare_payload();
         return req;
@@ -397,7 +397,7 @@ private:
     }
 
     // The token requests carry: OAuth's once it has one, else the endpoint's.
-    std::string bearer() const {
+    const std::string& bearer() const {
         if (oauth_ && !oauth_->access_token().empty()) return oauth_->access_token();
         return token_;
     }

@@ -344,15 +344,16 @@ struct session::impl {
         }
         if (modern) add_meta(params, opts);
         const auto id = next_id++;
-        const auto token = "candor-progress-" + std::to_string(id);
+        std::string token;  // only a request that asked for progress has one
         if (how.on_progress) {
+            token = "candor-progress-" + std::to_string(id);
             add_progress_token(params, token);
             progress[token] = &how.on_progress;
         }
         auto text = boost::json::serialize(request_object(id, method, std::move(params)));
         const detail::on_other_message on_other = [this](const detail::message& m) { return other(m); };
         auto answer = co_await channel->exchange(std::move(text), std::to_string(id), facts, on_other);
-        progress.erase(token);
+        if (!token.empty()) progress.erase(token);
         if (!answer) {
             const bool stopped = cancelled(co_await net::this_coro::cancellation_state);
             if (!stopped && answer.error().code != "TIMEOUT") co_return answer.error();
