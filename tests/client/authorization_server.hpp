@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: BSL-1.0
 #pragma once
-// A small OAuth 2.1 authorization server for the client's tests, on 127.0.0.1 on a thread of its
-// own: metadata (RFC 8414), dynamic registration, an authorization endpoint that consents at
+// A small OAuth 2.1 authorization server for the client's tests, on the test document server
+// (auth/doc_server.hpp: 127.0.0.1, a thread of its own): metadata (RFC 8414), dynamic registration, an authorization endpoint that consents at
 // once (a 302 to the redirect URI with code, state and iss), and a token endpoint that checks
 // the PKCE verifier and issues ES256 JWT access tokens (RFC 9068) for the resource asked for,
 // with refresh tokens. It records what it was asked, for the test to check.
+#include "auth/doc_server.hpp"
 #include "auth/support.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http.hpp>
 #include <boost/json/parse.hpp>
-#include <boost/url/parse.hpp>
+#include <boost/url/parse_query.hpp>
 #include <boost/url/url.hpp>
 
 #include <openssl/sha.h>
@@ -24,7 +17,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace candor::test {
@@ -44,16 +36,11 @@ public:
         std::string client_id, scope, resource, code_challenge, method;
     };
 
-    authorization_server() : acceptor_(ioc_, {boost::asio::ip::make_address("127.0.0.1"), 0}) {
-        boost::asio::co_spawn(ioc_, accept_loop(), boost::asio::detached);
-        thread_ = std::thread([this] { ioc_.run(); });
-    }
-    ~authorization_server() {
-        ioc_.stop();
-        thread_.join();
+    authorization_server() {
+        server_.handle([this](const request& r) { return std::optional<response>(answer(r)); });
     }
 
-    std::string issuer() const { return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
+    std::string issuer() const { return server_.url(); }
     const signing_key& key() const { return key_; }
 
     void set(behaviour b) {
@@ -76,31 +63,12 @@ public:
     }
 
 private:
-    using request = boost::beast::http::request<boost::beast::http::string_body>;
-    using response = boost::beast::http::response<boost::beast::http::string_body>;
-    static constexpr auto use_tuple = boost::asio::as_tuple(boost::asio::use_awaitable);
+    using request = doc_server::request;
+    using response = doc_server::response;
 
     struct grant {
         std::string challenge, scope, resource, client_id;
     };
-
-    boost::asio::awaitable<void> accept_loop() {
-        for (;;) {
-            auto [ec, socket] = co_await acceptor_.async_accept(use_tuple);
-            if (ec) co_return;
-            boost::asio::co_spawn(ioc_, serve(std::move(socket)), boost::asio::detached);
-        }
-    }
-
-    boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket) {
-        boost::beast::flat_buffer buffer;
-        request req;
-        auto [ec, n] = co_await boost::beast::http::async_read(socket, buffer, req, use_tuple);
-        if (ec) co_return;
-        response res = answer(req);
-        res.prepare_payload();
-        co_await boost::beast::http::async_write(socket, res, use_tuple);
-    }
 
     static response json(unsigned status, const boost::json::object& body) {
         response r{static_cast<boost::beast::http::status>(status), 11};
@@ -111,10 +79,8 @@ private:
 
     static std::map<std::string, std::string> form_of(std::string_view text) {
         std::map<std::string, std::string> out;
-        const std::string query = "?" + std::string(text);  // the view below reads it
-        auto u = boost::urls::parse_uri_reference(query);
-        if (u)
-            for (auto p : u->params()) out[p.key] = p.value;
+        if (auto params = boost::urls::parse_query(text))
+            for (auto p : *params) out[p.key.decode()] = p.value.decode();
         return out;
     }
 
@@ -199,9 +165,6 @@ private:
         return json(404, {{"error", "not_found"}});
     }
 
-    boost::asio::io_context ioc_;
-    boost::asio::ip::tcp::acceptor acceptor_;
-    std::thread thread_;
     signing_key key_ = signing_key::generate("k1", "ES256");
     mutable std::mutex mu_;
     behaviour behaviour_{};
@@ -210,6 +173,7 @@ private:
     std::map<std::string, int> grants_;
     int registrations_ = 0;
     int issued_ = 0;
+    doc_server server_;  // last: it stops (its thread joined) before the state it answers from goes
 };
 
 }  // namespace candor::test

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSL-1.0
-// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
-// own operator new and delete): a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 // The server's questions reach the host's handlers on both revisions: as input_required results
 // answered by a retry with the sealed state echoed (2026-07-28), as requests answered on the
 // side while the stream that asked stays open (2025-11-25 over HTTP) or on the pipe (stdio).
@@ -16,7 +11,6 @@ namespace {
 using boost::json::object;
 
 object name_form() { return object{{"type", "object"}, {"properties", object{{"name", object{{"type", "string"}}}}}}; }
-object text_block(std::string text) { return object{{"type", "text"}, {"text", std::move(text)}}; }
 object accept_ada() { return object{{"action", "accept"}, {"content", object{{"name", "Ada"}}}}; }
 
 // greet: asks the user's name (when the client can be asked) and greets them.

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSL-1.0
-// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
-// own operator new and delete): a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 // The client's OAuth against Candor's own resource server (JWT access tokens checked with the
 // issuer's keys, a scope per tool) and an authorization server in the test: discovery from the
 // 401, registration, the authorization code with PKCE and the resource indicator, a step-up on

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSL-1.0
-// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
-// own operator new and delete): a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 // One request's own options: its progress reaches its callback, on either revision; a request
 // the host cancels ends CANCELLED and is cancelled at the server (the tool sees it), over HTTP
 // on both revisions; over stdio a cancelled or timed-out request is followed by

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSL-1.0
-// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
-// own operator new and delete): a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 // The tasks extension on the client: a call the server answers with a task is followed to its
 // result (tasks/get), the task's questions are answered by the host's handlers (tasks/update),
 // and a call the host cancels cancels its task (tasks/cancel) — against Candor's own server.

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSL-1.0
-// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
-// own operator new and delete): a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 // https: the client speaks to a server behind TLS (a terminating proxy in the test, with a
 // certificate made here for "localhost") on either revision, the 2025-11-25 listening stream
 // included; a certificate it does not trust, or one that does not name the host, is no session.
@@ -134,17 +129,6 @@ private:
     std::thread thread_;
 };
 
-void add_echo_tool(mcp::server& s) {
-    s.add_tool(
-         mcp::make_content_tool(mcp::tool_info("echo", "Echoes text.").with_action(mcp::action_class::read_only),
-                                [](const object& args, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-                                    mcp::content_result r;
-                                    r.content.push_back(object{{"type", "text"}, {"text", args.at("text")}});
-                                    co_return r;
-                                }))
-        .value();
-}
-
 struct ClientTls : ::testing::Test {
     certificate cert;
     mcp::server srv{mcp::server_options{.name = "tls", .log = {}}};
@@ -154,7 +138,7 @@ struct ClientTls : ::testing::Test {
         (std::filesystem::temp_directory_path() / ("candor-ca-" + std::to_string(::getpid()) + ".pem")).string();
 
     ClientTls() {
-        add_echo_tool(srv);
+        add_echo(srv);
         transport::http_options h;
         h.threads = 1;
         http = std::make_unique<transport::http_server>(srv, std::move(h));

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSL-1.0
-// GCC 12 reports -Wmismatched-new-delete on coroutine frames (Asio's frame allocator pairs its
-// own operator new and delete): a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 // The client reads envelopes without trusting what it cannot read, and a walk is complete only
 // when every page was read and the last said so: a server that always says "more" ends at the
 // budget, a repeated cursor ends the walk, a gap on the way is not healed by a complete last page.
