@@ -122,6 +122,14 @@ protected:
             for (auto* t : waiting) net::post(t->get_executor(), [t] { t->cancel(); });
             waiting.clear();
         }
+        // Let the call that came to the gate first through (it must be there).
+        void release_one() {
+            std::lock_guard lock(mutex);
+            ASSERT_FALSE(waiting.empty());
+            auto* t = waiting.front();
+            waiting.erase(waiting.begin());
+            net::post(t->get_executor(), [t] { t->cancel(); });
+        }
     };
     std::shared_ptr<gate> gate_ = std::make_shared<gate>();
 
@@ -694,9 +702,11 @@ std::string gated_call(int id) {
            R"(,"method":"tools/call","params":{"name":"gated","arguments":{}}})";
 }
 
+// One I/O thread with one slot (the limit and the queue are divided among the threads).
 candor::transport::http_options one_slot(std::chrono::milliseconds delay, std::size_t queued = 16,
                                          std::size_t per_principal = 16) {
     candor::transport::http_options opts;
+    opts.threads = 1;
     opts.stateless = true;
     opts.tokens = {{"admin-token", mcp::principal{"admin"}}, {"team-a-token", mcp::principal{"team-a"}}};
     opts.max_requests_in_flight = 1;
@@ -744,6 +754,64 @@ TEST_F(HttpHardening, ARequestThatWaitsPastTheQueueDelayOrFindsTheQueueFullIsRef
     gate_->open();
     EXPECT_EQ(first.get().status, 200u);
     EXPECT_EQ(post(gated_call(4), bearer("admin-token")).status, 200u);  // and the slot serves again
+}
+
+TEST_F(HttpHardening, EachIoThreadAdmitsAndQueuesItsOwnConnectionsRequests) {
+    // Two threads, one slot each; connections go to the threads in turn.
+    auto opts = one_slot(std::chrono::minutes(1));
+    opts.threads = 2;
+    opts.max_requests_in_flight = 2;
+    start(opts);
+    auto first = std::async(std::launch::async, [&] { return post(gated_call(1), bearer("admin-token")); });
+    gate_->wait_for(1);  // the first thread's slot is taken
+    // The second thread's slot serves a call, and is free again.
+    EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"large","arguments":{}}})",
+                   bearer("admin-token"))
+                  .status,
+              200u);
+    // The first thread's next request waits for its own thread's slot.
+    auto third = std::async(std::launch::async, [&] { return post(gated_call(3), bearer("admin-token")); });
+    while (http_->queued_requests() < 1) std::this_thread::yield();
+    // The second thread's next one is answered at once.
+    auto fourth = std::async(std::launch::async, [&] { return post(gated_call(4), bearer("admin-token")); });
+    gate_->wait_for(2);
+    EXPECT_EQ(http_->queued_requests(), 1u);
+    gate_->open();
+    for (auto* f : {&first, &third, &fourth}) EXPECT_EQ(f->get().status, 200u);
+    EXPECT_EQ(http_->queued_requests(), 0u);
+}
+
+TEST_F(HttpHardening, ARequestJoiningAStandingQueueWaitsNoLongerThanTheInterval) {
+    // Every wait counts as past the target, and one is enough: the queue stands once a request
+    // left it after waiting, and a request that joins it then waits at most the interval (0).
+    auto opts = one_slot(std::chrono::minutes(1));
+    opts.queue_delay_target = std::chrono::milliseconds(0);
+    opts.queue_delay_interval = std::chrono::milliseconds(0);
+    start(opts);
+    auto first = std::async(std::launch::async, [&] { return post(gated_call(1), bearer("admin-token")); });
+    gate_->wait_for(1);
+    auto second = std::async(std::launch::async, [&] { return post(gated_call(2), bearer("admin-token")); });
+    while (http_->queued_requests() < 1) std::this_thread::yield();
+    gate_->release_one();  // the first is answered; the second leaves the queue for its slot
+    EXPECT_EQ(first.get().status, 200u);
+    gate_->wait_for(1);
+    const auto late = post(gated_call(3), bearer("team-a-token"));
+    EXPECT_EQ(late.status, 503u) << late.body;
+    EXPECT_EQ(data_code(late.body), "TOO_MANY_REQUESTS_IN_FLIGHT");
+    EXPECT_NE(late.body.find("in time"), std::string::npos) << late.body;
+    EXPECT_EQ(late.header("Retry-After"), "1");
+    // The queue empties: it no longer stands, and the next request past the slot waits again.
+    gate_->release_one();
+    EXPECT_EQ(second.get().status, 200u);
+    auto fourth = std::async(std::launch::async, [&] { return post(gated_call(4), bearer("admin-token")); });
+    gate_->wait_for(1);
+    auto fifth = std::async(std::launch::async, [&] { return post(gated_call(5), bearer("admin-token")); });
+    while (http_->queued_requests() < 1) std::this_thread::yield();
+    gate_->release_one();
+    EXPECT_EQ(fourth.get().status, 200u);
+    gate_->wait_for(1);
+    gate_->release_one();
+    EXPECT_EQ(fifth.get().status, 200u);
 }
 
 TEST_F(HttpHardening, OneCallersQueuedRequestsNeverCrowdOutAnothers) {

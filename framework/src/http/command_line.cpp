@@ -80,6 +80,17 @@ bool read_tokens(const std::string& path, transport::http_options& http) {
 
 http_command_line::http_command_line(transport::http_options defaults) : opts_(std::move(defaults)) {}
 
+// A flag of HTTP's that takes milliseconds, 0..600000, into `out`.
+extra_option http_command_line::milliseconds_flag(std::string name, std::chrono::milliseconds& out) {
+    return {name, "MS", "", [this, name, &out](std::string_view v) {
+                http_only_flag_ = true;
+                std::size_t ms = 0;
+                if (!whole(v, 0, 600'000, ms)) return refuse(name + " expects 0..600000 milliseconds");
+                out = std::chrono::milliseconds(ms);
+                return true;
+            }};
+}
+
 std::vector<extra_option> http_command_line::flags() {
     std::vector<extra_option> flags{
         {"--http", "[HOST:]PORT", "",
@@ -132,14 +143,9 @@ std::vector<extra_option> http_command_line::flags() {
              return whole(v, 0, 1'000'000, opts_.max_queued_requests) ||
                     refuse("--max-queued-requests expects 0..1000000");
          }},
-        {"--max-queue-delay", "MS", "",
-         [this](std::string_view v) {
-             http_only_flag_ = true;
-             std::size_t ms = 0;
-             if (!whole(v, 0, 600'000, ms)) return refuse("--max-queue-delay expects 0..600000 milliseconds");
-             opts_.max_queue_delay = std::chrono::milliseconds(ms);
-             return true;
-         }},
+        milliseconds_flag("--max-queue-delay", opts_.max_queue_delay),
+        milliseconds_flag("--queue-delay-target", opts_.queue_delay_target),
+        milliseconds_flag("--queue-delay-interval", opts_.queue_delay_interval),
     };
     for (const auto name : auth::oauth_flags())
         flags.push_back({std::string(name), "VALUE", "", [this, name](std::string_view v) {
@@ -163,7 +169,10 @@ std::string http_command_line::help() const {
            "    --max-requests-in-flight N  requests answered at once (default 0: 128 per I/O thread,\n"
            "                         at least 256); past it a request waits for a slot\n"
            "    --max-queued-requests N     requests waiting for a slot, at most (default 4096)\n"
-           "    --max-queue-delay MS  how long a request waits for a slot before 503 (default 500)\n";
+           "    --max-queue-delay MS  how long a request waits for a slot before 503 (default 500)\n"
+           "    --queue-delay-target MS, --queue-delay-interval MS  a queue where every request waited\n"
+           "                         the target (default 5) for an interval (default 100) stands: a\n"
+           "                         request joining it waits at most the interval\n";
 }
 
 std::string http_command_line::synopsis() const { return "--http [HOST:]PORT"; }

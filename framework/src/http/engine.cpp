@@ -37,6 +37,26 @@ std::size_t io_threads(const http_options& o) {
     return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Thread `i`'s part of a server-wide `total` split among `n` threads: as even as it goes, and at
+// least one unless the total is none.
+std::size_t part_of(std::size_t total, std::size_t n, std::size_t i) {
+    if (total == 0) return 0;
+    return std::max<std::size_t>(1, total / n + (i < total % n ? 1 : 0));
+}
+
+// Thread `i`'s share of the concurrency limit and of the queue's bounds.
+admission::options lane_limits(const http_options& o, std::size_t i) {
+    const auto n = io_threads(o);
+    const auto slots = o.max_requests_in_flight ? o.max_requests_in_flight : std::max<std::size_t>(256, 128 * n);
+    return {part_of(slots, n, i),
+            part_of(o.max_queued_requests, n, i),
+            part_of(o.max_queued_request_bytes, n, i),
+            part_of(o.max_queued_requests_per_principal, n, i),
+            o.max_queue_delay,
+            o.queue_delay_target,
+            o.queue_delay_interval};
+}
+
 }  // namespace
 
 // Built outside coroutine bodies: GCC 12 miscompiles braced lists of string literals there.
@@ -68,6 +88,7 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
     : srv_(srv),
       opts_(std::move(opts)),
       max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
+      ioc_(lane_limits(opts_, 0)),
       acceptor_(net::make_strand(ioc_)),
       sweep_timer_(ioc_),
       sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
@@ -75,14 +96,11 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
       // Server-wide, listen streams never take more than half the connections: calls, and
       // a load balancer's /readyz, always find room.
       listens_(opts_.max_listen_streams_per_principal,
-               std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))),
-      admission_({opts_.max_requests_in_flight ? opts_.max_requests_in_flight
-                                               : std::max<std::size_t>(256, 128 * io_threads(opts_)),
-                  opts_.max_queued_requests, opts_.max_queued_request_bytes, opts_.max_queued_requests_per_principal,
-                  opts_.max_queue_delay}) {
+               std::min(opts_.max_listen_streams, std::max<std::size_t>(opts_.max_connections / 2, 1))) {
     // Each io_context has one thread (concurrency hint 1): Asio then keeps handlers posted from
     // it on a private queue and never wakes another thread for them.
-    for (std::size_t i = 1; i < io_threads(opts_); ++i) more_iocs_.push_back(std::make_unique<thread_context>());
+    for (std::size_t i = 1; i < io_threads(opts_); ++i)
+        more_iocs_.push_back(std::make_unique<thread_context>(lane_limits(opts_, i)));
     if (opts_.shared_sessions) {
         // Moved out of the options: the worker is joined (with the engine) before the
         // io_context its work resumes on is destroyed.
@@ -150,11 +168,13 @@ void http_engine::stop() {
     {
         // Requests in flight may finish within the grace period.
         std::unique_lock lock(mu_);
-        done_.wait_for(lock, opts_.shutdown_grace, [this] { return in_flight_.load() == 0; });
+        done_.wait_for(lock, opts_.shutdown_grace, [this] { return in_flight() == 0; });
     }
     // Cancel what still runs: calls stop, waiting POSTs get 503, streams end, and requests
     // still queued for a slot are refused.
-    admission_.stop();
+    // (Each queue on its own thread.)
+    net::post(ioc_, [this] { ioc_.gate.stop(); });
+    for (auto& more : more_iocs_) net::post(*more, [lane = more.get()] { lane->gate.stop(); });
     sessions_.close_all(end_reason::shutdown);
     std::vector<std::shared_ptr<tcp_connection>> open;
     {
@@ -165,7 +185,7 @@ void http_engine::stop() {
     {
         // Let writers of cancelled requests answer 503 before the sockets go.
         std::unique_lock lock(mu_);
-        done_.wait_for(lock, std::chrono::seconds(2), [this] { return in_flight_.load() == 0; });
+        done_.wait_for(lock, std::chrono::seconds(2), [this] { return in_flight() == 0; });
     }
     for (auto& c : open) {
         net::post(c->stream.get_executor(), [c] {
@@ -189,11 +209,18 @@ void http_engine::stop() {
     if (journal_) journal_->wait_idle(opts_.event_log_timeout + std::chrono::seconds(5));
 }
 
-void http_engine::request_done() {
-    if (in_flight_.fetch_sub(1) == 1 && draining_) {
+void http_engine::request_done(thread_context& lane) {
+    lane.in_flight.fetch_sub(1);
+    if (draining_) {
         std::lock_guard lock(mu_);
         done_.notify_all();
     }
+}
+
+std::size_t http_engine::in_flight() const {
+    std::size_t n = ioc_.in_flight.load();
+    for (const auto& more : more_iocs_) n += more->in_flight.load();
+    return n;
 }
 
 net::awaitable<void> http_engine::sweep_loop() {
@@ -222,7 +249,7 @@ net::awaitable<void> http_engine::accept_loop() {
             if (!acceptor_.is_open()) co_return;
             continue;  // e.g. EMFILE: keep serving the connections we have
         }
-        auto conn = std::make_shared<tcp_connection>(std::move(socket), home.get_executor());
+        auto conn = std::make_shared<tcp_connection>(std::move(socket), home);
         conn->mark_idle();
         const auto n = next_connection_++;
         // At the cap, a connection that only waits gives its place to the newcomer.

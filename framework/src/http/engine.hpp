@@ -108,20 +108,29 @@ std::string sse_priming(std::string_view id, std::chrono::milliseconds retry);
 
 /// An I/O thread's io_context (run by that thread alone), whose pending handlers and operations
 /// can be destroyed while its siblings still live: a handler queued here may hold an object of
-/// another thread's context (a session opened on one thread, used from another).
+/// another thread's context (a session opened on one thread, used from another). With what the
+/// thread's requests count on their way, so that no request writes what another thread writes:
+/// the thread's share of the concurrency limit and its queue, and its requests in flight.
 class thread_context : public boost::asio::io_context {
 public:
-    thread_context() : io_context(1) {}
+    explicit thread_context(admission::options limits) : io_context(1), gate(limits) {}
     void shut_down() { shutdown(); }
+
+    /// The thread's slots and queue (used on the thread alone).
+    admission gate;
+    /// Requests of the thread's connections being answered or queued (a shutdown waits for
+    /// them); written by the thread alone, read by `stop`.
+    std::atomic<std::size_t> in_flight{0};
 };
 
 /// One TCP connection: its stream, registered so that shutdown can close it.
 struct tcp_connection {
-    tcp_connection(boost::asio::ip::tcp::socket s, boost::asio::io_context::executor_type h)
-        : stream(std::move(s)), home(std::move(h)) {}
+    tcp_connection(boost::asio::ip::tcp::socket s, thread_context& l)
+        : stream(std::move(s)), lane(l), home(l.get_executor()) {}
     boost::beast::tcp_stream stream;
-    /// The I/O thread's context the connection lives on: its socket, and the MCP connections
-    /// it opens, are served there alone.
+    /// The I/O thread the connection lives on: its socket, and the MCP connections it opens,
+    /// are served there alone, and its requests take that thread's slots.
+    thread_context& lane;
     boost::asio::io_context::executor_type home;
     const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
 
@@ -165,7 +174,11 @@ public:
     std::uint16_t port() const noexcept { return port_; }
     std::size_t session_count() const { return sessions_.size(); }
     std::size_t connection_count() const noexcept { return connections_.load(); }
-    std::size_t queued_requests() const { return admission_.queued(); }
+    std::size_t queued_requests() const {
+        std::size_t n = ioc_.gate.queued();
+        for (const auto& more : more_iocs_) n += more->gate.queued();
+        return n;
+    }
 
 private:
     template <class T>
@@ -269,7 +282,9 @@ private:
     /// the response goes out (the client may use the session on another replica at once).
     awaitable<std::optional<http_policy::refusal>> record_session(std::shared_ptr<http_session> session,
                                                                   session_record rec, std::string response);
-    void request_done();
+    void request_done(thread_context& lane);
+    /// Requests being answered or queued, on every thread.
+    std::size_t in_flight() const;
 
     mcp::server& srv_;
     http_options opts_;
@@ -291,12 +306,10 @@ private:
     std::unique_ptr<shared_sessions> shared_;  // null: sessions live in this process only
     std::unique_ptr<event_journal> journal_;   // null: no event ids, nothing resumes
     listen_streams listens_;
-    admission admission_;  // requests past the concurrency limit wait here for a slot
     std::vector<std::thread> threads_;
 
     std::atomic<bool> draining_{false};
     std::atomic<std::size_t> connections_{0};
-    std::atomic<std::size_t> in_flight_{0};
     std::atomic<std::uint64_t> next_connection_{0};
     std::mutex mu_;  // guards live_ and the stop state; signalled through done_
     std::condition_variable done_;

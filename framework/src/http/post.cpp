@@ -329,21 +329,26 @@ net::awaitable<bool> http_engine::answer_request(tcp_connection& conn, const req
                                                  std::shared_ptr<http_session> session, const jsonrpc::request_id& id,
                                                  std::shared_ptr<exchange> ex, std::string_view session_id,
                                                  jsonrpc::inbound message, const response_gate* gate) {
-    in_flight_.fetch_add(1);  // counted from here: a shutdown waits for it, queued or answered
-    if (const auto v = co_await admission_.enter(req.body().size(), session->owner());
-        v != admission::verdict::admitted) {
-        request_done();
-        session->forget_request(id);
-        const auto reply_ = refused(admission_refusal(v), retry_after());
-        co_return co_await send(conn, &req, reply_);
+    thread_context& lane = conn.lane;
+    lane.in_flight.fetch_add(1);  // counted from here: a shutdown waits for it, queued or answered
+    if (!lane.gate.try_enter()) {
+        // Every slot of this thread is taken: wait for one in its queue.
+        const auto v = co_await lane.gate.enter(req.body().size(), session->owner());
+        if (v != admission::verdict::admitted) {
+            request_done(lane);
+            session->forget_request(id);
+            const auto reply_ = refused(admission_refusal(v), retry_after());
+            co_return co_await send(conn, &req, reply_);
+        }
     }
     struct done_guard {
         http_engine* e;
+        thread_context& lane;
         ~done_guard() {
-            e->admission_.leave();
-            e->request_done();
+            lane.gate.leave();
+            e->request_done(lane);
         }
-    } guard{this};
+    } guard{this, lane};
 
     header_list headers;
     if (!session_id.empty()) headers.emplace_back(session_header, std::string(session_id));

@@ -19,6 +19,10 @@
 #include <candor/http/auth/settings.hpp>
 #include <candor/http/server.hpp>
 
+#include <chrono>
+#include <string>
+#include <vector>
+
 namespace candor::app {
 
 class http_command_line final : public command_line_extension {
@@ -39,6 +43,8 @@ public:
     int serve(mcp::server& srv) override;
 
 private:
+    extra_option milliseconds_flag(std::string name, std::chrono::milliseconds& out);
+
     transport::http_options opts_;
     auth::oauth_settings oauth_;
     bool serving_ = false;

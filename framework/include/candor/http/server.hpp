@@ -116,7 +116,10 @@ struct http_options {
     std::chrono::milliseconds min_idle_to_evict{1'000};
     /// JSON-RPC requests being answered at once, server-wide; 0: 128 per I/O thread, at least
     /// 256. Past it a request waits for a slot in a first-in-first-out queue (below); only one
-    /// that finds the queue full, or waits past `max_queue_delay`, gets 503 with `Retry-After`.
+    /// that finds the queue full, or waits past its delay bound, gets 503 with `Retry-After`.
+    /// The limit and the queue's bounds below are divided among the I/O threads (as evenly as
+    /// they go, at least one slot each): each thread admits and queues its own connections'
+    /// requests, so that no lock or counter is shared by the threads on a request's way.
     std::size_t max_requests_in_flight = 0;
     /// Requests waiting for a slot, at most (each holds its connection and its parsed body).
     std::size_t max_queued_requests = 4096;
@@ -125,8 +128,16 @@ struct http_options {
     std::size_t max_queued_requests_per_principal = 256;
     /// Bytes of request bodies waiting for a slot, at most.
     std::size_t max_queued_request_bytes = 64u << 20;
-    /// How long a request waits for a slot before it is refused.
+    /// How long a request waits for a slot before it is refused, while the queue drains.
     std::chrono::milliseconds max_queue_delay{500};
+    /// A queue in which every request that got a slot (or gave up) during
+    /// `queue_delay_interval` had waited at least this long stands: it no longer absorbs a
+    /// burst but only adds latency (CoDel's test). While it stands, a request that joins it
+    /// waits at most `queue_delay_interval` instead of `max_queue_delay`; it stands until a
+    /// request leaves it sooner than this, or it empties.
+    std::chrono::milliseconds queue_delay_target{5};
+    /// See `queue_delay_target`.
+    std::chrono::milliseconds queue_delay_interval{100};
     /// Live sessions. When the table is full, an `initialize` closes (in this order) an expired
     /// session, the least recently used session never used after its `initialize`, or the
     /// caller's own least recently used session; a session with a request in flight or a stream
