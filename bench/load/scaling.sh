@@ -169,17 +169,22 @@ for ((rep = 1; rep <= reps; ++rep)); do
   [ "$most" -ge 2 ] && two "$most"
 done
 for c in $overload; do one "$most" "$c" "overload" 0; done
-# Median CPU per call of each thread count, against one thread's.
+# Median CPU per call of each thread count, and of the two processes (what sharing nothing
+# costs on these cores), against one thread's.
 median_cpu() {
-  grep "^SCALING row=1_process threads=$1 " "$raw" | sed -n 's/.* cpu_us=\([^ ]*\).*/\1/p' | sort -g |
+  grep "^SCALING row=$1 threads=$2 " "$raw" | sed -n 's/.* cpu_us=\([^ ]*\).*/\1/p' | sort -g |
     awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'
 }
-base="$(median_cpu 1)"
+base="$(median_cpu 1_process 1)"
 summary="== median CPU per call over $reps runs:"
 for n in "${thread_rows[@]}"; do
-  m="$(median_cpu "$n")"
+  m="$(median_cpu 1_process "$n")"
   summary+="$(awk -v n="$n" -v m="$m" -v b="$base" 'BEGIN { printf " %d thread(s) %.1f us (%.2fx)", n, m, b ? m / b : 0 }')"
 done
+if [ "$most" -ge 2 ]; then
+  m="$(median_cpu "2_processes_x_$((most / 2))" "$most")"
+  summary+="$(awk -v k=$((most / 2)) -v m="$m" -v b="$base" 'BEGIN { printf "; 2 processes x %d %.1f us (%.2fx)", k, m, b ? m / b : 0 }')"
+fi
 echo "$summary"
 echo "== raw lines: $raw"
 exit "$failed"

@@ -196,7 +196,13 @@ TEST(HttpCommandLine, ItsFlagsNeedHttpAndValidValues) {
     EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--max-queue-delay", "-5"}, with_http()), 2);
     EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--max-requests-in-flight", "1e3"}, with_http()), 2);
     EXPECT_EQ(run_with(srv, {"--max-queued-requests", "10", "tools"}, with_http()), 2);
+    EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--queue-delay-target", "600001"}, with_http()), 2);
+    EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--queue-delay-interval", ""}, with_http()), 2);
+    EXPECT_EQ(run_with(srv, {"--http", "127.0.0.1:0", "--max-queued-requests-per-principal", "all"}, with_http()), 2);
     const auto errors = testing::internal::GetCapturedStderr();
+    EXPECT_NE(errors.find("--queue-delay-target expects 0..600000 milliseconds"), std::string::npos) << errors;
+    EXPECT_NE(errors.find("--queue-delay-interval expects 0..600000 milliseconds"), std::string::npos) << errors;
+    EXPECT_NE(errors.find("--max-queued-requests-per-principal expects 0..1000000"), std::string::npos) << errors;
     EXPECT_NE(errors.find("--max-queue-delay expects 0..600000 milliseconds"), std::string::npos) << errors;
     EXPECT_NE(errors.find("--max-requests-in-flight expects 0..1000000"), std::string::npos) << errors;
     EXPECT_NE(errors.find("need --http"), std::string::npos) << errors;

@@ -143,6 +143,12 @@ std::vector<extra_option> http_command_line::flags() {
              return whole(v, 0, 1'000'000, opts_.max_queued_requests) ||
                     refuse("--max-queued-requests expects 0..1000000");
          }},
+        {"--max-queued-requests-per-principal", "N", "",
+         [this](std::string_view v) {
+             http_only_flag_ = true;
+             return whole(v, 0, 1'000'000, opts_.max_queued_requests_per_principal) ||
+                    refuse("--max-queued-requests-per-principal expects 0..1000000");
+         }},
         milliseconds_flag("--max-queue-delay", opts_.max_queue_delay),
         milliseconds_flag("--queue-delay-target", opts_.queue_delay_target),
         milliseconds_flag("--queue-delay-interval", opts_.queue_delay_interval),
@@ -169,6 +175,7 @@ std::string http_command_line::help() const {
            "    --max-requests-in-flight N  requests answered at once (default 0: 128 per I/O thread,\n"
            "                         at least 256); past it a request waits for a slot\n"
            "    --max-queued-requests N     requests waiting for a slot, at most (default 4096)\n"
+           "    --max-queued-requests-per-principal N  of one caller (default 256)\n"
            "    --max-queue-delay MS  how long a request waits for a slot before 503 (default 500)\n"
            "    --queue-delay-target MS, --queue-delay-interval MS  a queue where every request waited\n"
            "                         the target (default 5) for an interval (default 100) stands: a\n"
