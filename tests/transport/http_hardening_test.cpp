@@ -66,7 +66,16 @@ protected:
                                co_return text_result("done");
                            }))
             .value();
-        // Waits until the test opens the gate (each call on a timer the gate cancels).
+        add_gated_tool();
+        srv_->add_tool(mcp::make_content_tool(
+                           mcp::tool_info("large", "Answers 8 KB.").with_action(mcp::action_class::read_only),
+                           [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                               co_return text_result(std::string(8000, 'l'));
+                           }))
+            .value();
+    }
+    // Waits until the test opens the gate (each call on a timer the gate cancels).
+    void add_gated_tool() {
         srv_
             ->add_tool(mcp::make_content_tool(
                 mcp::tool_info("gated", "Answers once the test lets it.").with_action(mcp::action_class::read_only),
@@ -76,12 +85,6 @@ protected:
                     (void)co_await wait.async_wait(net::as_tuple(net::use_awaitable));
                     co_return text_result("passed");
                 }))
-            .value();
-        srv_->add_tool(mcp::make_content_tool(
-                           mcp::tool_info("large", "Answers 8 KB.").with_action(mcp::action_class::read_only),
-                           [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
-                               co_return text_result(std::string(8000, 'l'));
-                           }))
             .value();
     }
     void start(candor::transport::http_options opts) {
@@ -812,6 +815,86 @@ TEST_F(HttpHardening, ARequestJoiningAStandingQueueWaitsNoLongerThanTheInterval)
     gate_->wait_for(1);
     gate_->release_one();
     EXPECT_EQ(fifth.get().status, 200u);
+}
+
+namespace {
+
+// A tools/call of `name`: on the 2026-07-28 revision (its headers too), or on the 2025 wire of a
+// stateless server.
+candor::test::http_reply call_tool(const candor::test::mcp_client& client, int id, const std::string& name,
+                                   bool modern) {
+    const std::string params = R"("name":")" + name + R"(","arguments":{})";
+    if (!modern)
+        return client.post(
+            R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call","params":{)" + params + "}}",
+            {{"Authorization", "Bearer admin-token"}});
+    auto headers = modern_headers("admin-token", "tools/call");
+    headers.emplace("Mcp-Name", name);
+    return client.post(modern_body(id, "tools/call", params), headers);
+}
+
+struct counting_observer final : mcp::call_observer {
+    std::atomic<int> records{0};
+    void on_record(const mcp::call_record& r) override {
+        if (r.what == mcp::call_record::kind::tool_call) ++records;
+    }
+};
+
+}  // namespace
+
+TEST_F(HttpHardening, EveryIoThreadSeesToolsAndObserversAddedOrRemovedWhileItServes) {
+    auto opts = one_slot(std::chrono::minutes(1));
+    opts.threads = 2;
+    opts.max_requests_in_flight = 0;
+    start(opts);
+    const candor::test::mcp_client client{port_};
+    // Connections go to the threads in turn: four calls reach both, on each wire.
+    for (int i = 0; i < 4; ++i) {
+        const auto r = call_tool(client, i, "late", i % 2 == 0);
+        EXPECT_NE(r.body.find("unknown tool"), std::string::npos) << r.body;
+    }
+    srv_->add_tool(mcp::make_content_tool(
+                       mcp::tool_info("late", "Added while serving.").with_action(mcp::action_class::read_only),
+                       [](const object&, mcp::call_context&) -> net::awaitable<mcp::content_result> {
+                           co_return text_result("here now");
+                       }))
+        .value();
+    for (int i = 0; i < 4; ++i) {
+        const auto r = call_tool(client, 10 + i, "late", i % 2 == 0);
+        EXPECT_EQ(r.status, 200u) << r.body;
+        EXPECT_NE(r.body.find("here now"), std::string::npos) << r.body;
+    }
+    auto seen = std::make_shared<counting_observer>();
+    srv_->add_observer(seen);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(call_tool(client, 20 + i, "late", i % 2 == 0).status, 200u);
+    EXPECT_EQ(seen->records.load(), 4);
+    ASSERT_TRUE(srv_->remove_tool("late"));
+    for (int i = 0; i < 4; ++i) {
+        const auto r = call_tool(client, 30 + i, "late", i % 2 == 0);
+        EXPECT_NE(r.body.find("unknown tool"), std::string::npos) << r.body;
+    }
+}
+
+TEST_F(HttpHardening, ACallInFlightKeepsItsToolWhenTheToolIsRemoved) {
+    auto opts = one_slot(std::chrono::minutes(1));
+    opts.threads = 2;
+    start(opts);
+    const candor::test::mcp_client client{port_};
+    for (const bool modern : {true, false}) {
+        SCOPED_TRACE(modern ? "2026-07-28" : "2025 wire");
+        std::weak_ptr<const mcp::tool_handler> held = srv_->find_tool("gated");
+        ASSERT_FALSE(held.expired());
+        auto running = std::async(std::launch::async, [&] { return call_tool(client, 1, "gated", modern); });
+        gate_->wait_for(1);
+        ASSERT_TRUE(srv_->remove_tool("gated"));
+        EXPECT_FALSE(held.expired());  // the call holds it
+        gate_->release_one();
+        const auto r = running.get();
+        EXPECT_EQ(r.status, 200u) << r.body;
+        EXPECT_NE(r.body.find("passed"), std::string::npos) << r.body;
+        EXPECT_NE(call_tool(client, 2, "gated", modern).body.find("unknown tool"), std::string::npos);
+        add_gated_tool();  // back, for the other wire
+    }
 }
 
 TEST_F(HttpHardening, OneCallersQueuedRequestsNeverCrowdOutAnothers) {

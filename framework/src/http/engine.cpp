@@ -88,7 +88,7 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
     : srv_(srv),
       opts_(std::move(opts)),
       max_body_(opts_.max_body_bytes.value_or(srv.options().message_limits.max_bytes)),
-      ioc_(lane_limits(opts_, 0)),
+      ioc_(lane_limits(opts_, 0), srv.make_registry_cache()),
       acceptor_(net::make_strand(ioc_)),
       sweep_timer_(ioc_),
       sessions_({opts_.max_sessions, opts_.max_sessions_per_principal}, opts_.session_idle_timeout),
@@ -100,7 +100,7 @@ http_engine::http_engine(mcp::server& srv, http_options opts)
     // Each io_context has one thread (concurrency hint 1): Asio then keeps handlers posted from
     // it on a private queue and never wakes another thread for them.
     for (std::size_t i = 1; i < io_threads(opts_); ++i)
-        more_iocs_.push_back(std::make_unique<thread_context>(lane_limits(opts_, i)));
+        more_iocs_.push_back(std::make_unique<thread_context>(lane_limits(opts_, i), srv_.make_registry_cache()));
     if (opts_.shared_sessions) {
         // Moved out of the options: the worker is joined (with the engine) before the
         // io_context its work resumes on is destroyed.

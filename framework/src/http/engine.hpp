@@ -113,11 +113,15 @@ std::string sse_priming(std::string_view id, std::chrono::milliseconds retry);
 /// the thread's share of the concurrency limit and its queue, and its requests in flight.
 class thread_context : public boost::asio::io_context {
 public:
-    explicit thread_context(admission::options limits) : io_context(1), gate(limits) {}
+    thread_context(admission::options limits, std::shared_ptr<mcp::detail::registry_cache> r)
+        : io_context(1), gate(limits), registry(std::move(r)) {}
     void shut_down() { shutdown(); }
 
     /// The thread's slots and queue (used on the thread alone).
     admission gate;
+    /// The server's registry as this thread sees it: its requests find their tools there
+    /// (`connection_options::registry`; used on the thread alone).
+    std::shared_ptr<mcp::detail::registry_cache> registry;
     /// Requests of the thread's connections being answered or queued (a shutdown waits for
     /// them); written by the thread alone, read by `stop`.
     std::atomic<std::size_t> in_flight{0};

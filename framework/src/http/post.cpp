@@ -197,7 +197,8 @@ net::awaitable<bool> http_engine::handle_post_without_sessions(tcp_connection& c
         co_return co_await send(conn, &req, reply_);
     }
     auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
-    session->attach(srv_.connect_routed(conn.home, session->router(), {who, {}}));
+    session->attach(srv_.connect_routed(conn.home, session->router(),
+                                        {.caller = who, .session_id = {}, .registry = conn.lane.registry}));
     auto ex = new_exchange(conn);
     session->open_request(request->id, ex);
     if (request->method != "initialize") {
@@ -227,7 +228,8 @@ net::awaitable<bool> http_engine::handle_post_in_session(tcp_connection& conn, r
             const auto reply_ = refused(*r, retry_after());
             co_return co_await send(conn, &req, reply_);
         }
-        session->attach(srv_.connect_routed(conn.home, session->router(), {who, new_id}));
+        session->attach(srv_.connect_routed(conn.home, session->router(),
+                                            {.caller = who, .session_id = new_id, .registry = conn.lane.registry}));
         if (shared_) {
             gate = [this, session, rec = record_of_initialize(*request, new_id, who)](const std::string& response) {
                 return record_session(session, rec, response);
@@ -288,7 +290,7 @@ net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, re
         if (range.first == range.second || std::next(range.first) != range.second) return std::nullopt;
         return std::string_view(range.first->value());
     };
-    if (auto refusal = srv_.preflight(*request, &headers)) {
+    if (auto refusal = srv_.preflight(*request, &headers, conn.lane.registry.get())) {
         const reply reply_{static_cast<http::status>(refusal->http_status),
                            jsonrpc::encode_error(request->id, refusal->error),
                            "application/json",
@@ -309,8 +311,12 @@ net::awaitable<bool> http_engine::handle_stateless_post(tcp_connection& conn, re
         }
     }
     auto session = std::make_shared<http_session>(std::string(), who, share_of(conn, who));
-    session->attach(srv_.connect_routed(
-        conn.home, session->router(), {.caller = who, .session_id = {}, .preflighted = true, .single_request = true}));
+    session->attach(srv_.connect_routed(conn.home, session->router(),
+                                        {.caller = who,
+                                         .session_id = {},
+                                         .preflighted = true,
+                                         .single_request = true,
+                                         .registry = conn.lane.registry}));
     auto ex = new_exchange(conn);
     const auto id = request->id;
     session->open_request(id, ex);

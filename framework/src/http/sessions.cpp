@@ -87,7 +87,8 @@ net::awaitable<http_engine::found_session> http_engine::take_over(tcp_connection
     const auto& rec = look.record;
     auto session = std::make_shared<http_session>(id, who, share_of(conn, who));
     session->taken_over();
-    session->attach(srv_.connect_routed(conn.home, session->router(), {who, id}));
+    session->attach(srv_.connect_routed(conn.home, session->router(),
+                                        {.caller = who, .session_id = id, .registry = conn.lane.registry}));
     session->connection().assume_initialized(rec.protocol_version, rec.client_name, rec.client_version,
                                              capabilities_of(rec));
     auto adopted = sessions_.adopt(session);

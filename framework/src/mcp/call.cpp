@@ -112,7 +112,7 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
                                                       "tools/call needs params.name (a string)"));
         return;
     }
-    auto tool = c_.core->find(name->get_string());
+    auto tool = c_.find_tool(name->get_string());
     if (!tool) {
         c_.send_error(req.id, rpc::error_object::make(rpc::error_code::invalid_params,
                                                       "unknown tool: " + std::string(name->get_string())));

@@ -71,8 +71,21 @@ connection_impl::connection_impl(std::shared_ptr<server_core> server, boost::asi
     auto fresh = std::make_shared<session_info>();
     fresh->id = opts.session_id;
     session = std::move(fresh);
+    if (opts.registry && opts.single_request) {
+        // (A connection that lives on keeps no snapshot alive: it copies the list.)
+        const auto& snap = opts.registry->now();
+        observers = observer_set(std::shared_ptr<const observer_set::list>(snap, &snap->observers));
+        return;
+    }
     std::lock_guard lock(core->mu);
-    observers = core->opts.observers;
+    observers = observer_set(std::make_shared<const observer_set::list>(core->opts.observers));
+}
+
+std::shared_ptr<tool_handler> connection_impl::find_tool(std::string_view name) const {
+    if (!opts.registry) return core->find(name);
+    const auto& snap = opts.registry->now();
+    auto it = snap->tools.find(name);
+    return it == snap->tools.end() ? nullptr : std::shared_ptr<tool_handler>(snap, it->second.get());
 }
 
 connection_impl::~connection_impl() {

@@ -371,7 +371,7 @@ public:
     /// The request being dispatched (set for every request, read while it is dispatched).
     request_frame frame;
     // For observers: the message being handled.
-    std::vector<std::shared_ptr<call_observer>> observers;
+    observer_set observers;
     call_origin current;
     std::string_view current_method;
 
@@ -413,6 +413,8 @@ public:
                   std::span<const std::string_view> codes = {}) const;
     /// Tell every observer about this session (`session_event`).
     void tell_session(session_event::kind what) const;
+    /// The tool called `name`, from the thread's registry snapshot when the connection has one.
+    std::shared_ptr<tool_handler> find_tool(std::string_view name) const;
 
     // Records (observe.cpp).
     /// The observers' record of a call answered with `answer` (a checked envelope; null for

@@ -103,7 +103,7 @@ void request_dispatcher::enter_session_frame() {
 void request_dispatcher::handle_stateless(rpc::inbound& in, rpc::request& req) {
     c_.current.stateless = true;
     if (!c_.opts.preflighted) {
-        if (auto refused = detail::preflight(*c_.core, req, nullptr)) {
+        if (auto refused = detail::preflight(*c_.core, req, nullptr, c_.opts.registry.get())) {
             c_.send_error(req.id, refused->error);
             return;
         }

@@ -141,6 +141,21 @@ void server_core::notify_list_changed(std::string_view method) const {
     share({notice::kind::list_changed, std::string(method), {}});
 }
 
+const std::shared_ptr<const registry_snapshot>& registry_cache::now() {
+    if (snap_ && snap_->generation == core_->generation.load(std::memory_order_acquire)) return snap_;
+    auto fresh = std::make_shared<registry_snapshot>();
+    fresh->core = core_;
+    {
+        std::lock_guard lock(core_->mu);
+        fresh->generation = core_->generation.load(std::memory_order_relaxed);
+        fresh->tools = core_->tools;
+        fresh->tool_headers = core_->tool_headers;
+        fresh->observers = core_->opts.observers;
+    }
+    snap_ = std::move(fresh);
+    return snap_;
+}
+
 std::shared_ptr<tool_handler> server_core::find(std::string_view name) const {
     std::lock_guard lock(mu);
     auto it = tools.find(name);

@@ -43,6 +43,7 @@ void server::add_observer(std::shared_ptr<call_observer> observer) {
     if (!observer) return;
     std::lock_guard lock(core_->mu);
     core_->opts.observers.push_back(std::move(observer));
+    core_->generation.fetch_add(1, std::memory_order_release);
 }
 
 void server::set_request_state_sealer(std::shared_ptr<const state_sealer> sealer) {
@@ -87,6 +88,7 @@ boost::system::result<void, registration_error> server::add_tool(std::shared_ptr
             core_->tool_headers.insert_or_assign(
                 name, std::make_shared<const std::vector<header_param>>(std::move(*mirrored)));
         core_->tools.emplace(name, std::move(tool));
+        core_->generation.fetch_add(1, std::memory_order_release);
     }
     core_->notify_list_changed("notifications/tools/list_changed");
     return {};
@@ -99,6 +101,7 @@ bool server::remove_tool(std::string_view name) {
         if (it == core_->tools.end()) return false;
         core_->tools.erase(it);
         if (auto h = core_->tool_headers.find(name); h != core_->tool_headers.end()) core_->tool_headers.erase(h);
+        core_->generation.fetch_add(1, std::memory_order_release);
     }
     core_->notify_list_changed("notifications/tools/list_changed");
     return true;
@@ -153,9 +156,23 @@ std::shared_ptr<connection> server::connect(boost::asio::any_io_executor ex, con
     return connect_routed(std::move(ex), std::move(routed), std::move(opts));
 }
 
+std::shared_ptr<detail::registry_cache> server::make_registry_cache() const {
+    return std::make_shared<detail::registry_cache>(core_);
+}
+
 std::shared_ptr<connection> server::connect_routed(boost::asio::any_io_executor ex,
                                                    connection::routed_send_function send, connection_options opts) {
-    std::shared_ptr<connection> c(new connection(core_, std::move(ex), std::move(send), std::move(opts)));
+    // A connection for one request holds the core through its thread's snapshot (a count on
+    // that thread's cache line); one that lives on holds it directly, and keeps no snapshot
+    // (nor a tool removed since) alive.
+    std::shared_ptr<detail::server_core> core;
+    if (opts.registry && opts.single_request) {
+        const auto& snap = opts.registry->now();
+        core = std::shared_ptr<detail::server_core>(snap, snap->core.get());
+    } else {
+        core = core_;
+    }
+    std::shared_ptr<connection> c(new connection(std::move(core), std::move(ex), std::move(send), std::move(opts)));
     c->impl_->adopt(c);
     if (!c->impl_->opts.single_request) core_->enlist(c->impl_->weak_from_this());
     return c;

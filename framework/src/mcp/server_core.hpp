@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -37,9 +38,12 @@ class connection_impl;
 struct task_run;
 struct pending_reply;
 
-/// The checks of `server::preflight`, for the connection (no headers) and the server.
+class registry_cache;
+
+/// The checks of `server::preflight`, for the connection (no headers) and the server; the tool
+/// is found in `registry` when there is one.
 std::optional<request_refusal> preflight(const server_core& core, const jsonrpc::request& req,
-                                         const header_lookup* headers);
+                                         const header_lookup* headers, registry_cache* registry = nullptr);
 
 /// Thrown out of a tool's request to the client on the stateless revision when the client has
 /// not answered it yet: the call ends here and is answered `input_required`; its retry runs the
@@ -91,6 +95,9 @@ struct server_core {
     std::map<std::string, std::shared_ptr<tool_handler>, std::less<>> tools;
     /// Tools with `x-mcp-header` parameters, by name.
     std::map<std::string, std::shared_ptr<const std::vector<header_param>>, std::less<>> tool_headers;
+    /// Counts the changes to `tools`, `tool_headers` and `opts.observers` (written under `mu`):
+    /// a `registry_cache` remakes its snapshot when it moved.
+    std::atomic<std::uint64_t> generation{0};
     std::vector<std::weak_ptr<connection_impl>> connections;
 
     struct resource_entry {
@@ -187,6 +194,51 @@ struct server_core {
     /// One page of tools in name order after the cursor's position; nothing for a cursor
     /// this server did not issue.
     std::optional<page> list(const std::optional<std::string>& cursor) const;
+};
+
+/// The observers a connection or a call reports to: a list shared by many and never changed,
+/// so that handing it on copies one pointer, not a reference to each observer.
+class observer_set {
+public:
+    using list = std::vector<std::shared_ptr<call_observer>>;
+    observer_set() = default;
+    explicit observer_set(std::shared_ptr<const list> l) : list_(std::move(l)) {}
+    const list& get() const noexcept {
+        static const list none;
+        return list_ ? *list_ : none;
+    }
+    list::const_iterator begin() const noexcept { return get().begin(); }
+    list::const_iterator end() const noexcept { return get().end(); }
+    bool empty() const noexcept { return get().empty(); }
+    std::size_t size() const noexcept { return get().size(); }
+
+private:
+    std::shared_ptr<const list> list_;
+};
+
+/// What a call reads of the registry — the tools, their mirrored headers, the observers — as of
+/// one generation, with the core.
+struct registry_snapshot {
+    std::shared_ptr<server_core> core;
+    std::uint64_t generation = 0;
+    std::map<std::string, std::shared_ptr<tool_handler>, std::less<>> tools;
+    std::map<std::string, std::shared_ptr<const std::vector<header_param>>, std::less<>> tool_headers;
+    observer_set::list observers;
+};
+
+/// One thread's view of the registry (`connection_options::registry`). Its snapshot is made by
+/// that thread and referenced by the requests it serves, through pointers that share the
+/// snapshot's count: finding a tool takes no lock, and no reference count another thread
+/// writes. Used on one thread at a time; a change to the registry is seen at the next look.
+class registry_cache {
+public:
+    explicit registry_cache(std::shared_ptr<server_core> core) : core_(std::move(core)) {}
+    /// The registry as it is now (remade when it changed since the last look).
+    const std::shared_ptr<const registry_snapshot>& now();
+
+private:
+    std::shared_ptr<server_core> core_;
+    std::shared_ptr<const registry_snapshot> snap_;
 };
 
 /// `method` if it is one the server knows (a static string), else "other".
@@ -368,7 +420,7 @@ public:
     message_route route;
     std::string tool_name;
     call_origin origin;
-    std::vector<std::shared_ptr<call_observer>> observers;
+    observer_set observers;
     std::chrono::steady_clock::time_point deadline;
     /// `_meta.progressToken` of the request (copied out of the document).
     std::optional<boost::json::value> progress_token;
@@ -438,7 +490,7 @@ struct task_run {
     std::int64_t next_id = 1;
     /// The record of its creation, the start of the record of its end.
     call_record record;
-    std::vector<std::shared_ptr<call_observer>> observers;
+    observer_set observers;
     std::chrono::steady_clock::time_point received;
 };
 

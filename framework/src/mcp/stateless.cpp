@@ -288,12 +288,13 @@ bool is_stateless_method(std::string_view method) noexcept {
 
 }  // namespace detail
 
-std::optional<request_refusal> server::preflight(const rpc::request& req, const header_lookup* headers) const {
-    return detail::preflight(*core_, req, headers);
+std::optional<request_refusal> server::preflight(const rpc::request& req, const header_lookup* headers,
+                                                 detail::registry_cache* registry) const {
+    return detail::preflight(*core_, req, headers, registry);
 }
 
 std::optional<request_refusal> detail::preflight(const server_core& core, const rpc::request& req,
-                                                 const header_lookup* headers) {
+                                                 const header_lookup* headers, registry_cache* registry) {
     // The order the conformance suite and the reference SDKs agree on: the body's _meta, the
     // version header against it, the version, the method headers, the method, the client's
     // capabilities, the mirrored parameters.
@@ -350,13 +351,25 @@ std::optional<request_refusal> detail::preflight(const server_core& core, const 
     if (req.method != "tools/call") return std::nullopt;
     const auto* name = detail::string_param(req.params, "name");
     if (!name) return std::nullopt;  // the method answers -32602 itself
-    std::shared_ptr<tool_handler> tool;
-    std::shared_ptr<const std::vector<header_param>> mirrored;
-    {
-        std::lock_guard lock(core.mu);
-        if (auto it = core.tools.find(std::string_view(*name)); it != core.tools.end()) tool = it->second;
-        if (auto it = core.tool_headers.find(std::string_view(*name)); it != core.tool_headers.end())
-            mirrored = it->second;
+    // The tool and its mirrored parameters, kept by the thread's snapshot or, without one, by
+    // copies taken under the registry's lock.
+    std::shared_ptr<tool_handler> tool_copy;
+    std::shared_ptr<const std::vector<header_param>> mirrored_copy;
+    const tool_handler* tool = nullptr;
+    const std::vector<header_param>* mirrored = nullptr;
+    const std::string_view tool_name = *name;
+    if (registry) {
+        const auto& snap = registry->now();
+        if (auto it = snap->tools.find(tool_name); it != snap->tools.end()) tool = it->second.get();
+        if (auto it = snap->tool_headers.find(tool_name); it != snap->tool_headers.end()) mirrored = it->second.get();
+    } else {
+        {
+            std::lock_guard lock(core.mu);
+            if (auto it = core.tools.find(tool_name); it != core.tools.end()) tool_copy = it->second;
+            if (auto it = core.tool_headers.find(tool_name); it != core.tool_headers.end()) mirrored_copy = it->second;
+        }
+        tool = tool_copy.get();
+        mirrored = mirrored_copy.get();
     }
     if (!tool) return std::nullopt;  // unknown tool: -32602 from the method, HTTP 200
     const auto& needs = tool->info().required_client_capabilities;

@@ -183,6 +183,11 @@ struct message_route {
 };
 
 /// What a transport knows about a client before the first message.
+namespace detail {
+struct server_core;
+class registry_cache;
+}  // namespace detail
+
 struct connection_options {
     mcp::principal caller{};
     /// Transport session id (HTTP); empty otherwise.
@@ -195,11 +200,11 @@ struct connection_options {
     /// the connections told of changes only if that request is `subscriptions/listen`, so that
     /// an ordinary request takes no server-wide lock to open its connection.
     bool single_request = false;
+    /// The registry as the transport's thread sees it (`server::make_registry_cache`), for a
+    /// connection used on that thread alone: it finds its tools and observers there — no lock,
+    /// and no reference count another thread writes. Null: the server's registry itself.
+    std::shared_ptr<detail::registry_cache> registry{};
 };
-
-namespace detail {
-struct server_core;
-}  // namespace detail
 
 /// Delivers one outbound message text. Called on the connection's strand, one message at a
 /// time, in order; it must not block.
@@ -285,7 +290,14 @@ public:
     /// `Mcp-Param-…` headers (-32020). `headers` is null for transports without headers (stdio),
     /// which skips the header checks. Thread-safe.
     /// @return the refusal, or nothing when the request may go on
-    std::optional<request_refusal> preflight(const jsonrpc::request& req, const header_lookup* headers) const;
+    /// @param registry the calling thread's cache of the registry (see
+    ///        `connection_options::registry`), or null
+    std::optional<request_refusal> preflight(const jsonrpc::request& req, const header_lookup* headers,
+                                             detail::registry_cache* registry = nullptr) const;
+
+    /// A cache of the registry for one thread (`connection_options::registry`): a transport
+    /// that serves connections on threads of its own keeps one per thread. Thread-safe.
+    std::shared_ptr<detail::registry_cache> make_registry_cache() const;
 
     /// Open a connection for one client.
     /// @param ex the executor the connection and its calls run on (through a strand)
