@@ -130,7 +130,9 @@ public:
 /// One TCP connection: its stream, registered so that shutdown can close it.
 struct tcp_connection {
     tcp_connection(boost::asio::ip::tcp::socket s, thread_context& l)
-        : stream(std::move(s)), lane(l), home(l.get_executor()) {}
+        : address_share(address_share_of(s)), stream(std::move(s)), lane(l), home(l.get_executor()) {}
+    /// "address A.B.C.D": the share a request without a principal counts against, read once.
+    const std::string address_share;
     boost::beast::tcp_stream stream;
     /// The I/O thread the connection lives on: its socket, and the MCP connections it opens,
     /// are served there alone, and its requests take that thread's slots.
@@ -157,6 +159,12 @@ struct tcp_connection {
     bool claim_idle(std::int64_t since) noexcept { return since > 0 && idle_since_.compare_exchange_strong(since, -1); }
 
 private:
+    static std::string address_share_of(const boost::asio::ip::tcp::socket& s) {
+        boost::system::error_code ec;
+        const auto peer = s.remote_endpoint(ec);
+        return "address " + (ec ? std::string("unknown") : peer.address().to_string());
+    }
+
     // Steady-clock ticks since it began to wait; 0 while it reads or answers a request; -1 once
     // it was picked to be closed.
     std::atomic<std::int64_t> idle_since_{0};

@@ -132,9 +132,7 @@ net::awaitable<std::optional<refusal>> http_engine::record_session(std::shared_p
 
 std::string http_engine::share_of(tcp_connection& conn, const mcp::principal& who) {
     if (!who.id.empty()) return "principal " + who.id;
-    boost::system::error_code ec;
-    const auto peer = conn.stream.socket().remote_endpoint(ec);
-    return "address " + (ec ? std::string("unknown") : peer.address().to_string());
+    return conn.address_share;  // (asking the socket would be a system call per request)
 }
 
 net::awaitable<bool> http_engine::handle_delete(request_t& req, tcp_connection& conn, const mcp::principal& who) {
