@@ -182,12 +182,12 @@ struct message_route {
     bool is_response = false;
 };
 
-/// What a transport knows about a client before the first message.
 namespace detail {
 struct server_core;
 class registry_cache;
 }  // namespace detail
 
+/// What a transport knows about a client before the first message.
 struct connection_options {
     mcp::principal caller{};
     /// Transport session id (HTTP); empty otherwise.
