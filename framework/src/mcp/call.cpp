@@ -193,7 +193,7 @@ void detail::call_runner::on_tools_call(rpc::inbound& in, const rpc::request& re
         // comes after the tool did something.
         auto reserved = c_.tasks.reserve_task(*tool);
         if (!reserved) {
-            answer_error_envelope(req.id, origin, std::move(reserved.error()));
+            answer_error_envelope(req.id, origin, reserved.error());
             return;
         }
         task_id = std::move(*reserved);
