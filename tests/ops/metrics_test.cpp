@@ -319,6 +319,33 @@ TEST(Metrics, CountsFromManyThreadsAddUpAndStayBounded) {
     EXPECT_LE(lines, 10u);
 }
 
+TEST(Metrics, CallsInFlightAddUpAcrossThreadsWhereverACallEnds) {
+    // Each thread counts its calls in its own shard; a call may end on another thread than the
+    // one it started on, and the gauge is the sum.
+    ops::call_metrics m;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 24; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 1000; ++i) m.on_call_started();
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(sample(m.exposition(), "candor_calls_in_flight"), 24 * 1000);
+    threads.clear();
+    for (int t = 0; t < 12; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 1500; ++i) m.on_call_finished();
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(sample(m.exposition(), "candor_calls_in_flight"), 24 * 1000 - 12 * 1500);
+    threads.clear();
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 1500; ++i) m.on_call_finished();
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(sample(m.exposition(), "candor_calls_in_flight"), 0);
+}
+
 TEST(Metrics, HistogramBucketsAreCumulative) {
     ops::registry reg;
     auto& h = reg.histogram("candor_test_seconds", "test", {}, {0.1, 1, 10});

@@ -101,12 +101,15 @@ registry::family::family(std::string name, std::string help, type t, std::vector
       max_series_(std::max<std::size_t>(max_series, 1)),
       shards_(std::make_unique<shard[]>(shard_count)) {}
 
+std::size_t detail::thread_shard() noexcept {
+    static std::atomic<std::size_t> next{0};
+    thread_local const std::size_t index = next.fetch_add(1, std::memory_order_relaxed) % thread_shards;
+    return index;
+}
+
 registry::family::shard& registry::family::mine() {
     if (type_ == type::gauge) return shards_[0];
-    // Each thread its shard, in turn: the first shard_count threads have one of their own.
-    static std::atomic<std::size_t> next{0};
-    thread_local const std::size_t index = next.fetch_add(1, std::memory_order_relaxed) % shard_count;
-    return shards_[index];
+    return shards_[detail::thread_shard()];
 }
 
 std::vector<std::string> registry::family::admit(std::vector<std::string> wanted) {
@@ -337,8 +340,8 @@ call_metrics::call_metrics(metrics_options opts)
 }
 
 // The gauges are read from their atomics when scraped: setting them here could interleave.
-void call_metrics::on_call_started() { ++in_flight_count_; }
-void call_metrics::on_call_finished() { --in_flight_count_; }
+void call_metrics::on_call_started() { in_flight_count_.add(1); }
+void call_metrics::on_call_finished() { in_flight_count_.add(-1); }
 void call_metrics::on_session_event(const mcp::session_event& e) {
     using kind = mcp::session_event::kind;
     if (e.what == kind::opened) ++session_count_;
@@ -400,7 +403,7 @@ void call_metrics::on_record(const mcp::call_record& r) {
 }
 
 std::string call_metrics::exposition() const {
-    in_flight_.set({}, static_cast<double>(in_flight_count_.load()));
+    in_flight_.set({}, static_cast<double>(in_flight_count_.sum()));
     sessions_.set({}, static_cast<double>(session_count_.load()));
     {
         const auto now = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@
 #include <candor/mcp/observer.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -29,6 +30,34 @@ namespace candor::ops {
 
 /// A label value as exposed: at most 64 bytes of [A-Za-z0-9._/:-]; anything else becomes '_'.
 std::string label_value(std::string_view raw);
+
+namespace detail {
+
+/// How many threads have a shard of their own in a sharded count or family.
+inline constexpr std::size_t thread_shards = 16;
+/// The calling thread's shard: each thread its own, in turn, the first `thread_shards` of them.
+std::size_t thread_shard() noexcept;
+
+/// A count that threads change at once without writing a cache line in common: each changes
+/// its own shard, and a read sums them (a change made on one thread and undone on another
+/// still sums right).
+class sharded_count {
+public:
+    void add(std::int64_t d) noexcept { cells_[thread_shard()].v.fetch_add(d, std::memory_order_relaxed); }
+    std::int64_t sum() const noexcept {
+        std::int64_t n = 0;
+        for (const auto& c : cells_) n += c.v.load(std::memory_order_relaxed);
+        return n;
+    }
+
+private:
+    struct alignas(64) cell {
+        std::atomic<std::int64_t> v{0};
+    };
+    std::array<cell, thread_shards> cells_;
+};
+
+}  // namespace detail
 
 class registry {
 public:
@@ -73,7 +102,7 @@ public:
             }
         };
         using series_map = std::map<std::vector<std::string>, series_data, labels_less>;
-        static constexpr std::size_t shard_count = 16;
+        static constexpr std::size_t shard_count = detail::thread_shards;
         struct alignas(64) shard {
             mutable std::mutex mu;
             series_map series;
@@ -182,7 +211,7 @@ private:
     registry::family& open_fds_;
     registry::family& max_fds_;
     registry::family& start_time_;
-    std::atomic<std::int64_t> in_flight_count_{0};
+    detail::sharded_count in_flight_count_;  // changed by every call: each thread its own
     std::atomic<std::int64_t> session_count_{0};
     // Open sessions that have made no request since `initialize`, by key: when each opened.
     mutable std::mutex unused_mu_;
