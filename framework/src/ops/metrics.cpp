@@ -403,7 +403,9 @@ void call_metrics::on_record(const mcp::call_record& r) {
 }
 
 std::string call_metrics::exposition() const {
-    in_flight_.set({}, static_cast<double>(in_flight_count_.sum()));
+    // The shards are read one after the other: a call that started on one thread and ended on
+    // another between two of the reads would count -1; the gauge says 0 then.
+    in_flight_.set({}, static_cast<double>(std::max<std::int64_t>(in_flight_count_.sum(), 0)));
     sessions_.set({}, static_cast<double>(session_count_.load()));
     {
         const auto now = std::chrono::steady_clock::now();
