@@ -63,10 +63,10 @@ public:
             auto out = co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),
                                                             void(std::exception_ptr, std::optional<R>)>(
                 [this, &ex](auto handler, F f) {
-                    hand_off(ex, std::move(f),
-                             [h = std::move(handler)](std::optional<R> r, std::exception_ptr e) mutable {
-                                 std::move(h)(e, std::move(r));
-                             });
+                    this->hand_off(ex, std::move(f),
+                                   [h = std::move(handler)](std::optional<R> r, std::exception_ptr e) mutable {
+                                       std::move(h)(e, std::move(r));
+                                   });
                 },
                 boost::asio::use_awaitable, std::move(fn));
             co_return std::move(*out);
