@@ -531,7 +531,14 @@ let lostTask;
 // --- PostgreSQL stopped for a moment -------------------------------------------------------------
 {
   const before = psql("SELECT count(*) FROM service_accounts WHERE archived = 1 AND candor_to IS NULL");
+  const since = psql("SELECT now()");
   const job = await startTask(0, "reindex_knowledge_base", {});
+  // Wait for the event: the task has read the articles, its one read before a minute of work.
+  // Stopped before that read ends, PostgreSQL fails the task at once (SOURCE_UNAVAILABLE, the
+  // tool's own answer); this part is about a task that is working when the database goes.
+  const articlesRead = () => Number(psql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE " +
+    `'SELECT id, title, body FROM kb_articles%' AND state <> 'active' AND state_change >= '${since}'`)) > 0;
+  for (let attempt = 0; attempt < 400 && !articlesRead(); ++attempt) await new Promise((ok) => setTimeout(ok, 50));
   execSync(process.env.PG_STOP);
   const meanwhile = await taskRequest(0, "tasks/get", job?.taskId);
   check("PostgreSQL down: the replica running a task still answers for it", meanwhile?.result?.status === "working",
