@@ -243,8 +243,10 @@ net::awaitable<void> http_engine::accept_loop() {
         // Each connection to the next I/O thread in turn.
         const auto turn = next_home_.fetch_add(1, std::memory_order_relaxed) % (more_iocs_.size() + 1);
         auto& home = turn == 0 ? ioc_ : *more_iocs_[turn - 1];
-        auto strand = net::make_strand(home);
-        auto [ec, socket] = co_await acceptor_.async_accept(strand, use_tuple);
+        // The connection's socket runs on its thread's executor itself: one thread runs that
+        // io_context, so its handlers never run at once, and a strand would only add a lock
+        // and a queue to each completion.
+        auto [ec, socket] = co_await acceptor_.async_accept(home.get_executor(), use_tuple);
         if (ec) {
             if (!acceptor_.is_open()) co_return;
             continue;  // e.g. EMFILE: keep serving the connections we have
