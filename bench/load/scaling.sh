@@ -7,16 +7,23 @@
 #     the other half, SCALING_CONNECTIONS connections;
 #   - as two processes of half the most threads each, on the same cores (one wrk per process,
 #     half the connections each): what one process loses to contention inside it;
+#   - at 1 thread with as many connections as each of the most threads serves (SCALING_CONNECTIONS
+#     over the most threads): the same load per thread, which one thread pays for as well (fewer
+#     connections a thread, fewer requests found at each wake-up);
 #   - at the most threads with 512 and 4,000 connections (SCALING_OVERLOAD): the share refused
 #     (503) and the answered calls' p99; then 64 connections again at once, to show the server
 #     is back to normal the moment the load stops.
-# Each row: req/s, the server's CPU per call (µs, from /proc), p50/p99 (µs), efficiency (req/s
-# over threads × the 1-thread row's req/s), refused (non-2xx), socket errors and invalid replies.
+# Each row: req/s, the server's CPU per call (µs, from /proc), how busy its threads were (CPU
+# time over threads × seconds), p50/p99 (µs), efficiency (req/s over threads × the 1-thread row's
+# req/s), refused (non-2xx), socket errors and invalid replies. A server whose threads wait for
+# work part of the time pays more CPU per call than a busy one (each wake-up finds fewer requests,
+# and a read often finds its socket still empty): compare CPU per call between rows equally busy.
 # On fewer than 4 cores there is no half to spare: the server runs 1 thread (on CPU 0) then 2
 # (on every CPU) with wrk beside it, and only the CPU per call compares.
 # The scaling rows run SCALING_REPS times, in turn (1, 2, … threads, then again), and a last line
-# gives the median CPU per call of each thread count against one thread's (the machines are
-# shared: single runs vary). An overload row's p50/p99 are of every answer, 503s included;
+# gives the median CPU per call of each thread count against one thread's, and the most threads'
+# against one thread's at the same connections per thread (the machines are shared: single runs
+# vary). An overload row's p50/p99 are of every answer, 503s included;
 # `invalid` counts answers that are neither a valid page nor a refusal.
 # Settings (environment): SCALING_SECONDS (5), SCALING_WARMUP (2), SCALING_CONNECTIONS (64),
 # SCALING_REPS (3), SCALING_OVERLOAD ("512 4000"; empty: none), SCALING_BUILD (build/bench, which
@@ -84,15 +91,17 @@ base_rps=""
 # row LABEL THREADS CONNECTIONS REQUESTS SECONDS SERVER_TICKS RPS P50 P99 REFUSED ERRORS INVALID [STRICT]
 row() {
   local label="$1" threads="$2" c="$3" n="$4" secs="$5" t="$6" rps="$7" p50="$8" p99="$9" refused="${10}" errors="${11}" invalid="${12}" strict="${13:-1}"
-  local cpu eff share
+  local cpu busy eff share
   # The lua script counts a refusal as a failed check too.
   invalid=$((invalid - refused))
   cpu="$(awk -v t="$t" -v n="$n" 'BEGIN { if (t < 0 || !n) print "-"; else printf "%.1f", t * 10000 / n }')"
+  # Clock ticks are hundredths of a second: ticks over threads × seconds is the busy share in %.
+  busy="$(awk -v t="$t" -v k="$threads" -v s="$secs" 'BEGIN { if (t < 0 || !(k * s)) print "-"; else printf "%.0f%%", t / (k * s) }')"
   [ -z "$base_rps" ] && base_rps="$rps"
   eff="$(awk -v r="$rps" -v b="$base_rps" -v k="$threads" 'BEGIN { printf "%.2f", b * k ? r / (b * k) : 0 }')"
   share="$(awk -v f="$refused" -v n="$n" 'BEGIN { printf "%.1f", n ? 100 * f / n : 0 }')"
-  printf '%-22s %7s %6s %10s %8s %8s %9s %6s %8s %6s %7s\n' "$label" "$threads" "$c" "$rps" "$cpu" "$p50" "$p99" "$eff" "$share%" "$errors" "$invalid"
-  echo "SCALING row=${label// /_} threads=$threads conns=$c rps=$rps cpu_us=$cpu p50_us=$p50 p99_us=$p99 efficiency=$eff refused=$refused refused_pct=$share socket_errors=$errors invalid=$invalid" >> "$raw"
+  printf '%-22s %7s %6s %10s %8s %5s %8s %9s %6s %8s %6s %7s\n' "$label" "$threads" "$c" "$rps" "$cpu" "$busy" "$p50" "$p99" "$eff" "$share%" "$errors" "$invalid"
+  echo "SCALING row=${label// /_} threads=$threads conns=$c rps=$rps cpu_us=$cpu busy=${busy%\%} p50_us=$p50 p99_us=$p99 efficiency=$eff refused=$refused refused_pct=$share socket_errors=$errors invalid=$invalid" >> "$raw"
   if [ "$invalid" != 0 ] || { [ "$strict" = 1 ] && [ "$refused" != 0 ]; }; then failed=1; fi
 }
 
@@ -157,16 +166,18 @@ hypervisor="$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor:[[:space:]]*//p')
 echo "== machine: $cores CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), ${hypervisor:+hypervisor $hypervisor, }kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$small" = 1 ]; then
   echo "== $cores cores: no half to spare for the load generator. 1 thread runs on CPU 0, 2 threads on every CPU,"
-  echo "   wrk beside them on CPU $load_cpus: req/s and efficiency mean little here; the CPU per call compares."
+  echo "   wrk beside them on CPU $load_cpus: req/s and efficiency mean little here; the CPU per call compares"
+  echo "   between rows equally busy (one thread is busy all the time; two, and two processes, are not)."
 else
   echo "== server on CPUs $(server_cpus 1), wrk ($load_threads threads) on CPUs $load_cpus"
 fi
 echo "== ${warmup}s warm-up + ${seconds}s measured per row, the 2026-07-28 wire, search_tickets, every reply validated"
-printf '%-22s %7s %6s %10s %8s %8s %9s %6s %9s %6s %7s\n' row threads conns req/s cpu_us p50_us p99_us eff refused errors invalid
+printf '%-22s %7s %6s %10s %8s %5s %8s %9s %6s %9s %6s %7s\n' row threads conns req/s cpu_us busy p50_us p99_us eff refused errors invalid
 most="${thread_rows[-1]}"
 for ((rep = 1; rep <= reps; ++rep)); do
   for n in "${thread_rows[@]}"; do one "$n" "$conns" "1 process"; done
   [ "$most" -ge 2 ] && two "$most"
+  [ "$most" -ge 2 ] && one 1 $((conns / most)) "1 thread, per thread"
 done
 for c in $overload; do one "$most" "$c" "overload" 0; done
 # Median CPU per call of each thread count, and of the two processes (what sharing nothing
@@ -184,6 +195,9 @@ done
 if [ "$most" -ge 2 ]; then
   m="$(median_cpu "2_processes_x_$((most / 2))" "$most")"
   summary+="$(awk -v k=$((most / 2)) -v m="$m" -v b="$base" 'BEGIN { printf "; 2 processes x %d %.1f us (%.2fx)", k, m, b ? m / b : 0 }')"
+  s="$(median_cpu "1_thread,_per_thread" 1)"
+  m="$(median_cpu 1_process "$most")"
+  summary+="$(awk -v k="$most" -v c=$((conns / most)) -v s="$s" -v m="$m" 'BEGIN { printf "; 1 thread at %d connections (what each of %d threads serves) %.1f us, %d threads against it %.2fx", c, k, s, k, s ? m / s : 0 }')"
 fi
 echo "$summary"
 echo "== raw lines: $raw"
