@@ -43,6 +43,7 @@ user="$(sed -n 's/^USER \([0-9]*\):[0-9]*$/\1/p' "$containerfile" | tail -1)"
 [ -n "$user" ] && [ "$user" != 0 ] && echo "ok: runs as uid $user" || { echo "FAIL: no non-root numeric USER"; fail=1; }
 if grep -Eq '^(ENV|ARG).*SEALING_KEYS=[^/]' "$containerfile"; then echo "FAIL: sealing keys in ENV/ARG"; fail=1; fi
 grep -q '^ENV CANDOR_SEALING_KEYS_FILE=/run/secrets/' "$containerfile" && echo "ok: keys from a secret file" || { echo "FAIL: keys file"; fail=1; }
+grep -q '^ENV GLIBC_TUNABLES=glibc.malloc.tcache_count=64$' "$containerfile" && echo "ok: glibc's per-thread cache" || { echo "FAIL: GLIBC_TUNABLES"; fail=1; }
 help="$("${binaries[0]}" --help)"
 for flag in $(sed -n '/^CMD /,/\]$/p' "$containerfile" | grep -o -- '"--[a-z-]*"' | tr -d '"'); do
   echo "$help" | grep -q -- "^ *$flag\b" && echo "ok: CMD $flag" || { echo "FAIL: ${binaries[0]} does not know $flag"; fail=1; }

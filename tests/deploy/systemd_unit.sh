@@ -27,7 +27,8 @@ else
   echo "FAIL: security exposure '${score:-?}' (1.5 or below expected)"; { systemd-analyze security --offline=true "$work/$name" || true; } | grep '✗'; fail=1
 fi
 for directive in DynamicUser=yes ProtectSystem=strict StateDirectory=candor-helpdesk NoNewPrivileges=yes \
-                 LoadCredential=candor-sealing-keys: CapabilityBoundingSet= PrivateTmp=yes; do
+                 LoadCredential=candor-sealing-keys: CapabilityBoundingSet= PrivateTmp=yes \
+                 Environment=GLIBC_TUNABLES=glibc.malloc.tcache_count=64; do
   grep -q "^$directive" "$unit" && echo "ok: $directive" || { echo "FAIL: $directive missing"; fail=1; }
 done
 # Secrets never on the command line or in the environment.
