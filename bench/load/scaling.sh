@@ -174,10 +174,11 @@ fi
 echo "== ${warmup}s warm-up + ${seconds}s measured per row, the 2026-07-28 wire, search_tickets, every reply validated"
 printf '%-22s %7s %6s %10s %8s %5s %8s %9s %6s %9s %6s %7s\n' row threads conns req/s cpu_us busy p50_us p99_us eff refused errors invalid
 most="${thread_rows[-1]}"
+per_thread=$((conns / most > 0 ? conns / most : 1))
 for ((rep = 1; rep <= reps; ++rep)); do
   for n in "${thread_rows[@]}"; do one "$n" "$conns" "1 process"; done
   [ "$most" -ge 2 ] && two "$most"
-  [ "$most" -ge 2 ] && one 1 $((conns / most)) "1 thread, per thread"
+  [ "$most" -ge 2 ] && one 1 "$per_thread" "1 thread, per thread"
 done
 for c in $overload; do one "$most" "$c" "overload" 0; done
 # Median CPU per call of each thread count, and of the two processes (what sharing nothing
@@ -197,7 +198,7 @@ if [ "$most" -ge 2 ]; then
   summary+="$(awk -v k=$((most / 2)) -v m="$m" -v b="$base" 'BEGIN { printf "; 2 processes x %d %.1f us (%.2fx)", k, m, b ? m / b : 0 }')"
   s="$(median_cpu "1_thread,_per_thread" 1)"
   m="$(median_cpu 1_process "$most")"
-  summary+="$(awk -v k="$most" -v c=$((conns / most)) -v s="$s" -v m="$m" 'BEGIN { printf "; 1 thread at %d connections (what each of %d threads serves) %.1f us, %d threads against it %.2fx", c, k, s, k, s ? m / s : 0 }')"
+  summary+="$(awk -v k="$most" -v c="$per_thread" -v s="$s" -v m="$m" 'BEGIN { printf "; 1 thread at %d connections (what each of %d threads serves) %.1f us, %d threads against it %.2fx", c, k, s, k, s ? m / s : 0 }')"
 fi
 echo "$summary"
 echo "== raw lines: $raw"
