@@ -353,6 +353,54 @@ TEST(Journal, LinesOfIrreversibleActionsAreNeverDropped) {
 
 TEST(Journal, RefusesAPathItCannotOpen) { EXPECT_FALSE(ops::journal::open({.path = "/nonexistent-dir/x/j.jsonl"})); }
 
+// Lines written from several threads at once all arrive, each thread's in its order, though the
+// writer gathers them in batches.
+TEST(LineWriter, LinesOfManyThreadsAllArriveEachThreadsInOrder) {
+    temp_dir dir;
+    const auto path = (dir.path / "lines.txt").string();
+    constexpr int threads = 4;
+    constexpr int per_thread = 5'000;
+    {
+        auto w = ops::line_writer::open({.path = path, .queue_capacity = threads * per_thread}).value();
+        std::vector<std::thread> writers;
+        for (int t = 0; t < threads; ++t)
+            writers.emplace_back([&w, t] {
+                for (int i = 0; i < per_thread; ++i)
+                    EXPECT_TRUE(w->write_line(std::to_string(t) + " " + std::to_string(i)));
+            });
+        for (auto& t : writers) t.join();
+        w->flush();
+        EXPECT_EQ(w->written(), static_cast<std::uint64_t>(threads * per_thread));
+        EXPECT_EQ(w->dropped(), 0u);
+    }
+    std::ifstream in(path);
+    std::vector<int> next(threads, 0);
+    int t = 0, i = 0, lines = 0;
+    while (in >> t >> i) {
+        ASSERT_GE(t, 0);
+        ASSERT_LT(t, threads);
+        EXPECT_EQ(i, next[t]) << "thread " << t;
+        next[t] = i + 1;
+        ++lines;
+    }
+    EXPECT_EQ(lines, threads * per_thread);
+}
+
+// `flush` does not wait out the batch delay: with a delay of an hour, it still returns once the
+// line is written.
+TEST(LineWriter, FlushWritesAtOnceWhateverTheBatchDelay) {
+    temp_dir dir;
+    const auto path = (dir.path / "lines.txt").string();
+    auto w = ops::line_writer::open({.path = path, .batch_delay = std::chrono::hours(1)}).value();
+    ASSERT_TRUE(w->write_line("first"));
+    w->flush();
+    EXPECT_EQ(w->written(), 1u);
+    std::ifstream in(path);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_EQ(line, "first");
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
