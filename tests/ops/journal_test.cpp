@@ -353,6 +353,61 @@ TEST(Journal, LinesOfIrreversibleActionsAreNeverDropped) {
 
 TEST(Journal, RefusesAPathItCannotOpen) { EXPECT_FALSE(ops::journal::open({.path = "/nonexistent-dir/x/j.jsonl"})); }
 
+// The journal writes each line field by field (no object built per call): its text must be the
+// object's (`to_json`, which the console and readers know), to the byte, whatever the record holds.
+TEST(Journal, ALineIsTheTextOfItsObject) {
+    std::vector<mcp::call_record> records(4);
+    auto& full = records[1];
+    full.time = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'764'000'123'456));
+    full.request_id = "\"7\"";
+    full.session = "s-\u00e9t\u00e9";
+    full.principal = "alice\\ops";
+    full.client_name = "tab\there";
+    full.client_version = "1.0\n";
+    full.protocol_version = "2026-07-28";
+    full.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    full.tracestate = "k=v";
+    full.method = "tools/call";
+    full.tool = "search_tickets";
+    full.contract_version = "tickets-query/1";
+    full.action_class = "read_only";
+    full.duration = std::chrono::nanoseconds(60'580);
+    full.bytes_in = 335;
+    full.bytes_out = 6516;
+    full.status = "partial";
+    full.complete = false;
+    full.reason_codes = {"MORE_PAGES_AVAILABLE", "RESULT_LIMIT_REACHED"};
+    full.warning_codes = {"STALE_READ"};
+    full.issues = {{"UNKNOWN_FIELD", "/filters/*", layer::contract, true},
+                   {"OUT_OF_RANGE", "/discount", layer::business, false}};
+    full.limits = {{"RESULT_LIMIT_REACHED", 100}, {"MAX_PAGES", 18'446'744'073'709'551'615ull}};
+    full.evidence_verdict = "stale";
+    full.repair_attempt = 2;
+    full.repairs_remaining = -1;
+    full.task_id = "t-1";
+    auto& refusal = records[2];
+    refusal.what = mcp::call_record::kind::protocol_refusal;
+    refusal.method = "tools/call";
+    refusal.rpc_error = -32602;
+    refusal.complete = true;
+    refusal.duration = std::chrono::nanoseconds(1);
+    records[3] = full;
+    records[3].complete.reset();
+    records[3].issues.clear();
+    records[3].duration = std::chrono::nanoseconds(123'456'789'012);
+    for (const auto& r : records) {
+        const auto line = ops::to_line(r);
+        ASSERT_TRUE(line);
+        EXPECT_EQ(*line, json::to_string(ops::to_json(r)).value());
+        EXPECT_TRUE(boost::json::parse(*line).is_object());
+    }
+    // A string that is not UTF-8 makes no line, as it makes no text of the object.
+    auto bad = full;
+    bad.client_name = "\xff\xfe";
+    EXPECT_FALSE(ops::to_line(bad));
+    EXPECT_FALSE(json::to_string(ops::to_json(bad)));
+}
+
 // Lines written from several threads at once all arrive, each thread's in its order, though the
 // writer gathers them in batches.
 TEST(LineWriter, LinesOfManyThreadsAllArriveEachThreadsInOrder) {

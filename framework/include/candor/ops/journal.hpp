@@ -16,6 +16,7 @@
 /// posted back to it by the acknowledgement.
 
 #include <candor/json/time.hpp>
+#include <candor/json/write.hpp>
 #include <candor/mcp/observer.hpp>
 #include <candor/ops/line_writer.hpp>
 
@@ -85,6 +86,11 @@ inline constexpr std::string_view kind_protocol_refusal = "protocol_refusal";
 
 /// The journal line of a record, as a JSON object (field order as documented).
 boost::json::object to_json(const mcp::call_record& r);
+
+/// The same line as text: `json::to_string(to_json(r))`, written without building the object
+/// (the journal writes one per call).
+/// @return the line, or `invalid_utf8` when a string of the record is not valid UTF-8
+boost::system::result<std::string, json::write_error> to_line(const mcp::call_record& r);
 
 /// RFC 3339 UTC time with milliseconds, e.g. "2026-11-29T16:28:39.123Z" (`json::format_time`).
 using json::format_time;
