@@ -17,6 +17,7 @@
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -439,6 +440,41 @@ TEST(LineWriter, LinesOfManyThreadsAllArriveEachThreadsInOrder) {
         ++lines;
     }
     EXPECT_EQ(lines, threads * per_thread);
+}
+
+// Writers, durable lines and flushes from several threads at once, with and without a batch
+// delay: every line is written, every durable line's callback runs, and a flush returns.
+TEST(LineWriter, FlushesAndDurableLinesFromManyThreadsLoseNothing) {
+    for (const auto delay : {std::chrono::microseconds(0), std::chrono::microseconds(500)}) {
+        temp_dir dir;
+        const auto path = (dir.path / "lines.txt").string();
+        std::atomic<int> stored{0};
+        {
+            auto w = ops::line_writer::open({.path = path, .queue_capacity = 10'000, .batch_delay = delay}).value();
+            std::vector<std::thread> threads;
+            for (int t = 0; t < 4; ++t)
+                threads.emplace_back([&w, &stored, t] {
+                    for (int i = 0; i < 1'000; ++i) {
+                        if (i % 100 == 0) w->write_durable("durable " + std::to_string(t), [&stored] { ++stored; });
+                        else EXPECT_TRUE(w->write_line(std::to_string(t) + " " + std::to_string(i)));
+                        if (i % 250 == 0) w->flush();
+                    }
+                });
+            std::thread flusher([&w] {
+                for (int i = 0; i < 50; ++i) w->flush();
+            });
+            for (auto& t : threads) t.join();
+            flusher.join();
+            w->flush();
+            EXPECT_EQ(w->written(), 4'000u);
+            EXPECT_EQ(w->dropped(), 0u);
+            EXPECT_EQ(stored.load(), 40);
+        }
+        std::ifstream in(path);
+        int lines = 0;
+        for (std::string line; std::getline(in, line);) ++lines;
+        EXPECT_EQ(lines, 4'000);
+    }
 }
 
 // `flush` does not wait out the batch delay: with a delay of an hour, it still returns once the

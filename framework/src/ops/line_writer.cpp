@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <candor/ops/line_writer.hpp>
 
+#include <candor/ops/metrics.hpp>
+
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <system_error>
 #include <unistd.h>
 
@@ -44,38 +48,75 @@ line_writer::~line_writer() {
     if (file_) std::fclose(file_);
 }
 
-bool line_writer::write_line(std::string line) {
-    bool wake = false;
+bool line_writer::enqueue(entry e, bool droppable) {
+    auto& s = shards_[detail::thread_shard() % shard_count];
+    std::size_t queued = 0;
     {
-        std::lock_guard lock(mu_);
-        if (queue_.size() >= opts_.queue_capacity) {
-            ++dropped_;
+        std::lock_guard lock(s.mu);
+        if (droppable && s.lines.size() >= opts_.queue_capacity) {
+            ++s.dropped;
             return false;
         }
-        queue_.push_back({std::move(line), {}});
-        // The writer waits for a first line, or lets a batch gather: only the first line and a
-        // full batch wake it.
-        wake = queue_.size() == 1 || queue_.size() == opts_.batch_lines;
+        e.at = std::chrono::steady_clock::now();
+        s.lines.push_back(std::move(e));
+        queued = s.lines.size();
     }
-    if (wake) wake_.notify_one();
+    // Read by every line, written only when the writer falls asleep or wakes: a line wakes the
+    // writer only when it sleeps (the first line after it did), or to end its batch delay
+    // early when this thread alone has a batch's worth.
+    if (asleep_.load() || queued == opts_.batch_lines) wake(false);
     return true;
 }
 
-void line_writer::write_durable(std::string line, std::function<void()> stored) {
+void line_writer::wake(bool urgent) {
     {
         std::lock_guard lock(mu_);
-        queue_.push_back({std::move(line), std::move(stored)});
-        urgent_ = true;  // a reply is held back until it is stored
+        woken_ = true;
+        if (urgent) urgent_ = true;
     }
     wake_.notify_one();
 }
 
+bool line_writer::write_line(std::string line) { return enqueue({std::move(line), {}, {}}, true); }
+
+void line_writer::write_durable(std::string line, std::function<void()> stored) {
+    enqueue({std::move(line), std::move(stored), {}}, false);
+    wake(true);  // a reply is held back until its line is stored
+}
+
+bool line_writer::any_queued() {
+    for (auto& s : shards_) {
+        std::lock_guard lock(s.mu);
+        if (!s.lines.empty()) return true;
+    }
+    return false;
+}
+
+void line_writer::take_all(std::vector<entry>& batch) {
+    bool several = false;
+    for (auto& s : shards_) {
+        std::lock_guard lock(s.mu);
+        if (s.lines.empty()) continue;
+        if (batch.empty()) {
+            batch.swap(s.lines);
+            continue;
+        }
+        several = true;
+        std::move(s.lines.begin(), s.lines.end(), std::back_inserter(batch));
+        s.lines.clear();
+    }
+    // Each shard's lines are in their order; lines of several shards are put in the order
+    // they were queued (a thread's own keep theirs: the sort is stable).
+    if (several)
+        std::stable_sort(batch.begin(), batch.end(), [](const entry& a, const entry& b) { return a.at < b.at; });
+}
+
 void line_writer::flush() {
+    wake(true);
     std::unique_lock lock(mu_);
-    if (queue_.empty() && !busy_) return;
-    urgent_ = true;
-    wake_.notify_one();
-    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    // The writer clears `urgent_` only after it found nothing to take: every line queued before
+    // this call has then been written.
+    idle_.wait(lock, [this] { return !busy_ && !woken_ && !urgent_; });
 }
 
 std::uint64_t line_writer::written() const {
@@ -83,8 +124,12 @@ std::uint64_t line_writer::written() const {
     return written_;
 }
 std::uint64_t line_writer::dropped() const {
-    std::lock_guard lock(mu_);
-    return dropped_;
+    std::uint64_t n = 0;
+    for (const auto& s : shards_) {
+        std::lock_guard lock(s.mu);
+        n += s.dropped;
+    }
+    return n;
 }
 std::uint64_t line_writer::rotations() const {
     std::lock_guard lock(mu_);
@@ -96,45 +141,63 @@ std::uint64_t line_writer::failures() const {
 }
 
 void line_writer::run() {
-    std::deque<entry> batch;
+    std::vector<entry> batch;
     std::unique_lock lock(mu_);
     for (;;) {
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty() && stopping_) break;
-        if (opts_.batch_delay.count() > 0)
-            wake_.wait_for(lock, opts_.batch_delay,
-                           [this] { return stopping_ || urgent_ || queue_.size() >= opts_.batch_lines; });
-        urgent_ = false;
-        batch.swap(queue_);
-        busy_ = true;
+        woken_ = false;
+        busy_ = true;  // from the take to the end of the write: a flush waits
         lock.unlock();
-        bool ok = true;
-        bool durable = false;
-        for (const auto& e : batch) {
-            ok = write_out(e.line) && ok;
-            durable = durable || e.stored;
-        }
-        // One flush (and one sync) per batch: every durable line in it is acknowledged by the
-        // same system calls.
-        if (file_ && std::fflush(file_) != 0) ok = false;
-        if (opts_.to_stderr) std::fflush(stderr);
-        if (durable && opts_.sync && file_ && ::fdatasync(::fileno(file_)) != 0) ok = false;
-        // Said once when writing starts failing, not once per batch; counted every time.
-        if (!ok && !failing_)
-            std::fprintf(stderr, "candor: writing '%s' failed; lines may be lost\n", opts_.path.c_str());
-        failing_ = !ok;
-        for (auto& e : batch)
-            if (e.stored) e.stored();  // the held-back reply goes out (the action happened, stored or not)
-        const auto n = batch.size();
-        batch.clear();
+        take_all(batch);
+        if (!batch.empty()) write_batch(batch);
         lock.lock();
-        written_ += n;
-        if (!ok) ++failures_;
         busy_ = false;
-        if (queue_.empty()) idle_.notify_all();
+        if (!batch.empty()) {
+            written_ += batch.size();
+            batch.clear();
+            continue;  // more may have come meanwhile
+        }
+        // Nothing was queued: whoever flushed is served.
+        urgent_ = false;
+        idle_.notify_all();
+        if (stopping_) break;
+        if (woken_) continue;  // a line or a flush came since the take
+        // Asleep: a line queued from now on wakes it. One queued between the take and here is
+        // found below (its thread reads `asleep_` after queueing it).
+        asleep_.store(true);
+        lock.unlock();
+        const bool queued = any_queued();
+        lock.lock();
+        if (!queued) wake_.wait(lock, [this] { return stopping_ || woken_; });
+        asleep_.store(false);
+        // Woken by a line: let a batch gather, unless someone waits for it.
+        if (!stopping_ && !urgent_ && opts_.batch_delay.count() > 0) {
+            woken_ = false;
+            wake_.wait_for(lock, opts_.batch_delay, [this] { return stopping_ || urgent_ || woken_; });
+        }
     }
-    busy_ = false;
-    idle_.notify_all();
+}
+
+void line_writer::write_batch(const std::vector<entry>& batch) {
+    bool ok = true;
+    bool durable = false;
+    for (const auto& e : batch) {
+        ok = write_out(e.line) && ok;
+        durable = durable || e.stored;
+    }
+    // One flush (and one sync) per batch: every durable line in it is acknowledged by the same
+    // system calls.
+    if (file_ && std::fflush(file_) != 0) ok = false;
+    if (opts_.to_stderr) std::fflush(stderr);
+    if (durable && opts_.sync && file_ && ::fdatasync(::fileno(file_)) != 0) ok = false;
+    // Said once when writing starts failing, not once per batch; counted every time.
+    if (!ok && !failing_) std::fprintf(stderr, "candor: writing '%s' failed; lines may be lost\n", opts_.path.c_str());
+    failing_ = !ok;
+    for (const auto& e : batch)
+        if (e.stored) e.stored();  // the held-back reply goes out (the action happened, stored or not)
+    if (!ok) {
+        std::lock_guard lock(mu_);
+        ++failures_;
+    }
 }
 
 bool line_writer::write_out(const std::string& line) {
