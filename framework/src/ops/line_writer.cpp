@@ -11,22 +11,22 @@
 
 namespace candor::ops {
 
-namespace {
-
-// A batch is flushed once: with a buffer of 64 KiB it goes out in one write (stdio's own, 4 KiB,
-// took three or four for a millisecond's lines).
-std::FILE* open_for_append(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "ab");
-    if (f) std::setvbuf(f, nullptr, _IOFBF, std::size_t{64} << 10);
+std::FILE* line_writer::open_file() {
+    std::FILE* f = std::fopen(opts_.path.c_str(), "ab");
+    // A batch is flushed once: through a buffer of 64 KiB it goes out in one write (stdio's own,
+    // 4 KiB, took three or four for a millisecond's lines). glibc takes the size only with a
+    // buffer given.
+    if (f) {
+        if (!buffer_) buffer_ = std::make_unique<char[]>(buffer_size);
+        std::setvbuf(f, buffer_.get(), _IOFBF, buffer_size);
+    }
     return f;
 }
-
-}  // namespace
 
 boost::system::result<std::unique_ptr<line_writer>> line_writer::open(line_writer_options opts) {
     std::unique_ptr<line_writer> w(new line_writer(std::move(opts)));
     if (!w->opts_.path.empty()) {
-        w->file_ = open_for_append(w->opts_.path);
+        w->file_ = w->open_file();
         if (!w->file_) return std::error_code(errno, std::generic_category());
         std::fseek(w->file_, 0, SEEK_END);
         const long at = std::ftell(w->file_);
@@ -151,29 +151,30 @@ void line_writer::run() {
         if (!batch.empty()) write_batch(batch);
         lock.lock();
         busy_ = false;
-        if (!batch.empty()) {
-            written_ += batch.size();
-            batch.clear();
-            continue;  // more may have come meanwhile
+        const bool wrote = !batch.empty();
+        written_ += batch.size();
+        batch.clear();
+        if (!wrote) {
+            // Nothing was queued: whoever flushed is served.
+            urgent_ = false;
+            idle_.notify_all();
+            if (stopping_) break;
+            if (!woken_) {
+                // Asleep: a line queued from now on wakes it. One queued between the take and
+                // here is found below (its thread reads `asleep_` after queueing it).
+                asleep_.store(true);
+                lock.unlock();
+                const bool queued = any_queued();
+                lock.lock();
+                if (!queued) wake_.wait(lock, [this] { return stopping_ || woken_; });
+                asleep_.store(false);
+            }
+            woken_ = false;  // the line that woke it is in the batch that gathers now
         }
-        // Nothing was queued: whoever flushed is served.
-        urgent_ = false;
-        idle_.notify_all();
-        if (stopping_) break;
-        if (woken_) continue;  // a line or a flush came since the take
-        // Asleep: a line queued from now on wakes it. One queued between the take and here is
-        // found below (its thread reads `asleep_` after queueing it).
-        asleep_.store(true);
-        lock.unlock();
-        const bool queued = any_queued();
-        lock.lock();
-        if (!queued) wake_.wait(lock, [this] { return stopping_ || woken_; });
-        asleep_.store(false);
-        // Woken by a line: let a batch gather, unless someone waits for it.
-        if (!stopping_ && !urgent_ && opts_.batch_delay.count() > 0) {
-            woken_ = false;
+        // Lines are coming: let a batch gather, unless someone waits for it or a thread has a
+        // batch's worth (`woken_`).
+        if (!stopping_ && !urgent_ && opts_.batch_delay.count() > 0)
             wake_.wait_for(lock, opts_.batch_delay, [this] { return stopping_ || urgent_ || woken_; });
-        }
     }
 }
 
@@ -223,7 +224,7 @@ void line_writer::rotate() {
         std::remove(name(opts_.keep_files).c_str());
         for (unsigned n = opts_.keep_files; n > 0; --n) std::rename(name(n - 1).c_str(), name(n).c_str());
     }
-    file_ = open_for_append(opts_.path);
+    file_ = open_file();
     size_ = 0;
     std::lock_guard lock(mu_);
     ++rotations_;

@@ -124,8 +124,13 @@ private:
     /// @return false when writing failed
     bool write_out(const std::string& line);
     void rotate();
+    /// Open `opts_.path` for appending, through `buffer_`.
+    std::FILE* open_file();
+
+    static constexpr std::size_t buffer_size = std::size_t{64} << 10;
 
     line_writer_options opts_;
+    std::unique_ptr<char[]> buffer_;  ///< the file's stdio buffer (outlives `file_`)
     std::FILE* file_ = nullptr;
     std::uint64_t size_ = 0;
 
