@@ -7,15 +7,16 @@
 /// `write_line` queues a line and returns; the writer thread appends what is queued to the file
 /// (rotating it at a size cap) and/or stderr, then flushes. Each thread queues apart from the
 /// others (16 queues, one a thread, as the metrics count): a line takes no lock and writes no
-/// cache line another thread's line does, and the writer puts each batch in the order its lines
-/// were queued. Lines come one at a time, and a writer woken for each would pay a wake-up, a
-/// context switch and a write for every line (at 30,000 lines a second, more CPU than the calls
-/// they describe): once woken, it lets a batch gather for `batch_delay` — or until a thread has
-/// `batch_lines` queued, a durable line waits, or `flush` is called — and writes it with one
-/// flush. When a thread's queue is full its line is dropped and counted (`dropped()`): a slow
-/// disk or a stalled stderr pipe costs lines, never a blocked connection. A line written with `write_durable` is never dropped: its callback runs
-/// once it is written and flushed (and `fdatasync`ed with `sync`), so that the caller can hold
-/// something back — the reply of an irreversible action — until then, without waiting itself.
+/// cache line that another thread's line does, and the writer puts each batch in the order its
+/// lines were queued. Lines come one at a time, and a writer woken for each would pay a
+/// wake-up, a context switch and a write for every line (at 30,000 lines a second, more CPU than
+/// the calls they describe): once woken, it lets a batch gather for `batch_delay` — or until a
+/// thread has `batch_lines` queued, a durable line waits, or `flush` is called — and writes it
+/// with one flush. When a thread's queue is full its line is dropped and counted (`dropped()`):
+/// a slow disk or a stalled stderr pipe costs lines, never a blocked connection. A line written
+/// with `write_durable` is never dropped: its callback runs once it is written and flushed (and
+/// `fdatasync`ed with `sync`), so that the caller can hold something back — the reply of an
+/// irreversible action — until then, without waiting itself.
 
 #include <boost/system/result.hpp>
 
