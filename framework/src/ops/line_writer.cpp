@@ -48,12 +48,14 @@ line_writer::~line_writer() {
     if (file_) std::fclose(file_);
 }
 
-bool line_writer::enqueue(entry e, bool droppable) {
-    auto& s = shards_[detail::thread_shard() % shard_count];
+bool line_writer::enqueue(entry e, bool durable) {
+    // The queues are the metrics' per-thread shards: each thread its own, the same index.
+    static_assert(shard_count == detail::thread_shards);
+    auto& s = shards_[detail::thread_shard()];
     std::size_t queued = 0;
     {
         std::lock_guard lock(s.mu);
-        if (droppable && s.lines.size() >= opts_.queue_capacity) {
+        if (!durable && s.lines.size() >= opts_.queue_capacity) {
             ++s.dropped;
             return false;
         }
@@ -63,8 +65,9 @@ bool line_writer::enqueue(entry e, bool droppable) {
     }
     // Read by every line, written only when the writer falls asleep or wakes: a line wakes the
     // writer only when it sleeps (the first line after it did), or to end its batch delay
-    // early when this thread alone has a batch's worth.
-    if (asleep_.load() || queued == opts_.batch_lines) wake(false);
+    // early when this thread alone has a batch's worth; a durable line always, as a reply is
+    // held back until it is stored.
+    if (durable || asleep_.load() || queued == opts_.batch_lines) wake(durable);
     return true;
 }
 
@@ -77,11 +80,10 @@ void line_writer::wake(bool urgent) {
     wake_.notify_one();
 }
 
-bool line_writer::write_line(std::string line) { return enqueue({std::move(line), {}, {}}, true); }
+bool line_writer::write_line(std::string line) { return enqueue({std::move(line), {}, {}}, false); }
 
 void line_writer::write_durable(std::string line, std::function<void()> stored) {
-    enqueue({std::move(line), std::move(stored), {}}, false);
-    wake(true);  // a reply is held back until its line is stored
+    enqueue({std::move(line), std::move(stored), {}}, true);
 }
 
 bool line_writer::any_queued() {

@@ -111,9 +111,9 @@ private:
 
     explicit line_writer(line_writer_options opts);
     void run();
-    /// Queue `e` in the calling thread's shard (unless it is full and `e` may be dropped).
+    /// Queue `e` in the calling thread's shard (unless it is full and `e` is not `durable`).
     /// @return false if it was dropped
-    bool enqueue(entry e, bool droppable);
+    bool enqueue(entry e, bool durable);
     /// Wake the writer if it sleeps (`urgent`: and end its batch delay).
     void wake(bool urgent);
     /// Move every queued line into `batch` (empty), in the order they were queued.
