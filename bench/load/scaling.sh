@@ -10,6 +10,9 @@
 #   - at 1 thread with as many connections as each of the most threads serves (SCALING_CONNECTIONS
 #     over the most threads): the same load per thread, which one thread pays for as well (fewer
 #     connections a thread, fewer requests found at each wake-up);
+#   - at 1 thread and at the most threads with SCALING_CHECK_CONNECTIONS connections (512): the
+#     CPU per call of the most threads against one thread's at a load that keeps both busy, and
+#     no refusal (these rows fail the run on a refused reply as the scaling rows do);
 #   - at the most threads with 512 and 4,000 connections (SCALING_OVERLOAD): the share refused
 #     (503) and the answered calls' p99; then 64 connections again at once, to show the server
 #     is back to normal the moment the load stops.
@@ -26,15 +29,16 @@
 # vary). An overload row's p50/p99 are of every answer, 503s included;
 # `invalid` counts answers that are neither a valid page nor a refusal.
 # Settings (environment): SCALING_SECONDS (5), SCALING_WARMUP (2), SCALING_CONNECTIONS (64),
-# SCALING_REPS (3), SCALING_OVERLOAD ("512 4000"; empty: none), SCALING_BUILD (build/bench, which
-# scripts/bench builds).
-# Exits 1 when any reply is invalid or a scaling row (not an overload row) is refused.
+# SCALING_REPS (3), SCALING_CHECK_CONNECTIONS (512; empty: no such rows), SCALING_OVERLOAD
+# ("512 4000"; empty: none), SCALING_BUILD (build/bench, which scripts/bench builds).
+# Exits 1 when any reply is invalid or a row other than an overload row is refused.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/bench/load"
 seconds="${SCALING_SECONDS:-5}"
 warmup="${SCALING_WARMUP:-2}"
 conns="${SCALING_CONNECTIONS:-64}"
+check_conns="${SCALING_CHECK_CONNECTIONS-512}"
 reps="${SCALING_REPS:-3}"
 overload="${SCALING_OVERLOAD-512 4000}"
 build="${SCALING_BUILD:-$root/build/bench}"
@@ -179,6 +183,10 @@ for ((rep = 1; rep <= reps; ++rep)); do
   for n in "${thread_rows[@]}"; do one "$n" "$conns" "1 process"; done
   [ "$most" -ge 2 ] && two "$most"
   [ "$most" -ge 2 ] && one 1 "$per_thread" "1 thread, per thread"
+  if [ -n "$check_conns" ] && [ "$most" -ge 2 ]; then
+    one 1 "$check_conns" "$check_conns connections"
+    one "$most" "$check_conns" "$check_conns connections"
+  fi
 done
 for c in $overload; do one "$most" "$c" "overload" 0; done
 # Median CPU per call of each thread count, and of the two processes (what sharing nothing
@@ -199,6 +207,12 @@ if [ "$most" -ge 2 ]; then
   s="$(median_cpu "1_thread,_per_thread" 1)"
   m="$(median_cpu 1_process "$most")"
   summary+="$(awk -v k="$most" -v c="$per_thread" -v s="$s" -v m="$m" 'BEGIN { printf "; 1 thread at %d connections (what each of %d threads serves) %.1f us, %d threads against it %.2fx", c, k, s, k, s ? m / s : 0 }')"
+  if [ -n "$check_conns" ]; then
+    s="$(median_cpu "${check_conns}_connections" 1)"
+    m="$(median_cpu "${check_conns}_connections" "$most")"
+    summary+="$(awk -v k="$most" -v c="$check_conns" -v s="$s" -v m="$m" \
+      'BEGIN { printf "; at %d connections 1 thread %.1f us, %d threads %.1f us (%.2fx)", c, s, k, m, s ? m / s : 0 }')"
+  fi
 fi
 echo "$summary"
 echo "== raw lines: $raw"
