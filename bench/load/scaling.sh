@@ -11,8 +11,9 @@
 #     over the most threads): the same load per thread, which one thread pays for as well (fewer
 #     connections a thread, fewer requests found at each wake-up);
 #   - at 1 thread and at the most threads with SCALING_CHECK_CONNECTIONS connections (512): the
-#     CPU per call of the most threads against one thread's at a load that keeps both busy, and
-#     no refusal (these rows fail the run on a refused reply as the scaling rows do);
+#     CPU per call of the most threads against one thread's at a load that keeps one thread busy
+#     all the time, and no refusal (these rows fail the run on a refused reply as the scaling
+#     rows do);
 #   - at the most threads with 512 and 4,000 connections (SCALING_OVERLOAD): the share refused
 #     (503) and the answered calls' p99; then 64 connections again at once, to show the server
 #     is back to normal the moment the load stops.
